@@ -1,0 +1,21 @@
+# storyflow: narrative sequentiality with language models (Sap et al. 2022 and its replication).
+# This file is a table of contents; the rules live in workflow/rules/, one file per stage.
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/corpus.smk"
+include: "workflow/rules/sentences.smk"
+include: "workflow/rules/models.smk"
+include: "workflow/rules/nll.smk"
+include: "workflow/rules/sequentiality.smk"
+include: "workflow/rules/stats.smk"
+include: "workflow/rules/figures.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        final_outputs(),

@@ -1,0 +1,38 @@
+"""Rule sample_stories: validate the HIPPOCORPUS CSV and draw the stratified story sample."""
+
+import logging
+from pathlib import Path
+
+from storyflow import corpus
+from storyflow.runner import run
+
+
+def main(smk):
+    log = logging.getLogger("storyflow.sample_stories")
+    story_types = list(smk.params.story_types)
+    stories, excluded = corpus.read_hippocorpus(smk.input.csv, story_types)
+    sampled = corpus.sample_stories(
+        stories,
+        fraction=smk.params.fraction,
+        per_type=smk.params.per_type,
+        seed=int(smk.params.seed),
+    )
+    counts = corpus.sample_counts(stories, sampled, excluded, story_types)
+    for path in (smk.output.stories, smk.output.counts, smk.output.excluded):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    sampled.to_parquet(smk.output.stories, index=False)
+    counts.to_csv(smk.output.counts, index=False)
+    excluded.to_csv(smk.output.excluded, index=False)
+    for row in counts.itertuples(index=False):
+        log.info(
+            "%s: %d in corpus, %d excluded, %d sampled (%d with a topic, %d without)",
+            row.story_type,
+            row.n_in_corpus,
+            row.n_excluded,
+            row.n_sampled,
+            row.n_with_topic,
+            row.n_without_topic,
+        )
+
+
+run(main, snakemake)

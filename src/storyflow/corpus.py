@@ -1,0 +1,425 @@
+"""Reading, validating, sampling and downloading HIPPOCORPUS (Sap et al. 2020).
+
+The corpus is a CSV shaped like the official ``hippoCorpusV2.csv``: one record per story, with
+(among others) the columns ``AssignmentId`` (the story's unique id), ``memType`` (``recalled``,
+``imagined`` or ``retold``), ``story`` (the text) and ``summary`` (the writer's short description
+of the event, used as the "topic" of the topic formulation of sequentiality).
+
+Row numbers in messages and tables count CSV records as a spreadsheet shows them: the header is
+row 1 and the first story is row 2 (a story whose text spans several lines is still one row).
+"""
+
+from __future__ import annotations
+
+import http.client
+import io
+import logging
+import re
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+
+import pandas as pd
+
+from storyflow.errors import InputDataError, StoryflowError
+
+log = logging.getLogger(__name__)
+
+#: Columns of the CSV that storyflow needs (the official file has more; they are ignored).
+REQUIRED_COLUMNS = ("AssignmentId", "memType", "story", "summary")
+
+#: Columns of the stories table returned by :func:`read_hippocorpus`.
+STORY_COLUMNS = ("story_id", "story_type", "text", "topic", "has_topic")
+
+#: Columns of the excluded-stories table returned by :func:`read_hippocorpus`.
+EXCLUDED_COLUMNS = ("story_id", "story_type", "row", "reason")
+
+#: Columns of the table returned by :func:`sample_counts`.
+COUNT_COLUMNS = (
+    "story_type",
+    "n_in_corpus",
+    "n_excluded",
+    "n_sampled",
+    "n_with_topic",
+    "n_without_topic",
+)
+
+#: How many offending rows an error message lists before saying "and N more".
+MAX_REPORTED = 5
+
+#: Row number (header = row 1) of the first data record.
+_FIRST_DATA_ROW = 2
+
+#: Seconds before a download attempt gives up.
+DOWNLOAD_TIMEOUT_S = 30
+
+
+def _row_list(rows: Sequence[int], labels: Sequence[str] | None = None) -> str:
+    """``"rows 3 ('a'), 7 ('b')"``: the first :data:`MAX_REPORTED` rows, then how many more."""
+    items = [
+        f"{row}" if labels is None else f"{row} ({labels[i]!r})"
+        for i, row in enumerate(rows[:MAX_REPORTED])
+    ]
+    text = ("row " if len(rows) == 1 else "rows ") + ", ".join(items)
+    if len(rows) > MAX_REPORTED:
+        text += f" and {len(rows) - MAX_REPORTED} more"
+    return text
+
+
+def _read_utf8(path: Path) -> str:
+    """The file's text, decoded as UTF-8 (a leading byte-order mark is allowed and dropped)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputDataError(path, "file not found") from None
+    except OSError as err:
+        raise InputDataError(path, f"cannot read the file ({err.strerror or err})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        bad = data[err.start : err.end]
+        raise InputDataError(
+            path,
+            f"the file is not UTF-8 text: invalid byte(s) {bad!r} at byte offset {err.start} "
+            f"(line {line}). Re-save the file with UTF-8 encoding (e.g. 'Save as… CSV UTF-8' in a "
+            "spreadsheet, or `iconv -f latin1 -t utf-8`) and run again.",
+        ) from None
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    """Parse the CSV with pandas, every cell as text ("" for an empty cell, never NaN)."""
+    text = _read_utf8(path)
+    try:
+        table = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise InputDataError(path, "the file is empty (no header row)") from None
+    except pd.errors.ParserError as err:
+        found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(err))
+        if found is None:
+            raise InputDataError(path, f"not a well-formed CSV file ({err})") from None
+        expected, row, seen = map(int, found.groups())
+        raise InputDataError(path, _too_many_fields(seen, expected), row=row) from None
+    if not isinstance(table.index, pd.RangeIndex):
+        # pandas takes a first data row with one field more than the header as an index column
+        raise InputDataError(path, _too_many_fields(len(table.columns) + 1, len(table.columns)), 2)
+    table.columns = [str(c).strip() for c in table.columns]
+    return table
+
+
+def _too_many_fields(seen: int, expected: int) -> str:
+    return (
+        f"not a well-formed CSV file: this row has {seen} fields but the header has {expected}. "
+        'A field that contains a comma, quote or line break must be enclosed in double quotes ("), '
+        "with inner quotes doubled."
+    )
+
+
+def read_hippocorpus(
+    path: str | Path, story_types: Sequence[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Read and validate a HIPPOCORPUS CSV; return ``(stories, excluded)``.
+
+    Args:
+        path: CSV shaped like the official ``hippoCorpusV2.csv`` (UTF-8, header row, columns
+            ``AssignmentId``, ``memType``, ``story``, ``summary``; other columns are ignored).
+        story_types: Allowed ``memType`` values (e.g. recalled, retold, imagined).
+
+    Returns:
+        ``stories``, one row per usable story in file order, columns
+
+        * ``story_id`` (str): the story's ``AssignmentId``, unique;
+        * ``story_type`` (str): its ``memType``, one of ``story_types``;
+        * ``text`` (str): the story as written;
+        * ``topic`` (str or None): the ``summary`` stripped of outer whitespace, None when the
+          summary is empty (the topic formulation skips such stories, context-only keeps them);
+        * ``has_topic`` (bool): whether ``topic`` is present.
+
+        ``excluded``, one row per story left out, columns ``story_id``, ``story_type``, ``row``
+        (int, the CSV row: header = 1, first story = 2) and ``reason`` (e.g. ``"empty story"``).
+
+    Raises:
+        InputDataError: the file is missing, not UTF-8, not a CSV, lacks a required column, or has
+            an empty or duplicate ``AssignmentId`` or a ``memType`` outside ``story_types``. The
+            message names the file, the offending rows and what to do.
+    """
+    path = Path(path)
+    table = _read_table(path)
+
+    missing = [c for c in REQUIRED_COLUMNS if c not in table.columns]
+    if missing:
+        raise InputDataError(
+            path,
+            f"missing required column(s) {', '.join(missing)}; the header has "
+            f"{', '.join(map(repr, table.columns)) or 'no columns'}. "
+            f"Expected the columns of hippoCorpusV2.csv, including {', '.join(REQUIRED_COLUMNS)}.",
+            row=1,
+        )
+
+    rows = pd.RangeIndex(_FIRST_DATA_ROW, _FIRST_DATA_ROW + len(table))
+    ids = table["AssignmentId"].str.strip()
+    types = table["memType"].str.strip()
+
+    empty_id = list(rows[(ids == "").to_numpy()])
+    if empty_id:
+        raise InputDataError(
+            path,
+            f"empty AssignmentId (every story needs a unique id) in {_row_list(empty_id)}",
+            row=empty_id[0],
+        )
+
+    duplicated = ids.duplicated(keep=False).to_numpy()
+    if duplicated.any():
+        dup_rows = list(rows[duplicated])
+        dup_ids = list(ids[duplicated])
+        raise InputDataError(
+            path,
+            f"AssignmentId must be unique, but {ids[duplicated].nunique()} id(s) repeat, in "
+            f"{_row_list(dup_rows, dup_ids)}",
+            row=dup_rows[0],
+        )
+
+    allowed = list(story_types)
+    unknown = (~types.isin(allowed)).to_numpy()
+    if unknown.any():
+        bad_rows = list(rows[unknown])
+        bad_values = list(types[unknown])
+        raise InputDataError(
+            path,
+            f"memType {bad_values[0]!r} is not an allowed story type "
+            f"({', '.join(allowed)}); {int(unknown.sum())} row(s) have an unknown memType: "
+            f"{_row_list(bad_rows, bad_values)}. Fix the file or set hippocorpus.story_types "
+            "in the config.",
+            row=bad_rows[0],
+        )
+
+    empty_story = (table["story"].str.strip() == "").to_numpy()
+    excluded = pd.DataFrame(
+        {
+            "story_id": ids[empty_story].to_numpy(),
+            "story_type": types[empty_story].to_numpy(),
+            "row": rows[empty_story].to_numpy(dtype="int64"),
+            "reason": "empty story",
+        },
+        columns=list(EXCLUDED_COLUMNS),
+    )
+    if len(excluded):
+        log.warning(
+            "%s: %d stor%s with an empty text excluded: %s",
+            path,
+            len(excluded),
+            "y" if len(excluded) == 1 else "ies",
+            _row_list(list(excluded["row"]), list(excluded["story_id"])),
+        )
+
+    keep = ~empty_story
+    summary = table["summary"][keep].str.strip()
+    has_topic = (summary != "").to_numpy()
+    topic = pd.Series(summary.to_numpy(dtype=object), dtype=object)
+    topic[~has_topic] = None
+    stories = pd.DataFrame(
+        {
+            "story_id": ids[keep].to_numpy(),
+            "story_type": types[keep].to_numpy(),
+            "text": table["story"][keep].to_numpy(),
+            "topic": topic,
+            "has_topic": has_topic,
+        },
+        columns=list(STORY_COLUMNS),
+    )
+    n_no_topic = int((~stories["has_topic"]).sum())
+    log.info(
+        "%s: %d stories read (%s), %d excluded, %d without a summary (kept; the topic "
+        "formulation skips them)",
+        path,
+        len(stories),
+        ", ".join(f"{t} {n}" for t, n in stories["story_type"].value_counts().items()),
+        len(excluded),
+        n_no_topic,
+    )
+    return stories, excluded
+
+
+def sample_stories(
+    stories: pd.DataFrame,
+    *,
+    fraction: float | None = None,
+    per_type: int | None = None,
+    seed: int,
+) -> pd.DataFrame:
+    """Stratified random sample of ``stories`` by ``story_type``.
+
+    Stories are first sorted by ``story_id`` and each type is sampled on its own with the same
+    ``seed``, so the sample depends only on the set of stories and the seed (not on row order, and
+    not on which other types are present).
+
+    Args:
+        stories: Table from :func:`read_hippocorpus` (needs ``story_id`` and ``story_type``).
+        fraction: Share of each type to keep: ``round(fraction * n)`` stories of a type with
+            ``n`` stories (Python's ``round``, halves to even), at least 1 when ``n > 0``.
+        per_type: Number of stories to keep per type; a type with fewer keeps all of them (with
+            a warning).
+        seed: Seed of the random draw.
+
+    Give at most one of ``fraction`` and ``per_type``; with neither, every story is kept.
+
+    Returns:
+        The sampled rows (all columns), sorted by ``(story_type, story_id)``, index reset.
+
+    Raises:
+        StoryflowError: both ``fraction`` and ``per_type`` given, or a value out of range.
+    """
+    if fraction is not None and per_type is not None:
+        raise StoryflowError(
+            "hippocorpus.sample: give either fraction or per_type, not both "
+            f"(got fraction={fraction}, per_type={per_type})"
+        )
+    if fraction is not None and not 0 < fraction <= 1:
+        raise StoryflowError(f"hippocorpus.sample.fraction must be in (0, 1], got {fraction}")
+    if per_type is not None and per_type < 1:
+        raise StoryflowError(f"hippocorpus.sample.per_type must be at least 1, got {per_type}")
+
+    ordered = stories.sort_values("story_id", kind="stable").reset_index(drop=True)
+    parts = []
+    for story_type, group in ordered.groupby("story_type", sort=True):
+        n = len(group)
+        if fraction is not None:
+            k = max(1, round(fraction * n))
+        elif per_type is not None:
+            k = per_type
+            if per_type > n:
+                log.warning(
+                    "sample: per_type=%d but only %d %s stories exist; keeping all of them",
+                    per_type,
+                    n,
+                    story_type,
+                )
+                k = n
+        else:
+            k = n
+        parts.append(group.sample(n=k, random_state=seed))
+    if not parts:
+        return ordered.iloc[0:0].reset_index(drop=True)
+    sample = pd.concat(parts)
+    return sample.sort_values(["story_type", "story_id"], kind="stable").reset_index(drop=True)
+
+
+def sample_counts(
+    all_stories: pd.DataFrame,
+    sampled: pd.DataFrame,
+    excluded: pd.DataFrame,
+    story_types: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Story counts per type at each step, plus a ``"total"`` row.
+
+    Args:
+        all_stories: Usable stories (``stories`` from :func:`read_hippocorpus`).
+        sampled: Output of :func:`sample_stories`.
+        excluded: ``excluded`` from :func:`read_hippocorpus`.
+        story_types: Order of the rows (types never seen get zeros); default: sorted types seen.
+
+    Returns:
+        One row per story type, then ``"total"``, columns
+
+        * ``story_type``;
+        * ``n_in_corpus``: records of that type in the CSV (usable + excluded);
+        * ``n_excluded``: of those, stories left out (e.g. empty text);
+        * ``n_sampled``: stories in the sample (the context-only formulation scores these);
+        * ``n_with_topic``: sampled stories with a summary (the topic formulation scores these);
+        * ``n_without_topic``: sampled stories without a summary.
+    """
+    seen = set(all_stories["story_type"]) | set(excluded["story_type"]) | set(sampled["story_type"])
+    if story_types is None:
+        order = sorted(seen)
+    else:
+        order = list(story_types) + sorted(seen - set(story_types))
+
+    def per_type(values: pd.Series) -> pd.Series:
+        return values.value_counts().reindex(order, fill_value=0)
+
+    n_usable = per_type(all_stories["story_type"])
+    n_excluded = per_type(excluded["story_type"])
+    counts = pd.DataFrame(
+        {
+            "n_in_corpus": n_usable + n_excluded,
+            "n_excluded": n_excluded,
+            "n_sampled": per_type(sampled["story_type"]),
+            "n_with_topic": per_type(sampled.loc[sampled["has_topic"], "story_type"]),
+            "n_without_topic": per_type(sampled.loc[~sampled["has_topic"], "story_type"]),
+        }
+    ).astype("int64")
+    counts.loc["total"] = counts.sum()
+    counts.index.name = "story_type"
+    return counts.reset_index()[list(COUNT_COLUMNS)]
+
+
+def _offline_error(url: str, dest: Path, cause: object) -> StoryflowError:
+    return StoryflowError(
+        f"could not download HIPPOCORPUS from {url} ({cause}). The machine seems to be offline "
+        "or the download failed. Download the Hippocorpus release (hippocorpus-u20220112.zip, "
+        f"Microsoft Research) from {url} by hand, unzip it, and either put hippoCorpusV2.csv at "
+        f"{dest.absolute()} or set `data.mirror` in the config to a folder holding "
+        "hippocorpus/hippocorpus.csv."
+    )
+
+
+def download_hippocorpus(url: str, dest: Path, expected_name: str = "hippoCorpusV2.csv") -> None:
+    """Download the official HIPPOCORPUS zip from ``url`` and extract ``expected_name`` to ``dest``.
+
+    The CSV is looked for by file name anywhere inside the zip (the release keeps it in a
+    folder). ``dest`` is written only once the whole file is extracted.
+
+    Raises:
+        StoryflowError: the download failed (offline, timeout, HTTP error, bad URL; the message
+            says how to get the file by hand), the download is not a zip, or the zip lacks
+            ``expected_name``.
+    """
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    log.info("downloading %s", url)
+    with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".download-") as tmp:
+        archive = Path(tmp) / "hippocorpus.zip"
+        try:
+            request = urllib.request.Request(url, headers={"User-Agent": "storyflow"})
+            with (
+                urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT_S) as response,
+                archive.open("wb") as out,
+            ):
+                shutil.copyfileobj(response, out)
+        except urllib.error.HTTPError as err:
+            raise _offline_error(url, dest, err) from None
+        except urllib.error.URLError as err:
+            raise _offline_error(url, dest, err.reason) from None
+        except (OSError, http.client.HTTPException, ValueError) as err:
+            raise _offline_error(url, dest, str(err) or type(err).__name__) from None
+        log.info("downloaded %.1f MB", archive.stat().st_size / 1e6)
+
+        try:
+            with zipfile.ZipFile(archive) as zf:
+                members = [
+                    m
+                    for m in zf.infolist()
+                    if not m.is_dir() and PurePosixPath(m.filename).name == expected_name
+                ]
+                if not members:
+                    names = ", ".join(zf.namelist()[:20]) or "nothing"
+                    raise StoryflowError(
+                        f"the download from {url} holds no {expected_name} (it holds {names}). "
+                        f"Check hippocorpus.url in the config, or put {expected_name} at {dest} "
+                        "by hand."
+                    )
+                member = min(members, key=lambda m: len(m.filename))
+                partial = Path(tmp) / expected_name
+                with zf.open(member) as src, partial.open("wb") as out:
+                    shutil.copyfileobj(src, out)
+        except zipfile.BadZipFile:
+            raise StoryflowError(
+                f"the download from {url} is not a zip file. Check hippocorpus.url in the config, "
+                f"or download the Hippocorpus release by hand and put {expected_name} at {dest}."
+            ) from None
+        partial.replace(dest)
+    log.info("extracted %s to %s", member.filename, dest)

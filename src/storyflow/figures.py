@@ -1,0 +1,370 @@
+"""Figures of sequentiality and effect sizes against history size.
+
+Both figures are a grid of panels, rows = model, columns = formulation ("with topic (SEQ)",
+"context only (SEQ′)"), and x = history size h = 1..H followed, after a small gap, by the full
+history ("full"), which is drawn as a separate point (not joined to h = H: it is a different kind
+of condition, and its size varies with the sentence's position).
+
+- :func:`plot_sequentiality` (A): mean story-level sequentiality (nats/token) per story type with
+  its confidence band (error bar at "full"), from :func:`storyflow.stats.summarize`.
+- :func:`plot_effect_sizes` (B): Hedges' g of the ``seq`` measure per contrast with its
+  confidence interval, from :func:`storyflow.stats.contrast_effects`.
+
+Rendering uses matplotlib's Agg canvas directly (no pyplot, no global figure state); every path
+given is written, in the format its extension names (``.png``, ``.pdf``, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from storyflow.history import FULL, history_key, sort_histories
+
+FORMULATION_TITLES = {"topic": "with topic (SEQ)", "context": "context only (SEQ′)"}
+SEQ_LABEL = "sequentiality (nats/token)"
+G_LABEL = "Hedges' g (sequentiality)"
+X_LABEL = "history size h (sentences)"
+# Fixed colours for the story types of the built-in corpora; others take the next free colour.
+STORY_TYPE_COLORS = {
+    "recalled": "#1f77b4",
+    "retold": "#2ca02c",
+    "imagined": "#d62728",
+    "autobiography": "#1f77b4",
+    "biography": "#17becf",
+    "fiction-1st-person": "#d62728",
+    "fiction-3rd-person": "#ff7f0e",
+    "non-narrative": "#7f7f7f",
+}
+_FALLBACK = [colormaps["tab10"](i) for i in range(10)] + [colormaps["Dark2"](i) for i in range(8)]
+_CONTRAST_PALETTE = [colormaps["Dark2"](i) for i in range(8)]
+_FONT_SIZE = 8
+
+
+def story_type_colors(story_types: Iterable[str]) -> dict[str, object]:
+    """Colour per story type: fixed for known types, the next unused palette colour otherwise.
+
+    Deterministic: the same set of story types always gets the same colours.
+    """
+    types = sorted(set(story_types))
+    colors: dict[str, object] = {t: STORY_TYPE_COLORS[t] for t in types if t in STORY_TYPE_COLORS}
+    free = [c for c in _FALLBACK if c not in colors.values()]
+    for i, t in enumerate(t for t in types if t not in colors):
+        colors[t] = free[i % len(free)]
+    return colors
+
+
+def contrast_colors(contrasts: Sequence[str]) -> dict[str, object]:
+    """Colour per contrast, in the given order (the config's order)."""
+    return {c: _CONTRAST_PALETTE[i % len(_CONTRAST_PALETTE)] for i, c in enumerate(contrasts)}
+
+
+def _unique(values: Iterable[str]) -> list[str]:
+    """Distinct values in order of first appearance."""
+    return list(dict.fromkeys(values))
+
+
+def _formulations(values: Iterable[str]) -> list[str]:
+    present = set(values)
+    known = [f for f in FORMULATION_TITLES if f in present]
+    return known + sorted(present - set(known))
+
+
+def _x_positions(histories: Iterable[str]) -> dict[str, float]:
+    """x of each history label: h for finite h, two steps after the largest h for "full"."""
+    labels = sort_histories(histories)
+    finite = [history_key(h) for h in labels if h != FULL]
+    last = max(finite, default=0)
+    return {h: float(last + 2 if h == FULL else history_key(h)) for h in labels}
+
+
+def _grid(
+    models: list[str],
+    formulations: list[str],
+    *,
+    sharey: str | bool,
+    width_per_panel: float,
+    height_per_panel: float,
+    legend_rows: int,
+) -> tuple[Figure, np.ndarray]:
+    """Figure and a 2-D array of axes, rows = model, columns = formulation."""
+    legend_height = 0.25 + 0.18 * legend_rows
+    fig = Figure(
+        figsize=(
+            width_per_panel * len(formulations),
+            height_per_panel * len(models) + legend_height,
+        ),
+        layout="constrained",
+    )
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(models), len(formulations), sharex=True, sharey=sharey, squeeze=False)
+    for col, formulation in enumerate(formulations):
+        axes[0, col].set_title(FORMULATION_TITLES.get(formulation, formulation), fontsize=9)
+    for row, model in enumerate(models):
+        right = axes[row, -1]
+        right.annotate(
+            model,
+            xy=(1.04, 0.5),
+            xycoords="axes fraction",
+            rotation=270,
+            ha="left",
+            va="center",
+            fontsize=_FONT_SIZE + 1,
+            fontweight="bold",
+        )
+    for ax in axes.flat:
+        ax.tick_params(labelsize=_FONT_SIZE)
+        ax.grid(axis="y", color="0.9", linewidth=0.6)
+        ax.set_axisbelow(True)
+    return fig, axes
+
+
+def _finish_axes(axes: np.ndarray, positions: dict[str, float], y_label: str) -> None:
+    """Ticks at every history label, a gap marker before "full", axis labels on the outer panels."""
+    ticks = list(positions.values())
+    labels = list(positions)
+    for ax in axes.flat:
+        ax.set_xticks(ticks, labels)
+        if FULL in positions:
+            ax.axvline(positions[FULL] - 1, color="0.75", linewidth=0.6, linestyle=":")
+        ax.set_xlim(min(ticks) - 0.6, max(ticks) + 0.6)
+    for ax in axes[-1, :]:
+        ax.set_xlabel(X_LABEL, fontsize=_FONT_SIZE + 1)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(y_label, fontsize=_FONT_SIZE + 1)
+
+
+def _save(fig: Figure, paths: Sequence[str | Path], dpi: int) -> None:
+    for path in paths:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=dpi)
+
+
+def _split(df: pd.DataFrame, positions: dict[str, float]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rows of finite h (sorted by x) and the "full" rows, each with an ``x`` column."""
+    df = df.assign(x=df["history"].map(positions)).sort_values("x")
+    return df[df["history"] != FULL], df[df["history"] == FULL]
+
+
+def _require(df: pd.DataFrame, columns: list[str], what: str) -> pd.DataFrame:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what} lacks columns {missing}")
+    return df.astype({"history": str, "model": str, "formulation": str})
+
+
+def plot_sequentiality(
+    summary: pd.DataFrame,
+    paths: Sequence[str | Path],
+    *,
+    dpi: int,
+    width_per_panel: float,
+    height_per_panel: float,
+) -> Figure:
+    """Figure A: mean story-level sequentiality against history size, one line per story type.
+
+    Args:
+        summary: Output of :func:`storyflow.stats.summarize`; rows with ``measure == "seq"`` are
+            drawn (mean and ``ci_low``/``ci_high``, nats/token).
+        paths: Files to write (format from the extension).
+        dpi: Resolution of raster formats.
+        width_per_panel, height_per_panel: Panel size in inches.
+
+    Returns:
+        The figure (already saved), for inspection.
+    """
+    cols = ["model", "formulation", "history", "story_type", "measure", "mean", "ci_low", "ci_high"]
+    data = _require(summary, cols, "summary table")
+    data = data[data["measure"] == "seq"].astype({"story_type": str})
+    if data.empty:
+        raise ValueError("summary table has no rows with measure 'seq'")
+    models = _unique(data["model"])
+    formulations = _formulations(data["formulation"])
+    types = sorted(data["story_type"].unique())
+    ncols = _legend_columns(types, width_per_panel * len(formulations))
+    colors = story_type_colors(types)
+    positions = _x_positions(data["history"])
+    fig, axes = _grid(
+        models,
+        formulations,
+        sharey="col",
+        width_per_panel=width_per_panel,
+        height_per_panel=height_per_panel,
+        legend_rows=_legend_rows(types, ncols),
+    )
+    offsets = _dodge(len(types), width=0.5)
+    for (model, formulation), panel in data.groupby(["model", "formulation"], sort=False):
+        ax: Axes = axes[models.index(model), formulations.index(formulation)]
+        ax.axhline(0, color="0.5", linewidth=0.7, linestyle="--")
+        for offset, story_type in zip(offsets, types, strict=True):
+            finite, full = _split(panel[panel["story_type"] == story_type], positions)
+            color = colors[story_type]
+            ax.fill_between(
+                finite["x"], finite["ci_low"], finite["ci_high"], color=color, alpha=0.15, lw=0
+            )
+            ax.plot(
+                finite["x"],
+                finite["mean"],
+                color=color,
+                marker="o",
+                ms=2.5,
+                lw=1.2,
+                label=story_type,
+            )
+            _error_points(ax, full, offset, color, "mean", "ci_low", "ci_high")
+    _finish_axes(axes, positions, SEQ_LABEL)
+    handles = [_legend_handle(axes, t) for t in types]
+    fig.legend(
+        handles,
+        types,
+        loc="outside lower center",
+        ncols=ncols,
+        fontsize=_FONT_SIZE + 1,
+        frameon=False,
+        title="story type (mean and confidence interval)",
+        title_fontsize=_FONT_SIZE + 1,
+    )
+    _save(fig, paths, dpi)
+    return fig
+
+
+def plot_effect_sizes(
+    effects: pd.DataFrame,
+    paths: Sequence[str | Path],
+    *,
+    dpi: int,
+    width_per_panel: float,
+    height_per_panel: float,
+) -> Figure:
+    """Figure B: Hedges' g of sequentiality against history size, one line per contrast.
+
+    Args:
+        effects: Output of :func:`storyflow.stats.contrast_effects`; rows with
+            ``measure == "seq"`` are drawn (``g`` with ``g_ci_low``/``g_ci_high``; g > 0 = the
+            first-named group is more sequential). A dashed line marks g = 0.
+        paths: Files to write (format from the extension).
+        dpi: Resolution of raster formats.
+        width_per_panel, height_per_panel: Panel size in inches.
+
+    Returns:
+        The figure (already saved), for inspection.
+    """
+    cols = [
+        "model",
+        "formulation",
+        "history",
+        "contrast",
+        "group_a",
+        "group_b",
+        "measure",
+        "g",
+        "g_ci_low",
+        "g_ci_high",
+    ]
+    data = _require(effects, cols, "effects table")
+    data = data[data["measure"] == "seq"].astype({"contrast": str})
+    if data.empty:
+        raise ValueError("effects table has no rows with measure 'seq'")
+    models = _unique(data["model"])
+    formulations = _formulations(data["formulation"])
+    contrasts = _unique(data["contrast"])
+    names = data.drop_duplicates("contrast").set_index("contrast")
+    labels = [f"{names.at[c, 'group_a']} vs {names.at[c, 'group_b']}" for c in contrasts]
+    colors = contrast_colors(contrasts)
+    ncols = _legend_columns(labels, width_per_panel * len(formulations))
+    positions = _x_positions(data["history"])
+    fig, axes = _grid(
+        models,
+        formulations,
+        sharey=True,
+        width_per_panel=width_per_panel,
+        height_per_panel=height_per_panel,
+        legend_rows=_legend_rows(labels, ncols),
+    )
+    offsets = _dodge(len(contrasts), width=0.45)
+    for (model, formulation), panel in data.groupby(["model", "formulation"], sort=False):
+        ax = axes[models.index(model), formulations.index(formulation)]
+        ax.axhline(0, color="0.3", linewidth=0.8, linestyle="--")
+        for offset, contrast, label in zip(offsets, contrasts, labels, strict=True):
+            finite, full = _split(panel[panel["contrast"] == contrast], positions)
+            color = colors[contrast]
+            ax.plot(
+                finite["x"] + offset,
+                finite["g"],
+                color=color,
+                marker="o",
+                ms=2.5,
+                lw=1.2,
+                label=label,
+            )
+            _error_points(ax, finite, offset, color, "g", "g_ci_low", "g_ci_high")
+            _error_points(ax, full, offset, color, "g", "g_ci_low", "g_ci_high")
+    _finish_axes(axes, positions, "Hedges' g")
+    handles = [_legend_handle(axes, label) for label in labels]
+    fig.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncols=ncols,
+        fontsize=_FONT_SIZE + 1,
+        frameon=False,
+        title_fontsize=_FONT_SIZE + 1,
+        title="contrast (g > 0: first group more sequential; bars: confidence interval)",
+    )
+    _save(fig, paths, dpi)
+    return fig
+
+
+def _legend_columns(labels: Sequence[str], width: float) -> int:
+    """Legend columns that fit ``width`` inches (entries ~0.07 in per character + 0.6 in)."""
+    entry = max(len(label) for label in labels) * 0.07 + 0.6
+    return max(1, min(len(labels), int(width // entry)))
+
+
+def _legend_rows(labels: Sequence[str], ncols: int) -> int:
+    return -(-len(labels) // ncols)
+
+
+def _dodge(n: int, width: float) -> list[float]:
+    """Horizontal offsets spreading n series over ``width`` (x units) around 0."""
+    return [0.0] if n <= 1 else list(np.linspace(-width / 2, width / 2, n))
+
+
+def _error_points(
+    ax: Axes, rows: pd.DataFrame, offset: float, color: object, y: str, low: str, high: str
+) -> None:
+    """Error bars (no connecting line, no legend entry) at ``rows['x'] + offset``."""
+    if rows.empty:
+        return
+    mean = rows[y].to_numpy(dtype=float)
+    err = np.vstack(
+        [mean - rows[low].to_numpy(dtype=float), rows[high].to_numpy(dtype=float) - mean]
+    )
+    ax.errorbar(
+        rows["x"] + offset,
+        mean,
+        yerr=np.where(np.isfinite(err), err, 0.0),
+        fmt="o",
+        ms=2.5,
+        color=color,
+        elinewidth=0.9,
+        capsize=1.5,
+        label="_nolegend_",
+    )
+
+
+def _legend_handle(axes: np.ndarray, label: str) -> object:
+    """The first line labelled ``label`` in any panel (for the figure legend)."""
+    for ax in axes.flat:
+        for line in ax.get_lines():
+            if line.get_label() == label:
+                return line
+    raise ValueError(f"no line labelled {label!r}")

@@ -1,0 +1,466 @@
+"""Per-sentence negative log-likelihoods under a causal language model, for every history size.
+
+Terms (method.md §1): for sentence s_i of a story, history size h and formulation f,
+
+- f = ``"topic"``: the sequence is start token + topic + "\\n\\n" + s_{i-h} .. s_{i-1} + s_i;
+- f = ``"context"``: the sequence is start token + s_{i-h} .. s_{i-1} + s_i;
+
+and the score is the mean over s_i's own tokens of −log p(token | everything before it), in
+nats/token. h = 0 gives NLL_T (topic) and NLL_∅ (context); h = ``"full"`` uses all preceding
+sentences. The start token is the model's BOS token, or its end-of-text token when it has none.
+
+How the terms are computed (each exactly, not approximated):
+
+* Every sentence is tokenized once, with its leading space, and token ids are concatenated, so a
+  target's tokens are identical in every condition.
+* A term depends only on where its context starts: (c, i) = sentences c..i-1 then target i. All
+  terms that share a context start c are read from **one** forward pass over prefix + s_c .. s_last:
+  in that pass the tokens of s_{c+k} are conditioned on exactly k preceding sentences. The pass for
+  c = 0 runs over the whole story and gives the full-history terms as well as every term whose
+  history reaches the start of the story.
+* The prefix (start token, topic) is evaluated once per story and formulation and its cached state
+  is reused by every pass of that story.
+
+Context-window policy: the window is sized to the longest sequence needed, at most
+``max_context_tokens`` (and the model's training context). When a pass does not fit, the targets
+that fit are read from it and each remaining target is scored with its history truncated from the
+left (whole sentences dropped, oldest first) until prefix + history + target fits; the row records
+``n_history`` (sentences actually seen) and ``truncated = True``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from storyflow.errors import StoryflowError
+from storyflow.history import FULL, history_labels
+
+log = logging.getLogger(__name__)
+
+FORMULATIONS = ("topic", "context")
+TOPIC_SEPARATOR = "\n\n"
+
+NLL_COLUMNS = [
+    "story_id",
+    "sentence_idx",
+    "model",
+    "formulation",
+    "history",
+    "n_history",
+    "n_tokens",
+    "nll",
+    "truncated",
+]
+
+
+@dataclass(frozen=True)
+class NllSettings:
+    """Settings of one NLL extraction (the config's ``nll:`` block plus the rule's threads)."""
+
+    max_history: int = 9
+    formulations: tuple[str, ...] = FORMULATIONS
+    max_context_tokens: int = 2048
+    n_gpu_layers: int = 0
+    n_batch: int = 512
+    n_threads: int = 1
+
+    @classmethod
+    def from_config(cls, cfg: Mapping[str, Any], threads: int = 1) -> NllSettings:
+        """Build from the validated config block (defaults already filled by the schema)."""
+        return cls(
+            max_history=int(cfg["max_history"]),
+            formulations=tuple(cfg["formulations"]),
+            max_context_tokens=int(cfg["max_context_tokens"]),
+            n_gpu_layers=int(cfg["n_gpu_layers"]),
+            n_batch=int(cfg["n_batch"]),
+            n_threads=int(threads),
+        )
+
+
+class Scorer(Protocol):
+    """A causal LM that scores a continuation after a (cached) prefix."""
+
+    def tokenize(self, text: str) -> list[int]:
+        """Token ids of ``text``, without any special token added."""
+        ...
+
+    @property
+    def start_token(self) -> int:
+        """The token every sequence starts with (BOS, or end-of-text when the model has no BOS)."""
+        ...
+
+    def logprobs(self, prefix: Sequence[int], continuation: Sequence[int]) -> np.ndarray:
+        """ln p(continuation[t] | prefix + continuation[:t]) for each t (natural log, float64)."""
+        ...
+
+
+def _token_logprobs(logits: np.ndarray, targets: Sequence[int], chunk: int = 64) -> np.ndarray:
+    """Log-softmax of each logits row at its target id; rows processed in chunks to bound memory."""
+    out = np.empty(len(targets), dtype=np.float64)
+    target_ids = np.asarray(targets)
+    for start in range(0, len(targets), chunk):
+        rows = np.asarray(logits[start : start + chunk], dtype=np.float32)
+        peak = rows.max(axis=1, keepdims=True)
+        lse = np.log(np.exp(rows - peak).sum(axis=1, dtype=np.float64)) + peak[:, 0]
+        picked = rows[np.arange(len(rows)), target_ids[start : start + chunk]]
+        out[start : start + len(rows)] = picked - lse
+    return out
+
+
+class LlamaCppScorer:
+    """llama-cpp-python backend: log-probs computed from ``logits_all`` scores.
+
+    ``create_completion(echo=True, logprobs=...)`` is not used: it shifts log-probs for models
+    without a BOS token. The prefix's KV cache is kept between calls with the same prefix.
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        n_ctx: int,
+        n_threads: int = 1,
+        n_gpu_layers: int = 0,
+        n_batch: int = 512,
+    ) -> None:
+        from llama_cpp import Llama
+
+        path = Path(model_path)
+        if not path.is_file():
+            raise StoryflowError(
+                f"model file {path} does not exist (run the materialize_model rule)"
+            )
+        batch = min(n_batch, n_ctx)
+        self.llm = Llama(
+            model_path=str(path),
+            n_ctx=n_ctx,
+            n_batch=batch,
+            n_ubatch=batch,
+            n_threads=n_threads,
+            n_threads_batch=n_threads,
+            n_gpu_layers=n_gpu_layers,
+            logits_all=True,
+            verbose=False,
+        )
+        self.n_ctx = n_ctx
+        self._prefix: list[int] | None = None
+
+    @staticmethod
+    def vocab_only(model_path: str | Path) -> VocabOnly:
+        """A tokenizer-only view of the model (loads no weights)."""
+        return VocabOnly(model_path)
+
+    def tokenize(self, text: str) -> list[int]:
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+
+    @property
+    def start_token(self) -> int:
+        return start_token_of(self.llm)
+
+    def logprobs(self, prefix: Sequence[int], continuation: Sequence[int]) -> np.ndarray:
+        if len(prefix) + len(continuation) > self.n_ctx:
+            raise ValueError("sequence longer than the context window")
+        if self._prefix != list(prefix):
+            self.llm.reset()
+            self.llm.eval(list(prefix))
+            self._prefix = list(prefix)
+        self.llm.n_tokens = len(prefix)  # drop the previous continuation, keep the prefix's cache
+        self.llm.eval(list(continuation))
+        first = len(prefix) - 1  # logits at position p predict the token at p + 1
+        return _token_logprobs(self.llm.scores[first : first + len(continuation)], continuation)
+
+
+END_OF_TEXT = "<|endoftext|>"
+
+
+def start_token_of(llm: Any) -> int:
+    """The token every scored sequence starts with.
+
+    The model's BOS token when its tokenizer adds one (GGUF ``tokenizer.ggml.add_bos_token``, true
+    when absent and a BOS id exists). Otherwise the model was trained without BOS (GPT-2, SmolLM,
+    Qwen style) and its end-of-text token ``<|endoftext|>`` separates documents, so that token is
+    used; failing that, the EOS token. (SmolLM2-Instruct's GGUF names ``<|im_start|>`` as BOS but
+    does not add it: it gets ``<|endoftext|>``, id 0.)
+    """
+    bos = int(llm.token_bos())
+    adds_bos = str(llm.metadata.get("tokenizer.ggml.add_bos_token", "true")).lower() == "true"
+    if bos >= 0 and adds_bos:
+        return bos
+    ids = llm.tokenize(END_OF_TEXT.encode(), add_bos=False, special=True)
+    if len(ids) == 1:
+        return int(ids[0])
+    return int(llm.token_eos())
+
+
+def training_context(llm: Any) -> int:
+    """The model's training context length in tokens (GGUF ``<arch>.context_length``)."""
+    meta = llm.metadata
+    value = meta.get(f"{meta.get('general.architecture', '')}.context_length")
+    return int(value) if value else 2**31 - 1
+
+
+class VocabOnly:
+    """Tokenizer of a GGUF model without its weights (used to size the context window)."""
+
+    def __init__(self, model_path: str | Path) -> None:
+        from llama_cpp import Llama
+
+        path = Path(model_path)
+        if not path.is_file():
+            raise StoryflowError(
+                f"model file {path} does not exist (run the materialize_model rule)"
+            )
+        self.llm = Llama(model_path=str(path), vocab_only=True, verbose=False)
+        self.n_ctx_train = training_context(self.llm)
+
+    def tokenize(self, text: str) -> list[int]:
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+
+    @property
+    def start_token(self) -> int:
+        return start_token_of(self.llm)
+
+
+@dataclass
+class StoryTokens:
+    """One story, tokenized: its sentences (each with its leading space) and topic prefix."""
+
+    story_id: str
+    sentences: list[list[int]]
+    topic: list[int] | None  # tokens of topic + "\n\n", None when the story has no topic
+
+    def prefix(self, formulation: str, start: int) -> list[int]:
+        if formulation == "topic":
+            assert self.topic is not None
+            return [start, *self.topic]
+        return [start]
+
+
+def tokenize_story(
+    tokenizer: Any, story_id: str, sentences: Sequence[str], topic: str | None
+) -> StoryTokens:
+    """Tokenize each sentence once as ``" " + sentence``; the topic as ``topic + "\\n\\n"``."""
+    sentence_ids = [tokenizer.tokenize(" " + text) for text in sentences]
+    for idx, ids in enumerate(sentence_ids):
+        if not ids:
+            raise StoryflowError(
+                f"story {story_id}, sentence {idx}: no tokens ({sentences[idx]!r})"
+            )
+    topic_ids = tokenizer.tokenize(topic.strip() + TOPIC_SEPARATOR) if topic else None
+    return StoryTokens(story_id, sentence_ids, topic_ids)
+
+
+@dataclass
+class TermResult:
+    """One scored (context start, target) term."""
+
+    nll: float  # mean −ln p over the target's tokens, nats/token
+    n_tokens: int  # tokens in the target sentence
+    context_start: int  # first sentence actually in the context (> requested when truncated)
+
+
+@dataclass
+class PassCounter:
+    """Work done: forward passes and tokens evaluated.
+
+    The prefix is counted once per story and formulation (its cached state is reused).
+    """
+
+    passes: int = 0
+    tokens: int = 0
+
+
+def _requested_starts(n: int, max_history: int) -> dict[int, set[int]]:
+    """Context start c → targets i needed, for h = 0..H and full history."""
+    needed: dict[int, set[int]] = defaultdict(set)
+    for i in range(n):
+        needed[0].add(i)  # full history
+        for h in range(min(i, max_history) + 1):
+            needed[i - h].add(i)
+    return needed
+
+
+def score_terms(
+    scorer: Scorer,
+    prefix: list[int],
+    sentences: list[list[int]],
+    max_history: int,
+    capacity: int,
+    counter: PassCounter | None = None,
+) -> dict[tuple[int, int], TermResult]:
+    """Score every (requested context start c, target i) term of one story and formulation.
+
+    One forward pass per context start c over prefix + s_c..s_last (see the module docstring);
+    terms that do not fit ``capacity`` tokens get their history truncated from the left.
+    """
+    counter = counter if counter is not None else PassCounter()
+    lengths = [len(s) for s in sentences]
+    for i, length in enumerate(lengths):
+        if len(prefix) + length > capacity:
+            raise StoryflowError(
+                f"sentence {i} has {length} tokens: with the {len(prefix)}-token prefix it "
+                f"does not fit the {capacity}-token context; raise nll.max_context_tokens"
+            )
+    # pending[c_used][i] = list of requested starts served by this (c_used, i) term
+    pending: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for c, targets in _requested_starts(len(sentences), max_history).items():
+        for i in targets:
+            pending[c][i].append(c)
+    results: dict[tuple[int, int], TermResult] = {}
+    counter.tokens += len(prefix)
+    while pending:
+        c = min(pending)
+        targets = pending.pop(c)
+        last = max(targets)
+        budget = capacity - len(prefix)
+        stop = c  # sentences c..stop-1 fit
+        while stop <= last and budget >= lengths[stop]:
+            budget -= lengths[stop]
+            stop += 1
+        continuation = [tok for s in sentences[c:stop] for tok in s]
+        logprobs = scorer.logprobs(prefix, continuation)
+        counter.passes += 1
+        counter.tokens += len(continuation)
+        offsets = np.cumsum([0, *lengths[c:stop]])
+        for i, requested in targets.items():
+            if i < stop:
+                k = i - c
+                nll = -float(logprobs[offsets[k] : offsets[k + 1]].mean())
+                for r in requested:
+                    results[(r, i)] = TermResult(nll, lengths[i], c)
+                continue
+            new_start = c + 1  # drop whole sentences from the left until the term fits
+            while len(prefix) + sum(lengths[new_start : i + 1]) > capacity:
+                new_start += 1
+            pending[new_start][i].extend(requested)
+    return results
+
+
+def story_rows(
+    story: StoryTokens,
+    terms: Mapping[tuple[int, int], TermResult],
+    model: str,
+    formulation: str,
+    max_history: int,
+) -> list[tuple[Any, ...]]:
+    """Long-format rows (columns ``NLL_COLUMNS``) of one story and formulation."""
+    rows = []
+    for i in range(len(story.sentences)):
+        for label in history_labels(max_history):
+            requested = 0 if label == FULL else max(0, i - int(label))
+            term = terms[(requested, i)]
+            rows.append(
+                (
+                    story.story_id,
+                    i,
+                    model,
+                    formulation,
+                    label,
+                    i - term.context_start,
+                    term.n_tokens,
+                    term.nll,
+                    term.context_start > requested,
+                )
+            )
+    return rows
+
+
+def context_size(stories: Sequence[StoryTokens], formulations: Sequence[str], start: int) -> int:
+    """Tokens of the longest full-history sequence (prefix + whole story) over all stories."""
+    longest = 1
+    for story in stories:
+        body = sum(len(s) for s in story.sentences)
+        for formulation in formulations:
+            if formulation == "topic" and story.topic is None:
+                continue
+            longest = max(longest, len(story.prefix(formulation, start)) + body)
+    return longest
+
+
+def score_corpus(
+    model_name: str,
+    model_path: str | Path,
+    stories: pd.DataFrame,
+    sentences: pd.DataFrame,
+    settings: NllSettings,
+) -> pd.DataFrame:
+    """NLL table (columns ``NLL_COLUMNS``) of every story, sentence, formulation and history size.
+
+    ``stories`` needs ``story_id``, ``topic`` (None when missing); ``sentences`` needs
+    ``story_id``, ``sentence_idx``, ``text``. Stories without a topic get context rows only.
+    """
+    vocab = VocabOnly(model_path)
+    start = vocab.start_token
+    by_story = sentences.sort_values(["story_id", "sentence_idx"]).groupby("story_id", sort=False)
+    texts = {sid: list(group["text"]) for sid, group in by_story}
+    tokenized = []
+    for row in stories.itertuples(index=False):
+        if row.story_id not in texts:
+            log.warning("story %s has no sentences: skipped", row.story_id)
+            continue
+        topic = row.topic if isinstance(row.topic, str) and row.topic.strip() else None
+        tokenized.append(tokenize_story(vocab, row.story_id, texts[row.story_id], topic))
+    capacity = min(settings.max_context_tokens, vocab.n_ctx_train)
+    needed = context_size(tokenized, settings.formulations, start)
+    n_ctx = min(capacity, -(-needed // 64) * 64)
+    log.info(
+        "model %s: %d stories, longest sequence %d tokens, context window %d (cap %d), "
+        "start token %d",
+        model_name,
+        len(tokenized),
+        needed,
+        n_ctx,
+        capacity,
+        start,
+    )
+    del vocab
+    scorer = LlamaCppScorer(
+        model_path,
+        n_ctx=n_ctx,
+        n_threads=settings.n_threads,
+        n_gpu_layers=settings.n_gpu_layers,
+        n_batch=settings.n_batch,
+    )
+    counter = PassCounter()
+    rows: list[tuple[Any, ...]] = []
+    began = time.perf_counter()
+    for story in tqdm(tokenized, desc=f"NLL {model_name}", unit="story"):
+        for formulation in settings.formulations:
+            if formulation == "topic" and story.topic is None:
+                continue
+            try:
+                terms = score_terms(
+                    scorer,
+                    story.prefix(formulation, start),
+                    story.sentences,
+                    settings.max_history,
+                    n_ctx,
+                    counter,
+                )
+            except StoryflowError as err:
+                raise StoryflowError(f"story {story.story_id} ({formulation}): {err}") from err
+            rows.extend(story_rows(story, terms, model_name, formulation, settings.max_history))
+    elapsed = time.perf_counter() - began
+    log.info(
+        "model %s: %d forward passes, %d tokens evaluated in %.1f s (%.1f tokens/s)",
+        model_name,
+        counter.passes,
+        counter.tokens,
+        elapsed,
+        counter.tokens / elapsed if elapsed else float("nan"),
+    )
+    table = pd.DataFrame(rows, columns=NLL_COLUMNS)
+    n_truncated = int(table["truncated"].sum())
+    if n_truncated:
+        log.warning("%d rows had their history truncated to fit the context window", n_truncated)
+    return table

@@ -1,0 +1,59 @@
+# Config validation and the small lookup helpers every rule uses.
+from pathlib import Path
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+validate(config, schema="../schemas/config.schema.yaml")
+
+CORPORA = ["hippocorpus"]
+MODEL_SPECS = {model["name"]: model for model in config["models"]}
+MODELS = list(MODEL_SPECS)
+if len(MODELS) != len(config["models"]):
+    raise ValueError("config: model names must be unique")
+
+
+wildcard_constraints:
+    corpus="|".join(CORPORA),
+    model="|".join(MODELS),
+
+
+def hippocorpus_csv():
+    """The corpus CSV: the mirror's copy when present, else the download rule's output."""
+    mirror = config["data"]["mirror"]
+    if mirror:
+        candidate = Path(mirror) / config["hippocorpus"]["mirror_path"]
+        if candidate.is_file():
+            return str(candidate)
+    return "resources/data/hippocorpus/hippoCorpusV2.csv"
+
+
+def model_source(wildcards):
+    return MODEL_SPECS[wildcards.model]["source"]
+
+
+def nll_settings(wildcards):
+    return config["nll"]
+
+
+def story_tables(wildcards):
+    return expand(
+        "results/{corpus}/sequentiality/{model}/stories.parquet",
+        corpus=wildcards.corpus,
+        model=MODELS,
+    )
+
+
+def final_outputs():
+    return expand(
+        [
+            "results/{corpus}/tables/sample_counts.csv",
+            "results/{corpus}/tables/sequentiality_by_type.csv",
+            "results/{corpus}/tables/effect_sizes.csv",
+            "results/{corpus}/figures/sequentiality_by_history.png",
+            "results/{corpus}/figures/effect_sizes.png",
+        ],
+        corpus=CORPORA,
+    )

@@ -1,0 +1,31 @@
+rule download_hippocorpus:
+    output:
+        csv="resources/data/hippocorpus/hippoCorpusV2.csv",
+    params:
+        url=config["hippocorpus"]["url"],
+    log:
+        "logs/download_hippocorpus.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    script:
+        "../../scripts/download_hippocorpus.py"
+
+
+rule sample_stories:
+    input:
+        csv=hippocorpus_csv(),
+    output:
+        stories="results/hippocorpus/stories.parquet",
+        counts="results/hippocorpus/tables/sample_counts.csv",
+        excluded="results/hippocorpus/tables/excluded_stories.csv",
+    params:
+        story_types=config["hippocorpus"]["story_types"],
+        fraction=config["hippocorpus"]["sample"]["fraction"],
+        per_type=config["hippocorpus"]["sample"]["per_type"],
+        seed=config["hippocorpus"]["sample"]["seed"],
+    log:
+        "logs/hippocorpus/sample_stories.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    script:
+        "../../scripts/sample_stories.py"

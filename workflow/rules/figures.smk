@@ -1,0 +1,34 @@
+rule plot_sequentiality:
+    input:
+        table="results/{corpus}/tables/sequentiality_by_type.csv",
+    output:
+        png="results/{corpus}/figures/sequentiality_by_history.png",
+        pdf="results/{corpus}/figures/sequentiality_by_history.pdf",
+    params:
+        dpi=config["figures"]["dpi"],
+        width_per_panel=config["figures"]["width_per_panel"],
+        height_per_panel=config["figures"]["height_per_panel"],
+    log:
+        "logs/{corpus}/plot_sequentiality.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    script:
+        "../../scripts/plot_sequentiality.py"
+
+
+rule plot_effect_sizes:
+    input:
+        table="results/{corpus}/tables/effect_sizes.csv",
+    output:
+        png="results/{corpus}/figures/effect_sizes.png",
+        pdf="results/{corpus}/figures/effect_sizes.pdf",
+    params:
+        dpi=config["figures"]["dpi"],
+        width_per_panel=config["figures"]["width_per_panel"],
+        height_per_panel=config["figures"]["height_per_panel"],
+    log:
+        "logs/{corpus}/plot_effect_sizes.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    script:
+        "../../scripts/plot_effect_sizes.py"

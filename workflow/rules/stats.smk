@@ -1,0 +1,31 @@
+rule summarize_sequentiality:
+    input:
+        stories=story_tables,
+    output:
+        table="results/{corpus}/tables/sequentiality_by_type.csv",
+    params:
+        confidence=config["stats"]["confidence"],
+        min_sentences=config["stats"]["min_sentences"],
+    log:
+        "logs/{corpus}/summarize_sequentiality.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    script:
+        "../../scripts/summarize_sequentiality.py"
+
+
+rule compute_effect_sizes:
+    input:
+        stories=story_tables,
+    output:
+        table="results/{corpus}/tables/effect_sizes.csv",
+    params:
+        contrasts=config["stats"]["contrasts"],
+        confidence=config["stats"]["confidence"],
+        min_sentences=config["stats"]["min_sentences"],
+    log:
+        "logs/{corpus}/compute_effect_sizes.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    script:
+        "../../scripts/compute_effect_sizes.py"
