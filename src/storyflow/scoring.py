@@ -50,17 +50,18 @@ log = logging.getLogger(__name__)
 FORMULATIONS = ("topic", "context")
 TOPIC_SEPARATOR = "\n\n"
 
-NLL_COLUMNS = [
-    "story_id",
-    "sentence_idx",
-    "model",
-    "formulation",
-    "history",
-    "n_history",
-    "n_tokens",
-    "nll",
-    "truncated",
-]
+
+NLL_DTYPES = {
+    "story_id": "object",
+    "sentence_idx": "int64",
+    "model": "object",
+    "formulation": "object",
+    "history": "object",
+    "n_history": "int64",
+    "n_tokens": "int64",
+    "nll": "float64",
+    "truncated": "bool",
+}
 
 
 @dataclass(frozen=True)
@@ -353,7 +354,7 @@ def story_rows(
     formulation: str,
     max_history: int,
 ) -> list[tuple[Any, ...]]:
-    """Long-format rows (columns ``NLL_COLUMNS``) of one story and formulation."""
+    """Long-format rows (columns of ``NLL_DTYPES``) of one story and formulation."""
     rows = []
     for i in range(len(story.sentences)):
         for label in history_labels(max_history):
@@ -387,6 +388,29 @@ def context_size(stories: Sequence[StoryTokens], formulations: Sequence[str], st
     return longest
 
 
+def select_shard(stories: pd.DataFrame, shard: int, n_shards: int) -> pd.DataFrame:
+    """Shard ``shard`` (0-based) of ``n_shards``: every n-th story in story_id order.
+
+    Round-robin over sorted ids spreads long and short stories evenly and is deterministic.
+    """
+    if not 0 <= shard < n_shards:
+        raise ValueError(f"shard {shard} outside 0..{n_shards - 1}")
+    ordered = stories.sort_values("story_id").reset_index(drop=True)
+    return ordered.iloc[shard::n_shards].reset_index(drop=True)
+
+
+def gather_shards(paths: Sequence[str | Path]) -> pd.DataFrame:
+    """Concatenate shard tables; a story scored in two shards is a bug and raises ValueError."""
+    table = pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+    keys = ["story_id", "sentence_idx", "model", "formulation", "history"]
+    duplicated = table.duplicated(keys)
+    if duplicated.any():
+        raise ValueError(f"{int(duplicated.sum())} NLL rows appear in more than one shard")
+    return table.sort_values(
+        ["story_id", "formulation", "sentence_idx"], kind="stable"
+    ).reset_index(drop=True)
+
+
 def score_corpus(
     model_name: str,
     model_path: str | Path,
@@ -394,11 +418,16 @@ def score_corpus(
     sentences: pd.DataFrame,
     settings: NllSettings,
 ) -> pd.DataFrame:
-    """NLL table (columns ``NLL_COLUMNS``) of every story, sentence, formulation and history size.
+    """NLL table (columns of ``NLL_DTYPES``) of every story, sentence, formulation and history size.
 
     ``stories`` needs ``story_id``, ``topic`` (None when missing); ``sentences`` needs
     ``story_id``, ``sentence_idx``, ``text``. Stories without a topic get context rows only.
     """
+    if stories.empty:
+        log.info("model %s: no stories in this shard", model_name)
+        return pd.DataFrame(
+            {column: pd.Series(dtype=dtype) for column, dtype in NLL_DTYPES.items()}
+        )
     vocab = VocabOnly(model_path)
     start = vocab.start_token
     by_story = sentences.sort_values(["story_id", "sentence_idx"]).groupby("story_id", sort=False)
@@ -459,7 +488,7 @@ def score_corpus(
         elapsed,
         counter.tokens / elapsed if elapsed else float("nan"),
     )
-    table = pd.DataFrame(rows, columns=NLL_COLUMNS)
+    table = pd.DataFrame(rows, columns=list(NLL_DTYPES)).astype(NLL_DTYPES)
     n_truncated = int(table["truncated"].sum())
     if n_truncated:
         log.warning("%d rows had their history truncated to fit the context window", n_truncated)

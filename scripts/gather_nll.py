@@ -1,0 +1,11 @@
+"""Rule gather_nll: concatenate one corpus x model's NLL shards into one table."""
+
+from storyflow.runner import run
+from storyflow.scoring import gather_shards
+
+
+def main(smk):
+    gather_shards(list(smk.input.shards)).to_parquet(smk.output.nll, index=False)
+
+
+run(main, snakemake)
