@@ -12,6 +12,8 @@ include: "workflow/rules/models.smk"
 include: "workflow/rules/nll.smk"
 include: "workflow/rules/sequentiality.smk"
 include: "workflow/rules/stats.smk"
+include: "workflow/rules/covariates.smk"
+include: "workflow/rules/regression.smk"
 include: "workflow/rules/figures.smk"
 
 

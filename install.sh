@@ -2,8 +2,11 @@
 # Install everything storyflow needs into ./.venv (idempotent; safe to re-run).
 #   ./install.sh          runtime: Python packages, llama-cpp-python (built from source), models
 #   ./install.sh --dev    also the test and lint tools
-# As root on Debian it first installs the system packages it needs with apt-get; otherwise it
-# names what is missing and stops.
+# As root on Debian it first installs the system packages it needs with apt-get (R, lme4 and
+# lmerTest included: the regression stage needs them); otherwise it names what is missing and
+# stops. STORYFLOW_NO_R=1 skips R for runs with `regression: {enabled: false}`.
+# TORCH_INDEX_URL: index of the torch CPU wheel where PyPI's default is the CUDA build
+# (e.g. https://download.pytorch.org/whl/cpu).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -11,6 +14,7 @@ DEV=0
 [[ "${1:-}" == "--dev" ]] && DEV=1
 LLAMA_VERSION=0.3.36
 SMOLLM2_VERSION=0.1.2
+TORCH_VERSION=2.13.0
 PY=${PYTHON:-python3}
 
 say() { printf '\033[1m[install]\033[0m %s\n' "$*"; }
@@ -32,6 +36,29 @@ if ((${#missing[@]})); then
   fi
 fi
 
+# --- R with lme4 and lmerTest (regression stage, called through rpy2) --------------------------
+R_APT_PACKAGES=(r-base-core r-cran-lme4 r-cran-lmertest)
+r_ready() {
+  command -v Rscript >/dev/null &&
+    Rscript -e 'quit(status = !all(nzchar(system.file(package = c("lme4", "lmerTest")))))' >/dev/null 2>&1
+}
+if [[ "${STORYFLOW_NO_R:-0}" != 1 ]] && ! r_ready; then
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+    say "installing R, lme4 and lmerTest: ${R_APT_PACKAGES[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${R_APT_PACKAGES[@]}"
+  else
+    cat >&2 <<EOF
+storyflow's regression stage needs R (>= 4.2) with the R packages lme4 and lmerTest.
+  Debian/Ubuntu (as root): apt-get install -y --no-install-recommends ${R_APT_PACKAGES[*]}
+  conda (no root):         run the workflow with --software-deployment-method conda (envs/regression.yaml)
+  elsewhere:               R from https://cran.r-project.org, then in R: install.packages(c("lme4", "lmerTest"))
+Then re-run ./install.sh. To install without R (and run with regression: {enabled: false}):
+  STORYFLOW_NO_R=1 ./install.sh
+EOF
+    exit 1
+  fi
+fi
+
 # --- virtual environment ---------------------------------------------------------------------
 if [[ ! -x .venv/bin/python ]]; then
   say "creating .venv"
@@ -39,6 +66,11 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 VPY=.venv/bin/python
 "$VPY" -m pip install -q --upgrade pip wheel setuptools
+# torch first: a dependency of sentence-transformers; left to pip, it pulls the CUDA build (GBs).
+if ! "$VPY" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
+  say "installing torch $TORCH_VERSION (CPU)"
+  "$VPY" -m pip install -q ${TORCH_INDEX_URL:+--index-url "$TORCH_INDEX_URL"} "torch==$TORCH_VERSION"
+fi
 say "installing pinned requirements"
 "$VPY" -m pip install -q -r requirements.txt
 

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import HIPPOCORPUS_CSV
 
 from storyflow import corpus
 from storyflow.errors import InputDataError, StoryflowError
 
 TYPES = ["recalled", "retold", "imagined"]
 HEADER = "AssignmentId,WorkerId,memType,story,summary,mainEvent,recAgnPairId,recImgPairId\n"
-REAL_CORPUS = Path("/work/shared/data/hippocorpus/hippocorpus.csv")
+REAL_CORPUS = HIPPOCORPUS_CSV
 
 
 def write(tmp_path: Path, body: str, header: str = HEADER, name: str = "hc.csv") -> Path:

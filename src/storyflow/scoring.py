@@ -154,7 +154,8 @@ class LlamaCppScorer:
             verbose=False,
         )
         self.n_ctx = n_ctx
-        self._prefix: list[int] | None = None
+        self.tokens_evaluated = 0  # tokens run through the model (all calls)
+        self._stem: list[int] | None = None
 
     @staticmethod
     def vocab_only(model_path: str | Path) -> VocabOnly:
@@ -169,16 +170,28 @@ class LlamaCppScorer:
         return start_token_of(self.llm)
 
     def logprobs(self, prefix: Sequence[int], continuation: Sequence[int]) -> np.ndarray:
+        """Log-probs of ``continuation`` after ``prefix``, reusing the prefix's cached state.
+
+        The cache holds the prefix *without its last token*; each call evaluates that last token
+        together with the continuation, so every logit read here comes from this call's batch (as
+        in a from-scratch pass; llama.cpp's logits can move slightly with the batch they are in).
+        """
         if len(prefix) + len(continuation) > self.n_ctx:
             raise ValueError("sequence longer than the context window")
-        if self._prefix != list(prefix):
+        stem = list(prefix[:-1])
+        if self._stem != stem:
             self.llm.reset()
-            self.llm.eval(list(prefix))
-            self._prefix = list(prefix)
-        self.llm.n_tokens = len(prefix)  # drop the previous continuation, keep the prefix's cache
-        self.llm.eval(list(continuation))
-        first = len(prefix) - 1  # logits at position p predict the token at p + 1
-        return _token_logprobs(self.llm.scores[first : first + len(continuation)], continuation)
+            if stem:
+                self.llm.eval(stem)
+                self.tokens_evaluated += len(stem)
+            self._stem = stem
+        self.llm.n_tokens = len(stem)  # drop the previous pass, keep the stem's KV cache
+        self.llm.eval([prefix[-1], *continuation])
+        self.tokens_evaluated += 1 + len(continuation)
+        # logits at position p predict the token at p + 1: the prefix's last token is at len(stem)
+        return _token_logprobs(
+            self.llm.scores[len(stem) : len(stem) + len(continuation)], continuation
+        )
 
 
 END_OF_TEXT = "<|endoftext|>"
@@ -272,9 +285,10 @@ class TermResult:
 
 @dataclass
 class PassCounter:
-    """Work done: forward passes and tokens evaluated.
+    """Forward passes, and the tokens they must cover at the least.
 
-    The prefix is counted once per story and formulation (its cached state is reused).
+    ``tokens`` counts each prefix once per story and formulation plus each pass's continuation:
+    every target sentence once per distinct context it is scored in (the lower bound of work).
     """
 
     passes: int = 0
@@ -481,12 +495,14 @@ def score_corpus(
             rows.extend(story_rows(story, terms, model_name, formulation, settings.max_history))
     elapsed = time.perf_counter() - began
     log.info(
-        "model %s: %d forward passes, %d tokens evaluated in %.1f s (%.1f tokens/s)",
+        "model %s: %d forward passes, %d tokens evaluated in %.1f s (%.1f tokens/s); "
+        "lower bound (prefixes once + each target once per distinct context) %d tokens",
         model_name,
         counter.passes,
-        counter.tokens,
+        scorer.tokens_evaluated,
         elapsed,
-        counter.tokens / elapsed if elapsed else float("nan"),
+        scorer.tokens_evaluated / elapsed if elapsed else float("nan"),
+        counter.tokens,
     )
     table = pd.DataFrame(rows, columns=list(NLL_DTYPES)).astype(NLL_DTYPES)
     n_truncated = int(table["truncated"].sum())

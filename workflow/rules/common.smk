@@ -1,6 +1,7 @@
 # Config validation and the small lookup helpers every rule uses.
 from pathlib import Path
 
+from snakemake.logging import logger
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
@@ -52,22 +53,85 @@ def nll_shards(wildcards):
     )
 
 
-def story_tables(wildcards):
+def per_model_tables(wildcards, level):
+    """Every model's sequentiality table of ``level`` ("stories" or "sentences")."""
     return expand(
-        "results/{corpus}/sequentiality/{model}/stories.parquet",
+        "results/{corpus}/sequentiality/{model}/{level}.parquet",
         corpus=wildcards.corpus,
         model=MODELS,
+        level=level,
     )
+
+
+def story_tables(wildcards):
+    return per_model_tables(wildcards, "stories")
+
+
+def sentence_tables(wildcards):
+    return per_model_tables(wildcards, "sentences")
+
+
+def is_activated(section):
+    """Whether the optional stage ``section`` (covariates, regression) is switched on."""
+    return config[section]["enabled"]
+
+
+def connective_lexicon():
+    """The configured connective lexicon, else the one packaged with storyflow."""
+    path = config["covariates"]["connectives"]
+    return path or str(Path(workflow.basedir) / "src/storyflow/data/connectives.tsv")
+
+
+def regression_plan():
+    """Regression specifications to fit, and those skipped with the reason (history not scored)."""
+    if not is_activated("regression"):
+        return [], {}
+    reg, nll = config["regression"], config["nll"]
+    if not is_activated("covariates"):
+        raise ValueError("config: regression.enabled needs covariates.enabled")
+    if reg["formulation"] not in nll["formulations"]:
+        raise ValueError(
+            f"config: regression.formulation {reg['formulation']!r} is not in nll.formulations"
+        )
+    fitted, skipped = [], {}
+    for history in reg["histories"]:
+        if int(history) not in config["covariates"]["windows"]:
+            raise ValueError(
+                f"config: regression history {history} needs covariate window {history}"
+            )
+        for kind in reg["kinds"]:
+            if int(history) <= nll["max_history"]:
+                fitted.append(f"{kind}_h{history}")
+            else:
+                skipped[f"{kind}_h{history}"] = (
+                    f"history {history} not scored (nll.max_history = {nll['max_history']})"
+                )
+    if not fitted:
+        raise ValueError(
+            "config: no regression history is scored (see nll.max_history)"
+        )
+    for spec, reason in skipped.items():
+        logger.warning(f"regression {spec} skipped: {reason}")
+    return fitted, skipped
+
+
+REGRESSION_SPECS, REGRESSION_SKIPPED = regression_plan()
 
 
 def final_outputs():
-    return expand(
-        [
-            "results/{corpus}/tables/sample_counts.csv",
-            "results/{corpus}/tables/sequentiality_by_type.csv",
-            "results/{corpus}/tables/effect_sizes.csv",
-            "results/{corpus}/figures/sequentiality_by_history.png",
-            "results/{corpus}/figures/effect_sizes.png",
-        ],
-        corpus=CORPORA,
-    )
+    outputs = [
+        "results/{corpus}/tables/sample_counts.csv",
+        "results/{corpus}/tables/sequentiality_by_type.csv",
+        "results/{corpus}/tables/effect_sizes.csv",
+        "results/{corpus}/figures/sequentiality_by_history.png",
+        "results/{corpus}/figures/effect_sizes.png",
+    ]
+    if is_activated("covariates"):
+        outputs.append("results/{corpus}/covariates.parquet")
+    if is_activated("regression"):
+        outputs += [
+            "results/{corpus}/tables/regression_coefficients.csv",
+            "results/{corpus}/tables/regression_diagnostics.csv",
+            "results/{corpus}/figures/regression_coefficients.png",
+        ]
+    return expand(outputs, corpus=CORPORA)

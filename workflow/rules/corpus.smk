@@ -16,7 +16,12 @@ rule sample_stories:
         csv=hippocorpus_csv(),
     output:
         stories="results/hippocorpus/stories.parquet",
-        counts="results/hippocorpus/tables/sample_counts.csv",
+        counts=report(
+            "results/hippocorpus/tables/sample_counts.csv",
+            caption="../report/sample_counts.rst",
+            category="Corpus",
+            subcategory="hippocorpus",
+        ),
         excluded="results/hippocorpus/tables/excluded_stories.csv",
     params:
         story_types=config["hippocorpus"]["story_types"],

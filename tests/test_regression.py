@@ -1,0 +1,375 @@
+"""Mixed-effects regressions (method.md §7): lme4 through rpy2, cross-checked with statsmodels."""
+
+from __future__ import annotations
+
+import logging
+import runpy
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from storyflow import regression
+from storyflow.covariates import CONNECTIVE_COLUMNS, WINDOW_MEASURES
+from storyflow.errors import StoryflowError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def r_available() -> bool:
+    try:
+        regression.check_r()
+    except StoryflowError:
+        return False
+    return True
+
+
+needs_r = pytest.mark.skipif(not r_available(), reason="R with lme4 and lmerTest not installed")
+
+
+# --- a missing R gives one clear message ----------------------------------------------------
+
+
+def without_r(monkeypatch) -> None:
+    monkeypatch.delenv("R_HOME", raising=False)
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
+
+
+def test_missing_r_names_what_to_install(monkeypatch) -> None:
+    without_r(monkeypatch)
+    with pytest.raises(StoryflowError) as err:
+        regression.check_r()
+    message = str(err.value)
+    assert "R is not installed" in message
+    assert "apt-get install -y --no-install-recommends r-base-core r-cran-lme4 r-cran-lmertest" in (
+        message
+    )
+    assert "envs/regression.yaml" in message
+    assert "rpy2==3.6.6" in message
+
+
+def test_missing_rpy2_names_the_pins(monkeypatch) -> None:
+    def fail():
+        raise ImportError("No module named 'rpy2'")
+
+    monkeypatch.setattr(regression, "_import_robjects", fail)
+    with pytest.raises(StoryflowError, match=r"rpy2 cannot be imported.*rpy2-rinterface==3\.6\.5"):
+        regression.check_r()
+
+
+@needs_r
+def test_missing_r_package_is_named(monkeypatch) -> None:
+    monkeypatch.setattr(regression, "R_PACKAGES", ("lme4", "noSuchPackageXyz"))
+    with pytest.raises(StoryflowError, match=r"R package.* noSuchPackageXyz are not installed"):
+        regression.check_r()
+
+
+def run_script(name: str, **smk: object) -> None:
+    """Run ``scripts/<name>.py`` as Snakemake would, with a stand-in ``snakemake`` object."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        fake = SimpleNamespace(rule=name, log=[], **smk)
+        runpy.run_path(str(ROOT / "scripts" / f"{name}.py"), init_globals={"snakemake": fake})
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        for handler in handlers:
+            root.addHandler(handler)
+        root.setLevel(level)
+
+
+def test_rule_without_r_fails_with_the_message_not_a_traceback(
+    monkeypatch, tmp_path: Path, capsys
+) -> None:
+    sequentiality, covariates = synthetic_tables(n_stories=4, n_sentences=4, models=["m1"])
+    sequentiality.to_parquet(tmp_path / "seq.parquet")
+    covariates.to_parquet(tmp_path / "cov.parquet")
+    without_r(monkeypatch)
+    with pytest.raises(SystemExit) as exit_info:
+        run_script(
+            "fit_regressions",
+            input={
+                "sequentiality": [str(tmp_path / "seq.parquet")],
+                "covariates": tmp_path / "cov.parquet",
+            },
+            output={
+                "coefficients": tmp_path / "c.csv",
+                "tables": [tmp_path / "g.csv"],
+                "diagnostics": tmp_path / "d.csv",
+            },
+            params={
+                "specs": ["gain_h1"],
+                "skipped": {},
+                "models": ["m1"],
+                "formulation": "context",
+                "fdr_alpha": 0.05,
+                "confidence": 0.95,
+            },
+        )
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err
+    assert "storyflow: error in rule fit_regressions" in err
+    assert "r-cran-lmertest" in err
+    assert "Traceback" not in err
+
+
+# --- lmer agrees with statsmodels -----------------------------------------------------------
+
+
+def mixed_data(seed: int = 1, n_groups: int = 40, n_per: int = 12) -> pd.DataFrame:
+    """Random-intercept data: y = 0.5 + 0.3 x1 − 0.2 x2 + 0.4 b + u_story + e."""
+    rng = np.random.default_rng(seed)
+    group = np.repeat(np.arange(n_groups), n_per)
+    x1, x2 = rng.normal(size=group.size), rng.normal(size=group.size)
+    b = rng.integers(0, 2, group.size).astype(float)
+    u = rng.normal(0, 0.8, n_groups)[group]
+    y = 0.5 + 0.3 * x1 - 0.2 * x2 + 0.4 * b + u + rng.normal(0, 1, group.size)
+    return pd.DataFrame(
+        {"y": y, "x1": x1, "x2": x2, "b": b, "story_id": [f"s{g:02d}" for g in group]}
+    )
+
+
+@needs_r
+def test_lmer_fixed_effects_match_statsmodels() -> None:
+    import statsmodels.formula.api as smf
+
+    data = mixed_data()
+    fit = regression.fit_lmer(
+        data, "y ~ x1 + x2 + b + (1 | story_id)", {"story_id": sorted(data["story_id"].unique())}
+    )
+    ml = smf.mixedlm("y ~ x1 + x2 + b", data, groups=data["story_id"]).fit(
+        reml=False, method=["bfgs"]
+    )
+    lmer = fit.coefficients.set_index("term")["estimate"]
+    assert list(lmer.index) == ["(Intercept)", "x1", "x2", "b"]
+    np.testing.assert_allclose(
+        lmer.to_numpy(), ml.fe_params[["Intercept", "x1", "x2", "b"]].to_numpy(), atol=1e-4
+    )
+    assert fit.loglik == pytest.approx(ml.llf, abs=1e-3)
+    assert fit.sd_story == pytest.approx(float(np.sqrt(ml.cov_re.iloc[0, 0])), abs=1e-3)
+    assert fit.converged and not fit.singular
+    # Satterthwaite: df between the number of stories and of rows; p from t and df
+    coefs = fit.coefficients.set_index("term")
+    assert 30 < coefs.at["(Intercept)", "df"] < 100 < coefs.at["x1", "df"] < len(data)
+    expected_p = 2 * stats.t.sf(np.abs(coefs["t"]), coefs["df"])
+    np.testing.assert_allclose(coefs["p"], expected_p, rtol=1e-6)
+
+
+@needs_r
+def test_singular_fit_and_warnings_are_reported_not_swallowed() -> None:
+    data = mixed_data(n_groups=10, n_per=10)
+    rng = np.random.default_rng(5)
+    noise = pd.Series(rng.normal(0, 1, len(data)))
+    # no story effect at all, and story means of the noise removed: the ML story SD is 0
+    noise -= noise.groupby(data["story_id"]).transform("mean")
+    data["y"] = 0.3 * data["x1"] + noise
+    data["x2"] = data["x2"] * 1e7  # lme4 warns about predictors on very different scales
+    fit = regression.fit_lmer(
+        data, "y ~ x1 + x2 + (1 | story_id)", {"story_id": sorted(data["story_id"].unique())}
+    )
+    assert fit.singular
+    assert fit.sd_story == pytest.approx(0.0, abs=1e-6)
+    assert any("singular" in m for m in fit.messages)
+    assert any("rescaling" in w for w in fit.warnings)
+
+
+# --- from the workflow's tables to coefficient tables -----------------------------------------
+
+
+def synthetic_tables(
+    n_stories: int = 30, n_sentences: int = 8, models: tuple[str, ...] | list[str] = ("m1", "m2")
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Sentence sequentiality (context formulation, h = 1, 3) and covariates with a known effect:
+    the gain grows by 0.2 nats/token per unit of embedding_sim_h{h}."""
+    rng = np.random.default_rng(11)
+    cov_rows, seq_rows = [], []
+    for s in range(n_stories):
+        story = f"{s:04d}"
+        story_effect = rng.normal(0, 0.1)
+        for i in range(n_sentences):
+            row = {"story_id": story, "sentence_idx": i}
+            for w in (1, 3):
+                for m in WINDOW_MEASURES:
+                    row[f"{m}_h{w}"] = np.nan if i == 0 else rng.uniform()
+            row.update(
+                n_tokens=int(rng.integers(5, 30)),
+                rare_word_rate=rng.uniform(0, 0.3),
+                clause_count=int(rng.integers(1, 4)),
+                tree_depth=int(rng.integers(2, 8)),
+                **{c: int(rng.uniform() < 0.3) for c in CONNECTIVE_COLUMNS},
+                rhetorical_disrupting=np.nan if i == 0 else float(rng.uniform() < 0.2),
+                rhetorical_source="connective-heuristic",
+                agent_source="subject-pronoun-heuristic",
+                embedding_model="fake",
+            )
+            row["conn_contrastive"] = 0  # never occurs: constant, must be dropped
+            cov_rows.append(row)
+            for k, model in enumerate(models):
+                base = 4.0 + 0.3 * k + rng.normal(0, 0.5)
+                for h in ("1", "3"):
+                    n_history = min(i, int(h))
+                    gain = (
+                        0.0
+                        if n_history == 0
+                        else 0.5
+                        + story_effect
+                        + 0.2 * row[f"embedding_sim_h{h}"]
+                        + rng.normal(0, 0.05)
+                    )
+                    seq_rows.append(
+                        {
+                            "story_id": story,
+                            "sentence_idx": i,
+                            "model": model,
+                            "formulation": "context",
+                            "history": h,
+                            "n_history": n_history,
+                            "truncated": False,
+                            "nll_base": base,
+                            "nll_context": base - gain,
+                            "seq": gain,
+                        }
+                    )
+    return pd.DataFrame(seq_rows), pd.DataFrame(cov_rows)
+
+
+def test_rows_drop_first_sentences_and_need_covariates() -> None:
+    seq, cov = synthetic_tables(n_stories=3, n_sentences=4)
+    rows, counts = regression.regression_rows(seq, cov, formulation="context", history="1")
+    assert counts == {
+        "n_rows_scored": 3 * 4 * 2,
+        "n_first_sentences_dropped": 3 * 2,
+        "n_truncated_kept": 0,
+    }
+    assert len(rows) == 3 * 3 * 2 and (rows["sentence_idx"] > 0).all()
+    with pytest.raises(StoryflowError, match="have no covariates"):
+        regression.regression_rows(seq, cov.iloc[2:], formulation="context", history="1")
+    with pytest.raises(StoryflowError, match="no sentence sequentiality rows"):
+        regression.regression_rows(seq, cov, formulation="topic", history="1")
+
+
+def test_design_scales_continuous_predictors_and_drops_constants() -> None:
+    seq, cov = synthetic_tables(n_stories=5, n_sentences=5)
+    rows, _ = regression.regression_rows(seq, cov, formulation="context", history="3")
+    design = regression.build_design(rows, regression.Spec("raw", "3"), ["m2", "m1"])
+    frame = design.frame
+    assert design.formula.startswith("nll_context ~ model + nll_base + lemma_overlap_h3 + ")
+    assert design.formula.endswith(" + (1 | story_id)")
+    assert "conn_contrastive" not in frame and "conn_contrastive (constant)" in design.dropped
+    for column in ["nll_base", "embedding_sim_h3", "n_tokens"]:
+        assert frame[column].mean() == pytest.approx(0.0, abs=1e-12)
+        assert frame[column].std(ddof=1) == pytest.approx(1.0)
+        assert design.scaling[column] == "z-score"
+    assert set(frame["conn_onset"].unique()) == {0.0, 1.0}  # indicators as they are
+    assert design.factors["model"] == ["m2", "m1"]  # config order: m2 is the reference
+    one_model = regression.build_design(
+        rows[rows["model"] == "m1"], regression.Spec("gain", "3"), ["m1"]
+    )
+    assert "model" not in one_model.formula
+    assert "model (only m1 model)" in one_model.dropped
+
+
+@needs_r
+def test_fit_specifications_tables(tmp_path: Path) -> None:
+    seq, cov = synthetic_tables()
+    specs = [regression.Spec("gain", "1"), regression.Spec("raw", "3")]
+    coefs, diagnostics = regression.fit_specifications(
+        seq,
+        cov,
+        specs,
+        models=["m1", "m2"],
+        skipped={"gain_h9": "history 9 not scored (nll.max_history = 3)"},
+    )
+    assert list(coefs.columns) == regression.COEFFICIENT_COLUMNS
+    assert list(diagnostics["spec"]) == ["gain_h1", "raw_h3", "gain_h9"]
+    assert diagnostics["status"].tolist() == [
+        "fitted",
+        "fitted",
+        "skipped: history 9 not scored (nll.max_history = 3)",
+    ]
+    fitted = diagnostics.iloc[:2]
+    assert (fitted["n_obs"] == 30 * 7 * 2).all() and (fitted["n_stories"] == 30).all()
+    assert (fitted["n_first_sentences_dropped"] == 30 * 2).all()
+    assert fitted["dropped_predictors"].str.contains("conn_contrastive").all()
+    gain = coefs[coefs["spec"] == "gain_h1"].set_index("term")
+    # the planted effect: 0.2 per unit of embedding_sim_h1, i.e. 0.2 * SD per SD
+    sd = gain.at["embedding_sim_h1", "predictor_sd"]
+    assert gain.at["embedding_sim_h1", "estimate"] == pytest.approx(0.2 * sd, rel=0.15)
+    assert bool(gain.at["embedding_sim_h1", "significant_fdr"])
+    assert gain.at["embedding_sim_h1", "label"] == "embedding similarity (fake)"
+    assert gain.at["agent_continuity_h1", "label"] == "agent continuity (subject-pronoun-heuristic)"
+    assert gain.at["modelm2", "role"] == "control"
+    # BH over every coefficient but the intercept; CIs from the Satterthwaite t quantile
+    family = gain.drop(index="(Intercept)")
+    np.testing.assert_allclose(
+        family["p_fdr"], stats.false_discovery_control(family["p"], method="bh")
+    )
+    assert np.isnan(gain.at["(Intercept)", "p_fdr"])
+    half = stats.t.ppf(0.975, gain["df"]) * gain["se"]
+    np.testing.assert_allclose(gain["ci_high"] - gain["estimate"], half)
+    raw = coefs[coefs["spec"] == "raw_h3"].set_index("term")
+    assert raw.at["nll_base", "role"] == "control" and raw.at["nll_base", "estimate"] > 0.3
+
+    figure = regression.plot_coefficients(
+        coefs, [tmp_path / "f.png", tmp_path / "f.pdf"], dpi=50, width_per_panel=3.0
+    )
+    assert (tmp_path / "f.png").stat().st_size > 0 and (tmp_path / "f.pdf").stat().st_size > 0
+    assert len(figure.axes) == 2
+    labels = [t.get_text() for t in figure.axes[0].get_yticklabels()]
+    assert "intercept" not in labels and "NLL without context" not in labels
+
+
+@pytest.mark.slow
+@needs_r
+def test_tiny_workflow_fits_on_real_nlls(tmp_path: Path, data_mirror: Path) -> None:
+    """The tiny config end to end: covariates and lmer fits from real NLLs (h = 1 only)."""
+    import subprocess
+    import sys
+
+    targets = [
+        "results/hippocorpus/tables/regression_diagnostics.csv",
+        "results/hippocorpus/figures/regression_coefficients.png",
+    ]
+    subprocess.run(
+        [
+            str(Path(sys.executable).parent / "snakemake"),
+            "--cores",
+            "2",
+            "--snakefile",
+            str(ROOT / "Snakefile"),
+            "--configfile",
+            str(ROOT / "tests/config/tiny.yaml"),
+            "--directory",
+            str(tmp_path),
+            "--config",
+            f'data={{"mirror": "{data_mirror}"}}',
+            "--",
+            *targets,
+        ],
+        check=True,
+        cwd=ROOT,
+    )
+    results = tmp_path / "results/hippocorpus"
+    covariates = pd.read_parquet(results / "covariates.parquet")
+    sentences = pd.read_parquet(results / "sentences.parquet")
+    assert len(covariates) == len(sentences)
+    diagnostics = pd.read_csv(results / "tables/regression_diagnostics.csv")
+    assert diagnostics.set_index("spec")["status"].to_dict() == {
+        "gain_h1": "fitted",
+        "raw_h1": "fitted",
+        "gain_h3": "skipped: history 3 not scored (nll.max_history = 2)",
+        "raw_h3": "skipped: history 3 not scored (nll.max_history = 2)",
+    }
+    fitted = diagnostics[diagnostics["status"] == "fitted"]
+    first = (sentences["sentence_idx"] == 0).sum()
+    assert (fitted["n_obs"] == len(sentences) - first).all()
+    assert (fitted["n_first_sentences_dropped"] == first).all()
+    for spec in ["gain_h1", "raw_h1"]:
+        table = regression.read_coefficients(results / f"tables/regression_{spec}.csv")
+        assert list(table.columns) == regression.COEFFICIENT_COLUMNS
+        assert table["estimate"].notna().all() and table["se"].gt(0).all()

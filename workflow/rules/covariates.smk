@@ -1,0 +1,22 @@
+rule compute_covariates:
+    input:
+        sentences="results/{corpus}/sentences.parquet",
+        connectives=connective_lexicon(),
+    output:
+        covariates="results/{corpus}/covariates.parquet",
+    log:
+        "logs/{corpus}/compute_covariates.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    resources:
+        mem_mb=3000,
+    params:
+        spacy_model=config["sentences"]["spacy_model"],
+        embedding_model=config["covariates"]["embedding_model"],
+        windows=config["covariates"]["windows"],
+        zipf_threshold=config["covariates"]["zipf_threshold"],
+        relation_classifier=config["covariates"]["relation_classifier"],
+        agent_resolver=config["covariates"]["agent_resolver"],
+    script:
+        "../../scripts/compute_covariates.py"

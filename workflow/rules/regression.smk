@@ -1,0 +1,40 @@
+rule fit_regressions:
+    input:
+        sequentiality=sentence_tables,
+        covariates="results/{corpus}/covariates.parquet",
+    output:
+        coefficients="results/{corpus}/tables/regression_coefficients.csv",
+        tables=expand(
+            "results/{{corpus}}/tables/regression_{spec}.csv", spec=REGRESSION_SPECS
+        ),
+        diagnostics="results/{corpus}/tables/regression_diagnostics.csv",
+    log:
+        "logs/{corpus}/fit_regressions.log",
+    conda:
+        "../../envs/regression.yaml"
+    params:
+        specs=REGRESSION_SPECS,
+        skipped=REGRESSION_SKIPPED,
+        models=MODELS,
+        formulation=config["regression"]["formulation"],
+        fdr_alpha=config["regression"]["fdr_alpha"],
+        confidence=config["stats"]["confidence"],
+    script:
+        "../../scripts/fit_regressions.py"
+
+
+rule plot_regression_coefficients:
+    input:
+        table="results/{corpus}/tables/regression_coefficients.csv",
+    output:
+        png="results/{corpus}/figures/regression_coefficients.png",
+        pdf="results/{corpus}/figures/regression_coefficients.pdf",
+    log:
+        "logs/{corpus}/plot_regression_coefficients.log",
+    conda:
+        "../../envs/regression.yaml"
+    params:
+        dpi=config["figures"]["dpi"],
+        width_per_panel=config["figures"]["width_per_panel"],
+    script:
+        "../../scripts/plot_coefficients.py"
