@@ -4,8 +4,8 @@ tools/slurm/start.sh installs (apt-get), configures and starts a one-node SLURM 
 machine (root needed; skipped otherwise), and tools/slurm/stop.sh stops it again at the end when
 these tests started it. The tiny config then runs through ``--profile workflow/profiles/slurm``,
 every job an sbatch job, and its result tables must equal those of the local run (``tiny_run``).
-A job that fails, and one cancelled with scancel, are reported with their SLURM log and
-re-submitted per the profile's ``retries``.
+On the way, one NLL job is cancelled with scancel; it, and a job that fails, are reported with
+their SLURM log and submitted again per the profile's ``retries``.
 
 Run just these:  .venv/bin/pytest -m slurm -s   (docs/cluster.md gives the times)
 """
@@ -15,8 +15,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,8 +35,6 @@ REPO = Path(__file__).resolve().parents[1]
 PROFILE = REPO / "workflow" / "profiles" / "slurm"
 START, STOP = REPO / "tools/slurm/start.sh", REPO / "tools/slurm/stop.sh"
 SITE = yaml.safe_load((PROFILE / "config.yaml").read_text())["__variables__"]
-TINY = yaml.safe_load((REPO / "tests/config/tiny.yaml").read_text())
-MODEL = TINY["models"][0]["name"]
 # The profile polls at a pace fit for a shared cluster; a test has the scheduler to itself.
 FAST_POLLING = (
     "--slurm-init-seconds-before-status-checks=2",
@@ -57,7 +57,7 @@ def cluster_is_up() -> bool:
 
 
 @pytest.fixture(scope="module")
-def slurm_cluster() -> None:
+def slurm_cluster() -> Iterator[None]:
     if os.geteuid() != 0:
         pytest.skip("needs root: tools/slurm/start.sh installs and starts the SLURM daemons")
     if not (shutil.which("apt-get") or shutil.which("slurmctld")):
@@ -78,11 +78,10 @@ def submissions(output: str) -> list[tuple[str, str, Path, str]]:
 
 
 def sacct(job_ids: list[str], fields: str) -> dict[str, dict[str, str]]:
+    command = ["sacct", "-X", "--noheader", "--parsable2", f"--format=JobIDRaw,{fields}"]
     out = subprocess.run(
-        ["sacct", "-X", "--noheader", "--parsable2", f"--format=JobIDRaw,{fields}",
-         "--jobs", ",".join(job_ids)],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        [*command, "--jobs", ",".join(job_ids)], capture_output=True, text=True, check=True
+    ).stdout
     names = fields.split(",")
     return {
         line.split("|")[0]: dict(zip(names, line.split("|")[1:], strict=True))
@@ -100,28 +99,71 @@ def result_tables(workdir: Path) -> dict[str, pd.DataFrame]:
     return tables
 
 
+def squeue_state(job_id: str) -> str:
+    return subprocess.run(
+        ["squeue", "--noheader", "--format=%T", "--jobs", job_id], capture_output=True, text=True
+    ).stdout.strip()
+
+
+def cancel_first_job_of(rule: str, log: Path, process: subprocess.Popen, timeout: float) -> str:
+    """scancel the first SLURM job of ``rule`` a few seconds after it starts; returns its id."""
+    deadline = time.monotonic() + timeout
+    while not (jobs := [j for j in submissions(log.read_text()) if j[3] == rule]):
+        assert process.poll() is None, f"snakemake ended early:\n{log.read_text()[-4000:]}"
+        assert time.monotonic() < deadline, f"no {rule} job submitted in {timeout} s"
+        time.sleep(0.5)
+    job_id = jobs[0][1]
+    while squeue_state(job_id) != "RUNNING":
+        assert time.monotonic() < deadline, f"SLURM job {job_id} did not start in {timeout} s"
+        time.sleep(0.5)
+    time.sleep(2)  # running: the jobstep has started Snakemake, which starts the script
+    subprocess.run(["scancel", job_id], check=True)
+    return job_id
+
+
 def test_slurm_run_equals_local_run(
     snakemake: Snakemake, tiny_run: Path, slurm_cluster: None, tmp_path: Path
 ) -> None:
-    workdir = tmp_path / "slurm"
+    """The tiny config through the SLURM profile, one NLL job cancelled (scancel) on the way."""
+    workdir, log_path = tmp_path / "slurm", tmp_path / "snakemake.log"
     start = time.monotonic()
-    result = snakemake(workdir, "--profile", str(PROFILE), *FAST_POLLING, timeout=3000)
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            snakemake.command(workdir, "--profile", str(PROFILE), *FAST_POLLING),
+            cwd=REPO,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        cancelled = cancel_first_job_of("score_nll_shard", log_path, process, timeout=1200)
+        assert process.wait(timeout=3000) == 0, log_path.read_text()[-6000:]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
     wall = time.monotonic() - start
-    jobs = submissions(result.stdout)
+    output = log_path.read_text()
+    jobs = submissions(output)
+
+    # the cancelled job was reported with its SLURM log and submitted again (retries: 1)
+    cancelled_job, _, cancelled_log, _ = next(j for j in jobs if j[1] == cancelled)
+    assert f"SLURM-job '{cancelled}' failed, SLURM status is: 'CANCELLED'" in output
+    assert re.search(rf"log: .*{re.escape(str(cancelled_log))} \(check log file", output)
+    assert "CANCELLED AT" in cancelled_log.read_text()
+    assert [j[0] for j in jobs].count(cancelled_job) == 2
 
     # every job but the target rule `all` went through sbatch, with the profile's resources
-    assert len(jobs) == int(re.search(r"^total\s+(\d+)$", result.stdout, re.M).group(1)) - 1
-    accounting = sacct(
-        [slurm for _, slurm, _, _ in jobs], "State,Partition,Account,AllocTRES,Timelimit"
-    )
+    planned = int(re.search(r"^total\s+(\d+)$", output, re.M).group(1))
+    assert len(jobs) == planned - 1 + 1  # `all` runs in Snakemake; the cancelled job twice
+    accounting = sacct([j[1] for j in jobs], "State,Partition,Account,AllocTRES,Timelimit")
     for _, slurm, log, rule in jobs:
         job = accounting[slurm]
-        assert job["State"] == "COMPLETED", (rule, job)
+        assert job["State"].split()[0] == ("CANCELLED" if slurm == cancelled else "COMPLETED")
         assert (job["Partition"], job["Account"]) == (SITE["partition"], SITE["account"])
         gpu = "gres/gpu=1" in job["AllocTRES"].split(",")
         assert gpu == (rule == "score_nll_shard"), (rule, job["AllocTRES"])
         assert log.is_file()  # slurm-keep-successful-logs
-    nll_jobs = [slurm for _, slurm, _, rule in jobs if rule == "score_nll_shard"]
+    nll_jobs = [j[1] for j in jobs if j[3] == "score_nll_shard"]
     assert {accounting[slurm]["Timelimit"] for slurm in nll_jobs} == {"04:00:00"}
 
     local, remote = result_tables(tiny_run), result_tables(workdir)
@@ -132,8 +174,9 @@ def test_slurm_run_equals_local_run(
         pd.testing.assert_frame_equal(remote[name], table, check_exact=False, rtol=1e-9, atol=1e-12)
         exact.append(remote[name].equals(table))
     print(
-        f"\nSLURM run of the tiny config: {len(jobs)} sbatch jobs, {wall:.0f} s wall time; "
-        f"{sum(exact)} of {len(exact)} result tables bit-identical to the local run"
+        f"\nSLURM run of the tiny config: {planned - 1} jobs through sbatch (+1 resubmission of "
+        f"the cancelled one), {wall:.0f} s wall time; {sum(exact)} of {len(exact)} result "
+        "tables bit-identical to the local run"
     )
 
 
@@ -164,51 +207,3 @@ def test_failed_job_is_reported_with_its_slurm_log_and_retried(
         assert f"SLURM-job '{slurm}' failed, SLURM status is: 'FAILED'" in result.stdout
         assert re.search(rf"log: .*{re.escape(str(log))} \(check log file", result.stdout)
         assert f"{missing} does not exist" in log.read_text()
-
-
-def test_cancelled_job_is_reported_with_its_slurm_log_and_retried(
-    snakemake: Snakemake, tiny_run: Path, slurm_cluster: None, tmp_path: Path
-) -> None:
-    workdir = tmp_path / "run"
-    shutil.copytree(tiny_run, workdir, symlinks=True)
-    shard = f"results/hippocorpus/nll/{MODEL}/shard-000.parquet"
-    (workdir / shard).unlink()
-    log_path = tmp_path / "snakemake.log"
-    with log_path.open("w") as log:
-        process = subprocess.Popen(
-            snakemake.command(workdir, "--profile", str(PROFILE), *FAST_POLLING, targets=[shard]),
-            cwd=REPO,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + 300
-        while not (jobs := submissions(log_path.read_text())):
-            assert process.poll() is None and time.monotonic() < deadline, log_path.read_text()
-            time.sleep(0.5)
-        first = jobs[0][1]
-        while (
-            subprocess.run(
-                ["squeue", "--noheader", "--format=%T", "--jobs", first],
-                capture_output=True,
-                text=True,
-            ).stdout.strip()
-            != "RUNNING"
-        ):
-            assert time.monotonic() < deadline, "the shard job did not start"
-            time.sleep(0.5)
-        time.sleep(2)
-        subprocess.run(["scancel", first], check=True)
-        assert process.wait(timeout=900) == 0, log_path.read_text()[-4000:]
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, 9)
-    output = log_path.read_text()
-    jobs = submissions(output)
-    assert [rule for *_, rule in jobs] == ["score_nll_shard", "score_nll_shard"]
-    cancelled_log = jobs[0][2]
-    assert f"SLURM-job '{first}' failed, SLURM status is: 'CANCELLED'" in output
-    assert re.search(rf"log: .*{re.escape(str(cancelled_log))} \(check log file", output)
-    assert "Trying to restart job" in output
-    assert (workdir / shard).is_file()

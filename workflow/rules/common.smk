@@ -19,6 +19,12 @@ if len(MODELS) != len(config["models"]):
 SHARDS = [f"{k:03d}" for k in range(config["nll"]["shards"])]
 
 
+# Fetching data and models needs the internet, which cluster compute nodes often lack.
+localrules:
+    download_hippocorpus,
+    materialize_model,
+
+
 wildcard_constraints:
     corpus="|".join(CORPORA),
     model="|".join(MODELS),
