@@ -2,8 +2,17 @@
 
 import pandas as pd
 
+from storyflow.prompts import prompt_mode
 from storyflow.runner import run
 from storyflow.scoring import NllSettings, score_corpus, select_shard
+
+
+def model_spec(smk):
+    """The model's config entry: from params when the rule passes it, else from the config."""
+    spec = getattr(smk.params, "model", None)
+    if spec:
+        return spec
+    return next(m for m in smk.config["models"] if m["name"] == smk.wildcards.model)
 
 
 def main(smk):
@@ -11,12 +20,16 @@ def main(smk):
     stories = select_shard(
         pd.read_parquet(smk.input.stories), int(smk.wildcards.shard), smk.params.n_shards
     )
+    spec = model_spec(smk)
     table = score_corpus(
         model_name=smk.wildcards.model,
         model_path=smk.input.gguf,
         stories=stories,
         sentences=pd.read_parquet(smk.input.sentences),
         settings=settings,
+        prompt=prompt_mode(spec),
+        backend=spec.get("backend") or "llama.cpp",
+        dtype=spec.get("dtype") or "float32",
     )
     table.to_parquet(smk.output.nll, index=False)
 

@@ -262,3 +262,12 @@ def test_score_corpus_long_table_with_truncation(
     truncated = full[full["truncated"]]
     assert (truncated["n_history"] < truncated["sentence_idx"]).all()
     assert not table.loc[table["history"] == "0", "truncated"].any()
+
+
+def test_batch_size_defaults_per_device() -> None:
+    base = {"max_history": 9, "formulations": ["topic"], "max_context_tokens": 2048}
+    cpu = NllSettings.from_config({**base, "n_gpu_layers": 0, "n_batch": None})
+    gpu = NllSettings.from_config({**base, "n_gpu_layers": -1, "n_batch": None})
+    assert (cpu.n_batch, gpu.n_batch) == (512, 2048)
+    chosen = NllSettings.from_config({**base, "n_gpu_layers": -1, "n_batch": 256})
+    assert chosen.n_batch == 256

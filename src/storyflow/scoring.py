@@ -5,9 +5,11 @@ Terms (method.md §1): for sentence s_i of a story, history size h and formulati
 - f = ``"topic"``: the sequence is start token + topic + "\\n\\n" + s_{i-h} .. s_{i-1} + s_i;
 - f = ``"context"``: the sequence is start token + s_{i-h} .. s_{i-1} + s_i;
 
-and the score is the mean over s_i's own tokens of −log p(token | everything before it), in
-nats/token. h = 0 gives NLL_T (topic) and NLL_∅ (context); h = ``"full"`` uses all preceding
-sentences. The start token is the model's BOS token, or its end-of-text token when it has none.
+(instruct models with ``prompt: chat``: the model's chat template replaces start token + topic +
+"\\n\\n", see ``storyflow.prompts``) and the score is the mean over s_i's own tokens of
+−log p(token | everything before it), in nats/token. h = 0 gives NLL_T (topic) and NLL_∅
+(context); h = ``"full"`` uses all preceding sentences. The start token is the model's BOS
+token, or its end-of-text token when it has none.
 
 How the terms are computed (each exactly, not approximated):
 
@@ -44,6 +46,7 @@ from tqdm import tqdm
 
 from storyflow.errors import StoryflowError
 from storyflow.history import FULL, history_labels
+from storyflow.prompts import ChatPrompt
 
 log = logging.getLogger(__name__)
 
@@ -83,9 +86,16 @@ class NllSettings:
             formulations=tuple(cfg["formulations"]),
             max_context_tokens=int(cfg["max_context_tokens"]),
             n_gpu_layers=int(cfg["n_gpu_layers"]),
-            n_batch=int(cfg["n_batch"]),
+            n_batch=default_n_batch(int(cfg["n_gpu_layers"]), cfg.get("n_batch")),
             n_threads=int(threads),
         )
+
+
+def default_n_batch(n_gpu_layers: int, n_batch: int | None = None) -> int:
+    """``n_batch`` when set, else the default per device: 512 on CPU, 2048 with GPU offload."""
+    if n_batch is not None:
+        return int(n_batch)
+    return 2048 if n_gpu_layers != 0 else 512
 
 
 class Scorer(Protocol):
@@ -252,8 +262,12 @@ class StoryTokens:
     story_id: str
     sentences: list[list[int]]
     topic: list[int] | None  # tokens of topic + "\n\n", None when the story has no topic
+    # chat-template prefixes per formulation (storyflow.prompts), replacing start token + topic
+    chat: dict[str, list[int]] | None = None
 
     def prefix(self, formulation: str, start: int) -> list[int]:
+        if self.chat is not None:
+            return list(self.chat[formulation])
         if formulation == "topic":
             assert self.topic is not None
             return [start, *self.topic]
@@ -261,9 +275,17 @@ class StoryTokens:
 
 
 def tokenize_story(
-    tokenizer: Any, story_id: str, sentences: Sequence[str], topic: str | None
+    tokenizer: Any,
+    story_id: str,
+    sentences: Sequence[str],
+    topic: str | None,
+    chat: ChatPrompt | None = None,
 ) -> StoryTokens:
-    """Tokenize each sentence once as ``" " + sentence``; the topic as ``topic + "\\n\\n"``."""
+    """Tokenize each sentence once as ``" " + sentence``; the topic as ``topic + "\\n\\n"``.
+
+    With ``chat``, the prefixes come from the model's chat template instead (storyflow.prompts);
+    the sentences are tokenized the same way.
+    """
     sentence_ids = [tokenizer.tokenize(" " + text) for text in sentences]
     for idx, ids in enumerate(sentence_ids):
         if not ids:
@@ -271,7 +293,12 @@ def tokenize_story(
                 f"story {story_id}, sentence {idx}: no tokens ({sentences[idx]!r})"
             )
     topic_ids = tokenizer.tokenize(topic.strip() + TOPIC_SEPARATOR) if topic else None
-    return StoryTokens(story_id, sentence_ids, topic_ids)
+    prefixes = None
+    if chat is not None:
+        prefixes = {"context": chat.prefix("context", None)}
+        if topic:
+            prefixes["topic"] = chat.prefix("topic", topic)
+    return StoryTokens(story_id, sentence_ids, topic_ids, prefixes)
 
 
 @dataclass
@@ -431,11 +458,17 @@ def score_corpus(
     stories: pd.DataFrame,
     sentences: pd.DataFrame,
     settings: NllSettings,
+    prompt: str = "plain",
+    backend: str = "llama.cpp",
+    dtype: str = "float32",
 ) -> pd.DataFrame:
     """NLL table (columns of ``NLL_DTYPES``) of every story, sentence, formulation and history size.
 
     ``stories`` needs ``story_id``, ``topic`` (None when missing); ``sentences`` needs
     ``story_id``, ``sentence_idx``, ``text``. Stories without a topic get context rows only.
+    ``prompt``: ``plain`` (start token, topic, "\\n\\n") or ``chat`` (the model's chat template,
+    storyflow.prompts). ``backend``: ``llama.cpp`` or ``transformers`` (the same GGUF,
+    dequantized; ``dtype`` float32 or bfloat16; on the GPU when ``settings.n_gpu_layers`` != 0).
     """
     if stories.empty:
         log.info("model %s: no stories in this shard", model_name)
@@ -444,6 +477,9 @@ def score_corpus(
         )
     vocab = VocabOnly(model_path)
     start = vocab.start_token
+    if prompt not in ("plain", "chat"):
+        raise ValueError(f"prompt must be plain or chat, not {prompt!r}")
+    chat = ChatPrompt(vocab.llm, model_name) if prompt == "chat" else None
     by_story = sentences.sort_values(["story_id", "sentence_idx"]).groupby("story_id", sort=False)
     texts = {sid: list(group["text"]) for sid, group in by_story}
     tokenized = []
@@ -452,14 +488,15 @@ def score_corpus(
             log.warning("story %s has no sentences: skipped", row.story_id)
             continue
         topic = row.topic if isinstance(row.topic, str) and row.topic.strip() else None
-        tokenized.append(tokenize_story(vocab, row.story_id, texts[row.story_id], topic))
+        tokenized.append(tokenize_story(vocab, row.story_id, texts[row.story_id], topic, chat))
     capacity = min(settings.max_context_tokens, vocab.n_ctx_train)
     needed = context_size(tokenized, settings.formulations, start)
     n_ctx = min(capacity, -(-needed // 64) * 64)
     log.info(
-        "model %s: %d stories, longest sequence %d tokens, context window %d (cap %d), "
-        "start token %d",
+        "model %s: %d stories, %s prompts, longest sequence %d tokens, context window %d "
+        "(cap %d), start token %d",
         model_name,
+        prompt,
         len(tokenized),
         needed,
         n_ctx,
@@ -467,13 +504,26 @@ def score_corpus(
         start,
     )
     del vocab
-    scorer = LlamaCppScorer(
-        model_path,
-        n_ctx=n_ctx,
-        n_threads=settings.n_threads,
-        n_gpu_layers=settings.n_gpu_layers,
-        n_batch=settings.n_batch,
-    )
+    scorer: Any
+    if backend == "transformers":
+        from storyflow.backends.transformers import TransformersScorer
+
+        scorer = TransformersScorer(
+            model_path,
+            dtype=dtype,
+            device="cuda" if settings.n_gpu_layers != 0 else "cpu",
+            n_threads=settings.n_threads,
+        )
+    elif backend == "llama.cpp":
+        scorer = LlamaCppScorer(
+            model_path,
+            n_ctx=n_ctx,
+            n_threads=settings.n_threads,
+            n_gpu_layers=settings.n_gpu_layers,
+            n_batch=settings.n_batch,
+        )
+    else:
+        raise ValueError(f"backend must be llama.cpp or transformers, not {backend!r}")
     counter = PassCounter()
     rows: list[tuple[Any, ...]] = []
     began = time.perf_counter()

@@ -50,6 +50,13 @@ def nll_settings(wildcards):
     return {key: value for key, value in config["nll"].items() if key != "shards"}
 
 
+def model_scoring(wildcards):
+    """The model entry's keys that change its scores (labels such as family do not)."""
+    spec = MODEL_SPECS[wildcards.model]
+    keys = ("name", "variant", "prompt", "backend", "dtype")
+    return {key: spec[key] for key in keys if key in spec}
+
+
 def nll_shards(wildcards):
     return expand(
         "results/{corpus}/nll/{model}/shard-{shard}.parquet",

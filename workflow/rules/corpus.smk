@@ -1,12 +1,12 @@
 rule download_hippocorpus:
     output:
         csv="resources/data/hippocorpus/hippoCorpusV2.csv",
-    params:
-        url=config["hippocorpus"]["url"],
     log:
         "logs/download_hippocorpus.log",
     conda:
         "../../envs/storyflow.yaml"
+    params:
+        url=config["hippocorpus"]["url"],
     script:
         "../../scripts/download_hippocorpus.py"
 
@@ -23,14 +23,14 @@ rule sample_stories:
             subcategory="hippocorpus",
         ),
         excluded="results/hippocorpus/tables/excluded_stories.csv",
+    log:
+        "logs/hippocorpus/sample_stories.log",
+    conda:
+        "../../envs/storyflow.yaml"
     params:
         story_types=config["hippocorpus"]["story_types"],
         fraction=config["hippocorpus"]["sample"]["fraction"],
         per_type=config["hippocorpus"]["sample"]["per_type"],
         seed=config["hippocorpus"]["sample"]["seed"],
-    log:
-        "logs/hippocorpus/sample_stories.log",
-    conda:
-        "../../envs/storyflow.yaml"
     script:
         "../../scripts/sample_stories.py"

@@ -9,14 +9,14 @@ rule plot_sequentiality:
             subcategory="{corpus}",
         ),
         pdf="results/{corpus}/figures/sequentiality_by_history.pdf",
-    params:
-        dpi=config["figures"]["dpi"],
-        width_per_panel=config["figures"]["width_per_panel"],
-        height_per_panel=config["figures"]["height_per_panel"],
     log:
         "logs/{corpus}/plot_sequentiality.log",
     conda:
         "../../envs/storyflow.yaml"
+    params:
+        dpi=config["figures"]["dpi"],
+        width_per_panel=config["figures"]["width_per_panel"],
+        height_per_panel=config["figures"]["height_per_panel"],
     script:
         "../../scripts/plot_sequentiality.py"
 
@@ -32,13 +32,13 @@ rule plot_effect_sizes:
             subcategory="{corpus}",
         ),
         pdf="results/{corpus}/figures/effect_sizes.pdf",
-    params:
-        dpi=config["figures"]["dpi"],
-        width_per_panel=config["figures"]["width_per_panel"],
-        height_per_panel=config["figures"]["height_per_panel"],
     log:
         "logs/{corpus}/plot_effect_sizes.log",
     conda:
         "../../envs/storyflow.yaml"
+    params:
+        dpi=config["figures"]["dpi"],
+        width_per_panel=config["figures"]["width_per_panel"],
+        height_per_panel=config["figures"]["height_per_panel"],
     script:
         "../../scripts/plot_effect_sizes.py"

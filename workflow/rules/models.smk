@@ -1,11 +1,11 @@
 rule materialize_model:
     output:
         gguf="resources/models/{model}.gguf",
-    params:
-        source=model_source,
     log:
         "logs/models/{model}.log",
     conda:
         "../../envs/storyflow.yaml"
+    params:
+        source=model_source,
     script:
         "../../scripts/materialize_model.py"

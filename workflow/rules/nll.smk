@@ -5,17 +5,18 @@ rule score_nll_shard:
         gguf="resources/models/{model}.gguf",
     output:
         nll="results/{corpus}/nll/{model}/shard-{shard}.parquet",
-    params:
-        settings=nll_settings,
-        n_shards=config["nll"]["shards"],
-    threads: 2
-    resources:
-        mem_mb=6000,
-        runtime=240,
     log:
         "logs/{corpus}/score_nll/{model}/shard-{shard}.log",
     conda:
         "../../envs/storyflow.yaml"
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=240,
+    params:
+        settings=nll_settings,
+        model=model_scoring,
+        n_shards=config["nll"]["shards"],
     script:
         "../../scripts/score_nll.py"
 

@@ -4,11 +4,11 @@ rule split_sentences:
     output:
         sentences="results/{corpus}/sentences.parquet",
         counts="results/{corpus}/tables/sentence_counts.csv",
-    params:
-        spacy_model=config["sentences"]["spacy_model"],
     log:
         "logs/{corpus}/split_sentences.log",
     conda:
         "../../envs/storyflow.yaml"
+    params:
+        spacy_model=config["sentences"]["spacy_model"],
     script:
         "../../scripts/split_sentences.py"

@@ -8,13 +8,13 @@ rule summarize_sequentiality:
             category="Sequentiality",
             subcategory="{corpus}",
         ),
-    params:
-        confidence=config["stats"]["confidence"],
-        min_sentences=config["stats"]["min_sentences"],
     log:
         "logs/{corpus}/summarize_sequentiality.log",
     conda:
         "../../envs/storyflow.yaml"
+    params:
+        confidence=config["stats"]["confidence"],
+        min_sentences=config["stats"]["min_sentences"],
     script:
         "../../scripts/summarize_sequentiality.py"
 
@@ -29,13 +29,13 @@ rule compute_effect_sizes:
             category="Effect sizes",
             subcategory="{corpus}",
         ),
-    params:
-        contrasts=config["stats"]["contrasts"],
-        confidence=config["stats"]["confidence"],
-        min_sentences=config["stats"]["min_sentences"],
     log:
         "logs/{corpus}/compute_effect_sizes.log",
     conda:
         "../../envs/storyflow.yaml"
+    params:
+        contrasts=config["stats"]["contrasts"],
+        confidence=config["stats"]["confidence"],
+        min_sentences=config["stats"]["min_sentences"],
     script:
         "../../scripts/compute_effect_sizes.py"
