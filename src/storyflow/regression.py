@@ -168,8 +168,16 @@ def _missing_r(what: str) -> StoryflowError:
 def _import_robjects() -> Any:
     """``rpy2.robjects``, starting R (ABI mode: no compiler needed; quiet about API mode)."""
     os.environ.setdefault("RPY2_CFFI_MODE", "ABI")
+    library_path = os.environ.get("LD_LIBRARY_PATH")
     import rpy2.robjects as ro
 
+    # Starting R sets LD_LIBRARY_PATH (R's lib folder and /usr/lib/x86_64-linux-gnu) in this
+    # process. R's libraries are loaded by then; keeping the setting would make any Python started
+    # later from this process load the system's libpython instead of its own.
+    if library_path is None:
+        os.environ.pop("LD_LIBRARY_PATH", None)
+    else:
+        os.environ["LD_LIBRARY_PATH"] = library_path
     return ro
 
 
