@@ -21,6 +21,7 @@ from conftest import REPO
 from storyflow.history import history_labels
 
 MODEL = "smollm2-135m-instruct"
+pytestmark = pytest.mark.slow  # runs the whole workflow (tiny config)
 
 
 @pytest.fixture(scope="module")
