@@ -7,11 +7,14 @@ from ``$STORYFLOW_DATA_MIRROR``; tests that need it are skipped with a reason wh
 from __future__ import annotations
 
 import json
+import logging
 import os
+import runpy
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -144,3 +147,18 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory, snakemake: Snakemake) -> 
     workdir = tmp_path_factory.mktemp("tiny_run")
     snakemake(workdir, "--cores", "2")
     return workdir
+
+
+def run_script(name: str, **smk: object) -> None:
+    """Run ``scripts/<name>.py`` as Snakemake would, with a stand-in ``snakemake`` object."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        fake = SimpleNamespace(rule=name, log=[], **smk)
+        runpy.run_path(str(REPO / "scripts" / f"{name}.py"), init_globals={"snakemake": fake})
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        for handler in handlers:
+            root.addHandler(handler)
+        root.setLevel(level)

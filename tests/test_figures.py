@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import logging
-import runpy
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_script
 from matplotlib.figure import Figure
 
 from storyflow.figures import (
@@ -160,21 +158,6 @@ def test_empty_measure_is_an_error(tmp_path: Path) -> None:
     summary = make_summary()
     with pytest.raises(ValueError, match="measure 'seq'"):
         plot_sequentiality(summary[summary.measure != "seq"], [tmp_path / "a.png"], **SIZE)
-
-
-def run_script(name: str, **smk: object) -> None:
-    """Run ``scripts/<name>.py`` as Snakemake would, with a stand-in ``snakemake`` object."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    try:
-        fake = SimpleNamespace(rule=name, log=[], **smk)
-        runpy.run_path(str(ROOT / "scripts" / f"{name}.py"), init_globals={"snakemake": fake})
-    finally:
-        for handler in list(root.handlers):
-            root.removeHandler(handler)
-        for handler in handlers:
-            root.addHandler(handler)
-        root.setLevel(level)
 
 
 def test_scripts_end_to_end(tmp_path: Path) -> None:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import logging
-import runpy
 import shutil
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_script
 from scipy import stats
 
 from storyflow import regression
@@ -66,21 +64,6 @@ def test_missing_r_package_is_named(monkeypatch) -> None:
     monkeypatch.setattr(regression, "R_PACKAGES", ("lme4", "noSuchPackageXyz"))
     with pytest.raises(StoryflowError, match=r"R package.* noSuchPackageXyz are not installed"):
         regression.check_r()
-
-
-def run_script(name: str, **smk: object) -> None:
-    """Run ``scripts/<name>.py`` as Snakemake would, with a stand-in ``snakemake`` object."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    try:
-        fake = SimpleNamespace(rule=name, log=[], **smk)
-        runpy.run_path(str(ROOT / "scripts" / f"{name}.py"), init_globals={"snakemake": fake})
-    finally:
-        for handler in list(root.handlers):
-            root.removeHandler(handler)
-        for handler in handlers:
-            root.addHandler(handler)
-        root.setLevel(level)
 
 
 def test_rule_without_r_fails_with_the_message_not_a_traceback(
