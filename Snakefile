@@ -10,6 +10,7 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/corpus.smk"
+include: "workflow/rules/books.smk"
 include: "workflow/rules/sentences.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/nll.smk"

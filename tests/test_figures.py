@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 from storyflow.figures import (
     FORMULATION_TITLES,
     contrast_colors,
+    plot_contrast_sequentiality,
     plot_effect_sizes,
     plot_sequentiality,
     story_type_colors,
@@ -154,6 +155,25 @@ def test_plot_effect_sizes_panels_and_lines(tmp_path: Path) -> None:
     assert contrast_colors(["x", "y"]) == contrast_colors(["x", "y"])
 
 
+def test_plot_contrast_sequentiality_draws_both_groups_with_t_intervals(tmp_path: Path) -> None:
+    effects = make_effects(formulations=("context",)).assign(
+        mean_a=0.3, mean_b=0.1, sd_a=0.2, sd_b=0.1, n_a=5, n_b=4
+    )
+    paths = [tmp_path / "c.png", tmp_path / "c.pdf"]
+    fig = plot_contrast_sequentiality(effects, paths, confidence=0.95, **SIZE)
+    assert_files(paths)
+    axes = panels(fig)
+    assert len(axes) == 4  # 2 models x 2 contrasts x 1 formulation
+    assert axes[0].get_title().startswith("imagined vs recalled")
+    assert legend_lines(axes[1]) == ["a: retold", "b: recalled"]
+    line_a = next(line for line in axes[0].get_lines() if line.get_label() == "a: imagined")
+    assert list(line_a.get_ydata()) == pytest.approx([0.3, 0.3, 0.3])  # h = 1..3 ("full" apart)
+    # the band of group a: mean ± t_{0.975, 4} · 0.2 / sqrt(5) = 0.3 ± 0.2483328
+    band = axes[0].collections[0].get_paths()[0].vertices[:, 1]
+    assert band.min() == pytest.approx(0.3 - 0.2483328, abs=1e-6)
+    assert band.max() == pytest.approx(0.3 + 0.2483328, abs=1e-6)
+
+
 def test_empty_measure_is_an_error(tmp_path: Path) -> None:
     summary = make_summary()
     with pytest.raises(ValueError, match="measure 'seq'"):
@@ -191,9 +211,8 @@ def test_scripts_end_to_end(tmp_path: Path) -> None:
     pd.DataFrame(nll).to_parquet(tmp_path / "nll.parquet")
     pd.DataFrame(stories).to_parquet(tmp_path / "stories.parquet")
     pd.DataFrame(counts).to_csv(tmp_path / "counts.csv", index=False)
-    out = {
-        name: tmp_path / name for name in ["sent.parquet", "story.parquet", "summ.csv", "eff.csv"]
-    }
+    names = ["sent.parquet", "story.parquet", "summ.csv", "eff.csv", "contrast.csv"]
+    out = {name: tmp_path / name for name in names}
     run_script(
         "compute_sequentiality",
         input={
@@ -216,17 +235,28 @@ def test_scripts_end_to_end(tmp_path: Path) -> None:
     contrasts = [{"name": "imagined_vs_recalled", "a": "imagined", "b": "recalled"}]
     run_script(
         "compute_effect_sizes",
-        input={"stories": [str(out["story.parquet"])]},
+        input={"stories": [str(out["story.parquet"])], "labels": tmp_path / "stories.parquet"},
         params={**params, "contrasts": contrasts},
-        output={"table": out["eff.csv"]},
+        output={"table": out["eff.csv"], "summary": out["contrast.csv"]},
     )
     summary = pd.read_csv(out["summ.csv"], dtype={"history": str})
     assert len(summary) == 2 * 3 * 3 * 3  # formulations x histories x types x measures
     effects = pd.read_csv(out["eff.csv"], dtype={"history": str})
     assert len(effects) == 2 * 3 * 1 * 3  # formulations x histories x contrasts x measures
     assert effects["g"].notna().all()
+    overall = pd.read_csv(out["contrast.csv"]).set_index(["formulation", "measure"])
+    seq = effects[(effects["measure"] == "seq") & (effects["formulation"] == "context")]
+    assert overall.at[("context", "seq"), "mean_g"] == pytest.approx(seq["g"].mean())
+    assert overall.at[("context", "seq"), "n_histories"] == 3
     figure_params = {"dpi": 60, "width_per_panel": 3.0, "height_per_panel": 2.4}
-    for name, table in [("plot_sequentiality", "summ.csv"), ("plot_effect_sizes", "eff.csv")]:
+    for name, table in [
+        ("plot_sequentiality", "summ.csv"),
+        ("plot_effect_sizes", "eff.csv"),
+        ("plot_contrast_sequentiality", "eff.csv"),
+    ]:
         outputs = {"png": tmp_path / f"{name}.png", "pdf": tmp_path / f"{name}.pdf"}
-        run_script(name, input={"table": out[table]}, params=figure_params, output=outputs)
+        extra = {"confidence": 0.95} if name == "plot_contrast_sequentiality" else {}
+        run_script(
+            name, input={"table": out[table]}, params={**figure_params, **extra}, output=outputs
+        )
         assert_files([outputs["png"], outputs["pdf"]])

@@ -12,6 +12,7 @@ Run just these:  .venv/bin/pytest -m slurm -s   (docs/cluster.md gives the times
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -40,6 +41,8 @@ FAST_POLLING = (
     "--slurm-init-seconds-before-status-checks=2",
     "--seconds-between-status-checks=2",
 )
+# Rules that never go to sbatch: the target rule and the `localrules` of common.smk.
+LOCAL_RULES = {"all", "download_hippocorpus", "materialize_model"}
 SUBMITTED = re.compile(
     r"Job (\d+) has been submitted with SLURM jobid (\d+) \(log: (\S+/rule_(\w+)/\S*\.log)\)"
 )
@@ -70,6 +73,12 @@ def slurm_cluster() -> Iterator[None]:
     yield
     if not was_up:
         subprocess.run([STOP], check=False, timeout=300)
+
+
+def job_stats(output: str) -> dict[str, int]:
+    """Rule -> number of jobs, from the "Job stats" table Snakemake prints before it starts."""
+    table = output.split("Job stats:", 1)[1].split("\ntotal", 1)[0]
+    return {rule: int(n) for rule, n in re.findall(r"^(\w+)\s+(\d+)$", table, re.M)}
 
 
 def submissions(output: str) -> list[tuple[str, str, Path, str]]:
@@ -152,9 +161,16 @@ def test_slurm_run_equals_local_run(
     assert "CANCELLED AT" in cancelled_log.read_text()
     assert [j[0] for j in jobs].count(cancelled_job) == 2
 
-    # every job but the target rule `all` went through sbatch, with the profile's resources
-    planned = int(re.search(r"^total\s+(\d+)$", output, re.M).group(1))
-    assert len(jobs) == planned - 1 + 1  # `all` runs in Snakemake; the cancelled job twice
+    # every job of a non-local rule went through sbatch, with the profile's resources; the local
+    # rules (`all`, fetching data and models: common.smk) ran in the Snakemake process itself
+    planned = job_stats(output)
+    remote = {rule: n for rule, n in planned.items() if rule not in LOCAL_RULES}
+    assert "materialize_model" in planned and "score_nll_shard" in remote
+    assert "localrule materialize_model:" in output
+    assert sorted(j[3] for j in jobs if j[1] != cancelled) == sorted(
+        rule for rule, n in remote.items() for _ in range(n)
+    )
+    assert len(jobs) == sum(remote.values()) + 1  # the cancelled job twice
     accounting = sacct([j[1] for j in jobs], "State,Partition,Account,AllocTRES,Timelimit")
     for _, slurm, log, rule in jobs:
         job = accounting[slurm]
@@ -174,36 +190,40 @@ def test_slurm_run_equals_local_run(
         pd.testing.assert_frame_equal(remote[name], table, check_exact=False, rtol=1e-9, atol=1e-12)
         exact.append(remote[name].equals(table))
     print(
-        f"\nSLURM run of the tiny config: {planned - 1} jobs through sbatch (+1 resubmission of "
-        f"the cancelled one), {wall:.0f} s wall time; {sum(exact)} of {len(exact)} result "
-        "tables bit-identical to the local run"
+        f"\nSLURM run of the tiny config: {sum(remote.values())} jobs through sbatch (+1 "
+        f"resubmission of the cancelled one), {wall:.0f} s wall time; {sum(exact)} of "
+        f"{len(exact)} result tables bit-identical to the local run"
     )
 
 
 def test_failed_job_is_reported_with_its_slurm_log_and_retried(
     snakemake: Snakemake, slurm_cluster: None, tmp_path: Path
 ) -> None:
-    missing = tmp_path / "missing.gguf"
-    change = tmp_path / "broken.yaml"
-    change.write_text(
-        yaml.safe_dump({"models": [{"name": "broken", "source": {"path": str(missing)}}]})
-    )
-    result = snakemake(
+    """A job that fails on the cluster (a corpus CSV without memType) is reported and retried."""
+    mirror = tmp_path / "mirror"
+    broken = mirror / "hippocorpus" / "hippocorpus.csv"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("AssignmentId,story,summary\nA1,I went out. It rained.,Rain\n")
+    command = snakemake.command(
         tmp_path / "run",
         "--profile",
         str(PROFILE),
         *FAST_POLLING,
-        configfiles=[change],
-        targets=["resources/models/broken.gguf"],
-        check=False,
-        timeout=900,
+        targets=["results/hippocorpus/stories.parquet"],
+    )
+    command[command.index("--config") + 1] = "data=" + json.dumps({"mirror": str(mirror)})
+    result = subprocess.run(
+        command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900
     )
     assert result.returncode != 0
     jobs = submissions(result.stdout)
     retries = yaml.safe_load((PROFILE / "config.yaml").read_text())["retries"]
-    assert len(jobs) == 1 + retries  # the first attempt and each retry
+    assert len(jobs) == 1 + retries, result.stdout[-4000:]  # the first attempt and each retry
     for _, slurm, log, rule in jobs:
-        assert rule == "materialize_model"
+        assert rule == "sample_stories"
         assert f"SLURM-job '{slurm}' failed, SLURM status is: 'FAILED'" in result.stdout
         assert re.search(rf"log: .*{re.escape(str(log))} \(check log file", result.stdout)
-        assert f"{missing} does not exist" in log.read_text()
+        # the job's SLURM log holds storyflow's one-paragraph message, not a traceback
+        text = log.read_text()
+        assert f"storyflow: error in rule sample_stories: {broken}" in text
+        assert "memType" in text and "Traceback" not in text

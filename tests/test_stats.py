@@ -12,7 +12,14 @@ from scipy import special
 from scipy import stats as sps
 
 from storyflow.errors import StoryflowError
-from storyflow.stats import contrast_effects, hedges_g, read_table, summarize, welch_t
+from storyflow.stats import (
+    contrast_effects,
+    contrast_summary,
+    hedges_g,
+    read_table,
+    summarize,
+    welch_t,
+)
 
 # Hand-worked example
 #   a = [2, 4, 6]:    n_a = 3, mean_a = 4,   var_a = (4 + 0 + 4)/2 = 4
@@ -223,8 +230,8 @@ def test_contrast_naming_an_absent_group_is_a_user_error() -> None:
         contrast_effects(table, CONTRASTS, confidence=0.95, min_sentences=2)
     message = str(err.value)
     assert "retold_vs_recalled" in message
-    assert "['retold']" in message
-    assert "['imagined', 'recalled']" in message
+    assert "story_type ['retold'], absent from the data" in message
+    assert "values present: ['imagined', 'recalled']" in message
 
 
 def test_effects_csv_round_trip_keeps_history_as_text(tmp_path) -> None:
@@ -241,3 +248,83 @@ def test_effects_csv_round_trip_keeps_history_as_text(tmp_path) -> None:
     back = read_table(tmp_path / "effects.csv")
     assert list(back["history"].drop_duplicates()) == ["1", "2", "10", "full"]
     pd.testing.assert_frame_equal(back, out, check_dtype=False)
+
+
+# Book passages: groups are label filters (genre, point of view); passages of one book share
+# its document_id. Group a = first-person fiction passages (values A, two books), group b =
+# autobiography passages (values B, from books 20, 21, 22, 22).
+def passage_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
+    story = story_table({"fiction-1P": A, "autobiography": B, "fiction-3P": [0.5, 0.7]})
+    labels = story[["story_id", "story_type"]].copy()
+    labels["genre"] = labels["story_type"].str.replace(r"-\dP$", "", regex=True)
+    labels["pov"] = ["1P", "1P", "1P", "1P", "1P", "1P", "1P", "3P", "3P"]
+    labels["document_id"] = ["10", "10", "11", "20", "21", "22", "22", "30", "31"]
+    return story, labels
+
+
+BOOK_CONTRASTS = [
+    {
+        "name": "fic1p_vs_autobiography",
+        "a": {"genre": "fiction", "pov": "1P"},
+        "b": {"genre": "autobiography"},
+        "label_a": "FIC-1P",
+    },
+    {"name": "fiction_vs_autobiography", "a": {"genre": ["fiction"]}, "b": "autobiography"},
+]
+
+
+def test_label_filter_contrasts_select_by_every_filter_and_count_books() -> None:
+    story, labels = passage_tables()
+    out = contrast_effects(story, BOOK_CONTRASTS, confidence=0.95, min_sentences=2, labels=labels)
+    seq = out[out.measure == "seq"].set_index("contrast")
+    first = seq.loc["fic1p_vs_autobiography"]
+    # the same numbers as the hand-worked story-type example: a = A, b = B
+    assert (first["group_a"], first["group_b"]) == ("FIC-1P", "genre=autobiography")
+    assert (first["n_a"], first["n_b"], first["n_docs_a"], first["n_docs_b"]) == (3, 4, 2, 3)
+    assert (first["t"], first["g"]) == pytest.approx((1.1338934, 0.7833773))
+    assert (first["sd_a"], first["sd_b"]) == pytest.approx((2.0, math.sqrt(5 / 3)))
+    # without the pov filter the 3P passages join group a: a = [2, 4, 6, 0.5, 0.7]
+    both = seq.loc["fiction_vs_autobiography"]
+    assert both["group_a"] == "genre=fiction"
+    assert (both["n_a"], both["n_docs_a"]) == (5, 4)
+    assert both["mean_a"] == pytest.approx((2 + 4 + 6 + 0.5 + 0.7) / 5)
+    assert both["g"] == pytest.approx(hedges_g([2, 4, 6, 0.5, 0.7], B)[0])
+
+
+def test_group_empty_in_the_sample_gives_nan_but_a_typo_is_an_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    story, labels = passage_tables()
+    contrast = [{"name": "c", "a": {"genre": "autobiography", "pov": "3P"}, "b": "fiction-1P"}]
+    with caplog.at_level(logging.WARNING, logger="storyflow"):
+        out = contrast_effects(story, contrast, confidence=0.95, min_sentences=2, labels=labels)
+    assert "no story matches group a (genre=autobiography, pov=3P)" in caplog.text
+    assert (out["n_a"] == 0).all() and out["g"].isna().all()
+    typo = [{"name": "c", "a": {"genre": "fictoin"}, "b": "fiction-1P"}]
+    with pytest.raises(StoryflowError, match=r"genre \['fictoin'\], absent from the data"):
+        contrast_effects(story, typo, confidence=0.95, min_sentences=2, labels=labels)
+    unknown = [{"name": "c", "a": {"author": "x"}, "b": "fiction-1P"}]
+    with pytest.raises(StoryflowError, match="filters on 'author', which the stories do not have"):
+        contrast_effects(story, unknown, confidence=0.95, min_sentences=2, labels=labels)
+    overlap = [{"name": "c", "a": {"genre": "fiction"}, "b": {"pov": "1P"}}]
+    with pytest.raises(StoryflowError, match="3 stories fall in both groups"):
+        contrast_effects(story, overlap, confidence=0.95, min_sentences=2, labels=labels)
+
+
+def test_contrast_summary_averages_g_over_models_and_histories() -> None:
+    story, labels = passage_tables()
+    # model m2, history 2: group b shifted down by 1 -> a larger g
+    shifted = story.assign(model="m2", history="2")
+    shifted.loc[shifted.story_type == "autobiography", "seq"] -= 1.0
+    table = pd.concat([story, shifted], ignore_index=True)
+    effects = contrast_effects(
+        table, BOOK_CONTRASTS[:1], confidence=0.95, min_sentences=2, labels=labels
+    )
+    summary = contrast_summary(effects)
+    row = summary[summary.measure == "seq"].iloc[0]
+    g1 = hedges_g(A, B)[0]
+    g2 = hedges_g(A, [b - 1.0 for b in B])[0]
+    assert (row["n_models"], row["n_histories"]) == (2, 2)
+    assert row["mean_g"] == pytest.approx((g1 + g2) / 2)
+    assert (row["min_g"], row["max_g"], row["share_positive"]) == pytest.approx((g1, g2, 1.0))
+    assert (row["n_a"], row["n_b"], row["n_docs_a"], row["n_docs_b"]) == (3, 4, 2, 3)

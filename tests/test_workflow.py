@@ -156,3 +156,64 @@ def test_absent_corpus_offline_says_what_to_download(snakemake, tmp_path: Path) 
     out = _failing_run(snakemake, tmp_path, config, "results/hippocorpus/stories.parquet")
     assert "hippoCorpusV2.csv" in out and "data.mirror" in out
     assert "Traceback" not in out
+
+
+BOOKS_TINY = {
+    "books": {
+        "enabled": True,
+        "sample": {
+            "per_genre": {"fiction": 2, "autobiography": 1, "biography": 1, "nonnarrative": 1},
+            "seed": 2022,
+        },
+        "passages": {"per_book": 2, "sentences": 5},
+    },
+    "nll": {"shards": 2},
+}
+BOOK_TARGETS = [
+    "results/books/tables/contrast_summary.csv",
+    "results/books/tables/point_of_view.csv",
+    "results/books/figures/sequentiality_by_contrast.png",
+    "results/books/figures/sequentiality_by_history.png",
+]
+
+
+def test_book_genres_share_the_sequentiality_and_statistics_path(snakemake, tmp_path: Path) -> None:
+    """Five sampled books, two 5-sentence passages each, through NLL, stats and figures."""
+    change = tmp_path / "books.yaml"
+    change.write_text(json.dumps(BOOKS_TINY))  # JSON is YAML
+    workdir = tmp_path / "run"
+    snakemake(workdir, "--cores", "2", configfiles=[change], targets=BOOK_TARGETS)
+    results = workdir / "results" / "books"
+    stories = pd.read_parquet(results / "stories.parquet")
+    sentences = pd.read_parquet(results / "sentences.parquet")
+    assert stories.groupby("genre")["document_id"].nunique().to_dict() == {
+        "autobiography": 1,
+        "biography": 1,
+        "fiction": 2,
+        "nonnarrative": 1,
+    }
+    assert len(stories) == 10 and sentences.groupby("story_id").size().eq(5).all()
+    fiction = stories[stories["genre"] == "fiction"]
+    assert (fiction["story_type"] == "fiction-" + fiction["pov"]).all()
+    assert (stories.loc[stories["genre"] != "fiction", "story_type"] != "fiction").all()
+    nll = pd.read_parquet(results / "nll" / f"{MODEL}.parquet")
+    assert set(nll["formulation"]) == {"context"}  # books have no topic
+    assert set(nll["story_id"]) == set(stories["story_id"])
+
+    effects = pd.read_csv(results / "tables" / "effect_sizes.csv", dtype={"history": str})
+    assert len(effects) == 4 * 3 * 3  # default contrasts x histories x measures
+    row = effects.query("contrast == 'fic3p_vs_biography' and history == '2' and measure == 'seq'")
+    seq = pd.read_parquet(results / "sequentiality" / MODEL / "stories.parquet")
+    seq = seq[seq["history"] == "2"].merge(stories[["story_id", "genre", "pov"]], on="story_id")
+    a = seq.loc[(seq["genre"] == "fiction") & (seq["pov"] == "3P"), "seq"]
+    b = seq.loc[seq["genre"] == "biography", "seq"]
+    assert (row["n_a"].iloc[0], row["n_b"].iloc[0], row["n_docs_b"].iloc[0]) == (len(a), 2, 1)
+    if len(a):
+        assert row["mean_a"].iloc[0] == pytest.approx(a.mean())
+    assert row["mean_b"].iloc[0] == pytest.approx(b.mean())
+    summary = pd.read_csv(results / "tables" / "contrast_summary.csv")
+    assert {"mean_g", "n_docs_a", "n_docs_b"} <= set(summary.columns)
+    pov = pd.read_csv(results / "tables" / "point_of_view.csv")
+    assert list(pov["story_id"]) == list(stories["story_id"])
+    png = (results / "figures" / "sequentiality_by_contrast.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000

@@ -9,6 +9,8 @@ of condition, and its size varies with the sentence's position).
   its confidence band (error bar at "full"), from :func:`storyflow.stats.summarize`.
 - :func:`plot_effect_sizes` (B): Hedges' g of the ``seq`` measure per contrast with its
   confidence interval, from :func:`storyflow.stats.contrast_effects`.
+- :func:`plot_contrast_sequentiality`: the two groups of each contrast side by side (panels per
+  contrast), e.g. fiction against the non-fiction genre matched on point of view.
 
 Rendering uses matplotlib's Agg canvas directly (no pyplot, no global figure state); every path
 given is written, in the format its extension names (``.png``, ``.pdf``, ...).
@@ -25,6 +27,7 @@ from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from scipy import stats as sps
 
 from storyflow.history import FULL, history_key, sort_histories
 
@@ -39,9 +42,10 @@ STORY_TYPE_COLORS = {
     "imagined": "#d62728",
     "autobiography": "#1f77b4",
     "biography": "#17becf",
-    "fiction-1st-person": "#d62728",
-    "fiction-3rd-person": "#ff7f0e",
-    "non-narrative": "#7f7f7f",
+    "fiction-1P": "#d62728",
+    "fiction-3P": "#ff7f0e",
+    "fiction-unclear": "#bcbd22",
+    "nonnarrative": "#7f7f7f",
 }
 _FALLBACK = [colormaps["tab10"](i) for i in range(10)] + [colormaps["Dark2"](i) for i in range(8)]
 _CONTRAST_PALETTE = [colormaps["Dark2"](i) for i in range(8)]
@@ -318,6 +322,81 @@ def plot_effect_sizes(
         frameon=False,
         title_fontsize=_FONT_SIZE + 1,
         title="contrast (g > 0: first group more sequential; bars: confidence interval)",
+    )
+    _save(fig, paths, dpi)
+    return fig
+
+
+def plot_contrast_sequentiality(
+    effects: pd.DataFrame,
+    paths: Sequence[str | Path],
+    *,
+    confidence: float,
+    dpi: int,
+    width_per_panel: float,
+    height_per_panel: float,
+) -> Figure:
+    """Mean sequentiality of the two groups of each contrast against history size.
+
+    One panel per model (rows) and contrast × formulation (columns): group a (red) and group b
+    (blue) with t-based confidence bands, mean ± t_{(1+confidence)/2, n−1} · sd / sqrt(n), from
+    the ``mean_a``/``sd_a``/``n_a`` columns of :func:`storyflow.stats.contrast_effects`
+    (``measure == "seq"``, nats/token). For the book genres this is fiction against the
+    non-fiction genre matched on point of view.
+    """
+    cols = ["model", "formulation", "history", "contrast", "group_a", "group_b", "measure"]
+    cols += ["mean_a", "mean_b", "sd_a", "sd_b", "n_a", "n_b"]
+    data = _require(effects, cols, "effects table")
+    data = data[data["measure"] == "seq"].astype({"contrast": str})
+    if data.empty:
+        raise ValueError("effects table has no rows with measure 'seq'")
+    models = _unique(data["model"])
+    formulations = _formulations(data["formulation"])
+    contrasts = _unique(data["contrast"])
+    columns = [(c, f) for c in contrasts for f in formulations]
+    keys = [f"{c} | {f}" for c, f in columns]
+    positions = _x_positions(data["history"])
+    fig, axes = _grid(
+        models,
+        keys,
+        sharey="row",
+        width_per_panel=width_per_panel,
+        height_per_panel=height_per_panel,
+        legend_rows=1,
+    )
+    names = data.drop_duplicates("contrast").set_index("contrast")
+    for col, (contrast, formulation) in enumerate(columns):
+        title = f"{names.at[contrast, 'group_a']} vs {names.at[contrast, 'group_b']}"
+        axes[0, col].set_title(
+            f"{title}\n{FORMULATION_TITLES.get(formulation, formulation)}", fontsize=9
+        )
+    for (model, formulation, contrast), panel in data.groupby(
+        ["model", "formulation", "contrast"], sort=False
+    ):
+        ax = axes[models.index(model), columns.index((contrast, formulation))]
+        ax.axhline(0, color="0.5", linewidth=0.7, linestyle="--")
+        for side, color, offset in (("a", "#d62728", -0.12), ("b", "#1f77b4", 0.12)):
+            n = panel[f"n_{side}"].to_numpy(dtype=float)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                t_crit = sps.t.ppf((1 + confidence) / 2, np.where(n > 1, n - 1, np.nan))
+                half = t_crit * panel[f"sd_{side}"].to_numpy(dtype=float) / np.sqrt(n)
+            rows = panel.assign(
+                mean=panel[f"mean_{side}"], low=panel[f"mean_{side}"] - half
+            ).assign(high=lambda d, h=half: d["mean"] + h)
+            finite, full = _split(rows, positions)
+            label = f"{side}: {names.at[contrast, f'group_{side}']}"
+            ax.fill_between(
+                finite["x"], finite["low"], finite["high"], color=color, alpha=0.15, lw=0
+            )
+            ax.plot(
+                finite["x"], finite["mean"], color=color, marker="o", ms=2.5, lw=1.2, label=label
+            )
+            _error_points(ax, full, offset, color, "mean", "low", "high")
+        ax.legend(fontsize=_FONT_SIZE - 1, frameon=False, loc="best")
+    _finish_axes(axes, positions, SEQ_LABEL)
+    fig.suptitle(
+        f"group means and {confidence:.0%} confidence intervals (a: first-named group)",
+        fontsize=_FONT_SIZE + 1,
     )
     _save(fig, paths, dpi)
     return fig

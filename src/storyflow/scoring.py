@@ -496,8 +496,8 @@ def score_corpus(
         "model %s: %d stories, %s prompts, longest sequence %d tokens, context window %d "
         "(cap %d), start token %d",
         model_name,
-        prompt,
         len(tokenized),
+        prompt,
         needed,
         n_ctx,
         capacity,

@@ -7,6 +7,9 @@ per (story, model, formulation, history) with the measures ``seq``, ``nll_base``
 - :func:`summarize`: per group, the mean, SD and t-based confidence interval of each measure.
 - :func:`contrast_effects`: per contrast "a vs b", Welch's t-test and Hedges' g with a
   confidence interval; positive t and g = group a higher (for ``seq``: a more sequential).
+  A contrast's groups are label filters over the corpus's stories (a story type for
+  HIPPOCORPUS; genre and point of view for book passages), so every corpus shares this path.
+- :func:`contrast_summary`: mean g per contrast across models and history sizes.
 """
 
 from __future__ import annotations
@@ -49,8 +52,12 @@ EFFECT_COLUMNS = [
     "measure",
     "n_a",
     "n_b",
+    "n_docs_a",
+    "n_docs_b",
     "mean_a",
     "mean_b",
+    "sd_a",
+    "sd_b",
     "t",
     "df",
     "p",
@@ -224,75 +231,167 @@ def summarize(story_seq: pd.DataFrame, *, confidence: float, min_sentences: int)
     return _sort(summary[SUMMARY_COLUMNS], [*GROUP_KEY, "story_type", "measure"])
 
 
-def _check_contrasts(contrasts: Sequence[Mapping[str, str]], present: list[str]) -> None:
+Group = str | Mapping[str, str | Sequence[str]]
+"""One side of a contrast: a story type, or label filters ``{column: value or [values]}``."""
+
+
+def group_filters(group: Group) -> dict[str, list[str]]:
+    """The label filters of a contrast side; a bare string means ``{"story_type": [it]}``."""
+    if isinstance(group, str):
+        return {"story_type": [group]}
+    return {str(c): [v] if isinstance(v, str) else [str(x) for x in v] for c, v in group.items()}
+
+
+def group_label(contrast: Mapping[str, object], side: str) -> str:
+    """Display name of side ``"a"`` or ``"b"``: ``label_a``/``label_b``, else its filters."""
+    label = contrast.get(f"label_{side}")
+    if label:
+        return str(label)
+    filters = group_filters(contrast[side])  # type: ignore[arg-type]
+    if list(filters) == ["story_type"] and len(filters["story_type"]) == 1:
+        return filters["story_type"][0]
+    return ", ".join(f"{col}={'|'.join(values)}" for col, values in filters.items())
+
+
+def contrast_members(
+    labels: pd.DataFrame, contrasts: Sequence[Mapping[str, object]]
+) -> dict[str, tuple[set[str], set[str]]]:
+    """The story ids on each side of each contrast, by its label filters.
+
+    Args:
+        labels: One row per story: ``story_id`` and label columns (``story_type``, ``genre``, ...).
+        contrasts: ``[{"name", "a", "b"}, ...]``, each side a :data:`Group`.
+
+    Raises:
+        StoryflowError: a filter names a column the stories lack or only values absent from
+            it (a typo), or a story falls on both sides. A side whose filters are each met by
+            some story but never together (no first-person fiction in a small sample) is
+            empty, with a warning.
+    """
+    labels = labels.drop_duplicates("story_id").astype(str)
+    members: dict[str, tuple[set[str], set[str]]] = {}
     for contrast in contrasts:
-        missing = [contrast[k] for k in ("a", "b") if contrast[k] not in present]
-        if missing:
+        name = contrast["name"]
+        sides = []
+        for side in ("a", "b"):
+            mask = pd.Series(True, index=labels.index)
+            for column, values in group_filters(contrast[side]).items():  # type: ignore[arg-type]
+                if column not in labels.columns:
+                    raise StoryflowError(
+                        f"contrast {name!r}: group {side} filters on {column!r}, which the stories "
+                        f"do not have; label columns: {sorted(labels.columns)} (check the "
+                        "corpus's contrasts in the config)"
+                    )
+                present = sorted(labels[column].unique())
+                absent = [v for v in values if v not in present]
+                if len(absent) == len(values):
+                    raise StoryflowError(
+                        f"contrast {name!r} ({group_label(contrast, 'a')} vs "
+                        f"{group_label(contrast, 'b')}): group {side} asks for {column} {absent}, "
+                        f"absent from the data; values present: {present} (check the corpus's "
+                        "contrasts in the config)"
+                    )
+                mask &= labels[column].isin(values)
+            if not mask.any():
+                log.warning(
+                    "contrast %s: no story matches group %s (%s) in this sample; its "
+                    "statistics are NaN",
+                    name,
+                    side,
+                    group_label(contrast, side),
+                )
+            sides.append(set(labels.loc[mask, "story_id"]))
+        both = sides[0] & sides[1]
+        if both:
             raise StoryflowError(
-                f"contrast {contrast['name']!r} ({contrast['a']} vs {contrast['b']}) names "
-                f"story type(s) {missing} absent from the data; story types present: {present} "
-                f"(check stats.contrasts in the config)"
+                f"contrast {name!r}: {len(both)} stories fall in both groups (e.g. "
+                f"{sorted(both)[:3]}); make the two groups' filters exclusive"
             )
+        members[str(name)] = (sides[0], sides[1])
+    return members
 
 
 def contrast_effects(
     story_seq: pd.DataFrame,
-    contrasts: Sequence[Mapping[str, str]],
+    contrasts: Sequence[Mapping[str, object]],
     *,
     confidence: float,
     min_sentences: int,
+    labels: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Welch's t-test and Hedges' g for each contrast "a vs b" of story types.
+    """Welch's t-test and Hedges' g for each contrast "group a vs group b" of stories.
 
     Args:
         story_seq: Story-level table(s) (all models concatenated).
-        contrasts: ``[{"name": ..., "a": story_type, "b": story_type}, ...]``.
+        contrasts: ``[{"name": ..., "a": group, "b": group}, ...]``; a group is a story type
+            (``"imagined"``) or label filters (``{"genre": "fiction", "pov": "first"}``) over the
+            columns of ``labels``; optional ``label_a``/``label_b`` name the groups.
         confidence: Level of the CI of g (normal approximation, see :func:`hedges_g`).
         min_sentences: Stories with fewer sentences are left out (their number is logged).
+        labels: The corpus's story labels (one row per ``story_id``; e.g. its stories table).
+            Defaults to ``story_seq``'s ``story_id`` and ``story_type``. A ``document_id``
+            column (the book a passage comes from) is counted in ``n_docs_a``/``n_docs_b``.
 
     Returns:
-        ``model, formulation, history, contrast, group_a, group_b, measure, n_a, n_b, mean_a,
-        mean_b, t, df, p, g, g_ci_low, g_ci_high``, one row per model × formulation × history ×
-        contrast × measure. Means in nats/token; t and g > 0 = group a higher. When a group has
-        fewer than 2 stories in a cell, its statistics are NaN (a warning is logged).
+        ``model, formulation, history, contrast, group_a, group_b, measure, n_a, n_b, n_docs_a,
+        n_docs_b, mean_a, mean_b, sd_a, sd_b, t, df, p, g, g_ci_low, g_ci_high``, one row per
+        model × formulation × history × contrast × measure. n = stories (passages), n_docs =
+        distinct documents among them (= n without ``document_id``). Means and SDs (n − 1) in
+        nats/token; t and g > 0 = group a higher. When a group has fewer than 2 stories in a
+        cell, its statistics are NaN (a warning is logged).
 
     Raises:
-        StoryflowError: a contrast names a story type absent from ``story_seq``.
+        StoryflowError: a contrast's group matches no story (see :func:`contrast_members`).
     """
-    present = sorted(story_seq["story_type"].astype(str).unique())
-    _check_contrasts(contrasts, present)
+    if labels is None:
+        labels = story_seq[["story_id", "story_type"]]
+    members = contrast_members(labels, contrasts)
+    labels = labels.drop_duplicates("story_id").astype({"story_id": str})
+    ids = labels["story_id"]
+    docs = pd.Series(
+        labels["document_id"].to_numpy() if "document_id" in labels else ids.to_numpy(), index=ids
+    )
     kept = _filter_stories(story_seq, min_sentences)
-    long = _long(kept)
-    values = {
-        key: grp["value"].to_numpy(dtype=float)
-        for key, grp in long.groupby([*GROUP_KEY, "measure", "story_type"], sort=False)
-    }
+    long = _long(kept).astype({"story_id": str})
+    long["document_id"] = long["story_id"].map(docs.astype(str))
     cells = long[[*GROUP_KEY, "measure"]].drop_duplicates().itertuples(index=False, name=None)
+    grouped = {}
+    for contrast in contrasts:
+        for side, ids in zip("ab", members[str(contrast["name"])], strict=True):
+            sub = long[long["story_id"].isin(ids)]
+            grouped[contrast["name"], side] = {
+                key: (grp["value"].to_numpy(dtype=float), grp["document_id"].nunique())
+                for key, grp in sub.groupby([*GROUP_KEY, "measure"], sort=False)
+            }
     rows: list[dict[str, object]] = []
     small: dict[tuple[str, str, str, str], set[str]] = {}
-    empty = np.array([], dtype=float)
+    empty = (np.array([], dtype=float), 0)
     for model, formulation, history, measure in cells:
+        key = (model, formulation, history, measure)
         for contrast in contrasts:
-            a = values.get((model, formulation, history, measure, contrast["a"]), empty)
-            b = values.get((model, formulation, history, measure, contrast["b"]), empty)
+            name = str(contrast["name"])
+            a, docs_a = grouped[name, "a"].get(key, empty)
+            b, docs_b = grouped[name, "b"].get(key, empty)
             row: dict[str, object] = {
                 "model": model,
                 "formulation": formulation,
                 "history": history,
-                "contrast": contrast["name"],
-                "group_a": contrast["a"],
-                "group_b": contrast["b"],
+                "contrast": name,
+                "group_a": group_label(contrast, "a"),
+                "group_b": group_label(contrast, "b"),
                 "measure": measure,
                 "n_a": a.size,
                 "n_b": b.size,
+                "n_docs_a": docs_a,
+                "n_docs_b": docs_b,
                 "mean_a": a.mean() if a.size else math.nan,
                 "mean_b": b.mean() if b.size else math.nan,
+                "sd_a": a.std(ddof=1) if a.size > 1 else math.nan,
+                "sd_b": b.std(ddof=1) if b.size > 1 else math.nan,
             }
             if a.size < 2 or b.size < 2:
                 row.update(dict.fromkeys(["t", "df", "p", "g", "g_ci_low", "g_ci_high"], math.nan))
-                small.setdefault((contrast["name"], model, formulation, measure), set()).add(
-                    history
-                )
+                small.setdefault((name, model, formulation, measure), set()).add(history)
             else:
                 row["t"], row["df"], row["p"] = welch_t(a, b)
                 row["g"], row["g_ci_low"], row["g_ci_high"] = hedges_g(a, b, confidence)
@@ -312,7 +411,46 @@ def contrast_effects(
     order = {c["name"]: i for i, c in enumerate(contrasts)}
     effects = effects.assign(_c=effects["contrast"].map(order))
     effects = _sort(effects, [*GROUP_KEY, "_c", "measure"]).drop(columns="_c")
-    return effects.astype({"n_a": int, "n_b": int})
+    return effects.astype({"n_a": int, "n_b": int, "n_docs_a": int, "n_docs_b": int})
+
+
+def contrast_summary(effects: pd.DataFrame) -> pd.DataFrame:
+    """Mean Hedges' g of each contrast across models and history sizes.
+
+    Args:
+        effects: The table of :func:`contrast_effects`.
+
+    Returns:
+        ``contrast, group_a, group_b, formulation, measure, n_models, n_histories, mean_g,
+        min_g, max_g, share_positive, n_a, n_b, n_docs_a, n_docs_b``: g unitless (positive =
+        group a higher), ``share_positive`` the fraction of model × history cells with g > 0,
+        the group sizes (stories/passages and documents/books) their largest value over cells.
+    """
+    valid = effects.dropna(subset=["g"])
+    keys = ["contrast", "group_a", "group_b", "formulation", "measure"]
+    summary = (
+        valid.groupby(keys, sort=False)
+        .agg(
+            n_models=("model", "nunique"),
+            n_histories=("history", "nunique"),
+            mean_g=("g", "mean"),
+            min_g=("g", "min"),
+            max_g=("g", "max"),
+            share_positive=("g", lambda g: float((g > 0).mean())),
+            n_a=("n_a", "max"),
+            n_b=("n_b", "max"),
+            n_docs_a=("n_docs_a", "max"),
+            n_docs_b=("n_docs_b", "max"),
+        )
+        .reset_index()
+    )
+    measure_order = {m: i for i, m in enumerate(MEASURES)}
+    return (
+        summary.assign(_m=summary["measure"].map(measure_order))
+        .sort_values(["formulation", "_m"], kind="stable")
+        .drop(columns="_m")
+        .reset_index(drop=True)
+    )
 
 
 def read_table(path: str | Path) -> pd.DataFrame:

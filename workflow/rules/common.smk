@@ -9,7 +9,7 @@ min_version("9.0")
 
 validate(config, schema="../schemas/config.schema.yaml")
 
-CORPORA = ["hippocorpus"]
+CORPORA = ["hippocorpus"] + (["books"] if config["books"]["enabled"] else [])
 MODEL_SPECS = {model["name"]: model for model in config["models"]}
 MODELS = list(MODEL_SPECS)
 if len(MODELS) != len(config["models"]):
@@ -41,13 +41,86 @@ def hippocorpus_csv():
     return "resources/data/hippocorpus/hippoCorpusV2.csv"
 
 
+def data_path(relative):
+    """``relative`` inside the data mirror (an absolute path stays as it is)."""
+    mirror = config["data"]["mirror"]
+    if Path(relative).is_absolute() or not mirror:
+        return Path(relative)
+    return Path(mirror) / relative
+
+
+def book_manifest():
+    return str(data_path(config["books"]["manifest"]))
+
+
+def selected_books():
+    """The sampled manifest rows, each with ``source``: its file in the mirror or resources/."""
+    from storyflow.books import read_manifest, select_books
+
+    books, columns = config["books"], config["books"]["columns"]
+    manifest = read_manifest(
+        book_manifest(),
+        id_column=columns["id"],
+        genre_column=columns["genre"],
+        path_column=columns["path"],
+        path_template=books["path_template"],
+    )
+    sample = books["sample"]
+    chosen = select_books(manifest, sample["per_genre"], sample["seed"])
+    fetched = [
+        f"resources/data/books/{g}/{i}.txt"
+        for g, i in zip(chosen.genre, chosen.document_id)
+    ]
+    chosen["source"] = [
+        p if Path(p).is_file() else f for p, f in zip(chosen.path, fetched)
+    ]
+    return chosen
+
+
+BOOKS = selected_books() if config["books"]["enabled"] else None
+
+
+def book_files():
+    return [] if BOOKS is None else list(BOOKS["source"])
+
+
+def book_ids():
+    return [] if BOOKS is None else list(BOOKS["document_id"])
+
+
+def missing_books():
+    return [source for source in book_files() if source.startswith("resources/")]
+
+
+def missing_book_ids():
+    return [
+        i
+        for i, source in zip(book_ids(), book_files())
+        if source.startswith("resources/")
+    ]
+
+
+def book_path_template(wildcards):
+    return config["books"]["path_template"]
+
+
+def corpus_contrasts(wildcards):
+    return config[wildcards.corpus]["contrasts"]
+
+
 def model_source(wildcards):
     return MODEL_SPECS[wildcards.model]["source"]
 
 
 def nll_settings(wildcards):
-    """The NLL settings that change scores (shards only decide which job scores a story)."""
-    return {key: value for key, value in config["nll"].items() if key != "shards"}
+    """The NLL settings that change scores (shards only decide which job scores a story).
+
+    Books have no topic: their formulations come from ``books.formulations``.
+    """
+    settings = {key: value for key, value in config["nll"].items() if key != "shards"}
+    if wildcards.corpus == "books":
+        settings["formulations"] = config["books"]["formulations"]
+    return settings
 
 
 def model_scoring(wildcards):
@@ -136,15 +209,19 @@ def final_outputs():
         "results/{corpus}/tables/sample_counts.csv",
         "results/{corpus}/tables/sequentiality_by_type.csv",
         "results/{corpus}/tables/effect_sizes.csv",
+        "results/{corpus}/tables/contrast_summary.csv",
         "results/{corpus}/figures/sequentiality_by_history.png",
+        "results/{corpus}/figures/sequentiality_by_contrast.png",
         "results/{corpus}/figures/effect_sizes.png",
     ]
+    # covariates and regressions: the HIPPOCORPUS sentences (method.md sections 6 and 7)
+    sentence_level = []
     if is_activated("covariates"):
-        outputs.append("results/{corpus}/covariates.parquet")
+        sentence_level.append("results/hippocorpus/covariates.parquet")
     if is_activated("regression"):
-        outputs += [
-            "results/{corpus}/tables/regression_coefficients.csv",
-            "results/{corpus}/tables/regression_diagnostics.csv",
-            "results/{corpus}/figures/regression_coefficients.png",
+        sentence_level += [
+            "results/hippocorpus/tables/regression_coefficients.csv",
+            "results/hippocorpus/tables/regression_diagnostics.csv",
+            "results/hippocorpus/figures/regression_coefficients.png",
         ]
-    return expand(outputs, corpus=CORPORA)
+    return expand(outputs, corpus=CORPORA) + sentence_level

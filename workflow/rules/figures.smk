@@ -42,3 +42,27 @@ rule plot_effect_sizes:
         height_per_panel=config["figures"]["height_per_panel"],
     script:
         "../../scripts/plot_effect_sizes.py"
+
+
+rule plot_contrast_sequentiality:
+    input:
+        table="results/{corpus}/tables/effect_sizes.csv",
+    output:
+        png=report(
+            "results/{corpus}/figures/sequentiality_by_contrast.png",
+            caption="../report/sequentiality_by_contrast.rst",
+            category="Sequentiality",
+            subcategory="{corpus}",
+        ),
+        pdf="results/{corpus}/figures/sequentiality_by_contrast.pdf",
+    log:
+        "logs/{corpus}/plot_contrast_sequentiality.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        confidence=config["stats"]["confidence"],
+        dpi=config["figures"]["dpi"],
+        width_per_panel=config["figures"]["width_per_panel"],
+        height_per_panel=config["figures"]["height_per_panel"],
+    script:
+        "../../scripts/plot_contrast_sequentiality.py"

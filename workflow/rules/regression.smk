@@ -3,11 +3,21 @@ rule fit_regressions:
         sequentiality=sentence_tables,
         covariates="results/{corpus}/covariates.parquet",
     output:
-        coefficients="results/{corpus}/tables/regression_coefficients.csv",
+        coefficients=report(
+            "results/{corpus}/tables/regression_coefficients.csv",
+            caption="../report/regression_coefficients_table.rst",
+            category="Regression",
+            subcategory="{corpus}",
+        ),
         tables=expand(
             "results/{{corpus}}/tables/regression_{spec}.csv", spec=REGRESSION_SPECS
         ),
-        diagnostics="results/{corpus}/tables/regression_diagnostics.csv",
+        diagnostics=report(
+            "results/{corpus}/tables/regression_diagnostics.csv",
+            caption="../report/regression_diagnostics.rst",
+            category="Regression",
+            subcategory="{corpus}",
+        ),
     log:
         "logs/{corpus}/fit_regressions.log",
     conda:
@@ -27,7 +37,12 @@ rule plot_regression_coefficients:
     input:
         table="results/{corpus}/tables/regression_coefficients.csv",
     output:
-        png="results/{corpus}/figures/regression_coefficients.png",
+        png=report(
+            "results/{corpus}/figures/regression_coefficients.png",
+            caption="../report/regression_coefficients_figure.rst",
+            category="Regression",
+            subcategory="{corpus}",
+        ),
         pdf="results/{corpus}/figures/regression_coefficients.pdf",
     log:
         "logs/{corpus}/plot_regression_coefficients.log",

@@ -6,6 +6,8 @@ rule split_sentences:
         counts="results/{corpus}/tables/sentence_counts.csv",
     log:
         "logs/{corpus}/split_sentences.log",
+    wildcard_constraints:
+        corpus="hippocorpus",  # book passages come split (rule sample_passages)
     conda:
         "../../envs/storyflow.yaml"
     params:

@@ -22,10 +22,17 @@ rule summarize_sequentiality:
 rule compute_effect_sizes:
     input:
         stories=story_tables,
+        labels="results/{corpus}/stories.parquet",
     output:
         table=report(
             "results/{corpus}/tables/effect_sizes.csv",
             caption="../report/effect_sizes_table.rst",
+            category="Effect sizes",
+            subcategory="{corpus}",
+        ),
+        summary=report(
+            "results/{corpus}/tables/contrast_summary.csv",
+            caption="../report/contrast_summary.rst",
             category="Effect sizes",
             subcategory="{corpus}",
         ),
@@ -34,7 +41,7 @@ rule compute_effect_sizes:
     conda:
         "../../envs/storyflow.yaml"
     params:
-        contrasts=config["stats"]["contrasts"],
+        contrasts=corpus_contrasts,
         confidence=config["stats"]["confidence"],
         min_sentences=config["stats"]["min_sentences"],
     script:

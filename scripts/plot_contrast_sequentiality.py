@@ -1,0 +1,18 @@
+"""Rule plot_contrast_sequentiality: mean sequentiality of each contrast's two groups."""
+
+from storyflow import figures, stats
+from storyflow.runner import run
+
+
+def main(smk):
+    figures.plot_contrast_sequentiality(
+        stats.read_table(smk.input["table"]),
+        [smk.output["png"], smk.output["pdf"]],
+        confidence=float(smk.params["confidence"]),
+        dpi=int(smk.params["dpi"]),
+        width_per_panel=float(smk.params["width_per_panel"]),
+        height_per_panel=float(smk.params["height_per_panel"]),
+    )
+
+
+run(main, snakemake)
