@@ -1,5 +1,7 @@
 """Rule download_books: fetch the sampled books the data mirror lacks (Project Gutenberg)."""
 
+from pathlib import Path
+
 import pandas as pd
 
 from storyflow import books
@@ -7,8 +9,11 @@ from storyflow.runner import run
 
 
 def main(smk):
-    missing = pd.DataFrame({"document_id": smk.params.ids, "genre": "?"})
-    books.download_books(missing, list(smk.output.books), smk.params.url)
+    destinations = list(smk.output.books)
+    missing = pd.DataFrame(
+        {"document_id": smk.params.ids, "genre": [Path(d).parent.name for d in destinations]}
+    )
+    books.download_books(missing, destinations, smk.params.url)
 
 
 run(main, snakemake)

@@ -217,3 +217,38 @@ def test_book_genres_share_the_sequentiality_and_statistics_path(snakemake, tmp_
     assert list(pov["story_id"]) == list(stories["story_id"])
     png = (results / "figures" / "sequentiality_by_contrast.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+
+
+def test_books_absent_offline_are_named_in_one_message(snakemake, tmp_path: Path) -> None:
+    mirror = tmp_path / "mirror"
+    (mirror / "books").mkdir(parents=True)
+    (mirror / "books" / "MANIFEST.tsv").write_text(
+        "category\tgutenberg_id\ttitle\npoetry\t1\tA\npoetry\t2\tB\n"
+    )
+    change = tmp_path / "books.yaml"
+    change.write_text(
+        json.dumps(
+            {
+                "books": {
+                    "enabled": True,
+                    "url": "http://127.0.0.1:9/{id}.txt",
+                    "contrasts": [{"name": "x", "a": "poetry", "b": "poetry"}],
+                }
+            }
+        )
+    )
+    command = snakemake.command(
+        tmp_path / "run",
+        "--cores",
+        "1",
+        configfiles=[change],
+        targets=["results/books/stories.parquet"],
+    )
+    command[command.index("--config") + 1] = "data=" + json.dumps({"mirror": str(mirror)})
+    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "2 book(s) are neither in the data mirror nor downloadable" in out
+    for book in ("1", "2"):
+        assert f"put it at resources/data/books/poetry/{book}.txt" in out
+    assert "Traceback" not in out

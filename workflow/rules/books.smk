@@ -16,7 +16,7 @@ if missing_books():
             "../../envs/storyflow.yaml"
         params:
             ids=missing_book_ids(),
-            url=config["books"]["url"],
+            url=book_url,
         script:
             "../../scripts/download_books.py"
 

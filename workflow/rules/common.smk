@@ -104,6 +104,10 @@ def book_path_template(wildcards):
     return config["books"]["path_template"]
 
 
+def book_url(wildcards):
+    return config["books"]["url"]
+
+
 def corpus_contrasts(wildcards):
     return config[wildcards.corpus]["contrasts"]
 
