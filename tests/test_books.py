@@ -256,3 +256,25 @@ def test_download_strips_the_gutenberg_licence_and_names_every_failure(tmp_path:
     message = str(err.value)
     assert message.startswith("2 book(s) are neither in the data mirror nor downloadable")
     assert all(f"put it at {t}" in message for t in targets)
+
+
+def test_a_books_passages_do_not_depend_on_the_other_books_sampled(tmp_path: Path, nlp) -> None:
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.txt").write_text(synthetic_book())
+    table = pd.DataFrame(
+        {
+            "document_id": ["a", "b"],
+            "genre": ["fiction", "biography"],
+            "path": [str(tmp_path / "a.txt"), str(tmp_path / "b.txt")],
+        }
+    )
+    settings = books.PassageSettings(2, 8, 0.1, 200, 7, ("fiction",), 1.0, 1.0)
+    alone, _ = books.build_passages(table.iloc[:1], nlp, settings)
+    both, sentences = books.build_passages(table, nlp, settings)
+    pd.testing.assert_frame_equal(alone, both[both["document_id"] == "a"].reset_index(drop=True))
+    # same text, other id: other passages (the seed is per book)
+    assert list(both.loc[both.document_id == "a", "start_char"]) != list(
+        both.loc[both.document_id == "b", "start_char"]
+    )
+    assert list(both["story_type"]) == ["fiction-unclear"] * 2 + ["biography"] * 2
+    assert sentences.groupby("story_id").size().eq(8).all()
