@@ -19,6 +19,7 @@ include: "workflow/rules/stats.smk"
 include: "workflow/rules/covariates.smk"
 include: "workflow/rules/regression.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/narrative_sense.smk"
 
 
 rule all:

@@ -57,17 +57,23 @@ def _load(stories_json: Path, model: str, max_history: int):
     return tokenized, start, n_ctx, vocab.n_ctx_train
 
 
-def _scorer(model: str, n_ctx: int, threads: int, n_batch: int):
+def _scorer(args: argparse.Namespace, n_ctx: int):
     from storyflow.scoring import LlamaCppScorer
 
-    return LlamaCppScorer(model, n_ctx=n_ctx, n_threads=threads, n_batch=n_batch)
+    return LlamaCppScorer(
+        args.model,
+        n_ctx=n_ctx,
+        n_threads=args.threads,
+        n_batch=args.n_batch,
+        n_gpu_layers=args.n_gpu_layers,
+    )
 
 
 def phase_engine(args: argparse.Namespace) -> dict:
     from storyflow.scoring import PassCounter, score_terms
 
     tokenized, start, n_ctx, _ = _load(args.stories_json, args.model, args.max_history)
-    scorer = _scorer(args.model, n_ctx, args.threads, args.n_batch)
+    scorer = _scorer(args, n_ctx)
     counter = PassCounter()
     nll = {}
     began = time.perf_counter()
@@ -93,7 +99,7 @@ def phase_per_condition(args: argparse.Namespace) -> dict:
     from storyflow.scoring import _token_logprobs
 
     tokenized, start, n_ctx, _ = _load(args.stories_json, args.model, args.max_history)
-    scorer = _scorer(args.model, n_ctx, args.threads, args.n_batch)
+    scorer = _scorer(args, n_ctx)
     llm = scorer.llm
     tokens = 0
     prompts = 0
@@ -121,7 +127,7 @@ def phase_ceiling(args: argparse.Namespace) -> dict:
     tokenized, start, n_ctx, _ = _load(args.stories_json, args.model, args.max_history)
     body = [t for story in tokenized for s in story.sentences for t in s]
     sequence = [start, *(body * (1 + n_ctx // max(1, len(body))))][:n_ctx]
-    scorer = _scorer(args.model, n_ctx, args.threads, args.n_batch)
+    scorer = _scorer(args, n_ctx)
     llm = scorer.llm
     llm.reset()
     llm.eval(sequence[:8])  # warm-up (thread pool, first allocation)
@@ -182,9 +188,18 @@ def main() -> None:
     parser.add_argument("--max-history", type=int, default=9)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--n-batch", type=int, default=512)
+    parser.add_argument(
+        "--n-gpu-layers", type=int, default=0, help="layers offloaded to the GPU (-1: all)"
+    )
     parser.add_argument("--ceiling-repeats", type=int, default=2)
     parser.add_argument("--csv", type=Path, default=DEFAULT_CSV, help="HIPPOCORPUS CSV")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "out")
+    parser.add_argument(
+        "--stories-from",
+        type=Path,
+        help="reuse the stories (already split) of an earlier run: its out/stories-<model>.json "
+        "(for a machine without spaCy or the corpus, such as a GPU node)",
+    )
     parser.add_argument("--phase", choices=list(PHASES), help=argparse.SUPPRESS)
     parser.add_argument("--stories-json", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
@@ -195,7 +210,10 @@ def main() -> None:
 
     args.out.mkdir(parents=True, exist_ok=True)
     name = Path(args.model).stem
-    stories = pick_stories(args.csv, args.stories)
+    if args.stories_from:
+        stories = json.loads(args.stories_from.read_text())[: args.stories]
+    else:
+        stories = pick_stories(args.csv, args.stories)
     stories_json = args.out / f"stories-{name}.json"
     stories_json.write_text(json.dumps(stories))
     results = {}
@@ -214,6 +232,8 @@ def main() -> None:
                 str(args.threads),
                 "--n-batch",
                 str(args.n_batch),
+                "--n-gpu-layers",
+                str(args.n_gpu_layers),
                 "--ceiling-repeats",
                 str(args.ceiling_repeats),
                 "--phase",
@@ -254,7 +274,7 @@ def report(args: argparse.Namespace, name: str, stories: list[dict], results: di
     lines = [
         f"model {name}: {args.stories} HIPPOCORPUS stories ({n_sent} sentences), H = "
         f"{args.max_history} + full, topic and context, {args.threads} threads, n_batch "
-        f"{args.n_batch}, vocab {vocab}",
+        f"{args.n_batch}, n_gpu_layers {args.n_gpu_layers}, vocab {vocab}",
         f"{'':16}{'wall s':>9}{'tokens':>10}{'tok/s':>9}{'peak RSS MB':>13}{'load 1m':>13}",
     ]
     for label, r in (("engine", engine), ("per-condition", per_cond), ("ceiling", ceiling)):
@@ -293,6 +313,7 @@ def report(args: argparse.Namespace, name: str, stories: list[dict], results: di
         "max_history": args.max_history,
         "threads": args.threads,
         "n_batch": args.n_batch,
+        "n_gpu_layers": args.n_gpu_layers,
         "engine": {k: v for k, v in engine.items() if k != "nll"},
         "per_condition": {k: v for k, v in per_cond.items() if k != "nll"},
         "ceiling": ceiling,

@@ -4,11 +4,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from storyflow import regression
+from storyflow import narrative_sense, regression
 from storyflow.runner import run
 
 
 def main(smk):
+    # the narrative-sense story scores, when that stage runs on this corpus (common.smk)
+    story_scores = list(smk.input.get("story_scores") or [])
+    story = (
+        narrative_sense.story_covariates(pd.read_parquet(story_scores[0])) if story_scores else None
+    )
     coefficients, diagnostics = regression.fit_specifications(
         regression.read_sequentiality(list(smk.input["sequentiality"])),
         pd.read_parquet(smk.input["covariates"]),
@@ -18,6 +23,7 @@ def main(smk):
         fdr_alpha=float(smk.params["fdr_alpha"]),
         confidence=float(smk.params["confidence"]),
         skipped=dict(smk.params["skipped"]),
+        story_covariates=story,
     )
     Path(smk.output["coefficients"]).parent.mkdir(parents=True, exist_ok=True)
     coefficients.to_csv(smk.output["coefficients"], index=False)

@@ -11,7 +11,7 @@ import pytest
 from conftest import run_script
 from scipy import stats
 
-from storyflow import regression
+from storyflow import narrative_sense, regression
 from storyflow.covariates import CONNECTIVE_COLUMNS, WINDOW_MEASURES
 from storyflow.errors import StoryflowError
 
@@ -255,6 +255,41 @@ def test_design_scales_continuous_predictors_and_drops_constants() -> None:
     )
     assert "model" not in one_model.formula
     assert "model (only m1 model)" in one_model.dropped
+
+
+def test_story_level_narrative_sense_enters_as_a_z_scored_covariate() -> None:
+    seq, cov = synthetic_tables(n_stories=6, n_sentences=4)
+    stories = sorted(seq["story_id"].unique())
+    scores = pd.DataFrame(
+        {
+            "story_id": stories,
+            "median_pmi_top": [-7.0, -7.5, np.nan, -8.0, -6.5, -7.2],  # story 3: too few lemmas
+        }
+    )
+    story = narrative_sense.story_covariates(scores)
+    rows, _ = regression.regression_rows(
+        seq, cov, formulation="context", history="1", story_covariates=story
+    )
+    # every sentence carries its story's score
+    by_story = rows.groupby("story_id")["narrative_sense"].first()
+    assert by_story.loc[stories[0]] == -7.0 and np.isnan(by_story.loc[stories[2]])
+    design = regression.build_design(rows, regression.Spec("gain", "1"), ["m1", "m2"])
+    assert " + tree_depth + narrative_sense + conn_temporal + " in design.formula
+    assert design.scaling["narrative_sense"] == "z-score"
+    assert design.frame["narrative_sense"].mean() == pytest.approx(0.0, abs=1e-12)
+    # the unscored story's rows are dropped and counted, not filled in
+    assert design.n_missing_dropped == 3 * 2  # 3 sentences with history x 2 models
+    assert stories[2] not in set(design.frame["story_id"])
+    with pytest.raises(StoryflowError, match="1 stories have no story-level covariates"):
+        regression.regression_rows(
+            seq, cov, formulation="context", history="1", story_covariates=story.iloc[1:]
+        )
+    # without the table the design is the sentence-level one
+    plain, _ = regression.regression_rows(seq, cov, formulation="context", history="1")
+    assert (
+        "narrative_sense"
+        not in regression.build_design(plain, regression.Spec("gain", "1"), ["m1", "m2"]).formula
+    )
 
 
 @needs_r

@@ -47,7 +47,12 @@ NEW_MODEL = {
 # Rules by what they depend on. A job is (rule, model wildcard or None).
 PER_MODEL_NLL = ["score_nll_shard"] * SHARDS + ["gather_nll", "compute_sequentiality"]
 ALL_MODELS = ["summarize_sequentiality", "compute_effect_sizes", "fit_regressions"]
-FIGURES = ["plot_sequentiality", "plot_effect_sizes", "plot_regression_coefficients"]
+FIGURES = [
+    "plot_sequentiality",
+    "plot_effect_sizes",
+    "plot_contrast_sequentiality",
+    "plot_regression_coefficients",
+]
 PER_CORPUS_TEXT = ["sample_stories", "split_sentences", "compute_covariates"]
 KNOWN_RULES = {
     "download_hippocorpus",

@@ -164,13 +164,13 @@ def test_slurm_run_equals_local_run(
     # every job of a non-local rule went through sbatch, with the profile's resources; the local
     # rules (`all`, fetching data and models: common.smk) ran in the Snakemake process itself
     planned = job_stats(output)
-    remote = {rule: n for rule, n in planned.items() if rule not in LOCAL_RULES}
-    assert "materialize_model" in planned and "score_nll_shard" in remote
+    sbatched = {rule: n for rule, n in planned.items() if rule not in LOCAL_RULES}
+    assert "materialize_model" in planned and "score_nll_shard" in sbatched
     assert "localrule materialize_model:" in output
     assert sorted(j[3] for j in jobs if j[1] != cancelled) == sorted(
-        rule for rule, n in remote.items() for _ in range(n)
+        rule for rule, n in sbatched.items() for _ in range(n)
     )
-    assert len(jobs) == sum(remote.values()) + 1  # the cancelled job twice
+    assert len(jobs) == sum(sbatched.values()) + 1  # the cancelled job twice
     accounting = sacct([j[1] for j in jobs], "State,Partition,Account,AllocTRES,Timelimit")
     for _, slurm, log, rule in jobs:
         job = accounting[slurm]
@@ -190,7 +190,7 @@ def test_slurm_run_equals_local_run(
         pd.testing.assert_frame_equal(remote[name], table, check_exact=False, rtol=1e-9, atol=1e-12)
         exact.append(remote[name].equals(table))
     print(
-        f"\nSLURM run of the tiny config: {sum(remote.values())} jobs through sbatch (+1 "
+        f"\nSLURM run of the tiny config: {sum(sbatched.values())} jobs through sbatch (+1 "
         f"resubmission of the cancelled one), {wall:.0f} s wall time; {sum(exact)} of "
         f"{len(exact)} result tables bit-identical to the local run"
     )

@@ -447,3 +447,62 @@ def _legend_handle(axes: np.ndarray, label: str) -> object:
             if line.get_label() == label:
                 return line
     raise ValueError(f"no line labelled {label!r}")
+
+
+def plot_pair_scores(
+    scores: pd.DataFrame,
+    paths: Sequence[str | Path],
+    *,
+    top_pairs: int = 100,
+    dpi: int = 150,
+    max_points: int = 200_000,
+    seed: int = 0,
+) -> None:
+    """Narrative-sense pair scores (PMI, natural log) per group: all pairs and top pairs.
+
+    ``scores`` has ``group`` and ``pair_pmi`` (each story's pair scores, descending), from
+    :func:`storyflow.narrative_sense.score_stories`. Left panel: every pair of every story of
+    the group; right: each story's ``top_pairs`` highest. One violin per group (at most
+    ``max_points`` scores drawn per group, seeded, for drawing only); the white bar marks the
+    median of all the group's scores.
+    """
+    groups = _unique(scores["group"].astype(str))
+    colors = story_type_colors(groups)
+    rng = np.random.default_rng(seed)
+    fig = Figure(figsize=(max(6.0, 1.2 * len(groups) + 1.5), 3.6))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, (title, k) in zip(
+        axes, [("all pairs", None), (f"top {top_pairs} pairs", top_pairs)], strict=False
+    ):
+        for x, group in enumerate(groups):
+            values = np.concatenate(
+                [np.asarray(v)[:k] for v in scores.loc[scores["group"] == group, "pair_pmi"]]
+                or [np.zeros(0)]
+            )
+            if len(values) == 0:
+                continue
+            median = float(np.median(values))
+            if len(values) > max_points:
+                values = rng.choice(values, max_points, replace=False)
+            if len(values) > 1 and np.ptp(values) > 0:
+                parts = ax.violinplot(values, positions=[x], showextrema=False, widths=0.8)
+                for body in parts["bodies"]:
+                    body.set_facecolor(colors[group])
+                    body.set_alpha(0.6)
+            ax.hlines(median, x - 0.3, x + 0.3, color="black", linewidth=2)
+            ax.annotate(
+                f"{median:.2f}",
+                (x, median),
+                xytext=(0, 3),
+                textcoords="offset points",
+                ha="center",
+                fontsize=_FONT_SIZE - 1,
+            )
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels(groups, rotation=30, ha="right", fontsize=_FONT_SIZE)
+        ax.set_title(title, fontsize=_FONT_SIZE + 1)
+        ax.tick_params(labelsize=_FONT_SIZE)
+    axes[0].set_ylabel("pair score: PMI = ln(c12 / (c1 c2))", fontsize=_FONT_SIZE)
+    fig.tight_layout()
+    _save(fig, paths, dpi)

@@ -55,6 +55,10 @@ R_INSTALL_HINT = (
 )
 #: Window-free continuous covariates (z-scored) and 0/1 covariates (entered as they are).
 CONTINUOUS_SENTENCE = ("n_tokens", "rare_word_rate", "clause_count", "tree_depth")
+#: Story-level continuous covariates (z-scored; each of a story's sentences gets its story's
+#: value), present when their table is given: the narrative-sense score
+#: (:func:`storyflow.narrative_sense.story_covariates`).
+CONTINUOUS_STORY = ("narrative_sense",)
 BINARY = (*CONNECTIVE_COLUMNS, "rhetorical_disrupting")
 LABELS = {
     "lemma_overlap": "content-word overlap",
@@ -66,6 +70,7 @@ LABELS = {
     "rare_word_rate": "rare-word rate",
     "clause_count": "clause count",
     "tree_depth": "tree depth",
+    "narrative_sense": "narrative sense (story, median top-pair PMI)",
     "conn_temporal": "temporal connective",
     "conn_causal": "causal connective",
     "conn_contrastive": "contrastive connective",
@@ -366,10 +371,14 @@ def fit_lmer(frame: pd.DataFrame, formula: str, factors: Mapping[str, Sequence[s
 # Data and design
 
 
-def covariate_terms(history: str) -> tuple[list[str], list[str]]:
-    """Continuous and binary covariate columns used at history ``history`` (window w = h)."""
+def covariate_terms(history: str, story: Sequence[str] = ()) -> tuple[list[str], list[str]]:
+    """Continuous and binary covariate columns used at history ``history`` (window w = h).
+
+    ``story``: the story-level columns present (:data:`CONTINUOUS_STORY`), appended to the
+    continuous ones.
+    """
     continuous = [f"{m}_h{history}" for m in WINDOW_MEASURES] + list(CONTINUOUS_SENTENCE)
-    return continuous, list(BINARY)
+    return continuous + [c for c in CONTINUOUS_STORY if c in story], list(BINARY)
 
 
 def base_name(term: str) -> str:
@@ -383,6 +392,7 @@ def regression_rows(
     *,
     formulation: str,
     history: str,
+    story_covariates: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, dict[str, int]]:
     """The rows of one history: sentence sequentiality joined with the sentence's covariates.
 
@@ -390,6 +400,8 @@ def regression_rows(
         sequentiality: Sentence-level tables of all models (``storyflow.sequentiality``).
         covariates: The covariate table of the corpus.
         formulation, history: Which rows to use ("context", "1").
+        story_covariates: Optional story-level table (``story_id`` and columns of
+            :data:`CONTINUOUS_STORY`), joined on ``story_id``.
 
     Returns:
         The rows with a preceding sentence, and counts: ``n_rows_scored`` (rows of this
@@ -397,8 +409,8 @@ def regression_rows(
         sentence), ``n_truncated_kept`` (rows whose history was truncated to the context window).
 
     Raises:
-        StoryflowError: no rows for this formulation and history, or sentences without
-            covariates (the two tables come from different sentence tables).
+        StoryflowError: no rows for this formulation and history, or sentences (stories)
+            without covariates (the tables come from different samples).
     """
     seq = sequentiality[
         (sequentiality["formulation"] == formulation)
@@ -420,6 +432,16 @@ def regression_rows(
             "covariate table was computed from another sentence table; rerun the workflow"
         )
     rows = rows.drop(columns="_merge")
+    if story_covariates is not None:
+        story = story_covariates[["story_id", *CONTINUOUS_STORY]]
+        absent = sorted(set(rows["story_id"]) - set(story["story_id"]))
+        if absent:
+            raise StoryflowError(
+                f"{len(absent)} stories have no story-level covariates (e.g. {absent[:3]}): "
+                "the story table was computed from another corpus; rerun the workflow"
+            )
+        # a story without a score (too few words) keeps NaN: build_design drops and counts it
+        rows = rows.merge(story, on="story_id", how="left", validate="many_to_one")
     first = rows["n_history"] == 0
     counts = {
         "n_rows_scored": len(rows),
@@ -448,7 +470,7 @@ def build_design(rows: pd.DataFrame, spec: Spec, models: Sequence[str]) -> Desig
     Rows with a missing predictor are dropped (counted), then predictors constant over the
     remaining rows are dropped (listed), and the ``model`` factor when only one model remains.
     """
-    continuous, binary = covariate_terms(spec.history)
+    continuous, binary = covariate_terms(spec.history, story=list(rows.columns))
     if spec.kind == "gain":
         outcome = "seq"
     else:
@@ -591,6 +613,7 @@ def fit_specifications(
     fdr_alpha: float = 0.05,
     confidence: float = 0.95,
     skipped: Mapping[str, str] | None = None,
+    story_covariates: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fit every specification; return (coefficients, diagnostics).
 
@@ -603,6 +626,7 @@ def fit_specifications(
         fdr_alpha: Level of ``significant_fdr``.
         confidence: Level of the confidence intervals.
         skipped: Specifications not fitted, with the reason (a diagnostics row each).
+        story_covariates: Optional story-level covariates (see :func:`regression_rows`).
 
     Returns:
         ``coefficients`` (:data:`COEFFICIENT_COLUMNS`, all specifications) and ``diagnostics``
@@ -613,7 +637,11 @@ def fit_specifications(
     tables, diagnostics = [], []
     for spec in specs:
         rows, counts = regression_rows(
-            sequentiality, covariates, formulation=formulation, history=spec.history
+            sequentiality,
+            covariates,
+            formulation=formulation,
+            history=spec.history,
+            story_covariates=story_covariates,
         )
         design = build_design(rows, spec, models)
         log.info(

@@ -115,14 +115,23 @@ class Scorer(Protocol):
         ...
 
 
-def _token_logprobs(logits: np.ndarray, targets: Sequence[int], chunk: int = 64) -> np.ndarray:
-    """Log-softmax of each logits row at its target id; rows processed in chunks to bound memory."""
+def _token_logprobs(logits: np.ndarray, targets: Sequence[int], chunk: int = 16) -> np.ndarray:
+    """Log-softmax of each logits row at its target id (natural log, float64).
+
+    Rows are processed in chunks (``chunk`` × vocabulary float32 scratch) to bound memory. The
+    exponentials are taken in place and summed in float32 (numpy's pairwise summation: relative
+    error about 1e-7, i.e. 1e-7 nats): over a 262k vocabulary this halves the time of a float64
+    sum, and on a GPU this log-softmax, not the forward pass, is the engine's main cost
+    (docs/engine.md).
+    """
     out = np.empty(len(targets), dtype=np.float64)
     target_ids = np.asarray(targets)
     for start in range(0, len(targets), chunk):
         rows = np.asarray(logits[start : start + chunk], dtype=np.float32)
         peak = rows.max(axis=1, keepdims=True)
-        lse = np.log(np.exp(rows - peak).sum(axis=1, dtype=np.float64)) + peak[:, 0]
+        shifted = rows - peak
+        np.exp(shifted, out=shifted)
+        lse = np.log(shifted.sum(axis=1).astype(np.float64)) + peak[:, 0]
         picked = rows[np.arange(len(rows)), target_ids[start : start + chunk]]
         out[start : start + len(rows)] = picked - lse
     return out

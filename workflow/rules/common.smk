@@ -228,4 +228,52 @@ def final_outputs():
             "results/hippocorpus/tables/regression_diagnostics.csv",
             "results/hippocorpus/figures/regression_coefficients.png",
         ]
-    return expand(outputs, corpus=CORPORA) + sentence_level
+    narrative_sense = []
+    if is_activated("narrative_sense"):
+        narrative_sense = expand(
+            [
+                "results/{target}/tables/narrative_sense.csv",
+                "results/{target}/figures/pair_scores.png",
+            ],
+            target=config["narrative_sense"]["targets"],
+        )
+    return expand(outputs, corpus=CORPORA) + sentence_level + narrative_sense
+
+
+# narrative sense (workflow/rules/narrative_sense.smk, docs/narrative_sense.md)
+NS = config["narrative_sense"]
+NS_SOURCES = sorted(set(NS["reference"]) | set(NS["targets"]))
+
+
+def ns_source_input(wildcards):
+    """The file a corpus is read from (the books' manifest for book passages)."""
+    if wildcards.source == "hippocorpus":
+        return hippocorpus_csv()
+    if wildcards.source == "books":
+        return book_manifest()
+    return str(data_path(NS[wildcards.source]))
+
+
+def narrative_sense_scores(wildcards):
+    """The corpus's narrative-sense story scores, a story-level regression covariate when the
+    stage scores this corpus and regression.narrative_sense is on; else nothing."""
+    if (
+        is_activated("narrative_sense")
+        and config["regression"]["narrative_sense"]
+        and wildcards.corpus in NS["targets"]
+    ):
+        return [f"results/{wildcards.corpus}/narrative_sense/story_scores.parquet"]
+    return []
+
+
+def ns_source_settings(wildcards):
+    """Only the settings that change the source's lemma table (precise reruns)."""
+    settings = {"limit": NS["limit"]}
+    if wildcards.source == "hippocorpus":
+        settings["story_types"] = config["hippocorpus"]["story_types"]
+    if wildcards.source == "books":
+        settings["books"] = NS["books_reference"]
+        settings["seed"] = NS["seed"]
+        settings["columns"] = config["books"]["columns"]
+        settings["path_template"] = config["books"]["path_template"]
+    return settings

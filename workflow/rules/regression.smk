@@ -2,6 +2,7 @@ rule fit_regressions:
     input:
         sequentiality=sentence_tables,
         covariates="results/{corpus}/covariates.parquet",
+        story_scores=narrative_sense_scores,
     output:
         coefficients=report(
             "results/{corpus}/tables/regression_coefficients.csv",

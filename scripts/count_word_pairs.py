@@ -1,0 +1,25 @@
+"""Rule count_word_pairs: story-level PMI of content-lemma pairs over the reference corpora."""
+
+import logging
+
+import pandas as pd
+
+from storyflow import narrative_sense
+from storyflow.runner import run
+
+
+def main(smk):
+    log = logging.getLogger("storyflow.count_word_pairs")
+    lemmas = pd.concat([pd.read_parquet(p) for p in smk.input.lemmas], ignore_index=True)
+    table = narrative_sense.count_pairs(lemmas, min_stories=smk.params.min_stories)
+    table.save(smk.output.pairs, smk.output.vocabulary)
+    log.info(
+        "%d reference stories: %d lemmas, %d pairs, floor %.3f",
+        len(lemmas),
+        len(table.vocabulary),
+        len(table.pairs),
+        table.floor,
+    )
+
+
+run(main, snakemake)

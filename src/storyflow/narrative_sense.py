@@ -1,0 +1,494 @@
+"""Narrative-sense relations: story-level PMI of content-word pairs (Roemmele et al.).
+
+Steps (``docs/narrative_sense.md`` gives every choice):
+
+1. :func:`lemmatize` turns each story into its ordered content lemmas with their word positions.
+   A *word token* is a spaCy token that is neither punctuation nor whitespace; positions count
+   word tokens from 0. Kept lemmas: lowercased, alphabetic, not a stop word, not number-like,
+   part of speech not in :data:`DROPPED_POS`.
+2. :func:`count_pairs` counts, over the reference stories, in how many stories each lemma
+   occurs and in how many stories each pair of vocabulary lemmas co-occurs. A pair counts for a
+   story only when some occurrence of w1 and some occurrence of w2 are at least 3 word positions
+   apart (co-occurrence inside one trigram does not count). PMI(w1, w2) = log(c12 / (c1 c2)),
+   counts in stories, natural log; the constant log N is omitted, so values are negative and
+   only comparisons matter.
+3. :func:`score_stories`: a story's unique in-vocabulary lemmas, all C(n, 2) pairs, each pair's
+   PMI (unseen pairs get the table minimum, the *floor*).
+4. :func:`narrative_sense_threshold`: a Wilcoxon rank-sum (Mann-Whitney U, one-sided) test of
+   a story's pair scores against those of a random story of as many lemmas drawn from its
+   group's lemma union; p < alpha means the story exceeds the threshold.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+from tqdm import tqdm
+
+from storyflow.errors import InputDataError, StoryflowError
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+log = logging.getLogger(__name__)
+
+#: Parts of speech whose tokens never count as content words.
+DROPPED_POS = frozenset({"PUNCT", "SYM", "NUM", "PROPN", "SPACE", "X"})
+#: Columns of the story tables the readers return.
+STORY_COLUMNS = ("story_id", "group", "text")
+#: Columns of the lemma tables :func:`lemmatize` returns.
+LEMMA_COLUMNS = ("story_id", "group", "n_words", "lemmas", "positions")
+#: Two occurrences less than this many word positions apart lie inside one trigram.
+TRIGRAM_SPAN = 3
+HANNA_URL = (
+    "https://raw.githubusercontent.com/dig-team/hanna-benchmark-asg/main/hanna_llm_stories.csv"
+)
+HANNA_HUMAN = "Human"
+_PIPES_NOT_NEEDED = ("parser", "ner", "senter")
+
+
+# ----------------------------------------------------------------------------- readers
+
+
+def _read_csv(path: str | Path, columns: Sequence[str], download_hint: str) -> pd.DataFrame:
+    path = Path(path)
+    if not path.is_file():
+        raise StoryflowError(f"{path}: file not found. {download_hint}")
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise InputDataError(
+            path,
+            f"missing required column(s) {', '.join(missing)}; the header has "
+            f"{', '.join(map(repr, table.columns))}",
+            row=1,
+        )
+    return table
+
+
+def limit_groups(stories: pd.DataFrame, limit: int | None) -> pd.DataFrame:
+    """The first ``limit`` stories of each group (file order); all when ``limit`` is None."""
+    if limit is None:
+        return stories.reset_index(drop=True)
+    return stories.groupby("group", sort=False).head(limit).reset_index(drop=True)
+
+
+def read_rocstories(path: str | Path, limit: int | None = None) -> pd.DataFrame:
+    """ROCStories cloze test: the four context sentences plus the right ending (1 or 2).
+
+    Returns :data:`STORY_COLUMNS`, ``story_id`` = ``InputStoryid``, ``group`` = ``"rocstories"``.
+    """
+    columns = [f"InputSentence{k}" for k in range(1, 5)]
+    endings = ["RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2"]
+    table = _read_csv(
+        path,
+        ["InputStoryid", *columns, *endings, "AnswerRightEnding"],
+        "ROCStories needs a registration form (https://cs.rochester.edu/nlp/rocstories/): "
+        "place cloze_test_spring2016.csv there or set narrative_sense.rocstories.",
+    )
+    answer = table["AnswerRightEnding"].str.strip()
+    bad = ~answer.isin(["1", "2"])
+    if bad.any():
+        raise InputDataError(
+            path, "AnswerRightEnding must be 1 or 2", row=int(np.flatnonzero(bad)[0]) + 2
+        )
+    ending = np.where(answer == "1", table[endings[0]], table[endings[1]])
+    text = table[columns].agg(" ".join, axis=1) + " " + pd.Series(ending, index=table.index)
+    stories = pd.DataFrame({"story_id": table["InputStoryid"], "group": "rocstories", "text": text})
+    return limit_groups(stories, limit)
+
+
+def read_hanna(path: str | Path, limit: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """HANNA LLM stories: one human story per prompt plus each model's story for it.
+
+    The ``Human`` column repeats the prompt's human story on each model's row: it is kept once
+    per prompt. Stories are kept as written (chat artefacts such as a leading ``Human:`` turn
+    included, see ``docs/narrative_sense.md``); ``artefact`` flags stories that contain a
+    speaker label (``Human:``/``Assistant:``/``User:``) so they are counted, not dropped.
+
+    Returns:
+        ``stories`` (:data:`STORY_COLUMNS` plus ``prompt_id`` (int, 0-based prompt order) and
+        ``artefact`` (bool)); ``group`` = ``"Human"`` or the model name; ``story_id`` =
+        ``"<group>-<prompt_id>"``. And ``counts``: group, n_stories, n_artefact.
+    """
+    table = _read_csv(
+        path,
+        ["Prompt", HANNA_HUMAN, "Story", "Model"],
+        f"Download it from {HANNA_URL} into the data mirror (or set narrative_sense.hanna).",
+    )
+    prompt_id = pd.Series(pd.factorize(table["Prompt"])[0], index=table.index)
+    human = table.assign(prompt_id=prompt_id).drop_duplicates("prompt_id")
+    parts = [
+        pd.DataFrame(
+            {"prompt_id": human["prompt_id"], "group": HANNA_HUMAN, "text": human[HANNA_HUMAN]}
+        ),
+        pd.DataFrame({"prompt_id": prompt_id, "group": table["Model"], "text": table["Story"]}),
+    ]
+    stories = pd.concat(parts, ignore_index=True)
+    stories["story_id"] = stories["group"] + "-" + stories["prompt_id"].astype(str)
+    if stories["story_id"].duplicated().any():
+        dup = stories.loc[stories["story_id"].duplicated(), "story_id"].iloc[0]
+        raise InputDataError(path, f"two stories for the same prompt and model ({dup})")
+    stories["artefact"] = stories["text"].str.contains(
+        r"(?:^|\n)\s*(?:Human|Assistant|User)\s*:", regex=True
+    )
+    stories = limit_groups(stories[["story_id", "group", "text", "prompt_id", "artefact"]], limit)
+    counts = (
+        stories.groupby("group", sort=False)
+        .agg(n_stories=("story_id", "size"), n_artefact=("artefact", "sum"))
+        .reset_index()
+    )
+    return stories, counts
+
+
+def read_hippocorpus_stories(
+    path: str | Path, story_types: Sequence[str], limit: int | None = None
+) -> pd.DataFrame:
+    """HIPPOCORPUS stories (validated by :func:`storyflow.corpus.read_hippocorpus`).
+
+    Returns :data:`STORY_COLUMNS`, ``group`` = the story type (memType).
+    """
+    from storyflow.corpus import read_hippocorpus
+
+    stories, _ = read_hippocorpus(path, story_types)
+    stories = stories.rename(columns={"story_type": "group"})[list(STORY_COLUMNS)]
+    return limit_groups(stories, limit)
+
+
+def book_passages(books: pd.DataFrame, *, per_book: int, tokens: int, seed: int) -> pd.DataFrame:
+    """Passages of ``tokens`` whitespace-separated words of consecutive prose from each book.
+
+    A book's prose paragraphs (:func:`storyflow.books.prose_problem` is None) are joined in
+    order and cut into consecutive chunks of ``tokens`` words; ``per_book`` chunks are drawn
+    without replacement (``np.random.default_rng([seed, book id crc32])``). ``books`` has
+    ``document_id``, ``genre``, ``path``. Returns :data:`STORY_COLUMNS`, group = genre.
+    The lemmatizer then keeps the first ``tokens`` word tokens (:func:`lemmatize`).
+    """
+    from storyflow.books import paragraphs, prose_problem, read_book
+
+    rows = []
+    for book in books.itertuples(index=False):
+        words = " ".join(
+            p.text for p in paragraphs(read_book(book.path)) if prose_problem(p) is None
+        ).split()
+        n_chunks = len(words) // tokens
+        rng = np.random.default_rng([seed, zlib.crc32(str(book.document_id).encode())])
+        chosen = np.sort(rng.choice(n_chunks, size=min(per_book, n_chunks), replace=False))
+        rows += [
+            (f"{book.document_id}-{k}", book.genre, " ".join(words[k * tokens : (k + 1) * tokens]))
+            for k in chosen
+        ]
+    return pd.DataFrame(rows, columns=list(STORY_COLUMNS))
+
+
+# ----------------------------------------------------------------------------- lemmas
+
+
+def load_lemmatizer(name: str) -> Language:
+    """spaCy pipeline ``name`` with only what lemmas need (tagger, attribute ruler, lemmatizer)."""
+    from storyflow.sentences import load_spacy
+
+    nlp = load_spacy(name, exclude=("parser", "ner"))
+    for pipe in _PIPES_NOT_NEEDED:
+        if pipe in nlp.pipe_names:
+            nlp.disable_pipe(pipe)
+    return nlp
+
+
+def content_lemmas(
+    doc: Iterable, max_tokens: int | None = None
+) -> tuple[int, list[str], list[int]]:
+    """``(n_words, lemmas, positions)`` of a spaCy doc, truncated to ``max_tokens`` word tokens.
+
+    ``n_words``: word tokens (not punctuation, not space) kept; ``lemmas``: lowercased content
+    lemmas in text order; ``positions``: each lemma's 0-based word-token position.
+    """
+    lemmas, positions, n = [], [], 0
+    for token in doc:
+        if token.is_punct or token.is_space:
+            continue
+        if max_tokens is not None and n >= max_tokens:
+            break
+        lemma = token.lemma_.lower()
+        if not (
+            token.is_stop or token.like_num or token.pos_ in DROPPED_POS or not lemma.isalpha()
+        ):
+            lemmas.append(lemma)
+            positions.append(n)
+        n += 1
+    return n, lemmas, positions
+
+
+def lemmatize(
+    stories: pd.DataFrame, nlp: Language, max_tokens: int | None = None, batch_size: int = 64
+) -> pd.DataFrame:
+    """:data:`LEMMA_COLUMNS` for each story (plus any extra columns of ``stories``)."""
+    texts = (" ".join(str(t).split()) for t in stories["text"])
+    out = [
+        content_lemmas(doc, max_tokens)
+        for doc in tqdm(
+            nlp.pipe(texts, batch_size=batch_size), total=len(stories), desc="lemmas", mininterval=5
+        )
+    ]
+    table = stories.drop(columns="text").reset_index(drop=True)
+    table["n_words"] = np.array([o[0] for o in out], dtype=np.int64)
+    table["lemmas"] = [o[1] for o in out]
+    table["positions"] = [o[2] for o in out]
+    return table
+
+
+def truncate(lemmas: pd.DataFrame, max_tokens: int) -> pd.DataFrame:
+    """Keep each story's lemmas at word positions < ``max_tokens``; cap ``n_words`` likewise."""
+    out = lemmas.copy()
+    kept = [np.asarray(p) < max_tokens for p in out["positions"]]
+    out["lemmas"] = [
+        list(np.asarray(lm, dtype=object)[k]) for lm, k in zip(out["lemmas"], kept, strict=False)
+    ]
+    out["positions"] = [
+        list(np.asarray(p, dtype=np.int64)[k]) for p, k in zip(out["positions"], kept, strict=False)
+    ]
+    out["n_words"] = np.minimum(out["n_words"].to_numpy(), max_tokens)
+    return out
+
+
+# ----------------------------------------------------------------------------- PMI table
+
+
+@dataclass(frozen=True)
+class PairTable:
+    """Vocabulary and PMI of co-occurring pairs.
+
+    ``vocabulary``: lemma (sorted), id (0..V-1), n_stories (reference stories holding it).
+    ``pairs``: id1 < id2, n_stories (stories where the pair co-occurs outside one trigram), pmi
+    (natural log, see module docstring), sorted by code = id1 * V + id2.
+    ``floor``: the minimum PMI of the table, given to unseen pairs.
+    """
+
+    vocabulary: pd.DataFrame
+    pairs: pd.DataFrame
+
+    @cached_property
+    def floor(self) -> float:
+        return float(self.pairs["pmi"].min()) if len(self.pairs) else 0.0
+
+    @cached_property
+    def values(self) -> np.ndarray:
+        """The pairs' PMI as an array (same order as :attr:`codes`)."""
+        return self.pairs["pmi"].to_numpy(np.float64)
+
+    @cached_property
+    def codes(self) -> np.ndarray:
+        v = len(self.vocabulary)
+        return self.pairs["id1"].to_numpy(np.int64) * v + self.pairs["id2"].to_numpy(np.int64)
+
+    def save(self, pairs_path: str | Path, vocabulary_path: str | Path) -> None:
+        self.pairs.to_parquet(pairs_path, index=False)
+        self.vocabulary.to_parquet(vocabulary_path, index=False)
+
+    @classmethod
+    def load(cls, pairs_path: str | Path, vocabulary_path: str | Path) -> PairTable:
+        return cls(pd.read_parquet(vocabulary_path), pd.read_parquet(pairs_path))
+
+
+def _story_spans(lemmas: Sequence[str], positions: Sequence[int], index: pd.Index):
+    """Unique in-vocabulary ids (sorted) with each one's first and last position."""
+    frame = pd.DataFrame({"id": index.get_indexer(list(lemmas)), "pos": np.asarray(positions)})
+    frame = frame[frame["id"] >= 0]
+    spans = frame.groupby("id")["pos"].agg(["min", "max"])
+    return spans.index.to_numpy(np.int64), spans["min"].to_numpy(), spans["max"].to_numpy()
+
+
+def story_pair_codes(ids: np.ndarray, first: np.ndarray, last: np.ndarray, v: int) -> np.ndarray:
+    """Codes i*V+j (i < j) of the story's pairs that co-occur outside one trigram.
+
+    A pair is excluded iff every occurrence of a is within 2 positions of every occurrence of b,
+    i.e. max(last_a - first_b, last_b - first_a) < :data:`TRIGRAM_SPAN`.
+    """
+    a, b = np.triu_indices(len(ids), 1)
+    spread = np.maximum(last[a] - first[b], last[b] - first[a])
+    keep = spread >= TRIGRAM_SPAN
+    return ids[a[keep]] * v + ids[b[keep]]
+
+
+def count_pairs(lemmas: pd.DataFrame, min_stories: int = 5, chunk: int = 500) -> PairTable:
+    """The :class:`PairTable` of the reference stories ``lemmas`` (:data:`LEMMA_COLUMNS`)."""
+    story_sets = [sorted(set(s)) for s in lemmas["lemmas"]]
+    lemma_counts = pd.Series([w for s in story_sets for w in s]).value_counts()
+    kept = lemma_counts[lemma_counts >= min_stories].sort_index()
+    vocabulary = pd.DataFrame(
+        {"lemma": kept.index.astype(str), "id": np.arange(len(kept)), "n_stories": kept.to_numpy()}
+    )
+    v = len(vocabulary)
+    index = pd.Index(vocabulary["lemma"])
+    codes_acc: list[np.ndarray] = []
+    counts_acc: list[np.ndarray] = []
+    buffer: list[np.ndarray] = []
+
+    def flush() -> None:
+        if buffer:
+            codes, counts = np.unique(np.concatenate(buffer), return_counts=True)
+            codes_acc.append(codes)
+            counts_acc.append(counts)
+            buffer.clear()
+
+    for k, (lm, pos) in enumerate(
+        tqdm(
+            zip(lemmas["lemmas"], lemmas["positions"], strict=False),
+            total=len(lemmas),
+            desc="pairs",
+            mininterval=5,
+        )
+    ):
+        ids, first, last = _story_spans(lm, pos, index)
+        buffer.append(story_pair_codes(ids, first, last, v))
+        if (k + 1) % chunk == 0:
+            flush()
+    flush()
+    if codes_acc:
+        all_codes = np.concatenate(codes_acc)
+        codes, inverse = np.unique(all_codes, return_inverse=True)
+        counts = np.bincount(inverse, weights=np.concatenate(counts_acc)).astype(np.int64)
+    else:
+        codes, counts = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    id1, id2 = codes // v, codes % v
+    n = vocabulary["n_stories"].to_numpy(np.float64)
+    pmi = np.log(counts / (n[id1] * n[id2]))
+    pairs = pd.DataFrame(
+        {"id1": id1.astype(np.int32), "id2": id2.astype(np.int32), "n_stories": counts, "pmi": pmi}
+    )
+    log.info("PMI table: %d lemmas, %d pairs from %d stories", v, len(pairs), len(lemmas))
+    return PairTable(vocabulary, pairs)
+
+
+# ----------------------------------------------------------------------------- scoring
+
+
+def pair_scores(ids: np.ndarray, table: PairTable, codes: np.ndarray | None = None):
+    """PMI of all pairs of the unique vocabulary ids ``ids`` and whether each pair was seen."""
+    codes = table.codes if codes is None else codes
+    ids = np.unique(ids)
+    a, b = np.triu_indices(len(ids), 1)
+    wanted = ids[a] * len(table.vocabulary) + ids[b]
+    where = np.minimum(np.searchsorted(codes, wanted), max(len(codes) - 1, 0))
+    seen = (codes[where] == wanted) if len(codes) else np.zeros(len(wanted), bool)
+    pmi = np.where(seen, table.values[where] if len(codes) else 0.0, table.floor)
+    return pmi, seen
+
+
+def score_stories(lemmas: pd.DataFrame, table: PairTable, top_pairs: int = 100) -> pd.DataFrame:
+    """Per story: its pair scores and their summary.
+
+    Columns: story_id, group, n_words (word tokens), n_lemmas (unique in-vocabulary lemmas),
+    n_pairs (= C(n_lemmas, 2)), seen_share (share of pairs in the table, 0..1), median_pmi
+    (median PMI of all pairs), median_pmi_top (median of the ``top_pairs`` highest), pair_pmi
+    (all pair scores, descending, float32) and ids (the story's vocabulary ids).
+    """
+    index = pd.Index(table.vocabulary["lemma"])
+    codes = table.codes
+    rows = []
+    for lm in lemmas["lemmas"]:
+        ids = np.unique(index.get_indexer(list(lm)))
+        ids = ids[ids >= 0]
+        pmi, seen = pair_scores(ids, table, codes)
+        pmi = np.sort(pmi)[::-1]
+        rows.append(
+            (
+                len(ids),
+                len(pmi),
+                float(seen.mean()) if len(pmi) else np.nan,
+                float(np.median(pmi)) if len(pmi) else np.nan,
+                float(np.median(pmi[:top_pairs])) if len(pmi) else np.nan,
+                pmi.astype(np.float32),
+                ids.astype(np.int32),
+            )
+        )
+    out = lemmas[["story_id", "group", "n_words"]].reset_index(drop=True)
+    names = ["n_lemmas", "n_pairs", "seen_share", "median_pmi", "median_pmi_top", "pair_pmi", "ids"]
+    for k, name in enumerate(names):
+        out[name] = [r[k] for r in rows]
+    return out
+
+
+def narrative_sense_threshold(
+    scores: pd.DataFrame, table: PairTable, *, alpha: float = 0.10, seed: int = 2022
+) -> pd.DataFrame:
+    """Rank-sum test of each story's pair scores against a random story of its group.
+
+    The random story has as many unique lemmas as the story, drawn without replacement from the
+    union of the lemmas of the group's stories, with ``np.random.default_rng([seed,
+    crc32(story_id)])`` (a story's result does not depend on the other stories' order).
+    Adds columns p_value (one-sided Mann-Whitney U, story > random), exceeds (p < alpha;
+    NaN-free bool, False when untested) and reason (why untested: fewer than 2 lemmas).
+    """
+    codes = table.codes
+    p_values, reasons = [], []
+    unions = {
+        g: np.unique(np.concatenate(list(s) or [np.zeros(0, np.int32)]))
+        for g, s in scores.groupby("group")["ids"]
+    }
+    for row in scores.itertuples(index=False):
+        if row.n_lemmas < 2:
+            p_values.append(np.nan)
+            reasons.append("fewer than 2 recognized lemmas")
+            continue
+        rng = np.random.default_rng([seed, zlib.crc32(str(row.story_id).encode())])
+        drawn = rng.choice(unions[row.group], size=row.n_lemmas, replace=False)
+        random_pmi, _ = pair_scores(drawn.astype(np.int64), table, codes)
+        # same precision as the stored story scores (float32), so equal PMIs tie
+        test = sps.mannwhitneyu(
+            np.asarray(row.pair_pmi, dtype=np.float32),
+            random_pmi.astype(np.float32),
+            alternative="greater",
+        )
+        p_values.append(float(test.pvalue))
+        reasons.append("")
+    out = scores.copy()
+    out["p_value"] = p_values
+    out["exceeds"] = out["p_value"] < alpha
+    out["reason"] = reasons
+    return out
+
+
+def group_table(tested: pd.DataFrame) -> pd.DataFrame:
+    """Per group: n_stories, n_tested, n_exceeding, share_exceeding (of tested, 0..1),
+    median of median_pmi and of median_pmi_top, mean seen_share, median n_lemmas."""
+    return (
+        tested.assign(tested=tested["p_value"].notna())
+        .groupby("group", sort=False)
+        .agg(
+            n_stories=("story_id", "size"),
+            n_tested=("tested", "sum"),
+            n_exceeding=("exceeds", "sum"),
+            median_pmi=("median_pmi", "median"),
+            median_pmi_top=("median_pmi_top", "median"),
+            seen_share=("seen_share", "mean"),
+            median_lemmas=("n_lemmas", "median"),
+        )
+        .reset_index()
+        .assign(share_exceeding=lambda t: t["n_exceeding"] / t["n_tested"].where(t["n_tested"] > 0))
+    )
+
+
+def story_covariates(scores: pd.DataFrame) -> pd.DataFrame:
+    """The story-level covariate of the regression stage: one row per story.
+
+    ``narrative_sense`` = the story's ``median_pmi_top`` (median PMI, natural log, of its
+    ``top_pairs`` highest-scoring lemma pairs; NaN for a story with fewer than 2 recognized
+    lemmas). Higher means the story's words are more strongly associated across the reference
+    stories.
+    """
+    return pd.DataFrame(
+        {
+            "story_id": scores["story_id"].astype(str),
+            "narrative_sense": scores["median_pmi_top"].astype(float),
+        }
+    )
