@@ -344,35 +344,10 @@ def test_fit_specifications_tables(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @needs_r
-def test_tiny_workflow_fits_on_real_nlls(tmp_path: Path, data_mirror: Path) -> None:
-    """The tiny config end to end: covariates and lmer fits from real NLLs (h = 1 only)."""
-    import subprocess
-    import sys
-
-    targets = [
-        "results/hippocorpus/tables/regression_diagnostics.csv",
-        "results/hippocorpus/figures/regression_coefficients.png",
-    ]
-    subprocess.run(
-        [
-            str(Path(sys.executable).parent / "snakemake"),
-            "--cores",
-            "2",
-            "--snakefile",
-            str(ROOT / "Snakefile"),
-            "--configfile",
-            str(ROOT / "tests/config/tiny.yaml"),
-            "--directory",
-            str(tmp_path),
-            "--config",
-            f'data={{"mirror": "{data_mirror}"}}',
-            "--",
-            *targets,
-        ],
-        check=True,
-        cwd=ROOT,
-    )
-    results = tmp_path / "results/hippocorpus"
+def test_tiny_workflow_fits_on_real_nlls(tiny_run: Path) -> None:
+    """The tiny config end to end (the shared run of conftest's ``tiny_run``): covariates and
+    lmer fits from real NLLs (h = 1 only)."""
+    results = tiny_run / "results/hippocorpus"
     covariates = pd.read_parquet(results / "covariates.parquet")
     sentences = pd.read_parquet(results / "sentences.parquet")
     assert len(covariates) == len(sentences)
