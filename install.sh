@@ -40,7 +40,7 @@ fi
 R_APT_PACKAGES=(r-base-core r-cran-lme4 r-cran-lmertest)
 r_ready() {
   command -v Rscript >/dev/null &&
-    Rscript -e 'quit(status = !all(nzchar(system.file(package = c("lme4", "lmerTest")))))' >/dev/null 2>&1
+    Rscript -e 'quit(status = !all(vapply(c("lme4", "lmerTest"), function(p) nzchar(system.file(package = p)), logical(1))))' >/dev/null 2>&1
 }
 if [[ "${STORYFLOW_NO_R:-0}" != 1 ]] && ! r_ready; then
   if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
