@@ -18,8 +18,8 @@ def read_source(smk):
         return narrative_sense.read_rocstories(smk.input.data, limit)
     if source == "hanna":
         stories, counts = narrative_sense.read_hanna(smk.input.data, limit)
+        log = logging.getLogger("storyflow.lemmatize_stories")
         for row in counts.itertuples(index=False):
-            log = logging.getLogger("storyflow.lemmatize_stories")
             log.info(
                 "HANNA %s: %d stories, %d with a speaker label (kept as written)",
                 row.group,
@@ -35,10 +35,8 @@ def read_source(smk):
         path_column=columns["path"],
         path_template=settings["path_template"],
     )
-    manifest = manifest.rename(columns={"genre": "group"})
-    manifest = narrative_sense.limit_groups(manifest, limit).rename(columns={"group": "genre"})
     return narrative_sense.book_passages(
-        manifest,
+        narrative_sense.limit_groups(manifest, limit, by="genre"),
         per_book=settings["books"]["passages_per_book"],
         tokens=settings["books"]["tokens"],
         seed=int(settings["seed"]),

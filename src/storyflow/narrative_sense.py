@@ -75,11 +75,11 @@ def _read_csv(path: str | Path, columns: Sequence[str], download_hint: str) -> p
     return table
 
 
-def limit_groups(stories: pd.DataFrame, limit: int | None) -> pd.DataFrame:
-    """The first ``limit`` stories of each group (file order); all when ``limit`` is None."""
+def limit_groups(stories: pd.DataFrame, limit: int | None, by: str = "group") -> pd.DataFrame:
+    """The first ``limit`` rows of each ``by`` group (file order); all when ``limit`` is None."""
     if limit is None:
         return stories.reset_index(drop=True)
-    return stories.groupby("group", sort=False).head(limit).reset_index(drop=True)
+    return stories.groupby(by, sort=False).head(limit).reset_index(drop=True)
 
 
 def read_rocstories(path: str | Path, limit: int | None = None) -> pd.DataFrame:
