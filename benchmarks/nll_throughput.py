@@ -6,7 +6,9 @@
 For one model and N real HIPPOCORPUS stories (the N whose length in characters is closest to the
 corpus median), both formulations and h = 0..H plus full history, it measures in one run:
 
-* **engine**: ``storyflow.scoring.score_terms`` (one pass per context start, prefix KV reused);
+* **engine**: ``storyflow.scoring.score_stories`` as ``score_corpus`` runs it (one pass per
+  context start, prefix KV reused; with ``--n-seq`` > 1, that many passes per llama.cpp batch,
+  each its own sequence);
 * **per-condition**: the way the original study's code and minicons work: one prompt per
   (sentence, h, formulation), each evaluated from scratch in its own forward pass with logits at
   every position (as GPT-3 ``echo`` or minicons compute them); the target's log-probs are read;
@@ -70,18 +72,36 @@ def _scorer(args: argparse.Namespace, n_ctx: int):
 
 
 def phase_engine(args: argparse.Namespace) -> dict:
-    from storyflow.scoring import PassCounter, score_terms
+    from storyflow.scoring import PassCounter, score_stories
 
     tokenized, start, n_ctx, _ = _load(args.stories_json, args.model, args.max_history)
-    scorer = _scorer(args, n_ctx)
+    if args.n_seq > 1:  # as score_corpus runs it with nll.n_seq > 1
+        from storyflow.backends.batched import BatchedLlamaCppScorer
+
+        scorer = BatchedLlamaCppScorer(
+            args.model,
+            n_ctx=n_ctx,
+            n_seq=args.n_seq,
+            n_batch=args.n_batch,
+            n_threads=args.threads,
+            n_gpu_layers=args.n_gpu_layers,
+        )
+    else:
+        scorer = _scorer(args, n_ctx)
     counter = PassCounter()
     nll = {}
     began = time.perf_counter()
-    for story in tokenized:
-        for formulation in ("topic", "context"):
-            prefix = story.prefix(formulation, start)
-            terms = score_terms(scorer, prefix, story.sentences, args.max_history, n_ctx, counter)
-            for (c, i), term in terms.items():
+    for story in tokenized:  # as score_corpus: both formulations of a story together
+        formulations = ("topic", "context")
+        terms = score_stories(
+            scorer,
+            [(story.prefix(formulation, start), story.sentences) for formulation in formulations],
+            args.max_history,
+            n_ctx,
+            counter,
+        )
+        for formulation, story_terms in zip(formulations, terms, strict=True):
+            for (c, i), term in story_terms.items():
                 nll[f"{story.story_id}|{formulation}|{c}|{i}"] = term.nll
     wall = time.perf_counter() - began
     return {
@@ -89,6 +109,7 @@ def phase_engine(args: argparse.Namespace) -> dict:
         "tokens": scorer.tokens_evaluated,
         "lower_bound": counter.tokens,
         "passes": counter.passes,
+        "batches": getattr(scorer, "batches", counter.passes),
         "n_ctx": n_ctx,
         "nll": nll,
     }
@@ -189,6 +210,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--n-batch", type=int, default=512)
     parser.add_argument(
+        "--n-seq",
+        type=int,
+        default=1,
+        help="engine passes per llama.cpp batch (nll.n_seq; > 1: the batched scorer)",
+    )
+    parser.add_argument(
         "--n-gpu-layers", type=int, default=0, help="layers offloaded to the GPU (-1: all)"
     )
     parser.add_argument("--ceiling-repeats", type=int, default=2)
@@ -232,6 +259,8 @@ def main() -> None:
                 str(args.threads),
                 "--n-batch",
                 str(args.n_batch),
+                "--n-seq",
+                str(args.n_seq),
                 "--n-gpu-layers",
                 str(args.n_gpu_layers),
                 "--ceiling-repeats",
@@ -268,13 +297,15 @@ def report(args: argparse.Namespace, name: str, stories: list[dict], results: di
     meta = Llama(model_path=str(args.model), vocab_only=True, verbose=False)
     vocab, n_ctx = meta.n_vocab(), engine["n_ctx"]
     n_ctx_train = int(meta.metadata.get(f"{meta.metadata['general.architecture']}.context_length"))
-    logits_mb = n_ctx * vocab * 4 / 2**20
+    # logits rows: the window (one pass at a time), or a batch's tokens (n_seq passes at once)
+    rows = n_ctx if args.n_seq == 1 else max(n_ctx, args.n_batch)
+    logits_mb = rows * vocab * 4 / 2**20
     naive_mb = n_ctx_train * vocab * 4 / 2**20
     n_sent = sum(len(s["sentences"]) for s in stories)
     lines = [
         f"model {name}: {args.stories} HIPPOCORPUS stories ({n_sent} sentences), H = "
         f"{args.max_history} + full, topic and context, {args.threads} threads, n_batch "
-        f"{args.n_batch}, n_gpu_layers {args.n_gpu_layers}, vocab {vocab}",
+        f"{args.n_batch}, n_seq {args.n_seq}, n_gpu_layers {args.n_gpu_layers}, vocab {vocab}",
         f"{'':16}{'wall s':>9}{'tokens':>10}{'tok/s':>9}{'peak RSS MB':>13}{'load 1m':>13}",
     ]
     for label, r in (("engine", engine), ("per-condition", per_cond), ("ceiling", ceiling)):
@@ -291,8 +322,8 @@ def report(args: argparse.Namespace, name: str, stories: list[dict], results: di
          token_ratio <= TARGETS["token_ratio"],
          f"{token_ratio:.3f} ({engine['tokens']} / {engine['lower_bound']})"),
         ("logits buffer", logits_mb, "window, not training context",
-         n_ctx < n_ctx_train,
-         f"{n_ctx} x {vocab} x 4 B = {logits_mb:.0f} MB (training context {n_ctx_train}: "
+         rows < n_ctx_train,
+         f"{rows} x {vocab} x 4 B = {logits_mb:.0f} MB (training context {n_ctx_train}: "
          f"{naive_mb:.0f} MB)"),
     ]  # fmt: skip
     lines.append("targets:")
@@ -300,7 +331,8 @@ def report(args: argparse.Namespace, name: str, stories: list[dict], results: di
         lines.append(f"  {'PASS' if ok else 'MISS'}  {label:28} {text}   (target {target})")
     lines.append(
         f"per-condition: {per_cond['prompts']} prompts, each from scratch; engine: "
-        f"{engine['passes']} passes. Engine vs per-condition NLL: max |diff| "
+        f"{engine['passes']} passes in {engine['batches']} batches. Engine vs per-condition "
+        f"NLL: max |diff| "
         f"{diffs.max():.2e}, mean {diffs.mean():.2e} nats/token over {len(diffs)} terms"
     )
     lines.append(f"ceiling: one {ceiling['tokens']}-token sequence, walls {ceiling['walls']}")
@@ -313,6 +345,7 @@ def report(args: argparse.Namespace, name: str, stories: list[dict], results: di
         "max_history": args.max_history,
         "threads": args.threads,
         "n_batch": args.n_batch,
+        "n_seq": args.n_seq,
         "n_gpu_layers": args.n_gpu_layers,
         "engine": {k: v for k, v in engine.items() if k != "nll"},
         "per_condition": {k: v for k, v in per_cond.items() if k != "nll"},

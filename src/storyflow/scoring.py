@@ -36,7 +36,9 @@ import logging
 import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -76,6 +78,7 @@ class NllSettings:
     max_context_tokens: int = 2048
     n_gpu_layers: int = 0
     n_batch: int = 512
+    n_seq: int = 1
     n_threads: int = 1
 
     @classmethod
@@ -87,6 +90,7 @@ class NllSettings:
             max_context_tokens=int(cfg["max_context_tokens"]),
             n_gpu_layers=int(cfg["n_gpu_layers"]),
             n_batch=default_n_batch(int(cfg["n_gpu_layers"]), cfg.get("n_batch")),
+            n_seq=default_n_seq(int(cfg["n_gpu_layers"]), cfg.get("n_seq")),
             n_threads=int(threads),
         )
 
@@ -96,6 +100,17 @@ def default_n_batch(n_gpu_layers: int, n_batch: int | None = None) -> int:
     if n_batch is not None:
         return int(n_batch)
     return 2048 if n_gpu_layers != 0 else 512
+
+
+def default_n_seq(n_gpu_layers: int, n_seq: int | None = None) -> int:
+    """Passes per llama.cpp batch: ``n_seq`` when set, else 1 on CPU and 16 with GPU offload.
+
+    On a CPU one pass already fills the cores (the engine runs at the raw forward rate,
+    docs/engine.md); on a GPU one pass of ~130 tokens leaves most of it idle.
+    """
+    if n_seq is not None:
+        return int(n_seq)
+    return 16 if n_gpu_layers != 0 else 1
 
 
 class Scorer(Protocol):
@@ -115,18 +130,22 @@ class Scorer(Protocol):
         ...
 
 
-def _token_logprobs(logits: np.ndarray, targets: Sequence[int], chunk: int = 16) -> np.ndarray:
+def _token_logprobs(
+    logits: np.ndarray, targets: Sequence[int], chunk: int = 16, workers: int = 1
+) -> np.ndarray:
     """Log-softmax of each logits row at its target id (natural log, float64).
 
-    Rows are processed in chunks (``chunk`` × vocabulary float32 scratch) to bound memory. The
-    exponentials are taken in place and summed in float32 (numpy's pairwise summation: relative
-    error about 1e-7, i.e. 1e-7 nats): over a 262k vocabulary this halves the time of a float64
-    sum, and on a GPU this log-softmax, not the forward pass, is the engine's main cost
-    (docs/engine.md).
+    Rows are processed in chunks (``chunk`` × vocabulary float32 scratch per worker) to bound
+    memory, by ``workers`` threads (numpy releases the GIL in these loops; the results do not
+    depend on the number of workers). The exponentials are taken in place and summed in float32
+    (numpy's pairwise summation: relative error about 1e-7, i.e. 1e-7 nats): over a 262k
+    vocabulary this halves the time of a float64 sum, and on a GPU this log-softmax, not the
+    forward pass, is the engine's main cost (docs/engine.md).
     """
     out = np.empty(len(targets), dtype=np.float64)
     target_ids = np.asarray(targets)
-    for start in range(0, len(targets), chunk):
+
+    def rows_from(start: int) -> None:
         rows = np.asarray(logits[start : start + chunk], dtype=np.float32)
         peak = rows.max(axis=1, keepdims=True)
         shifted = rows - peak
@@ -134,7 +153,20 @@ def _token_logprobs(logits: np.ndarray, targets: Sequence[int], chunk: int = 16)
         lse = np.log(shifted.sum(axis=1).astype(np.float64)) + peak[:, 0]
         picked = rows[np.arange(len(rows)), target_ids[start : start + chunk]]
         out[start : start + len(rows)] = picked - lse
+
+    starts = range(0, len(targets), chunk)
+    if workers > 1 and len(starts) > 1:
+        list(_pool(workers).map(rows_from, starts))
+    else:
+        for start in starts:
+            rows_from(start)
     return out
+
+
+@cache
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """A thread pool for the log-softmax, one per worker count, kept for the process."""
+    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="logsoftmax")
 
 
 class LlamaCppScorer:
@@ -173,6 +205,7 @@ class LlamaCppScorer:
             verbose=False,
         )
         self.n_ctx = n_ctx
+        self.workers = n_threads  # threads of the log-softmax (between llama.cpp calls)
         self.tokens_evaluated = 0  # tokens run through the model (all calls)
         self._stem: list[int] | None = None
 
@@ -209,7 +242,9 @@ class LlamaCppScorer:
         self.tokens_evaluated += 1 + len(continuation)
         # logits at position p predict the token at p + 1: the prefix's last token is at len(stem)
         return _token_logprobs(
-            self.llm.scores[len(stem) : len(stem) + len(continuation)], continuation
+            self.llm.scores[len(stem) : len(stem) + len(continuation)],
+            continuation,
+            workers=self.workers,
         )
 
 
@@ -341,6 +376,97 @@ def _requested_starts(n: int, max_history: int) -> dict[int, set[int]]:
     return needed
 
 
+@dataclass(frozen=True)
+class Pass:
+    """One forward pass of a story: prefix + sentences ``start`` .. ``stop - 1``.
+
+    ``targets`` maps each target sentence read from this pass to the requested context starts it
+    answers (more than one when truncation made several requests see the same context).
+    """
+
+    start: int
+    stop: int
+    targets: dict[int, list[int]]
+
+
+def plan_passes(
+    prefix_len: int, lengths: Sequence[int], max_history: int, capacity: int
+) -> list[Pass]:
+    """The passes that score every (requested context start, target) term of one story.
+
+    One pass per context start c over prefix + s_c..s_last (see the module docstring), cut where
+    ``capacity`` tokens are reached; a target beyond the cut gets its history truncated from the
+    left (whole sentences, oldest first) and is read from the pass of its new start. The plan
+    depends only on the token counts, so it is made before any pass is evaluated.
+    """
+    for i, length in enumerate(lengths):
+        if prefix_len + length > capacity:
+            raise StoryflowError(
+                f"sentence {i} has {length} tokens: with the {prefix_len}-token prefix it "
+                f"does not fit the {capacity}-token context; raise nll.max_context_tokens"
+            )
+    # pending[c_used][i] = list of requested starts served by this (c_used, i) term
+    pending: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for c, targets in _requested_starts(len(lengths), max_history).items():
+        for i in targets:
+            pending[c][i].append(c)
+    passes = []
+    while pending:
+        c = min(pending)
+        targets = pending.pop(c)
+        last = max(targets)
+        budget = capacity - prefix_len
+        stop = c  # sentences c..stop-1 fit
+        while stop <= last and budget >= lengths[stop]:
+            budget -= lengths[stop]
+            stop += 1
+        fitting = {}
+        for i, requested in sorted(targets.items()):
+            if i < stop:
+                fitting[i] = requested
+                continue
+            new_start = c + 1  # drop whole sentences from the left until the term fits
+            while prefix_len + sum(lengths[new_start : i + 1]) > capacity:
+                new_start += 1
+            pending[new_start][i].extend(requested)
+        passes.append(Pass(c, stop, fitting))
+    return passes
+
+
+def pass_tokens(sentences: Sequence[Sequence[int]], step: Pass) -> list[int]:
+    """The continuation a pass evaluates after the prefix: the tokens of s_start .. s_stop-1."""
+    return [tok for s in sentences[step.start : step.stop] for tok in s]
+
+
+def read_terms(
+    sentences: Sequence[Sequence[int]], step: Pass, logprobs: np.ndarray
+) -> dict[tuple[int, int], TermResult]:
+    """The terms of one pass from its log-probs (one per continuation token, natural log)."""
+    lengths = [len(s) for s in sentences]
+    offsets = np.cumsum([0, *lengths[step.start : step.stop]])
+    results = {}
+    for i, requested in step.targets.items():
+        k = i - step.start
+        nll = -float(logprobs[offsets[k] : offsets[k + 1]].mean())
+        for r in requested:
+            results[(r, i)] = TermResult(nll, lengths[i], step.start)
+    return results
+
+
+def score_requests(
+    scorer: Scorer, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
+) -> list[np.ndarray]:
+    """Log-probs of each (prefix, continuation) request, in order.
+
+    A scorer with ``logprobs_batch`` (the batched llama.cpp scorer) gets all requests at once
+    and may evaluate several in one batch; otherwise they are scored one after another.
+    """
+    batch = getattr(scorer, "logprobs_batch", None)
+    if batch is not None:
+        return list(batch(requests))
+    return [scorer.logprobs(prefix, continuation) for prefix, continuation in requests]
+
+
 def score_terms(
     scorer: Scorer,
     prefix: list[int],
@@ -354,46 +480,47 @@ def score_terms(
     One forward pass per context start c over prefix + s_c..s_last (see the module docstring);
     terms that do not fit ``capacity`` tokens get their history truncated from the left.
     """
+    return score_stories(scorer, [(prefix, sentences)], max_history, capacity, counter)[0]
+
+
+def score_stories(
+    scorer: Scorer,
+    jobs: Sequence[tuple[list[int], list[list[int]]]],
+    max_history: int,
+    capacity: int,
+    counter: PassCounter | None = None,
+    names: Sequence[str] | None = None,
+) -> list[dict[tuple[int, int], TermResult]]:
+    """``score_terms`` for several (prefix, sentences) jobs, all their passes sent at once.
+
+    All passes of all jobs go to the scorer in one request list (job by job, passes in order), so
+    a batched scorer can put passes of different stories and formulations in one batch.
+    ``names`` (one per job) label the error raised when a job's sentence cannot fit.
+    """
     counter = counter if counter is not None else PassCounter()
-    lengths = [len(s) for s in sentences]
-    for i, length in enumerate(lengths):
-        if len(prefix) + length > capacity:
-            raise StoryflowError(
-                f"sentence {i} has {length} tokens: with the {len(prefix)}-token prefix it "
-                f"does not fit the {capacity}-token context; raise nll.max_context_tokens"
+    plans = []
+    for j, (prefix, sentences) in enumerate(jobs):
+        try:
+            plans.append(
+                plan_passes(len(prefix), [len(s) for s in sentences], max_history, capacity)
             )
-    # pending[c_used][i] = list of requested starts served by this (c_used, i) term
-    pending: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
-    for c, targets in _requested_starts(len(sentences), max_history).items():
-        for i in targets:
-            pending[c][i].append(c)
-    results: dict[tuple[int, int], TermResult] = {}
-    counter.tokens += len(prefix)
-    while pending:
-        c = min(pending)
-        targets = pending.pop(c)
-        last = max(targets)
-        budget = capacity - len(prefix)
-        stop = c  # sentences c..stop-1 fit
-        while stop <= last and budget >= lengths[stop]:
-            budget -= lengths[stop]
-            stop += 1
-        continuation = [tok for s in sentences[c:stop] for tok in s]
-        logprobs = scorer.logprobs(prefix, continuation)
-        counter.passes += 1
-        counter.tokens += len(continuation)
-        offsets = np.cumsum([0, *lengths[c:stop]])
-        for i, requested in targets.items():
-            if i < stop:
-                k = i - c
-                nll = -float(logprobs[offsets[k] : offsets[k + 1]].mean())
-                for r in requested:
-                    results[(r, i)] = TermResult(nll, lengths[i], c)
-                continue
-            new_start = c + 1  # drop whole sentences from the left until the term fits
-            while len(prefix) + sum(lengths[new_start : i + 1]) > capacity:
-                new_start += 1
-            pending[new_start][i].extend(requested)
+        except StoryflowError as err:
+            raise StoryflowError(f"{names[j]}: {err}" if names else str(err)) from err
+    requests = []
+    for (prefix, sentences), plan in zip(jobs, plans, strict=True):
+        counter.tokens += len(prefix)
+        for step in plan:
+            continuation = pass_tokens(sentences, step)
+            requests.append((prefix, continuation))
+            counter.passes += 1
+            counter.tokens += len(continuation)
+    logprobs = iter(score_requests(scorer, requests))
+    results = []
+    for (_, sentences), plan in zip(jobs, plans, strict=True):
+        terms: dict[tuple[int, int], TermResult] = {}
+        for step in plan:
+            terms.update(read_terms(sentences, step, next(logprobs)))
+        results.append(terms)
     return results
 
 
@@ -523,6 +650,17 @@ def score_corpus(
             device="cuda" if settings.n_gpu_layers != 0 else "cpu",
             n_threads=settings.n_threads,
         )
+    elif backend == "llama.cpp" and settings.n_seq > 1:
+        from storyflow.backends.batched import BatchedLlamaCppScorer
+
+        scorer = BatchedLlamaCppScorer(
+            model_path,
+            n_ctx=n_ctx,
+            n_seq=settings.n_seq,
+            n_batch=settings.n_batch,
+            n_threads=settings.n_threads,
+            n_gpu_layers=settings.n_gpu_layers,
+        )
     elif backend == "llama.cpp":
         scorer = LlamaCppScorer(
             model_path,
@@ -533,25 +671,35 @@ def score_corpus(
         )
     else:
         raise ValueError(f"backend must be llama.cpp or transformers, not {backend!r}")
+    log.info(
+        "model %s: backend %s, %d pass(es) per batch of at most %d tokens, %d threads",
+        model_name,
+        type(scorer).__name__,
+        settings.n_seq if backend == "llama.cpp" else 1,
+        settings.n_batch,
+        settings.n_threads,
+    )
     counter = PassCounter()
     rows: list[tuple[Any, ...]] = []
     began = time.perf_counter()
     for story in tqdm(tokenized, desc=f"NLL {model_name}", unit="story"):
-        for formulation in settings.formulations:
-            if formulation == "topic" and story.topic is None:
-                continue
-            try:
-                terms = score_terms(
-                    scorer,
-                    story.prefix(formulation, start),
-                    story.sentences,
-                    settings.max_history,
-                    n_ctx,
-                    counter,
-                )
-            except StoryflowError as err:
-                raise StoryflowError(f"story {story.story_id} ({formulation}): {err}") from err
-            rows.extend(story_rows(story, terms, model_name, formulation, settings.max_history))
+        # all passes of a story (both formulations) go to the scorer together: a batched scorer
+        # fills its batches with them, and a story's NLLs do not depend on the other stories
+        formulations = [
+            f for f in settings.formulations if f == "context" or story.topic is not None
+        ]
+        terms = score_stories(
+            scorer,
+            [(story.prefix(formulation, start), story.sentences) for formulation in formulations],
+            settings.max_history,
+            n_ctx,
+            counter,
+            names=[f"story {story.story_id} ({formulation})" for formulation in formulations],
+        )
+        for formulation, story_terms in zip(formulations, terms, strict=True):
+            rows.extend(
+                story_rows(story, story_terms, model_name, formulation, settings.max_history)
+            )
     elapsed = time.perf_counter() - began
     log.info(
         "model %s: %d forward passes, %d tokens evaluated in %.1f s (%.1f tokens/s); "
