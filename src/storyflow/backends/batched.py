@@ -171,6 +171,9 @@ class BatchedLlamaCppScorer:
             ):
                 out[r] = result
             start = stop
+        missing = [r for r, result in enumerate(out) if result is None]
+        if missing:  # every request is in exactly one batch; anything else is a bug here
+            raise RuntimeError(f"requests {missing} were not scored")
         return [result for result in out if result is not None]
 
     # --- one batch ---------------------------------------------------------------------------
