@@ -72,35 +72,25 @@ def _scorer(args: argparse.Namespace, n_ctx: int):
 
 
 def phase_engine(args: argparse.Namespace) -> dict:
-    from storyflow.scoring import PassCounter, score_stories
+    from storyflow.scoring import NllSettings, PassCounter, llama_cpp_scorer, score_story
 
     tokenized, start, n_ctx, _ = _load(args.stories_json, args.model, args.max_history)
-    if args.n_seq > 1:  # as score_corpus runs it with nll.n_seq > 1
-        from storyflow.backends.batched import BatchedLlamaCppScorer
-
-        scorer = BatchedLlamaCppScorer(
-            args.model,
-            n_ctx=n_ctx,
-            n_seq=args.n_seq,
-            n_batch=args.n_batch,
-            n_threads=args.threads,
-            n_gpu_layers=args.n_gpu_layers,
-        )
-    else:
-        scorer = _scorer(args, n_ctx)
+    settings = NllSettings(
+        max_history=args.max_history,
+        n_gpu_layers=args.n_gpu_layers,
+        n_batch=args.n_batch,
+        n_seq=args.n_seq,
+        n_threads=args.threads,
+    )
+    scorer = llama_cpp_scorer(args.model, n_ctx, settings)  # as score_corpus builds it
     counter = PassCounter()
     nll = {}
     began = time.perf_counter()
     for story in tokenized:  # as score_corpus: both formulations of a story together
-        formulations = ("topic", "context")
-        terms = score_stories(
-            scorer,
-            [(story.prefix(formulation, start), story.sentences) for formulation in formulations],
-            args.max_history,
-            n_ctx,
-            counter,
+        terms = score_story(
+            scorer, story, settings.formulations, start, args.max_history, n_ctx, counter
         )
-        for formulation, story_terms in zip(formulations, terms, strict=True):
+        for formulation, story_terms in terms.items():
             for (c, i), term in story_terms.items():
                 nll[f"{story.story_id}|{formulation}|{c}|{i}"] = term.nll
     wall = time.perf_counter() - began
@@ -111,6 +101,7 @@ def phase_engine(args: argparse.Namespace) -> dict:
         "passes": counter.passes,
         "batches": getattr(scorer, "batches", counter.passes),
         "n_ctx": n_ctx,
+        "logits_rows": scorer.logits_rows,
         "nll": nll,
     }
 
@@ -295,10 +286,9 @@ def report(args: argparse.Namespace, name: str, stories: list[dict], results: di
     from llama_cpp import Llama
 
     meta = Llama(model_path=str(args.model), vocab_only=True, verbose=False)
-    vocab, n_ctx = meta.n_vocab(), engine["n_ctx"]
+    vocab = meta.n_vocab()
     n_ctx_train = int(meta.metadata.get(f"{meta.metadata['general.architecture']}.context_length"))
-    # logits rows: the window (one pass at a time), or a batch's tokens (n_seq passes at once)
-    rows = n_ctx if args.n_seq == 1 else max(n_ctx, args.n_batch)
+    rows = engine["logits_rows"]  # the window (one pass at a time), or a batch's tokens
     logits_mb = rows * vocab * 4 / 2**20
     naive_mb = n_ctx_train * vocab * 4 / 2**20
     n_sent = sum(len(s["sentences"]) for s in stories)

@@ -40,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -49,6 +49,9 @@ from tqdm import tqdm
 from storyflow.errors import StoryflowError
 from storyflow.history import FULL, history_labels
 from storyflow.prompts import ChatPrompt
+
+if TYPE_CHECKING:
+    from storyflow.backends.batched import BatchedLlamaCppScorer
 
 log = logging.getLogger(__name__)
 
@@ -205,6 +208,7 @@ class LlamaCppScorer:
             verbose=False,
         )
         self.n_ctx = n_ctx
+        self.logits_rows = n_ctx  # rows of the logits buffer (logits_all: the window)
         self.workers = n_threads  # threads of the log-softmax (between llama.cpp calls)
         self.tokens_evaluated = 0  # tokens run through the model (all calls)
         self._stem: list[int] | None = None
@@ -308,6 +312,10 @@ class StoryTokens:
     topic: list[int] | None  # tokens of topic + "\n\n", None when the story has no topic
     # chat-template prefixes per formulation (storyflow.prompts), replacing start token + topic
     chat: dict[str, list[int]] | None = None
+
+    def formulations(self, requested: Sequence[str]) -> list[str]:
+        """The requested formulations this story has (no topic: context only)."""
+        return [f for f in requested if f != "topic" or self.topic is not None]
 
     def prefix(self, formulation: str, start: int) -> list[int]:
         if self.chat is not None:
@@ -439,10 +447,12 @@ def pass_tokens(sentences: Sequence[Sequence[int]], step: Pass) -> list[int]:
 
 
 def read_terms(
-    sentences: Sequence[Sequence[int]], step: Pass, logprobs: np.ndarray
+    lengths: Sequence[int], step: Pass, logprobs: np.ndarray
 ) -> dict[tuple[int, int], TermResult]:
-    """The terms of one pass from its log-probs (one per continuation token, natural log)."""
-    lengths = [len(s) for s in sentences]
+    """The terms of one pass from its log-probs (one per continuation token, natural log).
+
+    ``lengths``: tokens per sentence of the story.
+    """
     offsets = np.cumsum([0, *lengths[step.start : step.stop]])
     results = {}
     for i, requested in step.targets.items():
@@ -498,12 +508,11 @@ def score_stories(
     ``names`` (one per job) label the error raised when a job's sentence cannot fit.
     """
     counter = counter if counter is not None else PassCounter()
+    lengths = [[len(s) for s in sentences] for _, sentences in jobs]
     plans = []
-    for j, (prefix, sentences) in enumerate(jobs):
+    for j, (prefix, _) in enumerate(jobs):
         try:
-            plans.append(
-                plan_passes(len(prefix), [len(s) for s in sentences], max_history, capacity)
-            )
+            plans.append(plan_passes(len(prefix), lengths[j], max_history, capacity))
         except StoryflowError as err:
             raise StoryflowError(f"{names[j]}: {err}" if names else str(err)) from err
     requests = []
@@ -516,12 +525,62 @@ def score_stories(
             counter.tokens += len(continuation)
     logprobs = iter(score_requests(scorer, requests))
     results = []
-    for (_, sentences), plan in zip(jobs, plans, strict=True):
+    for story_lengths, plan in zip(lengths, plans, strict=True):
         terms: dict[tuple[int, int], TermResult] = {}
         for step in plan:
-            terms.update(read_terms(sentences, step, next(logprobs)))
+            terms.update(read_terms(story_lengths, step, next(logprobs)))
         results.append(terms)
     return results
+
+
+def score_story(
+    scorer: Scorer,
+    story: StoryTokens,
+    formulations: Sequence[str],
+    start: int,
+    max_history: int,
+    capacity: int,
+    counter: PassCounter | None = None,
+) -> dict[str, dict[tuple[int, int], TermResult]]:
+    """Terms per formulation of one story (those it has), all its passes sent at once.
+
+    A batched scorer fills its batches with the passes of both formulations, and a story's NLLs
+    do not depend on the other stories of the run.
+    """
+    present = story.formulations(formulations)
+    terms = score_stories(
+        scorer,
+        [(story.prefix(formulation, start), story.sentences) for formulation in present],
+        max_history,
+        capacity,
+        counter,
+        names=[f"story {story.story_id} ({formulation})" for formulation in present],
+    )
+    return dict(zip(present, terms, strict=True))
+
+
+def llama_cpp_scorer(
+    model_path: str | Path, n_ctx: int, settings: NllSettings
+) -> LlamaCppScorer | BatchedLlamaCppScorer:
+    """The llama.cpp scorer for ``settings``: batched when ``n_seq`` > 1, else pass by pass."""
+    if settings.n_seq > 1:
+        from storyflow.backends.batched import BatchedLlamaCppScorer
+
+        return BatchedLlamaCppScorer(
+            model_path,
+            n_ctx=n_ctx,
+            n_seq=settings.n_seq,
+            n_batch=settings.n_batch,
+            n_threads=settings.n_threads,
+            n_gpu_layers=settings.n_gpu_layers,
+        )
+    return LlamaCppScorer(
+        model_path,
+        n_ctx=n_ctx,
+        n_threads=settings.n_threads,
+        n_gpu_layers=settings.n_gpu_layers,
+        n_batch=settings.n_batch,
+    )
 
 
 def story_rows(
@@ -558,9 +617,7 @@ def context_size(stories: Sequence[StoryTokens], formulations: Sequence[str], st
     longest = 1
     for story in stories:
         body = sum(len(s) for s in story.sentences)
-        for formulation in formulations:
-            if formulation == "topic" and story.topic is None:
-                continue
+        for formulation in story.formulations(formulations):
             longest = max(longest, len(story.prefix(formulation, start)) + body)
     return longest
 
@@ -650,25 +707,8 @@ def score_corpus(
             device="cuda" if settings.n_gpu_layers != 0 else "cpu",
             n_threads=settings.n_threads,
         )
-    elif backend == "llama.cpp" and settings.n_seq > 1:
-        from storyflow.backends.batched import BatchedLlamaCppScorer
-
-        scorer = BatchedLlamaCppScorer(
-            model_path,
-            n_ctx=n_ctx,
-            n_seq=settings.n_seq,
-            n_batch=settings.n_batch,
-            n_threads=settings.n_threads,
-            n_gpu_layers=settings.n_gpu_layers,
-        )
     elif backend == "llama.cpp":
-        scorer = LlamaCppScorer(
-            model_path,
-            n_ctx=n_ctx,
-            n_threads=settings.n_threads,
-            n_gpu_layers=settings.n_gpu_layers,
-            n_batch=settings.n_batch,
-        )
+        scorer = llama_cpp_scorer(model_path, n_ctx, settings)
     else:
         raise ValueError(f"backend must be llama.cpp or transformers, not {backend!r}")
     log.info(
@@ -683,20 +723,10 @@ def score_corpus(
     rows: list[tuple[Any, ...]] = []
     began = time.perf_counter()
     for story in tqdm(tokenized, desc=f"NLL {model_name}", unit="story"):
-        # all passes of a story (both formulations) go to the scorer together: a batched scorer
-        # fills its batches with them, and a story's NLLs do not depend on the other stories
-        formulations = [
-            f for f in settings.formulations if f == "context" or story.topic is not None
-        ]
-        terms = score_stories(
-            scorer,
-            [(story.prefix(formulation, start), story.sentences) for formulation in formulations],
-            settings.max_history,
-            n_ctx,
-            counter,
-            names=[f"story {story.story_id} ({formulation})" for formulation in formulations],
+        terms = score_story(
+            scorer, story, settings.formulations, start, settings.max_history, n_ctx, counter
         )
-        for formulation, story_terms in zip(formulations, terms, strict=True):
+        for formulation, story_terms in terms.items():
             rows.extend(
                 story_rows(story, story_terms, model_name, formulation, settings.max_history)
             )

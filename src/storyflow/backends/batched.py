@@ -40,11 +40,16 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from storyflow.errors import StoryflowError
+
+if TYPE_CHECKING:
+    from storyflow.scoring import VocabOnly
 
 STEM_SLOTS = 2  # extra sequences keeping stems (topic and context prefix of the current story)
 PAD_SHARE = 0.9  # a pass joins a batch when its length is at least this share of the longest
@@ -55,7 +60,8 @@ class BatchedLlamaCppScorer:
 
     ``n_ctx`` is the longest sequence a pass needs (the engine's window); every sequence gets a
     KV cache of that size. ``n_batch`` is the most tokens per ``llama_decode`` call (a single
-    pass longer than that is decoded alone in a batch of its own length).
+    pass longer than that is decoded alone in a batch of its own length); ``logits_rows`` =
+    max(n_batch, n_ctx) bounds the logits buffer.
     """
 
     def __init__(
@@ -71,8 +77,6 @@ class BatchedLlamaCppScorer:
     ) -> None:
         import llama_cpp
 
-        from storyflow.scoring import VocabOnly
-
         path = Path(model_path)
         if not path.is_file():
             raise StoryflowError(
@@ -82,7 +86,7 @@ class BatchedLlamaCppScorer:
         if not 1 <= n_seq <= most:
             raise StoryflowError(f"nll.n_seq must be 1..{most}, not {n_seq}")
         self.lib = llama_cpp
-        self.vocab = VocabOnly(path)
+        self.path = path
         self.n_ctx = n_ctx
         self.n_seq = n_seq
         self.n_batch = n_batch
@@ -92,14 +96,15 @@ class BatchedLlamaCppScorer:
         self._model = llama_cpp.llama_model_load_from_file(str(path).encode(), model_params)
         if not self._model:
             raise StoryflowError(f"llama.cpp cannot load {path}")
-        # a single pass may be longer than n_batch: let one decode call hold it
-        self._decode_tokens = max(n_batch, n_ctx)
+        # a single pass may be longer than n_batch: let one decode call hold it; logits are read
+        # at most at every token of a decode call
+        self.logits_rows = max(n_batch, n_ctx)
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = n_ctx * (n_seq + STEM_SLOTS)
         params.n_seq_max = n_seq + STEM_SLOTS
         params.kv_unified = False
-        params.n_batch = self._decode_tokens
-        params.n_ubatch = min(n_batch, self._decode_tokens)
+        params.n_batch = self.logits_rows
+        params.n_ubatch = min(n_batch, self.logits_rows)
         params.n_threads = n_threads
         params.n_threads_batch = n_threads
         params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
@@ -110,7 +115,7 @@ class BatchedLlamaCppScorer:
             raise StoryflowError(f"llama.cpp cannot create a context for {path}")
         self._memory = llama_cpp.llama_get_memory(self._ctx)
         self.n_vocab = llama_cpp.llama_vocab_n_tokens(llama_cpp.llama_model_get_vocab(self._model))
-        self._batch = llama_cpp.llama_batch_init(self._decode_tokens, 0, 1)
+        self._batch = llama_cpp.llama_batch_init(self.logits_rows, 0, 1)
         self._held: list[tuple[int, ...] | None] = [None] * n_seq  # stem in each sequence's KV
         self._slots: OrderedDict[tuple[int, ...], int] = OrderedDict()  # stem -> its sequence
         self.tokens_evaluated = 0  # tokens run through the model (all calls)
@@ -126,6 +131,13 @@ class BatchedLlamaCppScorer:
 
     def __del__(self) -> None:
         self.close()
+
+    @cached_property
+    def vocab(self) -> VocabOnly:
+        """The model's tokenizer, loaded on first use (``score_corpus`` tokenizes beforehand)."""
+        from storyflow.scoring import VocabOnly
+
+        return VocabOnly(self.path)
 
     def tokenize(self, text: str) -> list[int]:
         return self.vocab.tokenize(text)
@@ -252,8 +264,8 @@ class BatchedLlamaCppScorer:
 
     def _decode(self) -> None:
         n = self._batch.n_tokens
-        if n > self._decode_tokens:
-            raise ValueError(f"batch of {n} tokens exceeds {self._decode_tokens}")
+        if n > self.logits_rows:
+            raise ValueError(f"batch of {n} tokens exceeds {self.logits_rows}")
         status = self.lib.llama_decode(self._ctx, self._batch)
         if status != 0:
             raise StoryflowError(f"llama_decode failed with status {status} ({n} tokens)")
