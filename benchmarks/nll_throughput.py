@@ -6,7 +6,7 @@
 For one model and N real HIPPOCORPUS stories (the N whose length in characters is closest to the
 corpus median), both formulations and h = 0..H plus full history, it measures in one run:
 
-* **engine**: ``storyflow.scoring.score_stories`` as ``score_corpus`` runs it (one pass per
+* **engine**: ``storyflow.lm.nll.engine.score_stories`` as ``score_corpus`` runs it (one pass per
   context start, prefix KV reused; with ``--n-seq`` > 1, that many passes per llama.cpp batch,
   each its own sequence);
 * **per-condition**: the way the original study's code and minicons work: one prompt per
@@ -48,7 +48,8 @@ TARGETS = {"speedup": 8.0, "ceiling_share": 0.85, "token_ratio": 1.1}
 
 
 def _load(stories_json: Path, model: str, max_history: int):
-    from storyflow.scoring import VocabOnly, context_size, tokenize_story
+    from storyflow.lm.backends.llama_cpp import VocabOnly
+    from storyflow.lm.nll.planning import context_size, tokenize_story
 
     stories = json.loads(stories_json.read_text())
     vocab = VocabOnly(model)
@@ -60,7 +61,7 @@ def _load(stories_json: Path, model: str, max_history: int):
 
 
 def _scorer(args: argparse.Namespace, n_ctx: int):
-    from storyflow.scoring import LlamaCppScorer
+    from storyflow.lm.backends.llama_cpp import LlamaCppScorer
 
     return LlamaCppScorer(
         args.model,
@@ -72,7 +73,8 @@ def _scorer(args: argparse.Namespace, n_ctx: int):
 
 
 def phase_engine(args: argparse.Namespace) -> dict:
-    from storyflow.scoring import NllSettings, PassCounter, llama_cpp_scorer, score_story
+    from storyflow.lm.nll.engine import NllSettings, llama_cpp_scorer, score_story
+    from storyflow.lm.nll.planning import PassCounter
 
     tokenized, start, n_ctx, _ = _load(args.stories_json, args.model, args.max_history)
     settings = NllSettings(
@@ -108,7 +110,7 @@ def phase_engine(args: argparse.Namespace) -> dict:
 
 def phase_per_condition(args: argparse.Namespace) -> dict:
     from storyflow.history import FULL, history_labels
-    from storyflow.scoring import _token_logprobs
+    from storyflow.lm.backends.llama_cpp import token_logprobs
 
     tokenized, start, n_ctx, _ = _load(args.stories_json, args.model, args.max_history)
     scorer = _scorer(args, n_ctx)
@@ -127,7 +129,7 @@ def phase_per_condition(args: argparse.Namespace) -> dict:
                     llm.reset()  # from scratch: no cached state is reused
                     llm.eval(prompt)
                     n = len(prompt)
-                    logprobs = _token_logprobs(llm.scores[n - 1 - len(target) : n - 1], target)
+                    logprobs = token_logprobs(llm.scores[n - 1 - len(target) : n - 1], target)
                     nll[f"{story.story_id}|{formulation}|{c}|{i}"] = -float(logprobs.mean())
                     tokens += n
                     prompts += 1

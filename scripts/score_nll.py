@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from storyflow.prompts import prompt_mode
+from storyflow.lm.prompts import prompt_mode
 from storyflow.runner import run
-from storyflow.scoring import NllSettings, score_corpus, select_shard
+from storyflow.lm.nll.engine import NllSettings, score_corpus, select_shard
 
 
 def model_spec(smk):

@@ -48,7 +48,7 @@ def nlp():
 @pytest.fixture(scope="session")
 def packaged_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The two models that ship inside PyPI packages, materialized once as GGUF files."""
-    from storyflow.models import materialize
+    from storyflow.lm.models import materialize
 
     folder = tmp_path_factory.mktemp("models")
     return {

@@ -13,11 +13,13 @@ import pandas as pd
 import pytest
 
 from storyflow.errors import StoryflowError
-from storyflow.scoring import LlamaCppScorer, VocabOnly, score_terms, tokenize_story
+from storyflow.lm.backends.llama_cpp import LlamaCppScorer, VocabOnly
+from storyflow.lm.nll.engine import score_terms
+from storyflow.lm.nll.planning import tokenize_story
 
 
 def test_unknown_dtype_is_a_clear_error(tmp_path: Path) -> None:
-    from storyflow.backends.transformers import TransformersScorer
+    from storyflow.lm.backends.transformers import TransformersScorer
 
     with pytest.raises(StoryflowError, match="dtype must be one of"):
         TransformersScorer(tmp_path / "m.gguf", dtype="float8")
@@ -27,7 +29,7 @@ def test_unknown_dtype_is_a_clear_error(tmp_path: Path) -> None:
 def test_transformers_matches_llama_cpp_on_the_same_gguf(
     packaged_models: dict[str, Path], hippocorpus: pd.DataFrame, nlp
 ) -> None:
-    from storyflow.backends.transformers import TransformersScorer
+    from storyflow.lm.backends.transformers import TransformersScorer
     from storyflow.sentences import split_sentences
 
     path = packaged_models["smollm2"]  # llama architecture: transformers reads it from GGUF

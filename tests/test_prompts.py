@@ -10,16 +10,10 @@ import pytest
 from scipy.special import log_softmax
 
 from storyflow.errors import StoryflowError
-from storyflow.prompts import ChatPrompt, prompt_mode, render_chat
-from storyflow.scoring import (
-    LlamaCppScorer,
-    NllSettings,
-    PassCounter,
-    VocabOnly,
-    score_corpus,
-    score_terms,
-    tokenize_story,
-)
+from storyflow.lm.prompts import ChatPrompt, prompt_mode, render_chat
+from storyflow.lm.backends.llama_cpp import LlamaCppScorer, VocabOnly
+from storyflow.lm.nll.engine import NllSettings, score_corpus, score_terms
+from storyflow.lm.nll.planning import PassCounter, tokenize_story
 
 TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"

@@ -18,22 +18,9 @@ from scipy.special import log_softmax
 
 from storyflow.errors import StoryflowError
 from storyflow.history import history_labels
-from storyflow.scoring import (
-    LlamaCppScorer,
-    NllSettings,
-    PassCounter,
-    StoryTokens,
-    VocabOnly,
-    _requested_starts,
-    _token_logprobs,
-    gather_shards,
-    score_corpus,
-    score_stories,
-    score_terms,
-    select_shard,
-    story_rows,
-    tokenize_story,
-)
+from storyflow.lm.backends.llama_cpp import LlamaCppScorer, VocabOnly, token_logprobs
+from storyflow.lm.nll.engine import NllSettings, gather_shards, score_corpus, score_stories, score_terms, select_shard, story_rows
+from storyflow.lm.nll.planning import PassCounter, StoryTokens, _requested_starts, tokenize_story
 
 
 class ToyScorer:
@@ -307,12 +294,12 @@ def test_log_softmax_is_exact_and_independent_of_its_workers() -> None:
     logits = (rng.standard_normal((53, 5000)) * 4).astype(np.float32)
     targets = rng.integers(0, 5000, 53)
     expected = log_softmax(logits.astype(np.float64), axis=1)[np.arange(53), targets]
-    serial = _token_logprobs(logits, targets, chunk=8)
+    serial = token_logprobs(logits, targets, chunk=8)
     np.testing.assert_allclose(serial, expected, rtol=0, atol=1e-5)
     # float32 sums over 5,000 terms: about 1e-7 relative; the float32 input itself rounds at
     # 1e-7 relative of |logit| <= 20, so the bound is a few 1e-6 nats
     for workers in (2, 3):
-        assert np.array_equal(_token_logprobs(logits, targets, chunk=8, workers=workers), serial)
+        assert np.array_equal(token_logprobs(logits, targets, chunk=8, workers=workers), serial)
 
 
 @pytest.mark.slow
@@ -378,7 +365,7 @@ def test_batched_engine_matches_one_pass_at_a_time(
 def test_batched_scorer_shares_stems_and_bounds_its_batches(
     packaged_models: dict[str, Path],
 ) -> None:
-    from storyflow.backends.batched import BatchedLlamaCppScorer
+    from storyflow.lm.backends.batched import BatchedLlamaCppScorer
 
     scorer = BatchedLlamaCppScorer(
         packaged_models["smollm2"], n_ctx=128, n_seq=3, n_batch=40, n_threads=2

@@ -1,6 +1,6 @@
 """Batched llama.cpp scorer: several passes in one ``llama_decode`` call, one sequence id each.
 
-Each pass of ``storyflow.scoring`` (prefix, then a run of sentences) gets its own sequence id, so
+Each pass of ``storyflow.lm.nll`` (prefix, then a run of sentences) gets its own sequence id, so
 up to ``n_seq`` passes (of one story and both formulations, or of any requests given together)
 share one batch of at most ``n_batch`` tokens and a GPU is kept busy with many short passes
 instead of one. Built on llama-cpp-python's low-level API:
@@ -49,7 +49,7 @@ import numpy as np
 from storyflow.errors import StoryflowError
 
 if TYPE_CHECKING:
-    from storyflow.scoring import VocabOnly
+    from storyflow.lm.backends.llama_cpp import VocabOnly
 
 STEM_SLOTS = 2  # extra sequences keeping stems (topic and context prefix of the current story)
 PAD_SHARE = 0.9  # a pass joins a batch when its length is at least this share of the longest
@@ -135,7 +135,7 @@ class BatchedLlamaCppScorer:
     @cached_property
     def vocab(self) -> VocabOnly:
         """The model's tokenizer, loaded on first use (``score_corpus`` tokenizes beforehand)."""
-        from storyflow.scoring import VocabOnly
+        from storyflow.lm.backends.llama_cpp import VocabOnly
 
         return VocabOnly(self.path)
 
@@ -210,13 +210,13 @@ class BatchedLlamaCppScorer:
         logits = np.ctypeslib.as_array(
             self.lib.llama_get_logits(self._ctx), shape=(n_outputs, self.n_vocab)
         )
-        from storyflow.scoring import _token_logprobs
+        from storyflow.lm.backends.llama_cpp import token_logprobs
 
         results = []
         row = 0
         for _, continuation in requests:
             rows = logits[row : row + len(continuation)]
-            results.append(_token_logprobs(rows, continuation, workers=self.workers))
+            results.append(token_logprobs(rows, continuation, workers=self.workers))
             row += len(continuation)
         for seq, stem in enumerate(stems):  # back to the stem
             self.lib.llama_memory_seq_rm(self._memory, seq, len(stem), -1)

@@ -52,7 +52,7 @@ class TransformersScorer:
                 raise StoryflowError(
                     f"model file {path} does not exist (run the materialize_model rule)"
                 )
-            from storyflow.scoring import VocabOnly
+            from storyflow.lm.backends.llama_cpp import VocabOnly
 
             self.vocab = VocabOnly(path)
             source, kwargs = str(path.parent), {"gguf_file": path.name}
@@ -84,7 +84,7 @@ class TransformersScorer:
         tok = self.tokenizer
         if tok.bos_token_id is not None and getattr(tok, "add_bos_token", True):
             return int(tok.bos_token_id)
-        from storyflow.scoring import END_OF_TEXT
+        from storyflow.lm.backends.llama_cpp import END_OF_TEXT
 
         eot = tok.convert_tokens_to_ids(END_OF_TEXT)
         if isinstance(eot, int) and eot != tok.unk_token_id:

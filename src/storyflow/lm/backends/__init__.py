@@ -1,0 +1,29 @@
+"""Language-model backends: llama.cpp (in process, pass by pass or batched), transformers.
+
+Backends know nothing of stories or measures; the NLL engine (``storyflow.lm.nll``) and the
+sampling and answer layers import them, never the other way round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+
+class Scorer(Protocol):
+    """A causal LM that scores a continuation after a (cached) prefix."""
+
+    def tokenize(self, text: str) -> list[int]:
+        """Token ids of ``text``, without any special token added."""
+        ...
+
+    @property
+    def start_token(self) -> int:
+        """The token every sequence starts with (BOS, or end-of-text when the model has no BOS)."""
+        ...
+
+    def logprobs(self, prefix: Sequence[int], continuation: Sequence[int]) -> np.ndarray:
+        """ln p(continuation[t] | prefix + continuation[:t]) for each t (natural log, float64)."""
+        ...

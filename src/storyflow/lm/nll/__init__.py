@@ -1,0 +1,1 @@
+"""The NLL engine: per-sentence negative log-likelihoods for every history size and formulation."""

@@ -1,0 +1,360 @@
+"""The NLL engine's corpus run: every story, sentence, formulation and history size of a shard.
+
+``score_corpus`` tokenizes the shard's stories, sizes the context window, plans each story's
+passes (``storyflow.lm.nll.planning``) and sends them to a backend (``storyflow.lm.backends``);
+the result is the NLL table (``storyflow.tables.NLL``), one row per term, in nats/token.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from storyflow.errors import StoryflowError
+from storyflow.history import FULL, history_labels
+from storyflow.lm.backends import Scorer
+from storyflow.lm.backends.llama_cpp import (
+    LlamaCppScorer,
+    VocabOnly,
+    default_n_batch,
+    default_n_seq,
+)
+from storyflow.lm.nll.planning import (
+    FORMULATIONS,
+    PassCounter,
+    StoryTokens,
+    TermResult,
+    context_size,
+    pass_tokens,
+    plan_passes,
+    read_terms,
+    tokenize_story,
+)
+from storyflow.lm.prompts import ChatPrompt
+
+if TYPE_CHECKING:
+    from storyflow.lm.backends.batched import BatchedLlamaCppScorer
+
+log = logging.getLogger(__name__)
+
+
+NLL_DTYPES = {
+    "story_id": "object",
+    "sentence_idx": "int64",
+    "model": "object",
+    "formulation": "object",
+    "history": "object",
+    "n_history": "int64",
+    "n_tokens": "int64",
+    "nll": "float64",
+    "truncated": "bool",
+}
+
+
+@dataclass(frozen=True)
+class NllSettings:
+    """Settings of one NLL extraction (the config's ``nll:`` block plus the rule's threads)."""
+
+    max_history: int = 9
+    formulations: tuple[str, ...] = FORMULATIONS
+    max_context_tokens: int = 2048
+    n_gpu_layers: int = 0
+    n_batch: int = 512
+    n_seq: int = 1
+    n_threads: int = 1
+
+    @classmethod
+    def from_config(cls, cfg: Mapping[str, Any], threads: int = 1) -> NllSettings:
+        """Build from the validated config block (defaults already filled by the schema)."""
+        return cls(
+            max_history=int(cfg["max_history"]),
+            formulations=tuple(cfg["formulations"]),
+            max_context_tokens=int(cfg["max_context_tokens"]),
+            n_gpu_layers=int(cfg["n_gpu_layers"]),
+            n_batch=default_n_batch(int(cfg["n_gpu_layers"]), cfg.get("n_batch")),
+            n_seq=default_n_seq(int(cfg["n_gpu_layers"]), cfg.get("n_seq")),
+            n_threads=int(threads),
+        )
+
+
+def score_requests(
+    scorer: Scorer, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
+) -> list[np.ndarray]:
+    """Log-probs of each (prefix, continuation) request, in order.
+
+    A scorer with ``logprobs_batch`` (the batched llama.cpp scorer) gets all requests at once
+    and may evaluate several in one batch; otherwise they are scored one after another.
+    """
+    batch = getattr(scorer, "logprobs_batch", None)
+    if batch is not None:
+        return list(batch(requests))
+    return [scorer.logprobs(prefix, continuation) for prefix, continuation in requests]
+
+
+def score_terms(
+    scorer: Scorer,
+    prefix: list[int],
+    sentences: list[list[int]],
+    max_history: int,
+    capacity: int,
+    counter: PassCounter | None = None,
+) -> dict[tuple[int, int], TermResult]:
+    """Score every (requested context start c, target i) term of one story and formulation.
+
+    One forward pass per context start c over prefix + s_c..s_last (see the module docstring);
+    terms that do not fit ``capacity`` tokens get their history truncated from the left.
+    """
+    return score_stories(scorer, [(prefix, sentences)], max_history, capacity, counter)[0]
+
+
+def score_stories(
+    scorer: Scorer,
+    jobs: Sequence[tuple[list[int], list[list[int]]]],
+    max_history: int,
+    capacity: int,
+    counter: PassCounter | None = None,
+    names: Sequence[str] | None = None,
+) -> list[dict[tuple[int, int], TermResult]]:
+    """``score_terms`` for several (prefix, sentences) jobs, all their passes sent at once.
+
+    All passes of all jobs go to the scorer in one request list (job by job, passes in order), so
+    a batched scorer can put passes of different stories and formulations in one batch.
+    ``names`` (one per job) label the error raised when a job's sentence cannot fit.
+    """
+    counter = counter if counter is not None else PassCounter()
+    lengths = [[len(s) for s in sentences] for _, sentences in jobs]
+    plans = []
+    for j, (prefix, _) in enumerate(jobs):
+        try:
+            plans.append(plan_passes(len(prefix), lengths[j], max_history, capacity))
+        except StoryflowError as err:
+            raise StoryflowError(f"{names[j]}: {err}" if names else str(err)) from err
+    requests = []
+    for (prefix, sentences), plan in zip(jobs, plans, strict=True):
+        counter.tokens += len(prefix)
+        for step in plan:
+            continuation = pass_tokens(sentences, step)
+            requests.append((prefix, continuation))
+            counter.passes += 1
+            counter.tokens += len(continuation)
+    logprobs = iter(score_requests(scorer, requests))
+    results = []
+    for story_lengths, plan in zip(lengths, plans, strict=True):
+        terms: dict[tuple[int, int], TermResult] = {}
+        for step in plan:
+            terms.update(read_terms(story_lengths, step, next(logprobs)))
+        results.append(terms)
+    return results
+
+
+def score_story(
+    scorer: Scorer,
+    story: StoryTokens,
+    formulations: Sequence[str],
+    start: int,
+    max_history: int,
+    capacity: int,
+    counter: PassCounter | None = None,
+) -> dict[str, dict[tuple[int, int], TermResult]]:
+    """Terms per formulation of one story (those it has), all its passes sent at once.
+
+    A batched scorer fills its batches with the passes of both formulations, and a story's NLLs
+    do not depend on the other stories of the run.
+    """
+    present = story.formulations(formulations)
+    terms = score_stories(
+        scorer,
+        [(story.prefix(formulation, start), story.sentences) for formulation in present],
+        max_history,
+        capacity,
+        counter,
+        names=[f"story {story.story_id} ({formulation})" for formulation in present],
+    )
+    return dict(zip(present, terms, strict=True))
+
+
+def llama_cpp_scorer(
+    model_path: str | Path, n_ctx: int, settings: NllSettings
+) -> LlamaCppScorer | BatchedLlamaCppScorer:
+    """The llama.cpp scorer for ``settings``: batched when ``n_seq`` > 1, else pass by pass."""
+    if settings.n_seq > 1:
+        from storyflow.lm.backends.batched import BatchedLlamaCppScorer
+
+        return BatchedLlamaCppScorer(
+            model_path,
+            n_ctx=n_ctx,
+            n_seq=settings.n_seq,
+            n_batch=settings.n_batch,
+            n_threads=settings.n_threads,
+            n_gpu_layers=settings.n_gpu_layers,
+        )
+    return LlamaCppScorer(
+        model_path,
+        n_ctx=n_ctx,
+        n_threads=settings.n_threads,
+        n_gpu_layers=settings.n_gpu_layers,
+        n_batch=settings.n_batch,
+    )
+
+
+def story_rows(
+    story: StoryTokens,
+    terms: Mapping[tuple[int, int], TermResult],
+    model: str,
+    formulation: str,
+    max_history: int,
+) -> list[tuple[Any, ...]]:
+    """Long-format rows (columns of ``NLL_DTYPES``) of one story and formulation."""
+    rows = []
+    for i in range(len(story.sentences)):
+        for label in history_labels(max_history):
+            requested = 0 if label == FULL else max(0, i - int(label))
+            term = terms[(requested, i)]
+            rows.append(
+                (
+                    story.story_id,
+                    i,
+                    model,
+                    formulation,
+                    label,
+                    i - term.context_start,
+                    term.n_tokens,
+                    term.nll,
+                    term.context_start > requested,
+                )
+            )
+    return rows
+
+
+def select_shard(stories: pd.DataFrame, shard: int, n_shards: int) -> pd.DataFrame:
+    """Shard ``shard`` (0-based) of ``n_shards``: every n-th story in story_id order.
+
+    Round-robin over sorted ids spreads long and short stories evenly and is deterministic.
+    """
+    if not 0 <= shard < n_shards:
+        raise ValueError(f"shard {shard} outside 0..{n_shards - 1}")
+    ordered = stories.sort_values("story_id").reset_index(drop=True)
+    return ordered.iloc[shard::n_shards].reset_index(drop=True)
+
+
+def gather_shards(paths: Sequence[str | Path]) -> pd.DataFrame:
+    """Concatenate shard tables; a story scored in two shards is a bug and raises ValueError."""
+    table = pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+    keys = ["story_id", "sentence_idx", "model", "formulation", "history"]
+    duplicated = table.duplicated(keys)
+    if duplicated.any():
+        raise ValueError(f"{int(duplicated.sum())} NLL rows appear in more than one shard")
+    return table.sort_values(
+        ["story_id", "formulation", "sentence_idx"], kind="stable"
+    ).reset_index(drop=True)
+
+
+def score_corpus(
+    model_name: str,
+    model_path: str | Path,
+    stories: pd.DataFrame,
+    sentences: pd.DataFrame,
+    settings: NllSettings,
+    prompt: str = "plain",
+    backend: str = "llama.cpp",
+    dtype: str = "float32",
+) -> pd.DataFrame:
+    """NLL table (columns of ``NLL_DTYPES``) of every story, sentence, formulation and history size.
+
+    ``stories`` needs ``story_id``, ``topic`` (None when missing); ``sentences`` needs
+    ``story_id``, ``sentence_idx``, ``text``. Stories without a topic get context rows only.
+    ``prompt``: ``plain`` (start token, topic, "\\n\\n") or ``chat`` (the model's chat template,
+    storyflow.lm.prompts). ``backend``: ``llama.cpp`` or ``transformers`` (the same GGUF,
+    dequantized; ``dtype`` float32 or bfloat16; on the GPU when ``settings.n_gpu_layers`` != 0).
+    """
+    if stories.empty:
+        log.info("model %s: no stories in this shard", model_name)
+        return pd.DataFrame(
+            {column: pd.Series(dtype=dtype) for column, dtype in NLL_DTYPES.items()}
+        )
+    vocab = VocabOnly(model_path)
+    start = vocab.start_token
+    if prompt not in ("plain", "chat"):
+        raise ValueError(f"prompt must be plain or chat, not {prompt!r}")
+    chat = ChatPrompt(vocab.llm, model_name) if prompt == "chat" else None
+    by_story = sentences.sort_values(["story_id", "sentence_idx"]).groupby("story_id", sort=False)
+    texts = {sid: list(group["text"]) for sid, group in by_story}
+    tokenized = []
+    for row in stories.itertuples(index=False):
+        if row.story_id not in texts:
+            log.warning("story %s has no sentences: skipped", row.story_id)
+            continue
+        topic = row.topic if isinstance(row.topic, str) and row.topic.strip() else None
+        tokenized.append(tokenize_story(vocab, row.story_id, texts[row.story_id], topic, chat))
+    capacity = min(settings.max_context_tokens, vocab.n_ctx_train)
+    needed = context_size(tokenized, settings.formulations, start)
+    n_ctx = min(capacity, -(-needed // 64) * 64)
+    log.info(
+        "model %s: %d stories, %s prompts, longest sequence %d tokens, context window %d "
+        "(cap %d), start token %d",
+        model_name,
+        len(tokenized),
+        prompt,
+        needed,
+        n_ctx,
+        capacity,
+        start,
+    )
+    del vocab
+    scorer: Any
+    if backend == "transformers":
+        from storyflow.lm.backends.transformers import TransformersScorer
+
+        scorer = TransformersScorer(
+            model_path,
+            dtype=dtype,
+            device="cuda" if settings.n_gpu_layers != 0 else "cpu",
+            n_threads=settings.n_threads,
+        )
+    elif backend == "llama.cpp":
+        scorer = llama_cpp_scorer(model_path, n_ctx, settings)
+    else:
+        raise ValueError(f"backend must be llama.cpp or transformers, not {backend!r}")
+    log.info(
+        "model %s: backend %s, %d pass(es) per batch of at most %d tokens, %d threads",
+        model_name,
+        type(scorer).__name__,
+        settings.n_seq if backend == "llama.cpp" else 1,
+        settings.n_batch,
+        settings.n_threads,
+    )
+    counter = PassCounter()
+    rows: list[tuple[Any, ...]] = []
+    began = time.perf_counter()
+    for story in tqdm(tokenized, desc=f"NLL {model_name}", unit="story"):
+        terms = score_story(
+            scorer, story, settings.formulations, start, settings.max_history, n_ctx, counter
+        )
+        for formulation, story_terms in terms.items():
+            rows.extend(
+                story_rows(story, story_terms, model_name, formulation, settings.max_history)
+            )
+    elapsed = time.perf_counter() - began
+    log.info(
+        "model %s: %d forward passes, %d tokens evaluated in %.1f s (%.1f tokens/s); "
+        "lower bound (prefixes once + each target once per distinct context) %d tokens",
+        model_name,
+        counter.passes,
+        scorer.tokens_evaluated,
+        elapsed,
+        scorer.tokens_evaluated / elapsed if elapsed else float("nan"),
+        counter.tokens,
+    )
+    table = pd.DataFrame(rows, columns=list(NLL_DTYPES)).astype(NLL_DTYPES)
+    n_truncated = int(table["truncated"].sum())
+    if n_truncated:
+        log.warning("%d rows had their history truncated to fit the context window", n_truncated)
+    return table

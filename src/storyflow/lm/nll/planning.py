@@ -1,0 +1,216 @@
+"""Pass planning of the NLL engine: per-sentence negative log-likelihoods under a causal language model, for every history size.
+
+Terms (method.md §1): for sentence s_i of a story, history size h and formulation f,
+
+- f = ``"topic"``: the sequence is start token + topic + "\\n\\n" + s_{i-h} .. s_{i-1} + s_i;
+- f = ``"context"``: the sequence is start token + s_{i-h} .. s_{i-1} + s_i;
+
+(instruct models with ``prompt: chat``: the model's chat template replaces start token + topic +
+"\\n\\n", see ``storyflow.lm.prompts``) and the score is the mean over s_i's own tokens of
+−log p(token | everything before it), in nats/token. h = 0 gives NLL_T (topic) and NLL_∅
+(context); h = ``"full"`` uses all preceding sentences. The start token is the model's BOS
+token, or its end-of-text token when it has none.
+
+How the terms are computed (each exactly, not approximated):
+
+* Every sentence is tokenized once, with its leading space, and token ids are concatenated, so a
+  target's tokens are identical in every condition.
+* A term depends only on where its context starts: (c, i) = sentences c..i-1 then target i. All
+  terms that share a context start c are read from **one** forward pass over prefix + s_c .. s_last:
+  in that pass the tokens of s_{c+k} are conditioned on exactly k preceding sentences. The pass for
+  c = 0 runs over the whole story and gives the full-history terms as well as every term whose
+  history reaches the start of the story.
+* The prefix (start token, topic) is evaluated once per story and formulation and its cached state
+  is reused by every pass of that story.
+
+Context-window policy: the window is sized to the longest sequence needed, at most
+``max_context_tokens`` (and the model's training context). When a pass does not fit, the targets
+that fit are read from it and each remaining target is scored with its history truncated from the
+left (whole sentences dropped, oldest first) until prefix + history + target fits; the row records
+``n_history`` (sentences actually seen) and ``truncated = True``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from storyflow.errors import StoryflowError
+from storyflow.lm.prompts import ChatPrompt
+
+FORMULATIONS = ("topic", "context")
+TOPIC_SEPARATOR = "\n\n"
+
+
+class StoryTokens:
+    """One story, tokenized: its sentences (each with its leading space) and topic prefix."""
+
+    story_id: str
+    sentences: list[list[int]]
+    topic: list[int] | None  # tokens of topic + "\n\n", None when the story has no topic
+    # chat-template prefixes per formulation (storyflow.lm.prompts), replacing start token + topic
+    chat: dict[str, list[int]] | None = None
+
+    def formulations(self, requested: Sequence[str]) -> list[str]:
+        """The requested formulations this story has (no topic: context only)."""
+        return [f for f in requested if f != "topic" or self.topic is not None]
+
+    def prefix(self, formulation: str, start: int) -> list[int]:
+        if self.chat is not None:
+            return list(self.chat[formulation])
+        if formulation == "topic":
+            assert self.topic is not None
+            return [start, *self.topic]
+        return [start]
+
+
+def tokenize_story(
+    tokenizer: Any,
+    story_id: str,
+    sentences: Sequence[str],
+    topic: str | None,
+    chat: ChatPrompt | None = None,
+) -> StoryTokens:
+    """Tokenize each sentence once as ``" " + sentence``; the topic as ``topic + "\\n\\n"``.
+
+    With ``chat``, the prefixes come from the model's chat template instead (storyflow.lm.prompts);
+    the sentences are tokenized the same way.
+    """
+    sentence_ids = [tokenizer.tokenize(" " + text) for text in sentences]
+    for idx, ids in enumerate(sentence_ids):
+        if not ids:
+            raise StoryflowError(
+                f"story {story_id}, sentence {idx}: no tokens ({sentences[idx]!r})"
+            )
+    topic_ids = tokenizer.tokenize(topic.strip() + TOPIC_SEPARATOR) if topic else None
+    prefixes = None
+    if chat is not None:
+        prefixes = {"context": chat.prefix("context", None)}
+        if topic:
+            prefixes["topic"] = chat.prefix("topic", topic)
+    return StoryTokens(story_id, sentence_ids, topic_ids, prefixes)
+
+
+@dataclass
+class TermResult:
+    """One scored (context start, target) term."""
+
+    nll: float  # mean −ln p over the target's tokens, nats/token
+    n_tokens: int  # tokens in the target sentence
+    context_start: int  # first sentence actually in the context (> requested when truncated)
+
+
+@dataclass
+class PassCounter:
+    """Forward passes, and the tokens they must cover at the least.
+
+    ``tokens`` counts each prefix once per story and formulation plus each pass's continuation:
+    every target sentence once per distinct context it is scored in (the lower bound of work).
+    """
+
+    passes: int = 0
+    tokens: int = 0
+
+
+def _requested_starts(n: int, max_history: int) -> dict[int, set[int]]:
+    """Context start c → targets i needed, for h = 0..H and full history."""
+    needed: dict[int, set[int]] = defaultdict(set)
+    for i in range(n):
+        needed[0].add(i)  # full history
+        for h in range(min(i, max_history) + 1):
+            needed[i - h].add(i)
+    return needed
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One forward pass of a story: prefix + sentences ``start`` .. ``stop - 1``.
+
+    ``targets`` maps each target sentence read from this pass to the requested context starts it
+    answers (more than one when truncation made several requests see the same context).
+    """
+
+    start: int
+    stop: int
+    targets: dict[int, list[int]]
+
+
+def plan_passes(
+    prefix_len: int, lengths: Sequence[int], max_history: int, capacity: int
+) -> list[Pass]:
+    """The passes that score every (requested context start, target) term of one story.
+
+    One pass per context start c over prefix + s_c..s_last (see the module docstring), cut where
+    ``capacity`` tokens are reached; a target beyond the cut gets its history truncated from the
+    left (whole sentences, oldest first) and is read from the pass of its new start. The plan
+    depends only on the token counts, so it is made before any pass is evaluated.
+    """
+    for i, length in enumerate(lengths):
+        if prefix_len + length > capacity:
+            raise StoryflowError(
+                f"sentence {i} has {length} tokens: with the {prefix_len}-token prefix it "
+                f"does not fit the {capacity}-token context; raise nll.max_context_tokens"
+            )
+    # pending[c_used][i] = list of requested starts served by this (c_used, i) term
+    pending: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for c, targets in _requested_starts(len(lengths), max_history).items():
+        for i in targets:
+            pending[c][i].append(c)
+    passes = []
+    while pending:
+        c = min(pending)
+        targets = pending.pop(c)
+        last = max(targets)
+        budget = capacity - prefix_len
+        stop = c  # sentences c..stop-1 fit
+        while stop <= last and budget >= lengths[stop]:
+            budget -= lengths[stop]
+            stop += 1
+        fitting = {}
+        for i, requested in sorted(targets.items()):
+            if i < stop:
+                fitting[i] = requested
+                continue
+            new_start = c + 1  # drop whole sentences from the left until the term fits
+            while prefix_len + sum(lengths[new_start : i + 1]) > capacity:
+                new_start += 1
+            pending[new_start][i].extend(requested)
+        passes.append(Pass(c, stop, fitting))
+    return passes
+
+
+def pass_tokens(sentences: Sequence[Sequence[int]], step: Pass) -> list[int]:
+    """The continuation a pass evaluates after the prefix: the tokens of s_start .. s_stop-1."""
+    return [tok for s in sentences[step.start : step.stop] for tok in s]
+
+
+def read_terms(
+    lengths: Sequence[int], step: Pass, logprobs: np.ndarray
+) -> dict[tuple[int, int], TermResult]:
+    """The terms of one pass from its log-probs (one per continuation token, natural log).
+
+    ``lengths``: tokens per sentence of the story.
+    """
+    offsets = np.cumsum([0, *lengths[step.start : step.stop]])
+    results = {}
+    for i, requested in step.targets.items():
+        k = i - step.start
+        nll = -float(logprobs[offsets[k] : offsets[k + 1]].mean())
+        for r in requested:
+            results[(r, i)] = TermResult(nll, lengths[i], step.start)
+    return results
+
+
+
+def context_size(stories: Sequence[StoryTokens], formulations: Sequence[str], start: int) -> int:
+    """Tokens of the longest full-history sequence (prefix + whole story) over all stories."""
+    longest = 1
+    for story in stories:
+        body = sum(len(s) for s in story.sentences)
+        for formulation in story.formulations(formulations):
+            longest = max(longest, len(story.prefix(formulation, start)) + body)
+    return longest
