@@ -1,4 +1,5 @@
-# storyflow: narrative sequentiality with language models (Sap et al. 2022 and its replication).
+# storyflow: narrative measures of stories with language models: sequentiality (Sap et al. 2022
+# and its replication) and narrative sense; docs/method.md.
 # This file is a table of contents; the rules live in workflow/rules/, one file per stage.
 
 
@@ -16,10 +17,10 @@ include: "workflow/rules/models.smk"
 include: "workflow/rules/nll.smk"
 include: "workflow/rules/sequentiality.smk"
 include: "workflow/rules/stats.smk"
-include: "workflow/rules/covariates.smk"
-include: "workflow/rules/regression.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/narrative_sense.smk"
+include: "workflow/rules/covariates.smk"
+include: "workflow/rules/regression.smk"
 
 
 rule all:

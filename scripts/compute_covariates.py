@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from storyflow import covariates
+from storyflow.measures.sequentiality import covariates
 from storyflow.runner import run
 
 

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from storyflow import sequentiality
+from storyflow.measures.sequentiality import scores as sequentiality
 from storyflow.runner import run
 
 

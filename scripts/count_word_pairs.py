@@ -4,7 +4,7 @@ import logging
 
 import pandas as pd
 
-from storyflow import narrative_sense
+from storyflow.measures.narrative_sense import pmi as narrative_sense
 from storyflow.runner import run
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from storyflow import books
+from storyflow.corpora import books
 from storyflow.runner import run
 
 

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from storyflow import corpus
+from storyflow.corpora import hippocorpus as corpus
 from storyflow.runner import run
 
 

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from storyflow import narrative_sense, regression
+from storyflow.measures.narrative_sense import pmi as narrative_sense
+from storyflow.measures.sequentiality import regression
 from storyflow.runner import run
 
 

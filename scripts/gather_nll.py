@@ -1,7 +1,7 @@
 """Rule gather_nll: concatenate one corpus x model's NLL shards into one table."""
 
-from storyflow.runner import run
 from storyflow.lm.nll.engine import gather_shards
+from storyflow.runner import run
 
 
 def main(smk):

@@ -1,6 +1,7 @@
 """Rule plot_contrast_sequentiality: mean sequentiality of each contrast's two groups."""
 
-from storyflow import figures, stats
+from storyflow import stats
+from storyflow.figures import sequentiality as figures
 from storyflow.runner import run
 
 

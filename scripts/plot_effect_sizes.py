@@ -1,6 +1,7 @@
 """Rule plot_effect_sizes: figure of Hedges' g of sequentiality against history size."""
 
-from storyflow import figures, stats
+from storyflow import stats
+from storyflow.figures import sequentiality as figures
 from storyflow.runner import run
 
 

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from storyflow.figures import plot_pair_scores
+from storyflow.figures.narrative_sense import plot_pair_scores
 from storyflow.runner import run
 
 

@@ -1,6 +1,7 @@
 """Rule plot_sequentiality: figure of mean sequentiality against history size per story type."""
 
-from storyflow import figures, stats
+from storyflow import stats
+from storyflow.figures import sequentiality as figures
 from storyflow.runner import run
 
 

@@ -3,7 +3,8 @@
 import logging
 from pathlib import Path
 
-from storyflow import books, sentences
+from storyflow import sentences
+from storyflow.corpora import books
 from storyflow.runner import run
 
 

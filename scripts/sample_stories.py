@@ -3,7 +3,7 @@
 import logging
 from pathlib import Path
 
-from storyflow import corpus
+from storyflow.corpora import hippocorpus as corpus
 from storyflow.runner import run
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from storyflow import narrative_sense
+from storyflow.measures.narrative_sense import pmi as narrative_sense
 from storyflow.runner import run
 
 

@@ -2,17 +2,9 @@
 
 import pandas as pd
 
-from storyflow.lm.prompts import prompt_mode
-from storyflow.runner import run
 from storyflow.lm.nll.engine import NllSettings, score_corpus, select_shard
-
-
-def model_spec(smk):
-    """The model's config entry: from params when the rule passes it, else from the config."""
-    spec = getattr(smk.params, "model", None)
-    if spec:
-        return spec
-    return next(m for m in smk.config["models"] if m["name"] == smk.wildcards.model)
+from storyflow.lm.registry import ModelSpec
+from storyflow.runner import run
 
 
 def main(smk):
@@ -20,16 +12,16 @@ def main(smk):
     stories = select_shard(
         pd.read_parquet(smk.input.stories), int(smk.wildcards.shard), smk.params.n_shards
     )
-    spec = model_spec(smk)
+    spec = ModelSpec.from_config(smk.params.model)
     table = score_corpus(
         model_name=smk.wildcards.model,
         model_path=smk.input.gguf,
         stories=stories,
         sentences=pd.read_parquet(smk.input.sentences),
         settings=settings,
-        prompt=prompt_mode(spec),
-        backend=spec.get("backend") or "llama.cpp",
-        dtype=spec.get("dtype") or "float32",
+        prompt=spec.prompt,
+        backend=spec.backend,
+        dtype=spec.dtype,
     )
     table.to_parquet(smk.output.nll, index=False)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from storyflow import books
+from storyflow.corpora import books
 from storyflow.errors import InputDataError, StoryflowError
 
 MANIFEST = "category\tgutenberg_id\ttitle\tpov_hint\n"

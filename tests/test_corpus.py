@@ -1,4 +1,4 @@
-"""Tests of storyflow.corpus: reading and validating HIPPOCORPUS, sampling, counts, download."""
+"""storyflow.corpora.hippocorpus: reading and validating HIPPOCORPUS, sampling, counts, download."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import HIPPOCORPUS_CSV
 
-from storyflow import corpus
+from storyflow.corpora import hippocorpus as corpus
 from storyflow.errors import InputDataError, StoryflowError
 
 TYPES = ["recalled", "retold", "imagined"]
@@ -36,7 +36,7 @@ GOOD = (
 
 def test_read_valid_file(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = write(tmp_path, GOOD)
-    with caplog.at_level(logging.WARNING, logger="storyflow.corpus"):
+    with caplog.at_level(logging.WARNING, logger="storyflow.corpora.hippocorpus"):
         stories, excluded = corpus.read_hippocorpus(path, TYPES)
 
     assert list(stories.columns) == ["story_id", "story_type", "text", "topic", "has_topic"]
@@ -201,7 +201,7 @@ def test_sample_is_deterministic_and_order_independent() -> None:
 
 
 def test_sample_per_type(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="storyflow.corpus"):
+    with caplog.at_level(logging.WARNING, logger="storyflow.corpora.hippocorpus"):
         sample = corpus.sample_stories(toy_stories(), fraction=None, per_type=4, seed=0)
     assert sample["story_type"].value_counts().to_dict() == {
         "recalled": 4,

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from storyflow import covariates as cv
 from storyflow.errors import InputDataError, StoryflowError
+from storyflow.measures.sequentiality import covariates as cv
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from conftest import run_script
 from matplotlib.figure import Figure
 
-from storyflow.figures import (
+from storyflow.figures.sequentiality import (
     FORMULATION_TITLES,
     contrast_colors,
     plot_contrast_sequentiality,

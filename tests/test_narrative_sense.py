@@ -9,8 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from storyflow import narrative_sense as ns
+from storyflow.corpora.books import book_passages
+from storyflow.corpora.hanna import read_hanna
+from storyflow.corpora.rocstories import read_rocstories
 from storyflow.errors import InputDataError, StoryflowError
+from storyflow.measures.narrative_sense import pmi as ns
 
 
 def lemma_table(stories: dict[str, list[tuple[str, int]]], group: str = "g") -> pd.DataFrame:
@@ -169,18 +172,18 @@ def nlp_lemmas():
 
 
 def test_hanna_reader_keeps_96_human_and_576_llm_stories(data_mirror: Path) -> None:
-    stories, counts = ns.read_hanna(data_mirror / "stories/hanna/hanna_llm_stories.csv")
+    stories, counts = read_hanna(data_mirror / "stories/hanna/hanna_llm_stories.csv")
     sizes = stories.groupby("group").size()
     assert sizes["Human"] == 96 and len(sizes) == 7 and (sizes == 96).all()
     assert stories["story_id"].is_unique
     assert counts["n_stories"].sum() == 96 * 7
-    limited, _ = ns.read_hanna(data_mirror / "stories/hanna/hanna_llm_stories.csv", limit=2)
+    limited, _ = read_hanna(data_mirror / "stories/hanna/hanna_llm_stories.csv", limit=2)
     assert len(limited) == 14
 
 
 def test_rocstories_reader_takes_the_right_ending(data_mirror: Path) -> None:
     path = data_mirror / "stories/rocstories_cloze/cloze_test_spring2016.csv"
-    stories = ns.read_rocstories(path)
+    stories = read_rocstories(path)
     raw = pd.read_csv(path, dtype=str)
     assert len(stories) == len(raw) == 1871
     row = raw.iloc[0]
@@ -191,15 +194,15 @@ def test_rocstories_reader_takes_the_right_ending(data_mirror: Path) -> None:
 
 
 def test_book_passages_from_two_real_books(data_mirror: Path) -> None:
-    from storyflow.books import read_manifest
+    from storyflow.corpora.books import read_manifest
 
     manifest = read_manifest(
         data_mirror / "books/MANIFEST.tsv", id_column="gutenberg_id", genre_column="category"
     ).head(2)
-    passages = ns.book_passages(manifest, per_book=3, tokens=150, seed=5)
+    passages = book_passages(manifest, per_book=3, tokens=150, seed=5)
     assert len(passages) == 6 and passages["story_id"].is_unique
     assert (passages["text"].str.split().str.len() == 150).all()
-    again = ns.book_passages(manifest, per_book=3, tokens=150, seed=5)
+    again = book_passages(manifest, per_book=3, tokens=150, seed=5)
     assert again.equals(passages)
 
 
@@ -207,15 +210,15 @@ def test_bad_input_gives_clear_messages(tmp_path: Path) -> None:
     bad = tmp_path / "hanna.csv"
     bad.write_text("Prompt,Human,Model\np,h,m\n")
     with pytest.raises(InputDataError, match=r"hanna\.csv.*missing required column\(s\) Story"):
-        ns.read_hanna(bad)
+        read_hanna(bad)
     with pytest.raises(StoryflowError, match="hanna-benchmark-asg"):
-        ns.read_hanna(tmp_path / "absent.csv")
+        read_hanna(tmp_path / "absent.csv")
     with pytest.raises(StoryflowError, match="registration"):
-        ns.read_rocstories(tmp_path / "absent.csv")
+        read_rocstories(tmp_path / "absent.csv")
     roc = tmp_path / "roc.csv"
     roc.write_text("InputStoryid,InputSentence1\nx,y\n")
     with pytest.raises(InputDataError, match="InputSentence2"):
-        ns.read_rocstories(roc)
+        read_rocstories(roc)
 
 
 @pytest.mark.slow

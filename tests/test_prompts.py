@@ -10,10 +10,11 @@ import pytest
 from scipy.special import log_softmax
 
 from storyflow.errors import StoryflowError
-from storyflow.lm.prompts import ChatPrompt, prompt_mode, render_chat
 from storyflow.lm.backends.llama_cpp import LlamaCppScorer, VocabOnly
 from storyflow.lm.nll.engine import NllSettings, score_corpus, score_terms
 from storyflow.lm.nll.planning import PassCounter, tokenize_story
+from storyflow.lm.prompts import ChatPrompt, render_chat
+from storyflow.lm.registry import ModelSpec
 
 TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"
@@ -22,12 +23,17 @@ TEMPLATE = (
 
 
 def test_prompt_mode_follows_variant_unless_set() -> None:
-    assert prompt_mode({"name": "a", "variant": "instruct"}) == "chat"
-    assert prompt_mode({"name": "a", "variant": "base"}) == "plain"
-    assert prompt_mode({"name": "a", "variant": "instruct", "prompt": "plain"}) == "plain"
-    assert prompt_mode({"name": "a", "variant": "base", "prompt": "chat"}) == "chat"
+    assert ModelSpec.from_config({"name": "a", "variant": "instruct"}).prompt == "chat"
+    assert ModelSpec.from_config({"name": "a", "variant": "base"}).prompt == "plain"
+    assert (
+        ModelSpec.from_config({"name": "a", "variant": "instruct", "prompt": "plain"}).prompt
+        == "plain"
+    )
+    assert (
+        ModelSpec.from_config({"name": "a", "variant": "base", "prompt": "chat"}).prompt == "chat"
+    )
     with pytest.raises(StoryflowError, match="prompt must be one of"):
-        prompt_mode({"name": "a", "prompt": "fancy"})
+        ModelSpec.from_config({"name": "a", "prompt": "fancy"})
 
 
 def test_render_chat_is_the_hugging_face_rendering() -> None:

@@ -11,16 +11,19 @@ import pytest
 from conftest import run_script
 from scipy import stats
 
-from storyflow import narrative_sense, regression
-from storyflow.covariates import CONNECTIVE_COLUMNS, WINDOW_MEASURES
+from storyflow import lmer
 from storyflow.errors import StoryflowError
+from storyflow.figures.regression import plot_coefficients
+from storyflow.measures.narrative_sense import pmi as narrative_sense
+from storyflow.measures.sequentiality import regression
+from storyflow.measures.sequentiality.covariates import CONNECTIVE_COLUMNS, WINDOW_MEASURES
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def r_available() -> bool:
     try:
-        regression.check_r()
+        lmer.check_r()
     except StoryflowError:
         return False
     return True
@@ -40,7 +43,7 @@ def without_r(monkeypatch) -> None:
 def test_missing_r_names_what_to_install(monkeypatch) -> None:
     without_r(monkeypatch)
     with pytest.raises(StoryflowError) as err:
-        regression.check_r()
+        lmer.check_r()
     message = str(err.value)
     assert "R is not installed" in message
     assert "apt-get install -y --no-install-recommends r-base-core r-cran-lme4 r-cran-lmertest" in (
@@ -54,16 +57,16 @@ def test_missing_rpy2_names_the_pins(monkeypatch) -> None:
     def fail():
         raise ImportError("No module named 'rpy2'")
 
-    monkeypatch.setattr(regression, "_import_robjects", fail)
+    monkeypatch.setattr(lmer, "_import_robjects", fail)
     with pytest.raises(StoryflowError, match=r"rpy2 cannot be imported.*rpy2-rinterface==3\.6\.5"):
-        regression.check_r()
+        lmer.check_r()
 
 
 @needs_r
 def test_missing_r_package_is_named(monkeypatch) -> None:
-    monkeypatch.setattr(regression, "R_PACKAGES", ("lme4", "noSuchPackageXyz"))
+    monkeypatch.setattr(lmer, "R_PACKAGES", ("lme4", "noSuchPackageXyz"))
     with pytest.raises(StoryflowError, match=r"R package.* noSuchPackageXyz are not installed"):
-        regression.check_r()
+        lmer.check_r()
 
 
 def test_rule_without_r_fails_with_the_message_not_a_traceback(
@@ -333,7 +336,7 @@ def test_fit_specifications_tables(tmp_path: Path) -> None:
     raw = coefs[coefs["spec"] == "raw_h3"].set_index("term")
     assert raw.at["nll_base", "role"] == "control" and raw.at["nll_base", "estimate"] > 0.3
 
-    figure = regression.plot_coefficients(
+    figure = plot_coefficients(
         coefs, [tmp_path / "f.png", tmp_path / "f.pdf"], dpi=50, width_per_panel=3.0
     )
     assert (tmp_path / "f.png").stat().st_size > 0 and (tmp_path / "f.pdf").stat().st_size > 0

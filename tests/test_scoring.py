@@ -19,7 +19,15 @@ from scipy.special import log_softmax
 from storyflow.errors import StoryflowError
 from storyflow.history import history_labels
 from storyflow.lm.backends.llama_cpp import LlamaCppScorer, VocabOnly, token_logprobs
-from storyflow.lm.nll.engine import NllSettings, gather_shards, score_corpus, score_stories, score_terms, select_shard, story_rows
+from storyflow.lm.nll.engine import (
+    NllSettings,
+    gather_shards,
+    score_corpus,
+    score_stories,
+    score_terms,
+    select_shard,
+    story_rows,
+)
 from storyflow.lm.nll.planning import PassCounter, StoryTokens, _requested_starts, tokenize_story
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from storyflow.sequentiality import sentence_sequentiality, story_sequentiality
+from storyflow.measures.sequentiality.scores import sentence_sequentiality, story_sequentiality
 
 # Hand-worked example: model "m", histories "0", "1", "full" (nats/token).
 #

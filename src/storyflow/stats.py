@@ -1,8 +1,9 @@
 """Group statistics of story-level sequentiality (``docs/method.md`` section 5).
 
-Inputs are story-level tables from :func:`storyflow.sequentiality.story_sequentiality`: one row
-per (story, model, formulation, history) with the measures ``seq``, ``nll_base`` and
-``nll_context`` in nats/token. Each story is one observation.
+Inputs are story-level tables from
+:func:`storyflow.measures.sequentiality.scores.story_sequentiality`: one row per (story,
+model, formulation, history) with the measures ``seq``, ``nll_base`` and ``nll_context`` in
+nats/token. Each story is one observation.
 
 - :func:`summarize`: per group, the mean, SD and t-based confidence interval of each measure.
 - :func:`contrast_effects`: per contrast "a vs b", Welch's t-test and Hedges' g with a

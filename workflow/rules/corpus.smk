@@ -34,3 +34,27 @@ rule sample_stories:
         seed=config["hippocorpus"]["sample"]["seed"],
     script:
         "../../scripts/sample_stories.py"
+
+
+rule read_csv_corpus:
+    input:
+        csv=user_corpus_csv,
+    output:
+        stories="results/{corpus}/stories.parquet",
+        counts=report(
+            "results/{corpus}/tables/sample_counts.csv",
+            caption="../report/sample_counts.rst",
+            category="Corpus",
+            subcategory="{corpus}",
+        ),
+        excluded="results/{corpus}/tables/excluded_stories.csv",
+    log:
+        "logs/{corpus}/read_csv_corpus.log",
+    wildcard_constraints:
+        corpus=one_of(USER_CORPORA),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        columns=user_corpus_columns,
+    script:
+        "../../scripts/read_csv_corpus.py"

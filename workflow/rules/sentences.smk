@@ -7,7 +7,7 @@ rule split_sentences:
     log:
         "logs/{corpus}/split_sentences.log",
     wildcard_constraints:
-        corpus="hippocorpus",  # book passages come split (rule sample_passages)
+        corpus=one_of(["hippocorpus", *USER_CORPORA]),  # book passages come split
     conda:
         "../../envs/storyflow.yaml"
     params:

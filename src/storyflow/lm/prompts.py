@@ -18,24 +18,12 @@ of the assistant turn (e.g. ``<|im_end|>``) comes after the target and is never 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from storyflow.errors import StoryflowError
 
-PROMPT_MODES = ("auto", "chat", "plain")
 _MARK = "\x1fSTORYFLOW-STORY\x1f"
-
-
-def prompt_mode(spec: Mapping[str, Any]) -> str:
-    """``chat`` or ``plain`` for a model entry of the config (``prompt: auto`` follows variant)."""
-    mode = spec.get("prompt", "auto") or "auto"
-    if mode not in PROMPT_MODES:
-        raise StoryflowError(f"model {spec.get('name')}: prompt must be one of {PROMPT_MODES}")
-    if mode == "auto":
-        return "chat" if spec.get("variant", "base") == "instruct" else "plain"
-    return mode
 
 
 def render_chat(template: str, messages: list[dict[str, str]], **special: str) -> str:

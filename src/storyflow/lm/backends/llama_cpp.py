@@ -204,4 +204,3 @@ class VocabOnly:
     @property
     def start_token(self) -> int:
         return start_token_of(self.llm)
-

@@ -1,4 +1,4 @@
-"""Pass planning of the NLL engine: per-sentence negative log-likelihoods under a causal language model, for every history size.
+"""Pass planning of the NLL engine: per-sentence NLLs for every history size.
 
 Terms (method.md §1): for sentence s_i of a story, history size h and formulation f,
 
@@ -203,7 +203,6 @@ def read_terms(
         for r in requested:
             results[(r, i)] = TermResult(nll, lengths[i], step.start)
     return results
-
 
 
 def context_size(stories: Sequence[StoryTokens], formulations: Sequence[str], start: int) -> int:

@@ -23,58 +23,27 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from scipy import stats as sps
 
+from storyflow.figures.common import (
+    FONT_SIZE,
+    contrast_colors,
+    save,
+    story_type_colors,
+    unique,
+)
 from storyflow.history import FULL, history_key, sort_histories
 
 FORMULATION_TITLES = {"topic": "with topic (SEQ)", "context": "context only (SEQ′)"}
 SEQ_LABEL = "sequentiality (nats/token)"
 G_LABEL = "Hedges' g (sequentiality)"
 X_LABEL = "history size h (sentences)"
+
+
 # Fixed colours for the story types of the built-in corpora; others take the next free colour.
-STORY_TYPE_COLORS = {
-    "recalled": "#1f77b4",
-    "retold": "#2ca02c",
-    "imagined": "#d62728",
-    "autobiography": "#1f77b4",
-    "biography": "#17becf",
-    "fiction-1P": "#d62728",
-    "fiction-3P": "#ff7f0e",
-    "fiction-unclear": "#bcbd22",
-    "nonnarrative": "#7f7f7f",
-}
-_FALLBACK = [colormaps["tab10"](i) for i in range(10)] + [colormaps["Dark2"](i) for i in range(8)]
-_CONTRAST_PALETTE = [colormaps["Dark2"](i) for i in range(8)]
-_FONT_SIZE = 8
-
-
-def story_type_colors(story_types: Iterable[str]) -> dict[str, object]:
-    """Colour per story type: fixed for known types, the next unused palette colour otherwise.
-
-    Deterministic: the same set of story types always gets the same colours.
-    """
-    types = sorted(set(story_types))
-    colors: dict[str, object] = {t: STORY_TYPE_COLORS[t] for t in types if t in STORY_TYPE_COLORS}
-    free = [c for c in _FALLBACK if c not in colors.values()]
-    for i, t in enumerate(t for t in types if t not in colors):
-        colors[t] = free[i % len(free)]
-    return colors
-
-
-def contrast_colors(contrasts: Sequence[str]) -> dict[str, object]:
-    """Colour per contrast, in the given order (the config's order)."""
-    return {c: _CONTRAST_PALETTE[i % len(_CONTRAST_PALETTE)] for i, c in enumerate(contrasts)}
-
-
-def _unique(values: Iterable[str]) -> list[str]:
-    """Distinct values in order of first appearance."""
-    return list(dict.fromkeys(values))
-
-
 def _formulations(values: Iterable[str]) -> list[str]:
     present = set(values)
     known = [f for f in FORMULATION_TITLES if f in present]
@@ -120,11 +89,11 @@ def _grid(
             rotation=270,
             ha="left",
             va="center",
-            fontsize=_FONT_SIZE + 1,
+            fontsize=FONT_SIZE + 1,
             fontweight="bold",
         )
     for ax in axes.flat:
-        ax.tick_params(labelsize=_FONT_SIZE)
+        ax.tick_params(labelsize=FONT_SIZE)
         ax.grid(axis="y", color="0.9", linewidth=0.6)
         ax.set_axisbelow(True)
     return fig, axes
@@ -140,16 +109,9 @@ def _finish_axes(axes: np.ndarray, positions: dict[str, float], y_label: str) ->
             ax.axvline(positions[FULL] - 1, color="0.75", linewidth=0.6, linestyle=":")
         ax.set_xlim(min(ticks) - 0.6, max(ticks) + 0.6)
     for ax in axes[-1, :]:
-        ax.set_xlabel(X_LABEL, fontsize=_FONT_SIZE + 1)
+        ax.set_xlabel(X_LABEL, fontsize=FONT_SIZE + 1)
     for ax in axes[:, 0]:
-        ax.set_ylabel(y_label, fontsize=_FONT_SIZE + 1)
-
-
-def _save(fig: Figure, paths: Sequence[str | Path], dpi: int) -> None:
-    for path in paths:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=dpi)
+        ax.set_ylabel(y_label, fontsize=FONT_SIZE + 1)
 
 
 def _split(df: pd.DataFrame, positions: dict[str, float]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -190,7 +152,7 @@ def plot_sequentiality(
     data = data[data["measure"] == "seq"].astype({"story_type": str})
     if data.empty:
         raise ValueError("summary table has no rows with measure 'seq'")
-    models = _unique(data["model"])
+    models = unique(data["model"])
     formulations = _formulations(data["formulation"])
     types = sorted(data["story_type"].unique())
     ncols = _legend_columns(types, width_per_panel * len(formulations))
@@ -231,12 +193,12 @@ def plot_sequentiality(
         types,
         loc="outside lower center",
         ncols=ncols,
-        fontsize=_FONT_SIZE + 1,
+        fontsize=FONT_SIZE + 1,
         frameon=False,
         title="story type (mean and confidence interval)",
-        title_fontsize=_FONT_SIZE + 1,
+        title_fontsize=FONT_SIZE + 1,
     )
-    _save(fig, paths, dpi)
+    save(fig, paths, dpi)
     return fig
 
 
@@ -277,9 +239,9 @@ def plot_effect_sizes(
     data = data[data["measure"] == "seq"].astype({"contrast": str})
     if data.empty:
         raise ValueError("effects table has no rows with measure 'seq'")
-    models = _unique(data["model"])
+    models = unique(data["model"])
     formulations = _formulations(data["formulation"])
-    contrasts = _unique(data["contrast"])
+    contrasts = unique(data["contrast"])
     names = data.drop_duplicates("contrast").set_index("contrast")
     labels = [f"{names.at[c, 'group_a']} vs {names.at[c, 'group_b']}" for c in contrasts]
     colors = contrast_colors(contrasts)
@@ -318,12 +280,12 @@ def plot_effect_sizes(
         labels,
         loc="outside lower center",
         ncols=ncols,
-        fontsize=_FONT_SIZE + 1,
+        fontsize=FONT_SIZE + 1,
         frameon=False,
-        title_fontsize=_FONT_SIZE + 1,
+        title_fontsize=FONT_SIZE + 1,
         title="contrast (g > 0: first group more sequential; bars: confidence interval)",
     )
-    _save(fig, paths, dpi)
+    save(fig, paths, dpi)
     return fig
 
 
@@ -350,9 +312,9 @@ def plot_contrast_sequentiality(
     data = data[data["measure"] == "seq"].astype({"contrast": str})
     if data.empty:
         raise ValueError("effects table has no rows with measure 'seq'")
-    models = _unique(data["model"])
+    models = unique(data["model"])
     formulations = _formulations(data["formulation"])
-    contrasts = _unique(data["contrast"])
+    contrasts = unique(data["contrast"])
     columns = [(c, f) for c in contrasts for f in formulations]
     keys = [f"{c} | {f}" for c, f in columns]
     positions = _x_positions(data["history"])
@@ -392,13 +354,13 @@ def plot_contrast_sequentiality(
                 finite["x"], finite["mean"], color=color, marker="o", ms=2.5, lw=1.2, label=label
             )
             _error_points(ax, full, offset, color, "mean", "low", "high")
-        ax.legend(fontsize=_FONT_SIZE - 1, frameon=False, loc="best")
+        ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="best")
     _finish_axes(axes, positions, SEQ_LABEL)
     fig.suptitle(
         f"group means and {confidence:.0%} confidence intervals (a: first-named group)",
-        fontsize=_FONT_SIZE + 1,
+        fontsize=FONT_SIZE + 1,
     )
-    _save(fig, paths, dpi)
+    save(fig, paths, dpi)
     return fig
 
 
@@ -447,62 +409,3 @@ def _legend_handle(axes: np.ndarray, label: str) -> object:
             if line.get_label() == label:
                 return line
     raise ValueError(f"no line labelled {label!r}")
-
-
-def plot_pair_scores(
-    scores: pd.DataFrame,
-    paths: Sequence[str | Path],
-    *,
-    top_pairs: int = 100,
-    dpi: int = 150,
-    max_points: int = 200_000,
-    seed: int = 0,
-) -> None:
-    """Narrative-sense pair scores (PMI, natural log) per group: all pairs and top pairs.
-
-    ``scores`` has ``group`` and ``pair_pmi`` (each story's pair scores, descending), from
-    :func:`storyflow.narrative_sense.score_stories`. Left panel: every pair of every story of
-    the group; right: each story's ``top_pairs`` highest. One violin per group (at most
-    ``max_points`` scores drawn per group, seeded, for drawing only); the white bar marks the
-    median of all the group's scores.
-    """
-    groups = _unique(scores["group"].astype(str))
-    colors = story_type_colors(groups)
-    rng = np.random.default_rng(seed)
-    fig = Figure(figsize=(max(6.0, 1.2 * len(groups) + 1.5), 3.6))
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(1, 2, sharey=True)
-    for ax, (title, k) in zip(
-        axes, [("all pairs", None), (f"top {top_pairs} pairs", top_pairs)], strict=False
-    ):
-        for x, group in enumerate(groups):
-            values = np.concatenate(
-                [np.asarray(v)[:k] for v in scores.loc[scores["group"] == group, "pair_pmi"]]
-                or [np.zeros(0)]
-            )
-            if len(values) == 0:
-                continue
-            median = float(np.median(values))
-            if len(values) > max_points:
-                values = rng.choice(values, max_points, replace=False)
-            if len(values) > 1 and np.ptp(values) > 0:
-                parts = ax.violinplot(values, positions=[x], showextrema=False, widths=0.8)
-                for body in parts["bodies"]:
-                    body.set_facecolor(colors[group])
-                    body.set_alpha(0.6)
-            ax.hlines(median, x - 0.3, x + 0.3, color="black", linewidth=2)
-            ax.annotate(
-                f"{median:.2f}",
-                (x, median),
-                xytext=(0, 3),
-                textcoords="offset points",
-                ha="center",
-                fontsize=_FONT_SIZE - 1,
-            )
-        ax.set_xticks(range(len(groups)))
-        ax.set_xticklabels(groups, rotation=30, ha="right", fontsize=_FONT_SIZE)
-        ax.set_title(title, fontsize=_FONT_SIZE + 1)
-        ax.tick_params(labelsize=_FONT_SIZE)
-    axes[0].set_ylabel("pair score: PMI = ln(c12 / (c1 c2))", fontsize=_FONT_SIZE)
-    fig.tight_layout()
-    _save(fig, paths, dpi)

@@ -31,7 +31,6 @@ from __future__ import annotations
 import logging
 import re
 import sys
-import urllib.request
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +40,9 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from storyflow.corpora.download import DownloadError, fetch
 from storyflow.errors import InputDataError, StoryflowError
+from storyflow.seeds import item_rng
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -185,15 +186,12 @@ def download_books(books: pd.DataFrame, destinations: Sequence[str], url_templat
     for book, dest in zip(books.itertuples(index=False), destinations, strict=True):
         url = url_template.format(id=book.document_id)
         try:
-            with urllib.request.urlopen(url, timeout=60) as response:
-                raw = response.read().decode("utf-8-sig", errors="replace")
-        except OSError as err:
+            fetch(url, dest, hint="", transform=_gutenberg_file)
+        except DownloadError as err:
             failed.append(
-                f"  {book.document_id} ({book.genre}): {url} failed ({err}); put it at {dest}"
+                f"  {book.document_id} ({book.genre}): {url} failed ({err.cause}); put it at {dest}"
             )
             continue
-        Path(dest).parent.mkdir(parents=True, exist_ok=True)
-        Path(dest).write_text(gutenberg_body(raw), encoding="utf-8")
         log.info("fetched book %s from %s", book.document_id, url)
     if failed:
         raise StoryflowError(
@@ -202,6 +200,12 @@ def download_books(books: pd.DataFrame, destinations: Sequence[str], url_templat
             + "\nPlace the plain-text files there (or set data.mirror to a folder holding the "
             "manifest's books) and run again."
         )
+
+
+def _gutenberg_file(raw: Path, out: Path) -> None:
+    """The downloaded book, decoded, without Project Gutenberg's header and licence."""
+    text = raw.read_bytes().decode("utf-8-sig", errors="replace")
+    out.write_text(gutenberg_body(text), encoding="utf-8")
 
 
 def read_book(path: str | Path) -> str:
@@ -481,7 +485,7 @@ def build_passages(
     )
     for book in progress:
         text = read_book(book.path)
-        rng = np.random.default_rng([settings.seed, _stable_hash(str(book.document_id))])
+        rng = item_rng(settings.seed, book.document_id)
         found = sample_passages(
             text,
             nlp,
@@ -584,8 +588,25 @@ def pov_table(passages: pd.DataFrame, hint_column: str | None) -> pd.DataFrame:
     )
 
 
-def _stable_hash(text: str) -> int:
-    """A process-independent 32-bit hash of ``text`` (Python's ``hash`` is salted per run)."""
-    import zlib
+def book_passages(books: pd.DataFrame, *, per_book: int, tokens: int, seed: int) -> pd.DataFrame:
+    """Passages of ``tokens`` whitespace-separated words of consecutive prose from each book.
 
-    return zlib.crc32(text.encode("utf-8"))
+    A book's prose paragraphs (:func:`prose_problem` is None) are joined in
+    order and cut into consecutive chunks of ``tokens`` words; ``per_book`` chunks are drawn
+    without replacement (``storyflow.seeds.item_rng(seed, book id)``). ``books`` has
+    ``document_id``, ``genre``, ``path``. Returns story_id, group, text, group = genre.
+    The lemmatizer then keeps the first ``tokens`` word tokens (:func:`lemmatize`).
+    """
+    rows = []
+    for book in books.itertuples(index=False):
+        words = " ".join(
+            p.text for p in paragraphs(read_book(book.path)) if prose_problem(p) is None
+        ).split()
+        n_chunks = len(words) // tokens
+        rng = item_rng(seed, book.document_id)
+        chosen = np.sort(rng.choice(n_chunks, size=min(per_book, n_chunks), replace=False))
+        rows += [
+            (f"{book.document_id}-{k}", book.genre, " ".join(words[k * tokens : (k + 1) * tokens]))
+            for k in chosen
+        ]
+    return pd.DataFrame(rows, columns=["story_id", "group", "text"])

@@ -2,7 +2,7 @@
 
 For a formulation (``"context"`` by default: NLL_∅ and NLL_C∅) and a history size h, the rows
 are the sentences of every story scored by every language model, joined with the covariates of
-:mod:`storyflow.covariates` at window w = h. Two specifications per h:
+:mod:`storyflow.measures.sequentiality.covariates` at window w = h. Two specifications per h:
 
 - ``gain``: (NLL_∅ − NLL_C∅) ~ model + covariates + (1 | story_id)
 - ``raw``:  NLL_C∅ ~ NLL_∅ + model + covariates + (1 | story_id)
@@ -24,40 +24,28 @@ data (e.g. a connective category that never occurs; listed in the diagnostics).
 from __future__ import annotations
 
 import logging
-import os
 import re
-import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from storyflow.covariates import CONNECTIVE_COLUMNS, WINDOW_MEASURES
 from storyflow.errors import StoryflowError
+from storyflow.lmer import LmerFit, check_r, fit_lmer
+from storyflow.measures.sequentiality.covariates import CONNECTIVE_COLUMNS, WINDOW_MEASURES
 
 log = logging.getLogger(__name__)
 
 KINDS = ("gain", "raw")
 GROUP = "story_id"
-R_PACKAGES = ("lme4", "lmerTest")
-RPY2_PINS = "rpy2==3.6.6 rpy2-robjects==3.6.6 rpy2-rinterface==3.6.5"
-R_INSTALL_HINT = (
-    "Install them: on Debian/Ubuntu (as root) `apt-get install -y --no-install-recommends "
-    "r-base-core r-cran-lme4 r-cran-lmertest`; with conda (no root needed) run the workflow "
-    "with `--software-deployment-method conda` (envs/regression.yaml) or `conda install -c "
-    "conda-forge r-base r-lme4 r-lmertest`; elsewhere install R from https://cran.r-project.org "
-    "and run `install.packages(c('lme4', 'lmerTest'))` in R. The Python side needs "
-    f"`pip install {RPY2_PINS}`. Or switch the stage off with `regression: {{enabled: false}}`."
-)
 #: Window-free continuous covariates (z-scored) and 0/1 covariates (entered as they are).
 CONTINUOUS_SENTENCE = ("n_tokens", "rare_word_rate", "clause_count", "tree_depth")
 #: Story-level continuous covariates (z-scored; each of a story's sentences gets its story's
 #: value), present when their table is given: the narrative-sense score
-#: (:func:`storyflow.narrative_sense.story_covariates`).
+#: (:func:`storyflow.measures.narrative_sense.pmi.story_covariates`).
 CONTINUOUS_STORY = ("narrative_sense",)
 BINARY = (*CONNECTIVE_COLUMNS, "rhetorical_disrupting")
 LABELS = {
@@ -160,214 +148,6 @@ class Spec:
 
 
 # --------------------------------------------------------------------------------------------
-# R through rpy2
-
-
-def _missing_r(what: str) -> StoryflowError:
-    return StoryflowError(
-        f"the regression stage fits lme4/lmerTest models in R through rpy2, but {what}. "
-        + R_INSTALL_HINT
-    )
-
-
-def _import_robjects() -> Any:
-    """``rpy2.robjects``, starting R (ABI mode: no compiler needed; quiet about API mode)."""
-    os.environ.setdefault("RPY2_CFFI_MODE", "ABI")
-    library_path = os.environ.get("LD_LIBRARY_PATH")
-    import rpy2.robjects as ro
-
-    # Starting R sets LD_LIBRARY_PATH (R's lib folder and /usr/lib/x86_64-linux-gnu) in this
-    # process. R's libraries are loaded by then; keeping the setting would make any Python started
-    # later from this process load the system's libpython instead of its own.
-    if library_path is None:
-        os.environ.pop("LD_LIBRARY_PATH", None)
-    else:
-        os.environ["LD_LIBRARY_PATH"] = library_path
-    return ro
-
-
-def check_r() -> dict[str, str]:
-    """Check that R, rpy2, lme4 and lmerTest are usable; return their versions.
-
-    Raises:
-        StoryflowError: one of them is missing; the message names it and how to install it.
-    """
-    if not os.environ.get("R_HOME") and shutil.which("R") is None:
-        raise _missing_r("R is not installed (no `R` on PATH and R_HOME is not set)")
-    try:
-        ro = _import_robjects()
-    except ImportError as err:
-        raise _missing_r(f"the Python package rpy2 cannot be imported ({err})") from err
-    except Exception as err:  # rpy2 raises various errors when libR cannot be loaded
-        raise _missing_r(
-            f"R could not be started through rpy2 ({type(err).__name__}: {err})"
-        ) from err
-    _route_r_console()
-    installed = ro.r("function(p) nzchar(system.file(package = p))")
-    missing = [p for p in R_PACKAGES if not installed(p)[0]]
-    if missing:
-        raise _missing_r(f"the R package(s) {', '.join(missing)} are not installed")
-    versions = {"r_version": str(ro.r("R.version.string")[0])}
-    for package in R_PACKAGES:
-        versions[f"{package}_version"] = str(ro.r(f"as.character(packageVersion('{package}'))")[0])
-    return versions
-
-
-def _route_r_console() -> None:
-    """Send what R prints to the log instead of stdout (rpy2's default)."""
-    from rpy2.rinterface_lib import callbacks
-
-    def write(text: str) -> None:
-        if text.strip():
-            log.info("R: %s", text.rstrip())
-
-    def write_error(text: str) -> None:
-        if text.strip():
-            log.warning("R: %s", text.rstrip())
-
-    callbacks.consolewrite_print = write
-    callbacks.consolewrite_warnerror = write_error
-
-
-# Runs one lmer fit collecting every warning and message (they are returned, never printed).
-_R_FIT = r"""
-function(data, formula) {
-  warnings <- character(0)
-  messages <- character(0)
-  collect <- function(expr) withCallingHandlers(expr,
-    warning = function(w) {
-      warnings <<- c(warnings, conditionMessage(w))
-      invokeRestart("muffleWarning")
-    },
-    message = function(m) {
-      messages <<- c(messages, trimws(conditionMessage(m)))
-      invokeRestart("muffleMessage")
-    })
-  fit <- collect(lmerTest::lmer(stats::as.formula(formula), data = data, REML = FALSE))
-  coefs <- collect(if (inherits(fit, "lmerModLmerTest"))
-    summary(fit, ddf = "Satterthwaite")$coefficients else summary(fit)$coefficients)
-  conv <- fit@optinfo$conv$lme4$messages
-  vc <- as.data.frame(lme4::VarCorr(fit))
-  dropped <- attr(fit@pp$X, "col.dropped")
-  list(
-    terms = rownames(coefs),
-    columns = colnames(coefs),
-    coefs = as.numeric(coefs),
-    nrow = nrow(coefs),
-    warnings = as.character(warnings),
-    messages = as.character(messages),
-    convergence = if (is.null(conv)) character(0) else as.character(conv),
-    optimizer_code = as.integer(fit@optinfo$conv$opt),
-    singular = lme4::isSingular(fit),
-    nobs = as.integer(stats::nobs(fit)),
-    ngroups = as.integer(lme4::ngrps(fit)[["story_id"]]),
-    loglik = as.numeric(stats::logLik(fit)),
-    aic = stats::AIC(fit),
-    sd_story = vc$sdcor[vc$grp == "story_id"],
-    sd_residual = vc$sdcor[vc$grp == "Residual"],
-    dropped = if (is.null(dropped)) character(0) else names(dropped)
-  )
-}
-"""
-
-
-@dataclass
-class LmerFit:
-    """Result of :func:`fit_lmer`.
-
-    ``coefficients`` has one row per fixed effect (``term`` as R names it) with ``estimate``,
-    ``se`` (standard error), ``df`` (Satterthwaite), ``t`` and ``p`` (two-sided); the other
-    fields are what R reported (``converged`` is False when lme4 raised a convergence message or
-    the optimizer returned a non-zero code; ``singular`` is lme4's ``isSingular``).
-    """
-
-    coefficients: pd.DataFrame
-    warnings: list[str] = field(default_factory=list)
-    messages: list[str] = field(default_factory=list)
-    convergence: list[str] = field(default_factory=list)
-    converged: bool = True
-    singular: bool = False
-    n_obs: int = 0
-    n_groups: int = 0
-    loglik: float = float("nan")
-    aic: float = float("nan")
-    sd_story: float = float("nan")
-    sd_residual: float = float("nan")
-    dropped_columns: list[str] = field(default_factory=list)
-
-
-def _to_r_frame(frame: pd.DataFrame, factors: Mapping[str, Sequence[str]]) -> Any:
-    """An R data.frame: numeric columns as doubles, ``factors`` (column → levels) as factors."""
-    ro = _import_robjects()
-    columns: dict[str, Any] = {}
-    for name in frame.columns:
-        if name in factors:
-            columns[name] = ro.FactorVector(
-                ro.StrVector(frame[name].astype(str).tolist()),
-                levels=ro.StrVector(list(factors[name])),
-            )
-        else:
-            columns[name] = ro.FloatVector(frame[name].to_numpy(dtype=float))
-    return ro.DataFrame(columns)
-
-
-def fit_lmer(frame: pd.DataFrame, formula: str, factors: Mapping[str, Sequence[str]]) -> LmerFit:
-    """Fit ``formula`` by ML with ``lmerTest::lmer(REML = FALSE)`` (call :func:`check_r` first).
-
-    Args:
-        frame: Every column the formula uses; ``story_id`` and the columns in ``factors`` are
-            turned into R factors, the others must be numeric.
-        formula: An lme4 formula, e.g. ``"y ~ x + (1 | story_id)"``.
-        factors: Factor columns and their levels (the first level is the reference).
-
-    Raises:
-        StoryflowError: R stopped with an error (its message is included).
-    """
-    ro = _import_robjects()
-    from rpy2.rinterface_lib.embedded import RRuntimeError
-
-    fit_function = ro.r(_R_FIT)
-    try:
-        result = fit_function(_to_r_frame(frame, factors), formula)
-    except RRuntimeError as err:
-        raise StoryflowError(f"lmer could not fit {formula!r}: {err}") from err
-    get = result.rx2
-    nrow = int(get("nrow")[0])
-    values = np.asarray(list(get("coefs")), dtype=float).reshape(-1, nrow).T
-    r_columns = list(get("columns"))
-    names = {
-        "Estimate": "estimate",
-        "Std. Error": "se",
-        "df": "df",
-        "t value": "t",
-        "Pr(>|t|)": "p",
-    }
-    coefs = pd.DataFrame(values, columns=[names.get(c, c) for c in r_columns])
-    for column in ("df", "p"):
-        if column not in coefs:
-            coefs[column] = np.nan
-    coefs.insert(0, "term", list(get("terms")))
-    # lme4 lists a singular fit among its convergence messages; it is reported as ``singular``
-    # (and its message in ``messages``), so it does not count as a convergence failure here.
-    convergence = [m for m in get("convergence") if not m.startswith("boundary (singular) fit")]
-    return LmerFit(
-        coefficients=coefs[["term", "estimate", "se", "df", "t", "p"]],
-        warnings=list(get("warnings")),
-        messages=list(get("messages")),
-        convergence=convergence,
-        converged=not convergence and int(get("optimizer_code")[0]) == 0,
-        singular=bool(get("singular")[0]),
-        n_obs=int(get("nobs")[0]),
-        n_groups=int(get("ngroups")[0]),
-        loglik=float(get("loglik")[0]),
-        aic=float(get("aic")[0]),
-        sd_story=float(get("sd_story")[0]),
-        sd_residual=float(get("sd_residual")[0]),
-        dropped_columns=list(get("dropped")),
-    )
-
-
-# --------------------------------------------------------------------------------------------
 # Data and design
 
 
@@ -397,7 +177,7 @@ def regression_rows(
     """The rows of one history: sentence sequentiality joined with the sentence's covariates.
 
     Args:
-        sequentiality: Sentence-level tables of all models (``storyflow.sequentiality``).
+        sequentiality: Sentence-level tables of all models (``...sequentiality.scores``).
         covariates: The covariate table of the corpus.
         formulation, history: Which rows to use ("context", "1").
         story_covariates: Optional story-level table (``story_id`` and columns of
@@ -731,94 +511,3 @@ def read_sequentiality(paths: Sequence[str | Path]) -> pd.DataFrame:
 def read_coefficients(path: str | Path) -> pd.DataFrame:
     """Read a coefficient table written by the workflow (``history`` as text)."""
     return pd.read_csv(path, dtype={"history": str, "term": str, "spec": str})
-
-
-# --------------------------------------------------------------------------------------------
-# Figure
-
-KIND_TITLES = {"gain": "gain: NLL∅ − NLL C∅", "raw": "raw: NLL C∅ | NLL∅"}
-
-
-def plot_coefficients(
-    coefficients: pd.DataFrame,
-    paths: Sequence[str | Path],
-    *,
-    dpi: int,
-    width_per_panel: float,
-    height_per_row: float = 0.24,
-) -> Any:
-    """Forest plot: covariate estimates with confidence intervals, one panel per specification.
-
-    Rows are the covariates (``role == "covariate"``; intercept, model and NLL∅ terms are in the
-    tables only), x is the estimate (nats/token per SD for z-scored predictors, per unit for
-    0/1 indicators). Filled markers: significant after Benjamini–Hochberg; open: not.
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    data = coefficients[coefficients["role"] == "covariate"]
-    if data.empty:
-        raise StoryflowError("the coefficient table has no covariate rows to plot")
-    specs = list(dict.fromkeys(data["spec"]))
-    labels = list(dict.fromkeys(data["label"]))
-    y = {label: len(labels) - 1 - i for i, label in enumerate(labels)}
-    fig = Figure(
-        figsize=(0.8 + width_per_panel * len(specs), 1.3 + height_per_row * len(labels)),
-        layout="constrained",
-    )
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(1, len(specs), sharey=True, squeeze=False)[0]
-    for ax, spec in zip(axes, specs, strict=True):
-        panel = data[data["spec"] == spec]
-        first = panel.iloc[0]
-        ax.axvline(0, color="0.4", linewidth=0.7, linestyle="--")
-        for significant, face in ((True, "C0"), (False, "white")):
-            part = panel[panel["significant_fdr"].astype(bool) == significant]
-            ys = part["label"].map(y).to_numpy(dtype=float)
-            est = part["estimate"].to_numpy(dtype=float)
-            err = np.vstack(
-                [
-                    est - part["ci_low"].to_numpy(dtype=float),
-                    part["ci_high"].to_numpy(dtype=float) - est,
-                ]
-            )
-            ax.errorbar(
-                est,
-                ys,
-                xerr=np.where(np.isfinite(err), err, 0.0),
-                fmt="o",
-                ms=3.5,
-                color="C0",
-                mfc=face,
-                elinewidth=0.9,
-                capsize=1.5,
-                label="p_FDR < α" if significant else "not significant",
-            )
-        ax.set_title(
-            f"{KIND_TITLES.get(first['kind'], first['kind'])}, h = {first['history']}\n"
-            f"n = {int(first['n_obs'])}, stories = {int(first['n_stories'])}",
-            fontsize=8,
-        )
-        ax.tick_params(labelsize=7)
-        ax.grid(axis="x", color="0.9", linewidth=0.6)
-        ax.set_axisbelow(True)
-        ax.set_xlabel("estimate (nats/token per SD or per indicator)", fontsize=7)
-    axes[0].set_yticks(list(y.values()), list(y))
-    axes[0].set_ylim(-0.7, len(labels) - 0.3)
-    handles, names = axes[0].get_legend_handles_labels()
-    fig.legend(
-        handles,
-        names,
-        loc="outside lower center",
-        ncols=2,
-        fontsize=7,
-        frameon=False,
-        title="mixed-effects estimate with confidence interval (intercept, model and NLL∅ "
-        "terms: see the tables)",
-        title_fontsize=7,
-    )
-    for path in paths:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=dpi)
-    return fig

@@ -34,8 +34,6 @@ import pandas as pd
 from scipy import stats as sps
 from tqdm import tqdm
 
-from storyflow.errors import InputDataError, StoryflowError
-
 if TYPE_CHECKING:
     from spacy.language import Language
 
@@ -49,145 +47,10 @@ STORY_COLUMNS = ("story_id", "group", "text")
 LEMMA_COLUMNS = ("story_id", "group", "n_words", "lemmas", "positions")
 #: Two occurrences less than this many word positions apart lie inside one trigram.
 TRIGRAM_SPAN = 3
-HANNA_URL = (
-    "https://raw.githubusercontent.com/dig-team/hanna-benchmark-asg/main/hanna_llm_stories.csv"
-)
-HANNA_HUMAN = "Human"
 _PIPES_NOT_NEEDED = ("parser", "ner", "senter")
 
 
 # ----------------------------------------------------------------------------- readers
-
-
-def _read_csv(path: str | Path, columns: Sequence[str], download_hint: str) -> pd.DataFrame:
-    path = Path(path)
-    if not path.is_file():
-        raise StoryflowError(f"{path}: file not found. {download_hint}")
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)
-    missing = [c for c in columns if c not in table.columns]
-    if missing:
-        raise InputDataError(
-            path,
-            f"missing required column(s) {', '.join(missing)}; the header has "
-            f"{', '.join(map(repr, table.columns))}",
-            row=1,
-        )
-    return table
-
-
-def limit_groups(stories: pd.DataFrame, limit: int | None, by: str = "group") -> pd.DataFrame:
-    """The first ``limit`` rows of each ``by`` group (file order); all when ``limit`` is None."""
-    if limit is None:
-        return stories.reset_index(drop=True)
-    return stories.groupby(by, sort=False).head(limit).reset_index(drop=True)
-
-
-def read_rocstories(path: str | Path, limit: int | None = None) -> pd.DataFrame:
-    """ROCStories cloze test: the four context sentences plus the right ending (1 or 2).
-
-    Returns :data:`STORY_COLUMNS`, ``story_id`` = ``InputStoryid``, ``group`` = ``"rocstories"``.
-    """
-    columns = [f"InputSentence{k}" for k in range(1, 5)]
-    endings = ["RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2"]
-    table = _read_csv(
-        path,
-        ["InputStoryid", *columns, *endings, "AnswerRightEnding"],
-        "ROCStories needs a registration form (https://cs.rochester.edu/nlp/rocstories/): "
-        "place cloze_test_spring2016.csv there or set narrative_sense.rocstories.",
-    )
-    answer = table["AnswerRightEnding"].str.strip()
-    bad = ~answer.isin(["1", "2"])
-    if bad.any():
-        raise InputDataError(
-            path, "AnswerRightEnding must be 1 or 2", row=int(np.flatnonzero(bad)[0]) + 2
-        )
-    ending = np.where(answer == "1", table[endings[0]], table[endings[1]])
-    text = table[columns].agg(" ".join, axis=1) + " " + pd.Series(ending, index=table.index)
-    stories = pd.DataFrame({"story_id": table["InputStoryid"], "group": "rocstories", "text": text})
-    return limit_groups(stories, limit)
-
-
-def read_hanna(path: str | Path, limit: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """HANNA LLM stories: one human story per prompt plus each model's story for it.
-
-    The ``Human`` column repeats the prompt's human story on each model's row: it is kept once
-    per prompt. Stories are kept as written (chat artefacts such as a leading ``Human:`` turn
-    included, see ``docs/narrative_sense.md``); ``artefact`` flags stories that contain a
-    speaker label (``Human:``/``Assistant:``/``User:``) so they are counted, not dropped.
-
-    Returns:
-        ``stories`` (:data:`STORY_COLUMNS` plus ``prompt_id`` (int, 0-based prompt order) and
-        ``artefact`` (bool)); ``group`` = ``"Human"`` or the model name; ``story_id`` =
-        ``"<group>-<prompt_id>"``. And ``counts``: group, n_stories, n_artefact.
-    """
-    table = _read_csv(
-        path,
-        ["Prompt", HANNA_HUMAN, "Story", "Model"],
-        f"Download it from {HANNA_URL} into the data mirror (or set narrative_sense.hanna).",
-    )
-    prompt_id = pd.Series(pd.factorize(table["Prompt"])[0], index=table.index)
-    human = table.assign(prompt_id=prompt_id).drop_duplicates("prompt_id")
-    parts = [
-        pd.DataFrame(
-            {"prompt_id": human["prompt_id"], "group": HANNA_HUMAN, "text": human[HANNA_HUMAN]}
-        ),
-        pd.DataFrame({"prompt_id": prompt_id, "group": table["Model"], "text": table["Story"]}),
-    ]
-    stories = pd.concat(parts, ignore_index=True)
-    stories["story_id"] = stories["group"] + "-" + stories["prompt_id"].astype(str)
-    if stories["story_id"].duplicated().any():
-        dup = stories.loc[stories["story_id"].duplicated(), "story_id"].iloc[0]
-        raise InputDataError(path, f"two stories for the same prompt and model ({dup})")
-    stories["artefact"] = stories["text"].str.contains(
-        r"(?:^|\n)\s*(?:Human|Assistant|User)\s*:", regex=True
-    )
-    stories = limit_groups(stories[["story_id", "group", "text", "prompt_id", "artefact"]], limit)
-    counts = (
-        stories.groupby("group", sort=False)
-        .agg(n_stories=("story_id", "size"), n_artefact=("artefact", "sum"))
-        .reset_index()
-    )
-    return stories, counts
-
-
-def read_hippocorpus_stories(
-    path: str | Path, story_types: Sequence[str], limit: int | None = None
-) -> pd.DataFrame:
-    """HIPPOCORPUS stories (validated by :func:`storyflow.corpus.read_hippocorpus`).
-
-    Returns :data:`STORY_COLUMNS`, ``group`` = the story type (memType).
-    """
-    from storyflow.corpus import read_hippocorpus
-
-    stories, _ = read_hippocorpus(path, story_types)
-    stories = stories.rename(columns={"story_type": "group"})[list(STORY_COLUMNS)]
-    return limit_groups(stories, limit)
-
-
-def book_passages(books: pd.DataFrame, *, per_book: int, tokens: int, seed: int) -> pd.DataFrame:
-    """Passages of ``tokens`` whitespace-separated words of consecutive prose from each book.
-
-    A book's prose paragraphs (:func:`storyflow.books.prose_problem` is None) are joined in
-    order and cut into consecutive chunks of ``tokens`` words; ``per_book`` chunks are drawn
-    without replacement (``np.random.default_rng([seed, book id crc32])``). ``books`` has
-    ``document_id``, ``genre``, ``path``. Returns :data:`STORY_COLUMNS`, group = genre.
-    The lemmatizer then keeps the first ``tokens`` word tokens (:func:`lemmatize`).
-    """
-    from storyflow.books import paragraphs, prose_problem, read_book
-
-    rows = []
-    for book in books.itertuples(index=False):
-        words = " ".join(
-            p.text for p in paragraphs(read_book(book.path)) if prose_problem(p) is None
-        ).split()
-        n_chunks = len(words) // tokens
-        rng = np.random.default_rng([seed, zlib.crc32(str(book.document_id).encode())])
-        chosen = np.sort(rng.choice(n_chunks, size=min(per_book, n_chunks), replace=False))
-        rows += [
-            (f"{book.document_id}-{k}", book.genre, " ".join(words[k * tokens : (k + 1) * tokens]))
-            for k in chosen
-        ]
-    return pd.DataFrame(rows, columns=list(STORY_COLUMNS))
 
 
 # ----------------------------------------------------------------------------- lemmas

@@ -11,20 +11,18 @@ row 1 and the first story is row 2 (a story whose text spans several lines is st
 
 from __future__ import annotations
 
-import http.client
 import io
 import logging
 import re
 import shutil
-import tempfile
-import urllib.error
-import urllib.request
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
+from storyflow.corpora.base import limit_groups
+from storyflow.corpora.download import fetch
 from storyflow.errors import InputDataError, StoryflowError
 
 log = logging.getLogger(__name__)
@@ -53,9 +51,6 @@ MAX_REPORTED = 5
 
 #: Row number (header = row 1) of the first data record.
 _FIRST_DATA_ROW = 2
-
-#: Seconds before a download attempt gives up.
-DOWNLOAD_TIMEOUT_S = 30
 
 
 def _row_list(rows: Sequence[int], labels: Sequence[str] | None = None) -> str:
@@ -357,21 +352,12 @@ def sample_counts(
     return counts.reset_index()[list(COUNT_COLUMNS)]
 
 
-def _offline_error(url: str, dest: Path, cause: object) -> StoryflowError:
-    return StoryflowError(
-        f"could not download HIPPOCORPUS from {url} ({cause}). The machine seems to be offline "
-        "or the download failed. Download the Hippocorpus release (hippocorpus-u20220112.zip, "
-        f"Microsoft Research) from {url} by hand, unzip it, and either put hippoCorpusV2.csv at "
-        f"{dest.absolute()} or set `data.mirror` in the config to a folder holding "
-        "hippocorpus/hippocorpus.csv."
-    )
-
-
 def download_hippocorpus(url: str, dest: Path, expected_name: str = "hippoCorpusV2.csv") -> None:
     """Download the official HIPPOCORPUS zip from ``url`` and extract ``expected_name`` to ``dest``.
 
     The CSV is looked for by file name anywhere inside the zip (the release keeps it in a
-    folder). ``dest`` is written only once the whole file is extracted.
+    folder). ``dest`` is written only once the whole file is extracted
+    (:func:`storyflow.corpora.download.fetch`).
 
     Raises:
         StoryflowError: the download failed (offline, timeout, HTTP error, bad URL; the message
@@ -379,25 +365,8 @@ def download_hippocorpus(url: str, dest: Path, expected_name: str = "hippoCorpus
             ``expected_name``.
     """
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    log.info("downloading %s", url)
-    with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".download-") as tmp:
-        archive = Path(tmp) / "hippocorpus.zip"
-        try:
-            request = urllib.request.Request(url, headers={"User-Agent": "storyflow"})
-            with (
-                urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT_S) as response,
-                archive.open("wb") as out,
-            ):
-                shutil.copyfileobj(response, out)
-        except urllib.error.HTTPError as err:
-            raise _offline_error(url, dest, err) from None
-        except urllib.error.URLError as err:
-            raise _offline_error(url, dest, err.reason) from None
-        except (OSError, http.client.HTTPException, ValueError) as err:
-            raise _offline_error(url, dest, str(err) or type(err).__name__) from None
-        log.info("downloaded %.1f MB", archive.stat().st_size / 1e6)
 
+    def extract(archive: Path, out: Path) -> None:
         try:
             with zipfile.ZipFile(archive) as zf:
                 members = [
@@ -413,13 +382,32 @@ def download_hippocorpus(url: str, dest: Path, expected_name: str = "hippoCorpus
                         "by hand."
                     )
                 member = min(members, key=lambda m: len(m.filename))
-                partial = Path(tmp) / expected_name
-                with zf.open(member) as src, partial.open("wb") as out:
-                    shutil.copyfileobj(src, out)
+                with zf.open(member) as src, out.open("wb") as sink:
+                    shutil.copyfileobj(src, sink)
         except zipfile.BadZipFile:
             raise StoryflowError(
                 f"the download from {url} is not a zip file. Check hippocorpus.url in the config, "
                 f"or download the Hippocorpus release by hand and put {expected_name} at {dest}."
             ) from None
-        partial.replace(dest)
-    log.info("extracted %s to %s", member.filename, dest)
+        log.info("extracted %s", member.filename)
+
+    fetch(
+        url,
+        dest,
+        transform=extract,
+        hint="Download the Hippocorpus release (hippocorpus-u20220112.zip, Microsoft Research) "
+        f"from {url} by hand, unzip it, and either put hippoCorpusV2.csv at {dest.absolute()} "
+        "or set `data.mirror` in the config to a folder holding hippocorpus/hippocorpus.csv.",
+    )
+
+
+def read_hippocorpus_stories(
+    path: str | Path, story_types: Sequence[str], limit: int | None = None
+) -> pd.DataFrame:
+    """HIPPOCORPUS stories (validated by :func:`read_hippocorpus`).
+
+    Returns story_id, group, text, ``group`` = the story type (memType).
+    """
+    stories, _ = read_hippocorpus(path, story_types)
+    stories = stories.rename(columns={"story_type": "group"})[["story_id", "group", "text"]]
+    return limit_groups(stories, limit)

@@ -1,0 +1,58 @@
+"""HANNA (Chhun et al. 2022): 96 writing prompts, each with a human story and six LLMs' stories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from storyflow.corpora.base import limit_groups, read_csv_columns
+from storyflow.errors import InputDataError
+
+HANNA_URL = (
+    "https://raw.githubusercontent.com/dig-team/hanna-benchmark-asg/main/hanna_llm_stories.csv"
+)
+HANNA_HUMAN = "Human"
+
+
+def read_hanna(path: str | Path, limit: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """HANNA LLM stories: one human story per prompt plus each model's story for it.
+
+    The ``Human`` column repeats the prompt's human story on each model's row: it is kept once
+    per prompt. Stories are kept as written (chat artefacts such as a leading ``Human:`` turn
+    included, see ``docs/narrative_sense.md``); ``artefact`` flags stories that contain a
+    speaker label (``Human:``/``Assistant:``/``User:``) so they are counted, not dropped.
+
+    Returns:
+        ``stories`` (story_id, group, text, plus ``prompt_id`` (int, 0-based prompt order) and
+        ``artefact`` (bool)); ``group`` = ``"Human"`` or the model name; ``story_id`` =
+        ``"<group>-<prompt_id>"``. And ``counts``: group, n_stories, n_artefact.
+    """
+    table = read_csv_columns(
+        path,
+        ["Prompt", HANNA_HUMAN, "Story", "Model"],
+        f"Download it from {HANNA_URL} into the data mirror (or set narrative_sense.hanna).",
+    )
+    prompt_id = pd.Series(pd.factorize(table["Prompt"])[0], index=table.index)
+    human = table.assign(prompt_id=prompt_id).drop_duplicates("prompt_id")
+    parts = [
+        pd.DataFrame(
+            {"prompt_id": human["prompt_id"], "group": HANNA_HUMAN, "text": human[HANNA_HUMAN]}
+        ),
+        pd.DataFrame({"prompt_id": prompt_id, "group": table["Model"], "text": table["Story"]}),
+    ]
+    stories = pd.concat(parts, ignore_index=True)
+    stories["story_id"] = stories["group"] + "-" + stories["prompt_id"].astype(str)
+    if stories["story_id"].duplicated().any():
+        dup = stories.loc[stories["story_id"].duplicated(), "story_id"].iloc[0]
+        raise InputDataError(path, f"two stories for the same prompt and model ({dup})")
+    stories["artefact"] = stories["text"].str.contains(
+        r"(?:^|\n)\s*(?:Human|Assistant|User)\s*:", regex=True
+    )
+    stories = limit_groups(stories[["story_id", "group", "text", "prompt_id", "artefact"]], limit)
+    counts = (
+        stories.groupby("group", sort=False)
+        .agg(n_stories=("story_id", "size"), n_artefact=("artefact", "sum"))
+        .reset_index()
+    )
+    return stories, counts

@@ -1,0 +1,300 @@
+"""The tables passed between rules, each defined once: its columns, their dtypes and meaning.
+
+Every intermediate of the workflow is a file (Parquet, or CSV for the human-readable tables
+under ``results/<corpus>/tables/``). A rule that writes one builds it with :meth:`Table.frame`
+or checks it with :meth:`Table.check`; a rule that reads one goes through :func:`read`, which
+stops with one message naming the file, the missing columns and the columns found.
+
+Units: NLLs and sequentiality are in nats per token (natural log); ``n_tokens`` counts the
+scoring model's tokens; ``history`` is a label, ``"0"`` .. ``"H"`` or ``"full"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from storyflow.errors import StoryflowError
+
+#: Columns that hold labels: read from CSV as text, never as numbers ("1" stays "1", "full" too).
+TEXT_COLUMNS = frozenset(
+    {
+        "story_id",
+        "story_type",
+        "group",
+        "model",
+        "formulation",
+        "history",
+        "measure",
+        "contrast",
+        "group_a",
+        "group_b",
+        "genre",
+        "pov",
+        "document_id",
+    }
+)
+
+
+class TableError(StoryflowError):
+    """A table lacks columns its reader needs (names the file, the missing and found columns)."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table's schema: ``columns`` maps each column to its pandas dtype, in file order.
+
+    ``key`` lists the columns that identify a row; ``extra`` says whether columns beyond
+    ``columns`` may follow (label columns of a corpus, covariates per window, ...).
+    """
+
+    name: str
+    columns: Mapping[str, str]
+    key: tuple[str, ...] = ()
+    extra: bool = False
+    doc: str = field(default="", compare=False)
+
+    @property
+    def names(self) -> list[str]:
+        """The column names, in order."""
+        return list(self.columns)
+
+    def empty(self) -> pd.DataFrame:
+        """A table with these columns and dtypes and no rows."""
+        return pd.DataFrame({c: pd.Series(dtype=d) for c, d in self.columns.items()})
+
+    def frame(self, rows: Iterable[Sequence[Any]] | pd.DataFrame) -> pd.DataFrame:
+        """``rows`` (tuples in column order, or a frame holding the columns) as this table."""
+        if isinstance(rows, pd.DataFrame):
+            frame = rows[self.names] if not self.extra else rows
+        else:
+            frame = pd.DataFrame(list(rows), columns=self.names)
+        if frame.empty:
+            return self.empty() if not self.extra else frame.astype(dict(self.columns))
+        return frame.astype(dict(self.columns))
+
+    def check(self, frame: pd.DataFrame, source: str | Path | None = None) -> pd.DataFrame:
+        """``frame`` when it has every column of this table, else :class:`TableError`."""
+        missing = [c for c in self.columns if c not in frame.columns]
+        if missing:
+            where = f"{source}: " if source else ""
+            raise TableError(
+                f"{where}the {self.name} table lacks column(s) {', '.join(missing)}; "
+                f"it has {', '.join(map(str, frame.columns)) or 'no columns'}. It was probably "
+                "written by another storyflow version or edited by hand: delete it and re-run "
+                "the rule that makes it."
+            )
+        return frame
+
+
+def read(table: Table, path: str | Path) -> pd.DataFrame:
+    """Read ``path`` (Parquet, or CSV with label columns kept as text) and check its columns."""
+    path = Path(path)
+    if path.suffix == ".csv":
+        header = pd.read_csv(path, nrows=0).columns
+        frame = pd.read_csv(path, dtype={c: str for c in TEXT_COLUMNS if c in header})
+    else:
+        frame = pd.read_parquet(path)
+    return table.check(frame, path)
+
+
+def read_all(table: Table, paths: str | Path | Sequence[str | Path]) -> pd.DataFrame:
+    """:func:`read` each of ``paths`` and concatenate them (at least one path)."""
+    paths = [paths] if isinstance(paths, str | Path) else list(paths)
+    if not paths:
+        raise StoryflowError(f"no {table.name} tables were given")
+    return pd.concat([read(table, p) for p in paths], ignore_index=True)
+
+
+def require_columns(
+    frame: pd.DataFrame, columns: Iterable[str], source: str | Path, what: str
+) -> None:
+    """Input files from users: stop naming ``source``, the missing and the found columns."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise TableError(
+            f"{source}: {what} lacks column(s) {', '.join(missing)}; its header has "
+            f"{', '.join(map(repr, frame.columns)) or 'no columns'}"
+        )
+
+
+# --------------------------------------------------------------------------- corpus stage
+
+STORIES = Table(
+    "stories",
+    {
+        "story_id": "object",
+        "story_type": "object",
+        "text": "object",
+        "topic": "object",
+        "has_topic": "bool",
+    },
+    key=("story_id",),
+    extra=True,
+    doc="One row per sampled story. story_type: the corpus's grouping label (HIPPOCORPUS "
+    "memType, a book passage's genre/point of view, a HANNA model, a CSV's group column); "
+    "topic: the story's summary or prompt (None when absent). Corpora add label columns.",
+)
+
+EXCLUDED = Table(
+    "excluded stories",
+    {"story_id": "object", "story_type": "object", "row": "int64", "reason": "object"},
+    doc="Stories left out of a corpus, with the CSV row (1-based, header = 1) and the reason.",
+)
+
+SAMPLE_COUNTS = Table(
+    "sample counts",
+    {
+        "story_type": "object",
+        "n_in_corpus": "int64",
+        "n_excluded": "int64",
+        "n_sampled": "int64",
+        "n_with_topic": "int64",
+        "n_without_topic": "int64",
+    },
+    doc="Stories per story type: in the corpus, excluded, sampled, with and without a topic.",
+)
+
+SENTENCES = Table(
+    "sentences",
+    {"story_id": "object", "sentence_idx": "int64", "text": "object"},
+    key=("story_id", "sentence_idx"),
+    doc="One row per sentence (spaCy split), numbered 0, 1, 2, ... within each story.",
+)
+
+SENTENCE_COUNTS = Table(
+    "sentence counts",
+    {"story_id": "object", "story_type": "object", "n_sentences": "int64"},
+    doc="Sentences per story.",
+)
+
+# --------------------------------------------------------------------------- NLL engine
+
+NLL = Table(
+    "NLL",
+    {
+        "story_id": "object",
+        "sentence_idx": "int64",
+        "model": "object",
+        "formulation": "object",
+        "history": "object",
+        "n_history": "int64",
+        "n_tokens": "int64",
+        "nll": "float64",
+        "truncated": "bool",
+    },
+    key=("story_id", "sentence_idx", "model", "formulation", "history"),
+    doc="One row per term: nll = mean −ln p of the target sentence's n_tokens tokens (nats/"
+    "token) after the requested history (sentences); n_history = sentences actually seen "
+    "(fewer when truncated to fit the context window).",
+)
+
+# --------------------------------------------------------------------------- sequentiality
+
+SENTENCE_SEQUENTIALITY = Table(
+    "sentence sequentiality",
+    {
+        "story_id": "object",
+        "sentence_idx": "int64",
+        "model": "object",
+        "formulation": "object",
+        "history": "object",
+        "n_history": "int64",
+        "truncated": "bool",
+        "nll_base": "float64",
+        "nll_context": "float64",
+        "seq": "float64",
+    },
+    key=("story_id", "sentence_idx", "model", "formulation", "history"),
+    doc="seq = nll_base − nll_context (nats/token): nll_base is the h = 0 term (NLL_T or "
+    "NLL_∅), nll_context the term with history h.",
+)
+
+STORY_SEQUENTIALITY = Table(
+    "story sequentiality",
+    {
+        "story_id": "object",
+        "story_type": "object",
+        "model": "object",
+        "formulation": "object",
+        "history": "object",
+        "n_sentences": "int64",
+        "seq": "float64",
+        "nll_base": "float64",
+        "nll_context": "float64",
+        "any_truncated": "bool",
+    },
+    key=("story_id", "model", "formulation", "history"),
+    doc="Story means over its sentences (nats/token); the first sentence counts with seq = 0.",
+)
+
+SUMMARY = Table(
+    "sequentiality summary",
+    {
+        "model": "object",
+        "formulation": "object",
+        "history": "object",
+        "story_type": "object",
+        "measure": "object",
+        "n": "int64",
+        "mean": "float64",
+        "sd": "float64",
+        "ci_low": "float64",
+        "ci_high": "float64",
+    },
+    doc="Mean, SD and t-based CI of story-level measures per story type (nats/token).",
+)
+
+EFFECTS = Table(
+    "effect sizes",
+    {
+        "model": "object",
+        "formulation": "object",
+        "history": "object",
+        "contrast": "object",
+        "group_a": "object",
+        "group_b": "object",
+        "measure": "object",
+        "n_a": "int64",
+        "n_b": "int64",
+        "n_docs_a": "int64",
+        "n_docs_b": "int64",
+        "mean_a": "float64",
+        "mean_b": "float64",
+        "sd_a": "float64",
+        "sd_b": "float64",
+        "t": "float64",
+        "df": "float64",
+        "p": "float64",
+        "g": "float64",
+        "g_ci_low": "float64",
+        "g_ci_high": "float64",
+    },
+    doc="Welch's t and Hedges' g (with CI) of group a minus group b per contrast and measure.",
+)
+
+# --------------------------------------------------------------------------- narrative sense
+
+NS_STORIES = Table(
+    "narrative-sense stories",
+    {"story_id": "object", "group": "object", "text": "object"},
+    extra=True,
+    doc="Stories of one narrative-sense source; group = the corpus's grouping label.",
+)
+
+LEMMAS = Table(
+    "lemmas",
+    {
+        "story_id": "object",
+        "group": "object",
+        "n_words": "int64",
+        "lemmas": "object",
+        "positions": "object",
+    },
+    extra=True,
+    doc="Content lemmas of a story with their word positions (0-based word tokens).",
+)
