@@ -46,6 +46,7 @@ FORMULATIONS = ("topic", "context")
 TOPIC_SEPARATOR = "\n\n"
 
 
+@dataclass
 class StoryTokens:
     """One story, tokenized: its sentences (each with its leading space) and topic prefix."""
 
