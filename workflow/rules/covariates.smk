@@ -1,19 +1,6 @@
 # Sentence-level coherence covariates of the sequentiality regressions (docs/method.md §6).
 
 
-def connective_lexicon():
-    """The configured connective lexicon, else the one packaged with storyflow."""
-    path = config["covariates"]["connectives"]
-    return path or str(Path(workflow.basedir) / "src/storyflow/data/connectives.tsv")
-
-
-def covariate_outputs():
-    """The covariate table of HIPPOCORPUS's sentences, when the stage is on."""
-    if is_activated("covariates"):
-        return ["results/hippocorpus/covariates.parquet"]
-    return []
-
-
 rule compute_covariates:
     input:
         sentences="results/{corpus}/sentences.parquet",

@@ -1,44 +1,4 @@
 # Narrative-sense relations: story-level PMI of content-word pairs (docs/narrative_sense.md).
-NS = config["narrative_sense"]
-NS_SOURCES = sorted(set(NS["reference"]) | set(NS["targets"]))
-for _source in NS_SOURCES:
-    corpora.corpus_kind(config, _source)  # an unknown corpus name stops here, at parse time
-
-
-def narrative_sense_outputs():
-    """The narrative-sense table and figure of every target corpus, when the stage is on."""
-    if not is_activated("narrative_sense"):
-        return []
-    return expand(
-        [
-            "results/{target}/tables/narrative_sense.csv",
-            "results/{target}/figures/pair_scores.png",
-        ],
-        target=NS["targets"],
-    )
-
-
-def ns_source_input(wildcards):
-    """The file a corpus is read from (the books' manifest for book passages)."""
-    if wildcards.source == "hippocorpus":
-        return hippocorpus_csv()
-    return corpus_file(wildcards.source)
-
-
-def ns_source_settings(wildcards):
-    """Only the settings that change the source's lemma table (precise reruns)."""
-    source = wildcards.source
-    settings = {"kind": corpora.corpus_kind(config, source).kind, "limit": NS["limit"]}
-    if source == "hippocorpus":
-        settings["story_types"] = config["hippocorpus"]["story_types"]
-    if source == "books":
-        settings["books"] = NS["books_reference"]
-        settings["seed"] = NS["seed"]
-        settings["columns"] = config["books"]["columns"]
-        settings["path_template"] = config["books"]["path_template"]
-    if source in config["corpora"]:
-        settings["columns"] = config["corpora"][source]["columns"]
-    return settings
 
 
 rule lemmatize_stories:
