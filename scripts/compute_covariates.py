@@ -2,15 +2,14 @@
 
 from pathlib import Path
 
-import pandas as pd
-
+from storyflow import tables
 from storyflow.measures.sequentiality import covariates
 from storyflow.runner import run
 
 
 def main(smk):
     table = covariates.corpus_covariates(
-        pd.read_parquet(smk.input["sentences"]),
+        tables.read(tables.SENTENCES, smk.input["sentences"]),
         spacy_model=smk.params["spacy_model"],
         embedding_model=smk.params["embedding_model"],
         connectives=smk.input["connectives"],

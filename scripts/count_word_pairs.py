@@ -2,15 +2,14 @@
 
 import logging
 
-import pandas as pd
-
+from storyflow import tables
 from storyflow.measures.narrative_sense import pmi as narrative_sense
 from storyflow.runner import run
 
 
 def main(smk):
     log = logging.getLogger("storyflow.count_word_pairs")
-    lemmas = pd.concat([pd.read_parquet(p) for p in smk.input.lemmas], ignore_index=True)
+    lemmas = tables.read_all(tables.LEMMAS, smk.input.lemmas)
     table = narrative_sense.count_pairs(lemmas, min_stories=smk.params.min_stories)
     table.save(smk.output.pairs, smk.output.vocabulary)
     log.info(

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from storyflow import tables
 from storyflow.measures.narrative_sense import pmi as narrative_sense
 from storyflow.measures.sequentiality import regression
 from storyflow.runner import run
@@ -13,7 +14,9 @@ def main(smk):
     # the narrative-sense story scores, when that stage runs on this corpus (common.smk)
     story_scores = list(smk.input.get("story_scores") or [])
     story = (
-        narrative_sense.story_covariates(pd.read_parquet(story_scores[0])) if story_scores else None
+        narrative_sense.story_covariates(tables.read(tables.PAIR_SCORES, story_scores[0]))
+        if story_scores
+        else None
     )
     coefficients, diagnostics = regression.fit_specifications(
         regression.read_sequentiality(list(smk.input["sequentiality"])),

@@ -1,13 +1,13 @@
 """Rule plot_contrast_sequentiality: mean sequentiality of each contrast's two groups."""
 
-from storyflow import stats
+from storyflow import tables
 from storyflow.figures import sequentiality as figures
 from storyflow.runner import run
 
 
 def main(smk):
     figures.plot_contrast_sequentiality(
-        stats.read_table(smk.input["table"]),
+        tables.read(tables.EFFECTS, smk.input["table"]),
         [smk.output["png"], smk.output["pdf"]],
         confidence=float(smk.params["confidence"]),
         dpi=int(smk.params["dpi"]),

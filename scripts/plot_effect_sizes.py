@@ -1,13 +1,13 @@
 """Rule plot_effect_sizes: figure of Hedges' g of sequentiality against history size."""
 
-from storyflow import stats
+from storyflow import tables
 from storyflow.figures import sequentiality as figures
 from storyflow.runner import run
 
 
 def main(smk):
     figures.plot_effect_sizes(
-        stats.read_table(smk.input["table"]),
+        tables.read(tables.EFFECTS, smk.input["table"]),
         [smk.output["png"], smk.output["pdf"]],
         dpi=int(smk.params["dpi"]),
         width_per_panel=float(smk.params["width_per_panel"]),

@@ -1,13 +1,13 @@
 """Rule plot_sequentiality: figure of mean sequentiality against history size per story type."""
 
-from storyflow import stats
+from storyflow import tables
 from storyflow.figures import sequentiality as figures
 from storyflow.runner import run
 
 
 def main(smk):
     figures.plot_sequentiality(
-        stats.read_table(smk.input["table"]),
+        tables.read(tables.SUMMARY, smk.input["table"]),
         [smk.output["png"], smk.output["pdf"]],
         dpi=int(smk.params["dpi"]),
         width_per_panel=float(smk.params["width_per_panel"]),

@@ -3,8 +3,7 @@
 import logging
 from pathlib import Path
 
-import pandas as pd
-
+from storyflow import tables
 from storyflow.measures.narrative_sense import pmi as narrative_sense
 from storyflow.runner import run
 
@@ -12,7 +11,9 @@ from storyflow.runner import run
 def main(smk):
     log = logging.getLogger("storyflow.score_narrative_sense")
     table = narrative_sense.PairTable.load(smk.input.pairs, smk.input.vocabulary)
-    lemmas = narrative_sense.truncate(pd.read_parquet(smk.input.lemmas), smk.params.max_tokens)
+    lemmas = narrative_sense.truncate(
+        tables.read(tables.LEMMAS, smk.input.lemmas), smk.params.max_tokens
+    )
     scores = narrative_sense.score_stories(lemmas, table, smk.params.top_pairs)
     tested = narrative_sense.narrative_sense_threshold(
         scores, table, alpha=smk.params.alpha, seed=int(smk.params.seed)

@@ -3,15 +3,13 @@
 import logging
 from pathlib import Path
 
-import pandas as pd
-
-from storyflow import sentences
+from storyflow import sentences, tables
 from storyflow.runner import run
 
 
 def main(smk):
     log = logging.getLogger("storyflow.split_sentences")
-    stories = pd.read_parquet(smk.input.stories)
+    stories = tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "text"])
     nlp = sentences.load_spacy(smk.params.spacy_model)
     sents = sentences.split_sentences(stories, nlp)
     counts = sentences.sentence_counts(sents, stories)

@@ -11,12 +11,12 @@ import pytest
 from scipy import special
 from scipy import stats as sps
 
+from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.stats import (
     contrast_effects,
     contrast_summary,
     hedges_g,
-    read_table,
     summarize,
     welch_t,
 )
@@ -245,7 +245,7 @@ def test_effects_csv_round_trip_keeps_history_as_text(tmp_path) -> None:
     out = contrast_effects(table, CONTRASTS, confidence=0.95, min_sentences=2)
     assert list(out["history"].drop_duplicates()) == ["1", "2", "10", "full"]
     out.to_csv(tmp_path / "effects.csv", index=False)
-    back = read_table(tmp_path / "effects.csv")
+    back = tables.read(tables.EFFECTS, tmp_path / "effects.csv")
     assert list(back["history"].drop_duplicates()) == ["1", "2", "10", "full"]
     pd.testing.assert_frame_equal(back, out, check_dtype=False)
 

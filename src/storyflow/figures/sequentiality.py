@@ -28,6 +28,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from scipy import stats as sps
 
+from storyflow import tables
 from storyflow.figures.common import (
     FONT_SIZE,
     contrast_colors,
@@ -120,10 +121,7 @@ def _split(df: pd.DataFrame, positions: dict[str, float]) -> tuple[pd.DataFrame,
     return df[df["history"] != FULL], df[df["history"] == FULL]
 
 
-def _require(df: pd.DataFrame, columns: list[str], what: str) -> pd.DataFrame:
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{what} lacks columns {missing}")
+def _labels_as_text(df: pd.DataFrame) -> pd.DataFrame:
     return df.astype({"history": str, "model": str, "formulation": str})
 
 
@@ -147,8 +145,17 @@ def plot_sequentiality(
     Returns:
         The figure (already saved), for inspection.
     """
-    cols = ["model", "formulation", "history", "story_type", "measure", "mean", "ci_low", "ci_high"]
-    data = _require(summary, cols, "summary table")
+    needs = [
+        "model",
+        "formulation",
+        "history",
+        "story_type",
+        "measure",
+        "mean",
+        "ci_low",
+        "ci_high",
+    ]
+    data = _labels_as_text(tables.SUMMARY.check(summary, needs=needs))
     data = data[data["measure"] == "seq"].astype({"story_type": str})
     if data.empty:
         raise ValueError("summary table has no rows with measure 'seq'")
@@ -223,19 +230,10 @@ def plot_effect_sizes(
     Returns:
         The figure (already saved), for inspection.
     """
-    cols = [
-        "model",
-        "formulation",
-        "history",
-        "contrast",
-        "group_a",
-        "group_b",
-        "measure",
-        "g",
-        "g_ci_low",
-        "g_ci_high",
-    ]
-    data = _require(effects, cols, "effects table")
+    needs = ["model", "formulation", "history", "contrast", "group_a", "group_b", "measure"]
+    data = _labels_as_text(
+        tables.EFFECTS.check(effects, needs=[*needs, "g", "g_ci_low", "g_ci_high"])
+    )
     data = data[data["measure"] == "seq"].astype({"contrast": str})
     if data.empty:
         raise ValueError("effects table has no rows with measure 'seq'")
@@ -306,9 +304,9 @@ def plot_contrast_sequentiality(
     (``measure == "seq"``, nats/token). For the book genres this is fiction against the
     non-fiction genre matched on point of view.
     """
-    cols = ["model", "formulation", "history", "contrast", "group_a", "group_b", "measure"]
-    cols += ["mean_a", "mean_b", "sd_a", "sd_b", "n_a", "n_b"]
-    data = _require(effects, cols, "effects table")
+    needs = ["model", "formulation", "history", "contrast", "group_a", "group_b", "measure"]
+    needs += ["mean_a", "mean_b", "sd_a", "sd_b", "n_a", "n_b"]
+    data = _labels_as_text(tables.EFFECTS.check(effects, needs=needs))
     data = data[data["measure"] == "seq"].astype({"contrast": str})
     if data.empty:
         raise ValueError("effects table has no rows with measure 'seq'")

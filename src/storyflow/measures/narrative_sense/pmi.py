@@ -22,7 +22,6 @@ Steps (``docs/narrative_sense.md`` gives every choice):
 from __future__ import annotations
 
 import logging
-import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -34,6 +33,9 @@ import pandas as pd
 from scipy import stats as sps
 from tqdm import tqdm
 
+from storyflow import tables
+from storyflow.seeds import item_rng
+
 if TYPE_CHECKING:
     from spacy.language import Language
 
@@ -42,9 +44,9 @@ log = logging.getLogger(__name__)
 #: Parts of speech whose tokens never count as content words.
 DROPPED_POS = frozenset({"PUNCT", "SYM", "NUM", "PROPN", "SPACE", "X"})
 #: Columns of the story tables the readers return.
-STORY_COLUMNS = ("story_id", "group", "text")
+STORY_COLUMNS = tuple(tables.NS_STORIES.names)
 #: Columns of the lemma tables :func:`lemmatize` returns.
-LEMMA_COLUMNS = ("story_id", "group", "n_words", "lemmas", "positions")
+LEMMA_COLUMNS = tuple(tables.LEMMAS.names)
 #: Two occurrences less than this many word positions apart lie inside one trigram.
 TRIGRAM_SPAN = 3
 _PIPES_NOT_NEEDED = ("parser", "ner", "senter")
@@ -303,7 +305,7 @@ def narrative_sense_threshold(
             p_values.append(np.nan)
             reasons.append("fewer than 2 recognized lemmas")
             continue
-        rng = np.random.default_rng([seed, zlib.crc32(str(row.story_id).encode())])
+        rng = item_rng(seed, row.story_id)
         drawn = rng.choice(unions[row.group], size=row.n_lemmas, replace=False)
         random_pmi, _ = pair_scores(drawn.astype(np.int64), table, codes)
         # same precision as the stored story scores (float32), so equal PMIs tie

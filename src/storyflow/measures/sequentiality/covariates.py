@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from storyflow import tables
 from storyflow.errors import InputDataError, StoryflowError
 
 if TYPE_CHECKING:
@@ -591,9 +592,7 @@ def covariate_columns(windows: Sequence[int]) -> list[str]:
 
 
 def _check_sentences(sentences: pd.DataFrame) -> pd.DataFrame:
-    missing = [c for c in ("story_id", "sentence_idx", "text") if c not in sentences.columns]
-    if missing:
-        raise InputDataError("sentence table", f"lacks columns {missing}")
+    tables.SENTENCES.check(sentences)
     if sentences.duplicated(["story_id", "sentence_idx"]).any():
         raise InputDataError("sentence table", "repeats a (story_id, sentence_idx) pair")
     stories = pd.Index(pd.unique(sentences["story_id"]))

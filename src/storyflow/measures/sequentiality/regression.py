@@ -33,16 +33,21 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.lmer import LmerFit, check_r, fit_lmer
-from storyflow.measures.sequentiality.covariates import CONNECTIVE_COLUMNS, WINDOW_MEASURES
+from storyflow.measures.sequentiality.covariates import (
+    CONNECTIVE_COLUMNS,
+    SENTENCE_MEASURES,
+    WINDOW_MEASURES,
+)
 
 log = logging.getLogger(__name__)
 
 KINDS = ("gain", "raw")
 GROUP = "story_id"
 #: Window-free continuous covariates (z-scored) and 0/1 covariates (entered as they are).
-CONTINUOUS_SENTENCE = ("n_tokens", "rare_word_rate", "clause_count", "tree_depth")
+CONTINUOUS_SENTENCE = SENTENCE_MEASURES
 #: Story-level continuous covariates (z-scored; each of a story's sentences gets its story's
 #: value), present when their table is given: the narrative-sense score
 #: (:func:`storyflow.measures.narrative_sense.pmi.story_covariates`).
@@ -75,57 +80,8 @@ SOURCE_COLUMNS = {
     "agent_continuity": "agent_source",
     "embedding_sim": "embedding_model",
 }
-COEFFICIENT_COLUMNS = [
-    "spec",
-    "kind",
-    "history",
-    "formulation",
-    "term",
-    "covariate",
-    "label",
-    "role",
-    "scaling",
-    "predictor_sd",
-    "estimate",
-    "se",
-    "df",
-    "t",
-    "p",
-    "p_fdr",
-    "ci_low",
-    "ci_high",
-    "significant_fdr",
-    "n_obs",
-    "n_stories",
-]
-DIAGNOSTIC_COLUMNS = [
-    "spec",
-    "kind",
-    "history",
-    "formulation",
-    "status",
-    "formula",
-    "n_obs",
-    "n_stories",
-    "n_models",
-    "n_rows_scored",
-    "n_first_sentences_dropped",
-    "n_missing_dropped",
-    "n_truncated_kept",
-    "dropped_predictors",
-    "singular",
-    "converged",
-    "convergence_messages",
-    "warnings",
-    "messages",
-    "loglik",
-    "aic",
-    "sd_story",
-    "sd_residual",
-    "r_version",
-    "lme4_version",
-    "lmerTest_version",
-]
+COEFFICIENT_COLUMNS = tables.COEFFICIENTS.names
+DIAGNOSTIC_COLUMNS = tables.DIAGNOSTICS.names
 
 
 @dataclass(frozen=True)
@@ -502,12 +458,11 @@ def fit_specifications(
 
 def read_sequentiality(paths: Sequence[str | Path]) -> pd.DataFrame:
     """Concatenate per-model sentence sequentiality tables (history kept as text)."""
-    if not paths:
-        raise StoryflowError("no sentence-level sequentiality tables were given")
-    frames = [pd.read_parquet(p) for p in paths]
-    return pd.concat(frames, ignore_index=True).astype({"history": str, "story_id": str})
+    frame = tables.read_all(tables.SENTENCE_SEQUENTIALITY, paths)
+    return frame.astype({"history": str, "story_id": str})
 
 
 def read_coefficients(path: str | Path) -> pd.DataFrame:
     """Read a coefficient table written by the workflow (``history`` as text)."""
-    return pd.read_csv(path, dtype={"history": str, "term": str, "spec": str})
+    frame = pd.read_csv(path, dtype={"history": str, "term": str, "spec": str})
+    return tables.COEFFICIENTS.check(frame, path)

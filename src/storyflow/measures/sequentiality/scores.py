@@ -22,6 +22,7 @@ import logging
 
 import pandas as pd
 
+from storyflow import tables
 from storyflow.history import sort_histories
 
 log = logging.getLogger(__name__)
@@ -29,37 +30,11 @@ log = logging.getLogger(__name__)
 BASE_HISTORY = "0"
 SENTENCE_KEY = ["story_id", "sentence_idx", "model", "formulation"]
 STORY_KEY = ["story_id", "model", "formulation", "history"]
-NLL_COLUMNS = [*SENTENCE_KEY, "history", "n_history", "n_tokens", "nll", "truncated"]
-SENTENCE_COLUMNS = [
-    *SENTENCE_KEY,
-    "history",
-    "n_history",
-    "truncated",
-    "nll_base",
-    "nll_context",
-    "seq",
-]
-STORY_COLUMNS = [
-    "story_id",
-    "story_type",
-    "model",
-    "formulation",
-    "history",
-    "n_sentences",
-    "seq",
-    "nll_base",
-    "nll_context",
-    "any_truncated",
-]
+SENTENCE_COLUMNS = tables.SENTENCE_SEQUENTIALITY.names
+STORY_COLUMNS = tables.STORY_SEQUENTIALITY.names
 # |seq| of a sentence without history above this (nats/token) is reported: it should be ~0.
 NO_HISTORY_TOLERANCE = 1e-3
 _MAX_LISTED = 5
-
-
-def _require_columns(df: pd.DataFrame, columns: list[str], what: str) -> None:
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{what} lacks columns {missing}; it has {list(df.columns)}")
 
 
 def _describe_rows(df: pd.DataFrame, columns: list[str]) -> str:
@@ -88,7 +63,7 @@ def sentence_sequentiality(nll: pd.DataFrame) -> pd.DataFrame:
         ValueError: a required column is missing, a key is duplicated, or a row has no h = 0
             partner (the NLL step is expected to score h = 0 for every scored sentence).
     """
-    _require_columns(nll, NLL_COLUMNS, "NLL table")
+    tables.NLL.check(nll)
     nll = nll.astype({"history": str})
     key = [*SENTENCE_KEY, "history"]
     duplicated = nll[nll.duplicated(key, keep=False)]
@@ -152,9 +127,9 @@ def story_sequentiality(
         ValueError: a story is missing from ``stories`` or ``sentence_counts``, or its number
             of sentences differs from ``n_sentences``.
     """
-    _require_columns(sentence_seq, SENTENCE_COLUMNS, "sentence sequentiality table")
-    _require_columns(stories, ["story_id", "story_type"], "stories table")
-    _require_columns(sentence_counts, ["story_id", "n_sentences"], "sentence counts")
+    tables.SENTENCE_SEQUENTIALITY.check(sentence_seq)
+    tables.STORIES.check(stories, needs=["story_id", "story_type"])
+    tables.SENTENCE_COUNTS.check(sentence_counts, needs=["story_id", "n_sentences"])
 
     grouped = sentence_seq.astype({"history": str}).groupby(STORY_KEY, sort=False)
     story = grouped.agg(
