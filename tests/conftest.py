@@ -20,6 +20,22 @@ import pandas as pd
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--full",
+        action="store_true",
+        help="run the whole suite: the slow tests (language models, whole-workflow runs) and "
+        "the SLURM test, which as root installs SLURM with apt-get (tools/slurm/start.sh)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("full"):
+        config.option.markexpr = ""  # select every test, whatever pyproject's addopts say
+
+
 DATA_MIRROR = Path(os.environ.get("STORYFLOW_DATA_MIRROR", REPO.parent / "shared" / "data"))
 HIPPOCORPUS_CSV = DATA_MIRROR / "hippocorpus" / "hippocorpus.csv"
 

@@ -446,7 +446,7 @@ class PassageSettings:
     third_rate: float
 
 
-def group_label(genre: str, pov: str, pov_genres: Sequence[str]) -> str:
+def passage_type(genre: str, pov: str, pov_genres: Sequence[str]) -> str:
     """The passage's group (``story_type``): ``<genre>-<pov>`` for genres split by POV."""
     return f"{genre}-{pov}" if genre in pov_genres else genre
 
@@ -464,7 +464,7 @@ def build_passages(
 
     Returns:
         ``(passages, sentences)``. ``passages``: one row per passage, ``story_id``
-        (``<book>-p<k>``), ``story_type`` (:func:`group_label`), ``document_id``, ``genre``,
+        (``<book>-p<k>``), ``story_type`` (:func:`passage_type`), ``document_id``, ``genre``,
         ``pov``, ``first_person_rate`` and ``third_person_rate`` (per 100 narration words),
         ``narration_words``, ``start_char`` (offset in the book file), ``topic`` (empty: books
         have no topic), ``text`` (the sentences joined by spaces), then the manifest's other
@@ -508,7 +508,7 @@ def build_passages(
             rows.append(
                 {
                     "story_id": story_id,
-                    "story_type": group_label(book.genre, pov.label, settings.pov_genres),
+                    "story_type": passage_type(book.genre, pov.label, settings.pov_genres),
                     "document_id": str(book.document_id),
                     "genre": book.genre,
                     "pov": pov.label,

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from storyflow.errors import StoryflowError
+from storyflow.figures.common import save
 
 KIND_TITLES = {"gain": "gain: NLL∅ − NLL C∅", "raw": "raw: NLL C∅ | NLL∅"}
 
@@ -92,8 +93,5 @@ def plot_coefficients(
         "terms: see the tables)",
         title_fontsize=7,
     )
-    for path in paths:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=dpi)
+    save(fig, paths, dpi)
     return fig

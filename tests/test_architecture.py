@@ -1,0 +1,78 @@
+"""The library's layers (docs/architecture.md): no import cycle, imports only go down a layer,
+no measure imports another, and the picture in the docs is the graph of the code."""
+
+from __future__ import annotations
+
+import importlib.util
+from graphlib import CycleError, TopologicalSorter
+
+import pytest
+from conftest import REPO
+
+spec = importlib.util.spec_from_file_location("import_graph", REPO / "tools" / "import_graph.py")
+assert spec and spec.loader
+import_graph = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(import_graph)
+
+
+def test_no_import_cycle_between_modules() -> None:
+    graph = import_graph.graph()
+    try:
+        list(TopologicalSorter(graph).static_order())
+    except CycleError as err:  # pragma: no cover - the failure message is the point
+        pytest.fail(f"import cycle: {' -> '.join(err.args[1])}")
+
+
+def test_every_module_belongs_to_a_layer() -> None:
+    for module in import_graph.graph():
+        if module != "storyflow":
+            import_graph.layer_of(import_graph.unit(module))  # raises KeyError if none
+
+
+def test_imports_go_to_the_same_layer_or_below() -> None:
+    upward = [
+        f"{source} ({import_graph.layer_of(source)}) imports {target} "
+        f"({import_graph.layer_of(target)})"
+        for source, targets in import_graph.unit_graph().items()
+        for target in targets
+        if import_graph.layer_of(target) > import_graph.layer_of(source)
+    ]
+    assert not upward
+
+
+def test_no_measure_imports_another_measure() -> None:
+    measures = {u for u in import_graph.unit_graph() if u.startswith("measures.")}
+    assert {"measures.sequentiality", "measures.narrative_sense"} <= measures
+    crossing = {
+        (source, target)
+        for source, targets in import_graph.unit_graph().items()
+        for target in targets
+        if source in measures and target in measures
+    }
+    assert not crossing
+
+
+def test_the_lm_layer_knows_no_corpus_measure_or_figure() -> None:
+    below = import_graph.unit_graph()["lm"]
+    assert not below & {"corpora", "measures.sequentiality", "measures.narrative_sense", "figures"}
+
+
+def test_the_checker_sees_a_cycle_and_an_upward_import(tmp_path, monkeypatch) -> None:
+    package = tmp_path / "storyflow"
+    (package / "corpora").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "errors.py").write_text("from storyflow import corpora\n")
+    (package / "corpora" / "__init__.py").write_text("from storyflow.errors import X\n")
+    monkeypatch.setattr(import_graph, "SRC", tmp_path)
+    with pytest.raises(CycleError):
+        list(TopologicalSorter(import_graph.graph()).static_order())
+    units = import_graph.unit_graph()
+    assert "corpora" in units["errors"]  # base importing a higher layer: caught by the rule
+
+
+def test_the_docs_show_the_graph_of_the_code() -> None:
+    page = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert import_graph.mermaid() in page, (
+        "docs/architecture.md is out of date: paste the output of "
+        "`.venv/bin/python tools/import_graph.py` into its mermaid block"
+    )

@@ -1,0 +1,66 @@
+"""storyflow.tables: each table defined once; one validation that names file, missing, found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from storyflow import tables
+
+
+def test_read_names_the_file_the_missing_and_the_found_columns(tmp_path: Path) -> None:
+    path = tmp_path / "nll.parquet"
+    pd.DataFrame({"story_id": ["a"], "nll": [1.0]}).to_parquet(path)
+    with pytest.raises(tables.TableError) as err:
+        tables.read(tables.NLL, path)
+    message = str(err.value)
+    assert str(path) in message
+    assert "lacks column(s) sentence_idx, model, formulation" in message
+    assert "it has story_id, nll" in message
+
+
+def test_read_keeps_labels_as_text_in_csv(tmp_path: Path) -> None:
+    path = tmp_path / "summary.csv"
+    frame = pd.DataFrame(
+        {
+            "model": ["m"],
+            "formulation": ["topic"],
+            "history": ["1"],
+            "story_type": ["recalled"],
+            "measure": ["seq"],
+            "n": [3],
+            "mean": [0.5],
+            "sd": [0.1],
+            "ci_low": [0.2],
+            "ci_high": [0.8],
+        }
+    )
+    frame.to_csv(path, index=False)
+    back = tables.read(tables.SUMMARY, path)
+    assert back["history"].tolist() == ["1"]
+    assert back["n"].tolist() == [3]
+
+
+def test_needs_checks_a_subset_and_rejects_unknown_columns() -> None:
+    frame = pd.DataFrame({"story_id": ["a"], "story_type": ["x"]})
+    assert tables.STORIES.check(frame, needs=["story_id", "story_type"]) is frame
+    with pytest.raises(tables.TableError, match="lacks column"):
+        tables.STORIES.check(frame)
+    with pytest.raises(ValueError, match="not columns of the stories table"):
+        tables.STORIES.check(frame, needs=["nonsense"])
+
+
+def test_frame_and_empty_follow_the_definition() -> None:
+    rows = tables.EXCLUDED.frame([("s1", "recalled", 3, "empty story")])
+    assert rows.columns.tolist() == tables.EXCLUDED.names
+    assert rows["row"].dtype == "int64"
+    empty = tables.NLL.empty()
+    assert empty.columns.tolist() == tables.NLL.names
+    assert empty["nll"].dtype == "float64" and empty["truncated"].dtype == "bool"
+
+
+def test_read_all_concatenates_and_needs_a_path() -> None:
+    with pytest.raises(tables.StoryflowError, match="no story sequentiality tables"):
+        tables.read_all(tables.STORY_SEQUENTIALITY, [])
