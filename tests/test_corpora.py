@@ -10,6 +10,9 @@ import pytest
 
 from storyflow import corpora, seeds
 from storyflow.corpora import download, user_csv
+from storyflow.corpora.books import book_passages
+from storyflow.corpora.hanna import read_hanna
+from storyflow.corpora.rocstories import read_rocstories
 from storyflow.errors import InputDataError, StoryflowError
 
 CONFIG = {
@@ -132,3 +135,56 @@ def test_item_rng_depends_on_seed_and_item_only() -> None:
 
     legacy = np.random.default_rng([7, zlib.crc32(b"story-1")]).integers(0, 1_000_000, 5)
     assert np.array_equal(a, legacy)
+
+
+# --- readers of the built-in corpora, on the real data ------------------------------------
+
+
+def test_hanna_reader_keeps_96_human_and_576_llm_stories(data_mirror: Path) -> None:
+    stories, counts = read_hanna(data_mirror / "stories/hanna/hanna_llm_stories.csv")
+    sizes = stories.groupby("group").size()
+    assert sizes["Human"] == 96 and len(sizes) == 7 and (sizes == 96).all()
+    assert stories["story_id"].is_unique
+    assert counts["n_stories"].sum() == 96 * 7
+    limited, _ = read_hanna(data_mirror / "stories/hanna/hanna_llm_stories.csv", limit=2)
+    assert len(limited) == 14
+
+
+def test_rocstories_reader_takes_the_right_ending(data_mirror: Path) -> None:
+    path = data_mirror / "stories/rocstories_cloze/cloze_test_spring2016.csv"
+    stories = read_rocstories(path)
+    raw = pd.read_csv(path, dtype=str)
+    assert len(stories) == len(raw) == 1871
+    row = raw.iloc[0]
+    right = row[f"RandomFifthSentenceQuiz{row['AnswerRightEnding']}"]
+    wrong = row[f"RandomFifthSentenceQuiz{3 - int(row['AnswerRightEnding'])}"]
+    assert stories.loc[0, "text"].endswith(right) and wrong not in stories.loc[0, "text"]
+    assert stories.loc[0, "text"].startswith(row["InputSentence1"])
+
+
+def test_book_passages_from_two_real_books(data_mirror: Path) -> None:
+    from storyflow.corpora.books import read_manifest
+
+    manifest = read_manifest(
+        data_mirror / "books/MANIFEST.tsv", id_column="gutenberg_id", genre_column="category"
+    ).head(2)
+    passages = book_passages(manifest, per_book=3, tokens=150, seed=5)
+    assert len(passages) == 6 and passages["story_id"].is_unique
+    assert (passages["text"].str.split().str.len() == 150).all()
+    again = book_passages(manifest, per_book=3, tokens=150, seed=5)
+    assert again.equals(passages)
+
+
+def test_bad_input_gives_clear_messages(tmp_path: Path) -> None:
+    bad = tmp_path / "hanna.csv"
+    bad.write_text("Prompt,Human,Model\np,h,m\n")
+    with pytest.raises(InputDataError, match=r"hanna\.csv.*missing required column\(s\) Story"):
+        read_hanna(bad)
+    with pytest.raises(StoryflowError, match="hanna-benchmark-asg"):
+        read_hanna(tmp_path / "absent.csv")
+    with pytest.raises(StoryflowError, match="registration"):
+        read_rocstories(tmp_path / "absent.csv")
+    roc = tmp_path / "roc.csv"
+    roc.write_text("InputStoryid,InputSentence1\nx,y\n")
+    with pytest.raises(InputDataError, match="InputSentence2"):
+        read_rocstories(roc)

@@ -1,4 +1,4 @@
-"""Narrative-sense relations: trigram rule, PMI table, scoring, threshold, readers, workflow."""
+"""Narrative-sense relations: trigram rule, PMI table, scoring, threshold, workflow."""
 
 from __future__ import annotations
 
@@ -9,10 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from storyflow.corpora.books import book_passages
-from storyflow.corpora.hanna import read_hanna
-from storyflow.corpora.rocstories import read_rocstories
-from storyflow.errors import InputDataError, StoryflowError
 from storyflow.measures.narrative_sense import pmi as ns
 
 
@@ -169,56 +165,6 @@ def test_lemmatizer_drops_function_words_names_and_numbers(nlp_lemmas) -> None:
 @pytest.fixture(scope="module")
 def nlp_lemmas():
     return ns.load_lemmatizer("en_core_web_sm")
-
-
-def test_hanna_reader_keeps_96_human_and_576_llm_stories(data_mirror: Path) -> None:
-    stories, counts = read_hanna(data_mirror / "stories/hanna/hanna_llm_stories.csv")
-    sizes = stories.groupby("group").size()
-    assert sizes["Human"] == 96 and len(sizes) == 7 and (sizes == 96).all()
-    assert stories["story_id"].is_unique
-    assert counts["n_stories"].sum() == 96 * 7
-    limited, _ = read_hanna(data_mirror / "stories/hanna/hanna_llm_stories.csv", limit=2)
-    assert len(limited) == 14
-
-
-def test_rocstories_reader_takes_the_right_ending(data_mirror: Path) -> None:
-    path = data_mirror / "stories/rocstories_cloze/cloze_test_spring2016.csv"
-    stories = read_rocstories(path)
-    raw = pd.read_csv(path, dtype=str)
-    assert len(stories) == len(raw) == 1871
-    row = raw.iloc[0]
-    right = row[f"RandomFifthSentenceQuiz{row['AnswerRightEnding']}"]
-    wrong = row[f"RandomFifthSentenceQuiz{3 - int(row['AnswerRightEnding'])}"]
-    assert stories.loc[0, "text"].endswith(right) and wrong not in stories.loc[0, "text"]
-    assert stories.loc[0, "text"].startswith(row["InputSentence1"])
-
-
-def test_book_passages_from_two_real_books(data_mirror: Path) -> None:
-    from storyflow.corpora.books import read_manifest
-
-    manifest = read_manifest(
-        data_mirror / "books/MANIFEST.tsv", id_column="gutenberg_id", genre_column="category"
-    ).head(2)
-    passages = book_passages(manifest, per_book=3, tokens=150, seed=5)
-    assert len(passages) == 6 and passages["story_id"].is_unique
-    assert (passages["text"].str.split().str.len() == 150).all()
-    again = book_passages(manifest, per_book=3, tokens=150, seed=5)
-    assert again.equals(passages)
-
-
-def test_bad_input_gives_clear_messages(tmp_path: Path) -> None:
-    bad = tmp_path / "hanna.csv"
-    bad.write_text("Prompt,Human,Model\np,h,m\n")
-    with pytest.raises(InputDataError, match=r"hanna\.csv.*missing required column\(s\) Story"):
-        read_hanna(bad)
-    with pytest.raises(StoryflowError, match="hanna-benchmark-asg"):
-        read_hanna(tmp_path / "absent.csv")
-    with pytest.raises(StoryflowError, match="registration"):
-        read_rocstories(tmp_path / "absent.csv")
-    roc = tmp_path / "roc.csv"
-    roc.write_text("InputStoryid,InputSentence1\nx,y\n")
-    with pytest.raises(InputDataError, match="InputSentence2"):
-        read_rocstories(roc)
 
 
 @pytest.mark.slow

@@ -1,0 +1,128 @@
+"""storyflow.plan: what the workflow runs, decided from the config before any job; and a
+corpus of the user's own (kind csv) through the whole sequentiality path."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import REPO
+
+from storyflow import plan
+from storyflow.errors import StoryflowError
+
+
+@pytest.fixture(scope="module")
+def config() -> dict:
+    """The default config with the schema's defaults filled in, as the Snakefile sees it."""
+    from snakemake.utils import validate
+
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    validate(cfg, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
+    return cfg
+
+
+def changed(config: dict, **sections: dict) -> dict:
+    cfg = copy.deepcopy(config)
+    for section, values in sections.items():
+        cfg.setdefault(section, {}).update(values)
+    return cfg
+
+
+def test_default_plan(config: dict) -> None:
+    assert plan.sequentiality_corpora(config) == ["hippocorpus", "books"]
+    assert plan.regression_plan(config) == (["gain_h1", "raw_h1", "gain_h3", "raw_h3"], {})
+    assert plan.narrative_sense_sources(config) == ["hanna", "hippocorpus", "rocstories"]
+    assert plan.nll_settings(config, "books")["formulations"] == ["context"]
+    assert "shards" not in plan.nll_settings(config, "hippocorpus")
+
+
+def test_regression_config_mistakes_stop_before_any_job(config: dict) -> None:
+    with pytest.raises(StoryflowError, match=r"needs covariates\.enabled"):
+        plan.regression_plan(changed(config, covariates={"enabled": False}))
+    with pytest.raises(StoryflowError, match="needs covariate window 5"):
+        plan.regression_plan(changed(config, regression={"histories": ["5"]}))
+    with pytest.raises(StoryflowError, match="no regression history is scored"):
+        plan.regression_plan(changed(config, nll={"max_history": 0}))
+    fitted, skipped = plan.regression_plan(changed(config, nll={"max_history": 2}))
+    assert fitted == ["gain_h1", "raw_h1"]
+    assert skipped["gain_h3"] == "history 3 not scored (nll.max_history = 2)"
+
+
+USER = {
+    "mine": {
+        "kind": "csv",
+        "path": "/data/mine.csv",
+        "columns": {"id": "id", "text": "story", "group": "author", "topic": None},
+        "contrasts": [{"name": "a_vs_b", "a": "a", "b": "b"}],
+    }
+}
+
+
+def test_a_user_corpus_joins_sequentiality_and_narrative_sense(config: dict) -> None:
+    cfg = changed(config, narrative_sense={"targets": ["hanna", "mine"]})
+    cfg["corpora"] = USER
+    assert plan.sequentiality_corpora(cfg) == ["hippocorpus", "books", "mine"]
+    assert plan.contrasts(cfg, "mine") == USER["mine"]["contrasts"]
+    assert "mine" in plan.narrative_sense_sources(cfg)
+    settings = plan.narrative_sense_settings(cfg, "mine")
+    assert settings["kind"] == "csv" and settings["columns"] == USER["mine"]["columns"]
+    with pytest.raises(StoryflowError, match="unknown corpus 'yours'"):
+        plan.narrative_sense_sources(changed(config, narrative_sense={"targets": ["yours"]}))
+
+
+def user_corpus(tmp_path: Path, hippocorpus: pd.DataFrame) -> Path:
+    """Six real HIPPOCORPUS stories as a user's CSV: groups a and b, other column names."""
+    rows = hippocorpus[hippocorpus["memType"] == "recalled"].head(6)
+    table = pd.DataFrame(
+        {
+            "id": [f"s{k}" for k in range(6)],
+            "story": [" ".join(str(t).split()[:60]) for t in rows["story"]],
+            "author": ["a", "a", "a", "b", "b", "b"],
+        }
+    )
+    path = tmp_path / "mine.csv"
+    table.to_csv(path, index=False)
+    config = tmp_path / "mine.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "books": {"enabled": False},
+                "covariates": {"enabled": False},
+                "regression": {"enabled": False},
+                "corpora": {**USER, "mine": {**USER["mine"], "path": str(path)}},
+            }
+        )
+    )
+    return config
+
+
+def test_dry_run_schedules_the_user_corpus(snakemake, hippocorpus, tmp_path: Path) -> None:
+    config = user_corpus(tmp_path, hippocorpus)
+    result = snakemake(
+        tmp_path, "-n", configfiles=[config], targets=["results/mine/tables/effect_sizes.csv"]
+    )
+    for rule in ("read_csv_corpus", "split_sentences", "score_nll_shard", "compute_effect_sizes"):
+        assert rule in result.stdout
+
+
+@pytest.mark.slow
+def test_user_corpus_runs_through_sequentiality(snakemake, hippocorpus, tmp_path: Path) -> None:
+    config = user_corpus(tmp_path, hippocorpus)
+    snakemake(
+        tmp_path,
+        "--cores",
+        "2",
+        configfiles=[config],
+        targets=["results/mine/tables/effect_sizes.csv"],
+    )
+    counts = pd.read_csv(tmp_path / "results/mine/tables/sample_counts.csv")
+    assert counts.set_index("story_type").loc["total", "n_sampled"] == 6
+    effects = pd.read_csv(tmp_path / "results/mine/tables/effect_sizes.csv")
+    seq = effects[effects["measure"] == "seq"]
+    assert set(seq["contrast"]) == {"a_vs_b"}
+    assert (seq["n_a"] == 3).all() and (seq["n_b"] == 3).all()
+    assert seq["g"].notna().all()
