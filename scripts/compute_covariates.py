@@ -1,4 +1,4 @@
-"""Rule compute_covariates: sentence-level coherence covariates of a corpus (method.md §6)."""
+"""Rule compute_covariates: sentence-level coherence covariates of a corpus (docs/method.md §6)."""
 
 from pathlib import Path
 

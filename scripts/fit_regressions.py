@@ -1,4 +1,4 @@
-"""Rule fit_regressions: lme4/lmerTest mixed-effects models of sequentiality (method.md §7)."""
+"""Rule fit_regressions: lme4/lmerTest mixed-effects models of sequentiality (docs/method.md §7)."""
 
 from pathlib import Path
 

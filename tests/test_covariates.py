@@ -1,4 +1,4 @@
-"""Covariates (method.md §6) on hand-checked sentences and sentence pairs."""
+"""Covariates (docs/method.md §6) on hand-checked sentences and sentence pairs."""
 
 from __future__ import annotations
 

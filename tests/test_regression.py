@@ -1,4 +1,4 @@
-"""Mixed-effects regressions (method.md §7): lme4 through rpy2, cross-checked with statsmodels."""
+"""Mixed-effects regressions (docs/method.md §7): lme4 via rpy2, cross-checked with statsmodels."""
 
 from __future__ import annotations
 

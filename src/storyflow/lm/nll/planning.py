@@ -1,6 +1,6 @@
 """Pass planning of the NLL engine: per-sentence NLLs for every history size.
 
-Terms (method.md §1): for sentence s_i of a story, history size h and formulation f,
+Terms (docs/method.md §1): for sentence s_i of a story, history size h and formulation f,
 
 - f = ``"topic"``: the sequence is start token + topic + "\\n\\n" + s_{i-h} .. s_{i-1} + s_i;
 - f = ``"context"``: the sequence is start token + s_{i-h} .. s_{i-1} + s_i;

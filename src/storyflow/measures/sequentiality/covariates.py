@@ -49,18 +49,18 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Parts of speech of the content words whose lemmas are compared (method.md §6).
+#: Parts of speech of the content words whose lemmas are compared (docs/method.md §6).
 OVERLAP_POS = frozenset({"NOUN", "VERB", "ADJ", "ADV"})
 #: Parts of speech of the content words counted by the rare-word rate (stop words excluded).
 RARE_WORD_POS = OVERLAP_POS | {"PROPN"}
 VERB_POS = frozenset({"VERB", "AUX"})
-#: Dependencies of verbs/auxiliaries that head a clause besides the root (method.md §6).
+#: Dependencies of verbs/auxiliaries that head a clause besides the root (docs/method.md §6).
 CLAUSE_DEPS = frozenset({"ccomp", "xcomp", "advcl", "acl", "relcl"})
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
 #: Connective categories with one indicator column each (``conn_<category>``).
 CATEGORIES = ("temporal", "causal", "contrastive", "additive")
 CONSTRAINTS = frozenset({"any", "mark", "verbal", "cc", "onset"})
-#: Rhetorical relation classes and their flow (method.md §6). "implicit" = no signal found by
+#: Rhetorical relation classes and their flow (docs/method.md §6). "implicit" = no signal found by
 #: the heuristic substitute; counted as flow-promoting (see docs/regression.md).
 RELATION_FLOW = {
     "sequence": "promoting",
@@ -625,7 +625,7 @@ def compute_covariates(
     zipf_threshold: float = 3.0,
     batch_size: int = 64,
 ) -> pd.DataFrame:
-    """Covariates of every sentence (method.md §6).
+    """Covariates of every sentence (docs/method.md §6).
 
     Args:
         sentences: The sentence table (``story_id``, ``sentence_idx`` 0-based, ``text``).

@@ -1,4 +1,4 @@
-"""Mixed-effects regressions of sequentiality on coherence covariates (method.md §7).
+"""Mixed-effects regressions of sequentiality on coherence covariates (docs/method.md §7).
 
 For a formulation (``"context"`` by default: NLL_∅ and NLL_C∅) and a history size h, the rows
 are the sentences of every story scored by every language model, joined with the covariates of
@@ -358,7 +358,7 @@ def fit_specifications(
         covariates: The corpus's covariate table.
         specs: The specifications to fit.
         models: Model names in config order (the first present one is the reference level).
-        formulation: "context" (method.md §7) or "topic".
+        formulation: "context" (docs/method.md §7) or "topic".
         fdr_alpha: Level of ``significant_fdr``.
         confidence: Level of the confidence intervals.
         skipped: Specifications not fitted, with the reason (a diagnostics row each).
