@@ -55,6 +55,10 @@ def imports(name: str, path: Path) -> set[str]:
     return {m for m in found if m in known and m not in (name, PACKAGE)}
 
 
+#: Packages that only group units (their ``__init__`` holds a docstring): not units themselves.
+GROUPS = ("measures",)
+
+
 def unit(module: str) -> str:
     """The layer unit a module belongs to (``storyflow.lm.nll.engine`` -> ``lm``)."""
     rest = module.removeprefix(f"{PACKAGE}.")
@@ -74,7 +78,8 @@ def layer_of(u: str) -> int:
 
 def graph() -> dict[str, set[str]]:
     """Module -> the storyflow modules it imports."""
-    return {name: imports(name, path) for name, path in modules()}
+    groups = {f"{PACKAGE}.{g}" for g in GROUPS}
+    return {name: imports(name, path) for name, path in modules() if name not in groups}
 
 
 def unit_graph() -> dict[str, set[str]]:
