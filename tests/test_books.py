@@ -53,7 +53,8 @@ def test_manifest_missing_file_or_column_is_a_clear_error(tmp_path: Path) -> Non
         read(tmp_path / "absent.tsv")
     path = tmp_path / "m.csv"
     path.write_text("id,genre\n1,fiction\n")
-    with pytest.raises(InputDataError, match=r"missing column\(s\) \['gutenberg_id', 'category'\]"):
+    missing = r"missing required column\(s\) gutenberg_id, category; the header has"
+    with pytest.raises(InputDataError, match=missing):
         read(path)
 
 

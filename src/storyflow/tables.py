@@ -121,18 +121,6 @@ def read_all(table: Table, paths: str | Path | Sequence[str | Path]) -> pd.DataF
     return pd.concat([read(table, p) for p in paths], ignore_index=True)
 
 
-def require_columns(
-    frame: pd.DataFrame, columns: Iterable[str], source: str | Path, what: str
-) -> None:
-    """Input files from users: stop naming ``source``, the missing and the found columns."""
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise TableError(
-            f"{source}: {what} lacks column(s) {', '.join(missing)}; its header has "
-            f"{', '.join(map(repr, frame.columns)) or 'no columns'}"
-        )
-
-
 # --------------------------------------------------------------------------- corpus stage
 
 STORIES = Table(

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from storyflow.corpora.base import require_header
 from storyflow.corpora.download import DownloadError, fetch
 from storyflow.errors import InputDataError, StoryflowError
 from storyflow.seeds import item_rng
@@ -106,11 +107,7 @@ def read_manifest(
     except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as err:
         raise InputDataError(path, f"not a readable manifest ({err})") from None
     required = [id_column, genre_column] + ([path_column] if path_column else [])
-    missing = [c for c in required if c not in table.columns]
-    if missing:
-        raise InputDataError(
-            path, f"missing column(s) {missing}; columns present: {list(table.columns)}"
-        )
+    require_header(table, required, path, "Name the manifest's columns in books.columns.")
     for column in (id_column, genre_column):
         empty = table.index[table[column].str.strip() == ""].tolist()
         if empty:

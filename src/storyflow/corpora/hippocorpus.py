@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 import pandas as pd
 
 from storyflow import tables
-from storyflow.corpora.base import limit_groups
+from storyflow.corpora.base import limit_groups, require_header
 from storyflow.corpora.download import fetch
 from storyflow.errors import InputDataError, StoryflowError
 
@@ -139,15 +139,12 @@ def read_hippocorpus(
     path = Path(path)
     table = _read_table(path)
 
-    missing = [c for c in REQUIRED_COLUMNS if c not in table.columns]
-    if missing:
-        raise InputDataError(
-            path,
-            f"missing required column(s) {', '.join(missing)}; the header has "
-            f"{', '.join(map(repr, table.columns)) or 'no columns'}. "
-            f"Expected the columns of hippoCorpusV2.csv, including {', '.join(REQUIRED_COLUMNS)}.",
-            row=1,
-        )
+    require_header(
+        table,
+        REQUIRED_COLUMNS,
+        path,
+        f"Expected the columns of hippoCorpusV2.csv, including {', '.join(REQUIRED_COLUMNS)}.",
+    )
 
     rows = pd.RangeIndex(_FIRST_DATA_ROW, _FIRST_DATA_ROW + len(table))
     ids = table["AssignmentId"].str.strip()
