@@ -173,14 +173,21 @@ SENTENCE_COUNTS = Table(
 
 # --------------------------------------------------------------------------- NLL engine
 
+#: The columns that identify one term (sentence, model, formulation, history size).
+_TERM = {
+    "story_id": "object",
+    "sentence_idx": "int64",
+    "model": "object",
+    "formulation": "object",
+    "history": "object",
+}
+#: The labels of a contrast's row (model, formulation and history size it was computed for).
+_CELL = {"model": "object", "formulation": "object", "history": "object"}
+
 NLL = Table(
     "NLL",
     {
-        "story_id": "object",
-        "sentence_idx": "int64",
-        "model": "object",
-        "formulation": "object",
-        "history": "object",
+        **_TERM,
         "n_history": "int64",
         "n_tokens": "int64",
         "nll": "float64",
@@ -197,11 +204,7 @@ NLL = Table(
 SENTENCE_SEQUENTIALITY = Table(
     "sentence sequentiality",
     {
-        "story_id": "object",
-        "sentence_idx": "int64",
-        "model": "object",
-        "formulation": "object",
-        "history": "object",
+        **_TERM,
         "n_history": "int64",
         "truncated": "bool",
         "nll_base": "float64",
@@ -218,9 +221,7 @@ STORY_SEQUENTIALITY = Table(
     {
         "story_id": "object",
         "story_type": "object",
-        "model": "object",
-        "formulation": "object",
-        "history": "object",
+        **_CELL,
         "n_sentences": "int64",
         "seq": "float64",
         "nll_base": "float64",
@@ -234,9 +235,7 @@ STORY_SEQUENTIALITY = Table(
 SUMMARY = Table(
     "sequentiality summary",
     {
-        "model": "object",
-        "formulation": "object",
-        "history": "object",
+        **_CELL,
         "story_type": "object",
         "measure": "object",
         "n": "int64",
@@ -251,9 +250,7 @@ SUMMARY = Table(
 EFFECTS = Table(
     "effect sizes",
     {
-        "model": "object",
-        "formulation": "object",
-        "history": "object",
+        **_CELL,
         "contrast": "object",
         "group_a": "object",
         "group_b": "object",

@@ -6,7 +6,7 @@ rule download_hippocorpus:
     conda:
         "../../envs/storyflow.yaml"
     params:
-        url=config["hippocorpus"]["url"],
+        url=corpora.download_url(config, "hippocorpus"),
     script:
         "../../scripts/download_hippocorpus.py"
 
