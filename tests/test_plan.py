@@ -126,3 +126,102 @@ def test_user_corpus_runs_through_sequentiality(snakemake, hippocorpus, tmp_path
     assert set(seq["contrast"]) == {"a_vs_b"}
     assert (seq["n_a"] == 3).all() and (seq["n_b"] == 3).all()
     assert seq["g"].notna().all()
+
+
+# --- checks before the first job (issue 13, items 4-6) -----------------------------------------
+
+
+def test_a_later_config_replaces_an_either_or_choice(config: dict) -> None:
+    cfg = copy.deepcopy(config)
+    cfg["hippocorpus"]["sample"]["fraction"] = 0.5  # merged over the default's per_type: 9
+    default = {"hippocorpus": {"sample": {"per_type": 9, "seed": 2022}}}
+    user = {"hippocorpus": {"sample": {"fraction": 0.5}}}
+    plan.resolve_alternatives(cfg, [default, user, {}])
+    assert cfg["hippocorpus"]["sample"]["fraction"] == 0.5
+    assert cfg["hippocorpus"]["sample"]["per_type"] is None
+    back = copy.deepcopy(cfg)
+    plan.resolve_alternatives(back, [default, user, {"hippocorpus": {"sample": {"per_type": 3}}}])
+    assert back["hippocorpus"]["sample"]["fraction"] is None
+    with pytest.raises(StoryflowError, match="are alternatives: set one of them"):
+        plan.resolve_alternatives(
+            cfg,
+            [default, {"hippocorpus": {"sample": user["hippocorpus"]["sample"] | {"per_type": 3}}}],
+        )
+
+
+def test_contrasts_that_cannot_occur_are_named(config: dict) -> None:
+    bad = changed(
+        config, hippocorpus={"contrasts": [{"name": "x", "a": "imagine", "b": "recalled"}]}
+    )
+    with pytest.raises(
+        StoryflowError,
+        match=r"'imagine', which cannot occur; possible values: recalled, retold, imagined",
+    ):
+        plan.check_contrasts(bad, "hippocorpus")
+    books = changed(
+        config,
+        books={
+            "contrasts": [{"name": "y", "a": {"genre": "fiction", "mood": "x"}, "b": "biography"}]
+        },
+    )
+    with pytest.raises(
+        StoryflowError, match=r"filters on 'mood'.*label columns: story_type, genre, pov"
+    ):
+        plan.check_contrasts(books, "books", ["fiction", "biography"])
+    plan.check_contrasts(config, "books", ["fiction", "biography", "autobiography", "nonnarrative"])
+    with pytest.raises(StoryflowError, match="fiction-2P"):
+        plan.check_contrasts(
+            changed(
+                config, books={"contrasts": [{"name": "z", "a": "fiction-2P", "b": "biography"}]}
+            ),
+            "books",
+            ["fiction", "biography"],
+        )
+
+
+def dry_run(snakemake, tmp_path: Path, change: dict, *config: str):
+    """A dry run with ``change`` as a config file over the tiny config (must fail)."""
+    import json
+    import subprocess
+
+    path = tmp_path / "change.yaml"
+    path.write_text(json.dumps(change))
+    command = snakemake.command(tmp_path / "run", "-n", configfiles=[path])
+    if config:
+        at = command.index("--config")
+        command[at + 1 : at + 2] = list(config)
+    return subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+
+
+def test_misspelt_mirror_is_named_before_any_job(snakemake, tmp_path: Path) -> None:
+    wrong = tmp_path / "shraed" / "data"
+    result = dry_run(snakemake, tmp_path, {}, 'data={"mirror": "' + str(wrong) + '"}')
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert f"{wrong}/hippocorpus/hippocorpus.csv does not exist" in out
+    assert "Traceback" not in out and "download_hippocorpus" not in out
+
+
+def test_bad_contrast_fails_before_any_nll_job(snakemake, data_mirror, tmp_path: Path) -> None:
+    change = {"hippocorpus": {"contrasts": [{"name": "x", "a": "imagine", "b": "recalled"}]}}
+    result = dry_run(snakemake, tmp_path, change, 'data={"mirror": "' + str(data_mirror) + '"}')
+    out = result.stdout + result.stderr
+    assert result.returncode != 0 and "score_nll_shard" not in out
+    assert "contrast 'x' of corpus 'hippocorpus'" in out and "Traceback" not in out
+
+
+def test_a_user_config_switches_the_sample_to_a_fraction(snakemake, tmp_path: Path) -> None:
+    change = tmp_path / "fraction.yaml"
+    change.write_text("hippocorpus:\n  sample:\n    fraction: 0.01\n")
+    snakemake(
+        tmp_path,
+        "--cores",
+        "1",
+        configfiles=[change],
+        targets=["results/hippocorpus/stories.parquet"],
+    )
+    counts = pd.read_csv(tmp_path / "results/hippocorpus/tables/sample_counts.csv")
+    by_type = counts.set_index("story_type")
+    for story_type in ("recalled", "imagined", "retold"):
+        n = by_type.loc[story_type, "n_in_corpus"] - by_type.loc[story_type, "n_excluded"]
+        assert by_type.loc[story_type, "n_sampled"] == round(0.01 * n)

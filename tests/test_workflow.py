@@ -149,12 +149,24 @@ def test_missing_model_file_gives_one_clear_message(snakemake, tmp_path: Path) -
 
 
 def test_absent_corpus_offline_says_what_to_download(snakemake, tmp_path: Path) -> None:
-    config = {
-        "data": {"mirror": str(tmp_path / "empty")},
-        "hippocorpus": {"url": "http://127.0.0.1:9/hippocorpus.zip"},
-    }
-    out = _failing_run(snakemake, tmp_path, config, "results/hippocorpus/stories.parquet")
-    assert "hippoCorpusV2.csv" in out and "data.mirror" in out
+    # no mirror: the download rule fetches the official release, and offline says what to do
+    change = tmp_path / "download.yaml"
+    change.write_text(
+        json.dumps({"data": {"mirror": None}, "hippocorpus": {"url": "http://127.0.0.1:9/hc.zip"}})
+    )
+    command = snakemake.command(
+        tmp_path / "run",
+        "--cores",
+        "1",
+        configfiles=[change],
+        targets=["results/hippocorpus/stories.parquet"],
+    )
+    at = command.index("--config")
+    del command[at : at + 2]  # the mirror stays null
+    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "hippoCorpusV2.csv" in out and "data.mirror" in out and "127.0.0.1:9" in out
     assert "Traceback" not in out
 
 
@@ -220,20 +232,20 @@ def test_book_genres_share_the_sequentiality_and_statistics_path(snakemake, tmp_
 
 
 def test_books_absent_offline_are_named_in_one_message(snakemake, tmp_path: Path) -> None:
-    mirror = tmp_path / "mirror"
-    (mirror / "books").mkdir(parents=True)
-    (mirror / "books" / "MANIFEST.tsv").write_text(
-        "category\tgutenberg_id\ttitle\npoetry\t1\tA\npoetry\t2\tB\n"
-    )
+    # no mirror: books missing locally are downloaded; offline, one message names them all
+    manifest = tmp_path / "MANIFEST.tsv"
+    manifest.write_text("category\tgutenberg_id\ttitle\npoetry\t1\tA\npoetry\t2\tB\n")
     change = tmp_path / "books.yaml"
     change.write_text(
         json.dumps(
             {
+                "data": {"mirror": None},
                 "books": {
                     "enabled": True,
+                    "manifest": str(manifest),
                     "url": "http://127.0.0.1:9/{id}.txt",
                     "contrasts": [{"name": "x", "a": "poetry", "b": "poetry"}],
-                }
+                },
             }
         )
     )
@@ -244,7 +256,8 @@ def test_books_absent_offline_are_named_in_one_message(snakemake, tmp_path: Path
         configfiles=[change],
         targets=["results/books/stories.parquet"],
     )
-    command[command.index("--config") + 1] = "data=" + json.dumps({"mirror": str(mirror)})
+    at = command.index("--config")
+    del command[at : at + 2]
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
     out = result.stdout + result.stderr
     assert result.returncode != 0

@@ -8,13 +8,56 @@ tested without Snakemake.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from storyflow import corpora
 from storyflow.errors import StoryflowError
 
 log = logging.getLogger(__name__)
+
+
+#: Keys of which a config sets one: (the block holding them, the alternatives).
+ALTERNATIVES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("hippocorpus", "sample"), ("fraction", "per_type")),
+)
+
+
+def _block(config: Mapping[str, Any] | None, path: tuple[str, ...]) -> Mapping[str, Any]:
+    for key in path:
+        config = (config or {}).get(key) if isinstance(config, Mapping) else None
+    return config if isinstance(config, Mapping) else {}
+
+
+def resolve_alternatives(
+    config: dict[str, Any], sources: Sequence[Mapping[str, Any] | None]
+) -> dict[str, Any]:
+    """Let a later config replace an either/or choice of an earlier one.
+
+    Snakemake merges config files key by key, so a user file setting
+    ``hippocorpus.sample.fraction`` over the default's ``per_type`` would give both. For each
+    group of :data:`ALTERNATIVES`, the last of ``sources`` (config mappings in the order they
+    were merged: the Snakefile's config file, then ``--configfile``s, then ``--config``) that
+    sets any key of the group decides: the group's other keys are set to None in ``config``
+    (changed in place and returned). Two alternatives set in the same source are an error.
+    """
+    for path, keys in ALTERNATIVES:
+        chosen: set[str] = set()
+        for source in sources:
+            given = {k for k in keys if _block(source, path).get(k) is not None}
+            if given:
+                chosen = given
+        if len(chosen) > 1:
+            names = " and ".join(".".join((*path, k)) for k in sorted(chosen))
+            raise StoryflowError(
+                f"config: {names} are alternatives: set one of them (a later config file "
+                "replaces the other)"
+            )
+        block = _block(config, path)
+        if chosen and isinstance(block, dict):
+            for key in set(keys) - chosen:
+                block[key] = None
+    return config
 
 
 def sequentiality_corpora(config: Mapping[str, Any]) -> list[str]:
@@ -38,6 +81,62 @@ def contrasts(config: Mapping[str, Any], corpus: str) -> list[Mapping[str, Any]]
     """The contrasts declared for ``corpus`` (its own block, or its ``corpora:`` entry)."""
     user = config.get("corpora") or {}
     return list(user[corpus]["contrasts"] if corpus in user else config[corpus]["contrasts"])
+
+
+def contrast_labels(
+    config: Mapping[str, Any], corpus: str, groups: Sequence[str] | None = None
+) -> dict[str, list[str] | None]:
+    """The label columns a contrast of ``corpus`` may filter on, with the values they can take
+    (None: any value; known only from the data).
+
+    ``groups``: the genres of the sampled books (books) or the values of a CSV corpus's group
+    column; HIPPOCORPUS's story types come from the config.
+    """
+    if corpus == "hippocorpus":
+        return {"story_type": list(config["hippocorpus"]["story_types"])}
+    if corpus == "books":
+        from storyflow.corpora.books import POV_LABELS, passage_types
+
+        genres = sorted(set(groups or ()))
+        pov_genres = config["books"]["pov"]["genres"]
+        return {
+            "story_type": passage_types(genres, pov_genres),
+            "genre": genres,
+            "pov": list(POV_LABELS),
+            "document_id": None,
+        }
+    return {"story_type": None if groups is None else sorted(set(groups))}
+
+
+def check_contrasts(
+    config: Mapping[str, Any], corpus: str, groups: Sequence[str] | None = None
+) -> None:
+    """Stop when a contrast of ``corpus`` names a label column or values that cannot occur.
+
+    Run at parse time, before any job: a typo in a contrast is reported in seconds, not after
+    hours of scoring. (A group that exists but happens to be empty in a small sample is not an
+    error: the statistics report it as NaN with a warning.)
+    """
+    labels = contrast_labels(config, corpus, groups)
+    for contrast in contrasts(config, corpus):
+        for side in ("a", "b"):
+            group = contrast[side]
+            filters = {"story_type": [group]} if isinstance(group, str) else group
+            for column, wanted in filters.items():
+                if column not in labels:
+                    raise StoryflowError(
+                        f"config: contrast {contrast['name']!r} of corpus {corpus!r}: group "
+                        f"{side} filters on {column!r}, which its stories do not have; label "
+                        f"columns: {', '.join(labels)}"
+                    )
+                allowed = labels[column]
+                values = [wanted] if isinstance(wanted, str) else list(wanted)
+                if allowed is not None and not set(values) & set(allowed):
+                    raise StoryflowError(
+                        f"config: contrast {contrast['name']!r} of corpus {corpus!r}: group "
+                        f"{side} asks for {column} {', '.join(map(repr, values))}, which cannot "
+                        f"occur; possible values: {', '.join(allowed)}"
+                    )
 
 
 def regression_plan(config: Mapping[str, Any]) -> tuple[list[str], dict[str, str]]:

@@ -2,27 +2,55 @@
 # config (which corpora, which regressions, which settings change a table) live in the library
 # (storyflow.plan, storyflow.corpora, storyflow.lm.registry); here they are only looked up.
 import re
+import sys
 from pathlib import Path
 
 from snakemake.logging import logger
 from snakemake.utils import min_version, validate
 
 from storyflow import corpora, plan
+from storyflow.corpora.user_csv import group_values
+from storyflow.errors import StoryflowError
 from storyflow.lm.registry import model_specs
 
 min_version("9.0")
 
 
+def config_sources():
+    """The config mappings in the order Snakemake merged them (for either/or keys)."""
+    import yaml
+
+    user = [Path(f).resolve() for f in workflow.config_settings.configfiles]
+    own = [f for f in workflow.configfiles if Path(f).resolve() not in user]
+    files = [*own, *user]
+    return [yaml.safe_load(Path(f).read_text()) for f in files] + [
+        workflow.config_settings.config
+    ]
+
+
+def checked(decide, *args):
+    """``decide(*args)`` at parse time; a config mistake ends the run with its message alone."""
+    try:
+        return decide(*args)
+    except StoryflowError as err:
+        logger.error(f"storyflow: {err}")
+        sys.exit(1)
+
+
+checked(plan.resolve_alternatives, config, config_sources())
 validate(config, schema="../schemas/config.schema.yaml")
 
-MODEL_SPECS = model_specs(config["models"])  # typed specs, defaults applied once
+
+MODEL_SPECS = checked(
+    model_specs, config["models"]
+)  # typed specs, defaults applied once
 MODELS = list(MODEL_SPECS)
 USER_CORPORA = list(config["corpora"])  # the user's CSV corpora (config `corpora:`)
 CORPORA = plan.sequentiality_corpora(config)
 SHARDS = [f"{k:03d}" for k in range(config["nll"]["shards"])]
 NS = config["narrative_sense"]
-NS_SOURCES = plan.narrative_sense_sources(config)
-REGRESSION_SPECS, REGRESSION_SKIPPED = plan.regression_plan(config)
+NS_SOURCES = checked(plan.narrative_sense_sources, config)
+REGRESSION_SPECS, REGRESSION_SKIPPED = checked(plan.regression_plan, config)
 for _spec, _reason in REGRESSION_SKIPPED.items():
     logger.warning(f"regression {_spec} skipped: {_reason}")
 
@@ -58,10 +86,10 @@ def corpus_file(name):
 
 
 def hippocorpus_csv():
-    """The corpus CSV: the mirror's copy when present, else the download rule's output."""
-    candidate = corpora.configured_path(config, "hippocorpus")
-    if config["data"]["mirror"] and candidate.is_file():
-        return str(candidate)
+    """The corpus CSV: the mirror's copy when a mirror is set (it must be there), else the
+    download rule's output."""
+    if config["data"]["mirror"]:
+        return str(checked(corpora.mirror_file, config, "hippocorpus"))
     return "resources/data/hippocorpus/hippoCorpusV2.csv"
 
 
@@ -105,10 +133,18 @@ def selected_books():
     chosen["source"] = [
         p if Path(p).is_file() else f for p, f in zip(chosen.path, fetched)
     ]
+    absent = [p for p, s in zip(chosen.path, chosen["source"]) if s != p]
+    if config["data"]["mirror"] and absent:
+        raise StoryflowError(
+            f"{len(absent)} book(s) of the sample are not in the data mirror "
+            f"({config['data']['mirror']}); looked for: {', '.join(absent[:5])}"
+            + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")
+            + ". Fix data.mirror, add the files, or set data.mirror to null to download them."
+        )
     return chosen
 
 
-BOOKS = selected_books() if config["books"]["enabled"] else None
+BOOKS = checked(selected_books) if config["books"]["enabled"] else None
 
 
 def book_files():
@@ -137,6 +173,19 @@ def book_path_template(wildcards):
 
 def book_url(wildcards):
     return config["books"]["url"]
+
+
+def corpus_groups(corpus):
+    """What a corpus's contrasts can name, read before any job: book genres, CSV groups."""
+    if corpus == "books":
+        return list(BOOKS["genre"])
+    if corpus in config["corpora"]:
+        return group_values(corpus_file(corpus), config["corpora"][corpus]["columns"])
+    return None
+
+
+for _corpus in CORPORA:
+    checked(plan.check_contrasts, config, _corpus, corpus_groups(_corpus))
 
 
 # --- models and NLL ---------------------------------------------------------------------------

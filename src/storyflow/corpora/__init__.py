@@ -209,3 +209,19 @@ def read_texts(
         else corpus_kind(config_or_kind, name)
     )
     return kind.read_texts(Path(path), settings)
+
+
+def mirror_file(config: Mapping[str, Any], name: str) -> Path:
+    """Corpus ``name``'s file in the data mirror, which must hold it.
+
+    With ``data.mirror`` set, a missing file is a mistake to report (a misspelt mirror would
+    otherwise switch silently to downloading): the error names the path that was checked.
+    """
+    path = configured_path(config, name)
+    if not path.is_file():
+        raise StoryflowError(
+            f"corpus {name}: {path} does not exist (data.mirror is {config['data']['mirror']!r}). "
+            "Fix data.mirror or the corpus's path, put the file there, or set data.mirror to "
+            "null to download the official release."
+        )
+    return path

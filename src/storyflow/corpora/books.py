@@ -422,7 +422,13 @@ def point_of_view(
     n = len(words)
     first = 100 * sum(w in FIRST_PERSON for w in words) / n if n else 0.0
     third = 100 * sum(w in THIRD_PERSON for w in words) / n if n else 0.0
-    label = "1P" if n and first >= first_rate else "3P" if n and third >= third_rate else "unclear"
+    label = (
+        POV_LABELS[0]
+        if n and first >= first_rate
+        else POV_LABELS[1]
+        if n and third >= third_rate
+        else POV_LABELS[2]
+    )
     return PointOfView(n, first, third, label)
 
 
@@ -441,6 +447,20 @@ class PassageSettings:
     pov_genres: tuple[str, ...]
     first_rate: float
     third_rate: float
+
+
+#: A passage's point of view: first person, third person, or neither clearly.
+POV_LABELS = ("1P", "3P", "unclear")
+
+
+def passage_types(genres: Sequence[str], pov_genres: Sequence[str]) -> list[str]:
+    """Every story type passages of ``genres`` can have (genres split by point of view)."""
+    return [
+        passage_type(g, pov, pov_genres)
+        for g in genres
+        for pov in POV_LABELS
+        if g in pov_genres or pov == POV_LABELS[0]
+    ]
 
 
 def passage_type(genre: str, pov: str, pov_genres: Sequence[str]) -> str:

@@ -81,3 +81,19 @@ def corpus_tables(
     stories, excluded = read_csv_stories(path, columns)
     groups = sorted(set(stories["story_type"]) | set(excluded["story_type"]))
     return stories, excluded, sample_counts(stories, stories, excluded, groups)
+
+
+def group_values(path: str | Path, columns: Mapping[str, str | None]) -> list[str] | None:
+    """The distinct values of a CSV corpus's group column (None when the file is absent).
+
+    Read at parse time to check the corpus's contrasts before any job; only that column is read.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return None
+    group = columns["group"]
+    header = pd.read_csv(path, nrows=0).columns
+    if group not in header:
+        return None  # the read_csv_corpus rule names the missing column
+    values = pd.read_csv(path, usecols=[group], dtype=str, keep_default_na=False)[group]
+    return sorted(set(values.str.strip()) - {""})
