@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from storyflow.errors import StoryflowError
-from storyflow.lm.backends.llama_lowlevel import SequenceContext
+from storyflow.lm.backends.llama_lowlevel import SequenceContext, model_file
 
 if TYPE_CHECKING:
     from storyflow.lm.backends.llama_cpp import VocabOnly
@@ -78,11 +78,7 @@ class BatchedLlamaCppScorer:
     ) -> None:
         import llama_cpp
 
-        path = Path(model_path)
-        if not path.is_file():
-            raise StoryflowError(
-                f"model file {path} does not exist (run the materialize_model rule)"
-            )
+        path = model_file(model_path)
         most = llama_cpp.llama_max_parallel_sequences() - STEM_SLOTS
         if not 1 <= n_seq <= most:
             raise StoryflowError(f"nll.n_seq must be 1..{most}, not {n_seq}")

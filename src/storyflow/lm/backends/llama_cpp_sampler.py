@@ -21,7 +21,7 @@ import numpy as np
 
 from storyflow.errors import StoryflowError
 from storyflow.lm.backends.llama_cpp import VocabOnly
-from storyflow.lm.backends.llama_lowlevel import SequenceContext
+from storyflow.lm.backends.llama_lowlevel import SequenceContext, model_file
 from storyflow.lm.prompts import prompt_tokens
 from storyflow.lm.sampling import Sample, SamplingSettings, check_request, generate
 
@@ -48,11 +48,7 @@ class LlamaCppSampler:
     ) -> None:
         import llama_cpp
 
-        path = Path(model_path)
-        if not path.is_file():
-            raise StoryflowError(
-                f"model file {path} does not exist (run the materialize_model rule)"
-            )
+        path = model_file(model_path)
         most = llama_cpp.llama_max_parallel_sequences()
         if not 1 <= n_seq <= most:
             raise StoryflowError(f"n_seq must be 1..{most}, not {n_seq}")

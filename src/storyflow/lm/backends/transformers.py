@@ -20,7 +20,7 @@ each sample extends its cache and is cropped off afterwards.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 
 import numpy as np
@@ -140,20 +140,17 @@ class TransformersSampler(TransformersModel):
     whatever the model's dtype. ``tokens_generated`` counts the tokens of returned samples.
     """
 
-    def __init__(
-        self,
-        model: str | Path,
-        *,
-        dtype: str = "float32",
-        device: str = "cpu",
-        n_threads: int | None = None,
-    ) -> None:
-        super().__init__(model, dtype=dtype, device=device, n_threads=n_threads)
-        self.n_ctx = int(getattr(self.model.config, "max_position_embeddings", 2**31 - 1))
-        self.end_ids = self._end_ids()
-        self.tokens_generated = 0
+    tokens_generated: int = 0  # tokens of the returned samples (all calls)
 
-    def _end_ids(self) -> Collection[int]:
+    @cached_property
+    def n_ctx(self) -> int:
+        """The longest sequence the model takes (its ``max_position_embeddings``)."""
+        return int(getattr(self.model.config, "max_position_embeddings", 2**31 - 1))
+
+    @cached_property
+    def end_ids(self) -> Collection[int]:
+        """Token ids that end a sample (llama.cpp's ``is_eog`` set for a GGUF file, else the
+        checkpoint's EOS ids)."""
         if self.vocab is not None:
             import llama_cpp
 
