@@ -14,10 +14,16 @@ does not write it). The story part is *not* rendered as text: it is the concaten
 once-tokenized sentences (each with its leading space, exactly as in the plain format), so the
 scored tokens are exactly the target sentence's tokens and identical in every condition. The end
 of the assistant turn (e.g. ``<|im_end|>``) comes after the target and is never scored.
+
+Prompts for sampling and closed-choice answers (:func:`generation_prompt`) end where the
+assistant's reply begins: either the chat template rendered with ``add_generation_prompt``, or,
+for base models, a plain frame (the messages' texts, then a cue line chosen by the caller).
+:func:`prompt_tokens` turns such a text into token ids the way a llama.cpp server does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -26,8 +32,16 @@ from storyflow.errors import StoryflowError
 _MARK = "\x1fSTORYFLOW-STORY\x1f"
 
 
-def render_chat(template: str, messages: list[dict[str, str]], **special: str) -> str:
-    """Render a Hugging Face style chat template (jinja2, sandboxed, as transformers does)."""
+def render_chat(
+    template: str,
+    messages: list[dict[str, str]],
+    add_generation_prompt: bool = False,
+    **special: str,
+) -> str:
+    """Render a Hugging Face style chat template (jinja2, sandboxed, as transformers does).
+
+    ``add_generation_prompt``: end with the header of an assistant turn (for generation).
+    """
     from jinja2.exceptions import TemplateError
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
@@ -38,8 +52,96 @@ def render_chat(template: str, messages: list[dict[str, str]], **special: str) -
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
     return env.from_string(template).render(
-        messages=messages, add_generation_prompt=False, **special
+        messages=messages, add_generation_prompt=add_generation_prompt, **special
     )
+
+
+def chat_template(llm: Any, model_name: str = "model") -> str:
+    """The GGUF's chat template (``tokenizer.chat_template``); a clear error when it has none."""
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise StoryflowError(
+            f"model {model_name} has no chat template (GGUF tokenizer.chat_template): "
+            "set `prompt: plain` for it in the config"
+        )
+    return template
+
+
+def template_specials(llm: Any) -> dict[str, str]:
+    """The special-token texts chat templates use: ``bos_token`` and ``eos_token``."""
+
+    def text(token: int) -> str:
+        if token < 0:
+            return ""
+        return llm.detokenize([token], special=True).decode("utf-8", errors="replace")
+
+    return {"bos_token": text(llm.token_bos()), "eos_token": text(llm.token_eos())}
+
+
+def added_bos(llm: Any) -> int | None:
+    """The BOS id the model's tokenizer puts before a text, or None when it adds none."""
+    adds_bos = str(llm.metadata.get("tokenizer.ggml.add_bos_token", "true")).lower() == "true"
+    return int(llm.token_bos()) if adds_bos and llm.token_bos() >= 0 else None
+
+
+def prompt_tokens(llm: Any, text: str) -> list[int]:
+    """Token ids of a rendered prompt, as a llama.cpp server tokenizes a completion prompt.
+
+    Special tokens written in the text (``<|im_start|>``) are parsed; the model's BOS comes first
+    when its tokenizer adds one (GGUF ``tokenizer.ggml.add_bos_token``) and the text does not
+    already begin with it (a chat template may write it). ``llm`` is a llama-cpp-python ``Llama``.
+    """
+    ids = llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+    bos = added_bos(llm)
+    if bos is not None and (not ids or ids[0] != bos):
+        ids = [bos, *ids]
+    return ids
+
+
+GENERATION_MODES = ("chat", "plain")
+ASKING_ROLES = ("system", "user")
+
+
+def generation_prompt(
+    llm: Any,
+    messages: Sequence[Mapping[str, str]],
+    *,
+    mode: str = "chat",
+    cue: str = "",
+    model_name: str = "model",
+) -> str:
+    """Prompt text ending where the model's answer begins.
+
+    ``messages``: ``[{"role": "system" | "user", "content": text}, ...]``. ``mode``:
+
+    * ``chat``: the model's chat template (GGUF metadata of ``llm``, a llama-cpp-python ``Llama``;
+      ``vocab_only`` is enough) rendered with ``add_generation_prompt``: the text ends with the
+      header of the assistant's turn (SmolLM2: ``<|im_start|>assistant\n``). ``cue`` must be
+      empty (the template decides how the turn begins);
+    * ``plain``, for base models: the messages' contents (stripped) joined by a blank line, then,
+      when ``cue`` is given, a line break and ``cue`` (e.g. ``"Answer:"``; the answer or sample
+      then continues that line, so answer options usually start with a space).
+
+    Turn the text into token ids with :func:`prompt_tokens`.
+    """
+    for message in messages:
+        if message.get("role") not in ASKING_ROLES or not isinstance(message.get("content"), str):
+            raise StoryflowError(
+                f"prompt messages need a role in {ASKING_ROLES} and a text content, "
+                f"not {dict(message)!r}"
+            )
+    if mode == "chat":
+        if cue:
+            raise StoryflowError("a cue is for plain prompts; a chat template sets the turn")
+        listed = [{"role": m["role"], "content": m["content"]} for m in messages]
+        return render_chat(
+            chat_template(llm, model_name), listed, add_generation_prompt=True,
+            **template_specials(llm),
+        )  # fmt: skip
+    if mode == "plain":
+        text = "\n\n".join(m["content"].strip() for m in messages)
+        return f"{text}\n{cue}" if cue else text
+    raise StoryflowError(f"prompt mode must be one of {GENERATION_MODES}, not {mode!r}")
 
 
 class ChatPrompt:
@@ -49,25 +151,10 @@ class ChatPrompt:
     """
 
     def __init__(self, llm: Any, model_name: str = "model") -> None:
-        template = llm.metadata.get("tokenizer.chat_template")
-        if not template:
-            raise StoryflowError(
-                f"model {model_name} has no chat template (GGUF tokenizer.chat_template): "
-                "set `prompt: plain` for it in the config"
-            )
         self.llm = llm
-        self.template = template
-        self.special = {
-            "bos_token": self._text(llm.token_bos()),
-            "eos_token": self._text(llm.token_eos()),
-        }
-        adds_bos = str(llm.metadata.get("tokenizer.ggml.add_bos_token", "true")).lower() == "true"
-        self.bos = int(llm.token_bos()) if adds_bos and llm.token_bos() >= 0 else None
-
-    def _text(self, token: int) -> str:
-        if token < 0:
-            return ""
-        return self.llm.detokenize([token], special=True).decode("utf-8", errors="replace")
+        self.template = chat_template(llm, model_name)
+        self.special = template_specials(llm)
+        self.bos = added_bos(llm)
 
     def messages(self, formulation: str, topic: str | None) -> list[dict[str, str]]:
         if formulation == "topic":
@@ -88,8 +175,4 @@ class ChatPrompt:
 
     def prefix(self, formulation: str, topic: str | None) -> list[int]:
         """Token ids of the prefix (special tokens parsed; BOS first when the model adds one)."""
-        text = self.prefix_text(formulation, topic)
-        ids = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
-        if self.bos is not None and (not ids or ids[0] != self.bos):
-            ids = [self.bos, *ids]
-        return ids
+        return prompt_tokens(self.llm, self.prefix_text(formulation, topic))

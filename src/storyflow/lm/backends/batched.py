@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from storyflow.errors import StoryflowError
+from storyflow.lm.backends.llama_lowlevel import SequenceContext, model_file
 
 if TYPE_CHECKING:
     from storyflow.lm.backends.llama_cpp import VocabOnly
@@ -77,60 +78,43 @@ class BatchedLlamaCppScorer:
     ) -> None:
         import llama_cpp
 
-        path = Path(model_path)
-        if not path.is_file():
-            raise StoryflowError(
-                f"model file {path} does not exist (run the materialize_model rule)"
-            )
+        path = model_file(model_path)
         most = llama_cpp.llama_max_parallel_sequences() - STEM_SLOTS
         if not 1 <= n_seq <= most:
             raise StoryflowError(f"nll.n_seq must be 1..{most}, not {n_seq}")
-        self.lib = llama_cpp
         self.path = path
         self.n_ctx = n_ctx
         self.n_seq = n_seq
         self.n_batch = n_batch
         self.workers = logsoftmax_workers or n_threads
-        model_params = llama_cpp.llama_model_default_params()
-        model_params.n_gpu_layers = n_gpu_layers
-        self._model = llama_cpp.llama_model_load_from_file(str(path).encode(), model_params)
-        if not self._model:
-            raise StoryflowError(f"llama.cpp cannot load {path}")
         # a single pass may be longer than n_batch: let one decode call hold it; logits are read
         # at most at every token of a decode call
         self.logits_rows = max(n_batch, n_ctx)
-        params = llama_cpp.llama_context_default_params()
-        params.n_ctx = n_ctx * (n_seq + STEM_SLOTS)
-        params.n_seq_max = n_seq + STEM_SLOTS
-        params.kv_unified = False
-        params.n_batch = self.logits_rows
-        params.n_ubatch = min(n_batch, self.logits_rows)
-        params.n_threads = n_threads
-        params.n_threads_batch = n_threads
-        params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
-        params.no_perf = True
-        self._ctx = llama_cpp.llama_init_from_model(self._model, params)
-        if not self._ctx:
-            llama_cpp.llama_model_free(self._model)
-            raise StoryflowError(f"llama.cpp cannot create a context for {path}")
-        self._memory = llama_cpp.llama_get_memory(self._ctx)
-        self.n_vocab = llama_cpp.llama_vocab_n_tokens(llama_cpp.llama_model_get_vocab(self._model))
-        self._batch = llama_cpp.llama_batch_init(self.logits_rows, 0, 1)
+        self._llama = SequenceContext(
+            path,
+            n_ctx_seq=n_ctx,
+            n_seq=n_seq + STEM_SLOTS,
+            n_batch=self.logits_rows,
+            n_ubatch=min(n_batch, self.logits_rows),
+            n_threads=n_threads,
+            n_gpu_layers=n_gpu_layers,
+        )
         self._held: list[tuple[int, ...] | None] = [None] * n_seq  # stem in each sequence's KV
         self._slots: OrderedDict[tuple[int, ...], int] = OrderedDict()  # stem -> its sequence
-        self.tokens_evaluated = 0  # tokens run through the model (all calls)
-        self.batches = 0  # llama_decode calls
+
+    @property
+    def tokens_evaluated(self) -> int:
+        """Tokens run through the model (all calls)."""
+        return self._llama.tokens_evaluated
+
+    @property
+    def batches(self) -> int:
+        """``llama_decode`` calls."""
+        return self._llama.batches
 
     def close(self) -> None:
         """Free the llama.cpp batch, context and model (also done when the object is collected)."""
-        if getattr(self, "_ctx", None):
-            self.lib.llama_batch_free(self._batch)
-            self.lib.llama_free(self._ctx)
-            self.lib.llama_model_free(self._model)
-            self._ctx = None
-
-    def __del__(self) -> None:
-        self.close()
+        self._llama.close()
 
     @cached_property
     def vocab(self) -> VocabOnly:
@@ -202,14 +186,10 @@ class BatchedLlamaCppScorer:
             # padding after the last token read, so that every sequence has the same length
             tokens += [tokens[-1]] * (min(width, self.n_ctx - len(stem)) - len(tokens))
             for k, token in enumerate(tokens):
-                self._put(n, token, len(stem) + k, seq, k < len(continuation))
+                self._llama.put(n, token, len(stem) + k, seq, k < len(continuation))
                 n += 1
-        self._batch.n_tokens = n
-        self._decode()
-        n_outputs = sum(len(continuation) for _, continuation in requests)
-        logits = np.ctypeslib.as_array(
-            self.lib.llama_get_logits(self._ctx), shape=(n_outputs, self.n_vocab)
-        )
+        self._llama.decode(n)
+        logits = self._llama.logits(sum(len(continuation) for _, continuation in requests))
         from storyflow.lm.backends.llama_cpp import token_logprobs
 
         results = []
@@ -219,7 +199,7 @@ class BatchedLlamaCppScorer:
             results.append(token_logprobs(rows, continuation, workers=self.workers))
             row += len(continuation)
         for seq, stem in enumerate(stems):  # back to the stem
-            self.lib.llama_memory_seq_rm(self._memory, seq, len(stem), -1)
+            self._llama.remove(seq, len(stem))
         return results
 
     def _load_stems(self, stems: Sequence[tuple[int, ...]]) -> None:
@@ -232,9 +212,9 @@ class BatchedLlamaCppScorer:
         for seq, stem in enumerate(stems):
             if self._held[seq] == stem:
                 continue
-            self.lib.llama_memory_seq_rm(self._memory, seq, -1, -1)
+            self._llama.remove(seq)
             if stem:
-                self.lib.llama_memory_seq_cp(self._memory, self._stem_slot(stem), seq, -1, -1)
+                self._llama.copy(self._stem_slot(stem), seq)
             self._held[seq] = stem
 
     def _stem_slot(self, stem: tuple[int, ...]) -> int:
@@ -246,28 +226,9 @@ class BatchedLlamaCppScorer:
             slot = self.n_seq + len(self._slots)
         else:
             _, slot = self._slots.popitem(last=False)
-            self.lib.llama_memory_seq_rm(self._memory, slot, -1, -1)
+            self._llama.remove(slot)
         for pos, token in enumerate(stem):
-            self._put(pos, token, pos, slot, False)
-        self._batch.n_tokens = len(stem)
-        self._decode()
+            self._llama.put(pos, token, pos, slot, False)
+        self._llama.decode(len(stem))
         self._slots[stem] = slot
         return slot
-
-    def _put(self, i: int, token: int, pos: int, seq: int, logits: bool) -> None:
-        batch = self._batch
-        batch.token[i] = token
-        batch.pos[i] = pos
-        batch.n_seq_id[i] = 1
-        batch.seq_id[i][0] = seq
-        batch.logits[i] = logits
-
-    def _decode(self) -> None:
-        n = self._batch.n_tokens
-        if n > self.logits_rows:
-            raise ValueError(f"batch of {n} tokens exceeds {self.logits_rows}")
-        status = self.lib.llama_decode(self._ctx, self._batch)
-        if status != 0:
-            raise StoryflowError(f"llama_decode failed with status {status} ({n} tokens)")
-        self.tokens_evaluated += n
-        self.batches += 1

@@ -1,4 +1,4 @@
-"""transformers (PyTorch) backend of the NLL engine: CPU or GPU, float32 or bfloat16.
+"""transformers (PyTorch) backend: NLL scorer and sampler; CPU or GPU, float32 or bfloat16.
 
 Loads either the same GGUF file llama.cpp scores (``gguf_file=``: transformers dequantizes the
 weights, so both backends see the same quantized values; needs the ``gguf`` package and an
@@ -11,22 +11,28 @@ two backends score exactly the same token sequences; for a checkpoint, from its 
 KV reuse, as in ``LlamaCppScorer``: the prefix without its last token (the stem) is evaluated
 once and its cache kept; each call evaluates the prefix's last token and the continuation on top
 of it and then crops the cache back to the stem.
+
+``TransformersSampler`` draws samples one at a time with ``storyflow.lm.sampling`` (the token
+rule and per-sample seeds of every backend) on the model's logits: the prompt is evaluated once,
+each sample extends its cache and is cropped off afterwards.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from functools import cached_property, partial
 from pathlib import Path
 
 import numpy as np
 
 from storyflow.errors import StoryflowError
+from storyflow.lm.sampling import Sample, SamplingSettings, check_request, generate
 
 DTYPES = ("float32", "bfloat16")
 
 
-class TransformersScorer:
-    """Scorer (``tokenize`` / ``start_token`` / ``logprobs``) running a transformers model."""
+class TransformersModel:
+    """A transformers causal LM and its tokenizer (llama.cpp's for a GGUF file, see above)."""
 
     def __init__(
         self,
@@ -91,6 +97,10 @@ class TransformersScorer:
             return eot
         return int(tok.eos_token_id)
 
+
+class TransformersScorer(TransformersModel):
+    """Scorer (``tokenize`` / ``start_token`` / ``logprobs``) running a transformers model."""
+
     def logprobs(self, prefix: Sequence[int], continuation: Sequence[int]) -> np.ndarray:
         """ln p(continuation[t] | prefix + continuation[:t]), the stem's cache reused."""
         torch = self.torch
@@ -120,3 +130,83 @@ class TransformersScorer:
             target = torch.tensor(continuation, device=self.device)[:, None]
             picked = logprobs.gather(1, target)[:, 0]
         return picked.double().cpu().numpy()
+
+
+class TransformersSampler(TransformersModel):
+    """``Sampler`` running a transformers model, one sample at a time.
+
+    Token ids, text and end-of-generation tokens come from llama.cpp's tokenizer for a GGUF file
+    (as in ``LlamaCppSampler``), else from the checkpoint's tokenizer. Logits are taken in float32
+    whatever the model's dtype. ``tokens_generated`` counts the tokens of returned samples.
+    """
+
+    tokens_generated: int = 0  # tokens of the returned samples (all calls)
+
+    @cached_property
+    def n_ctx(self) -> int:
+        """The longest sequence the model takes (its ``max_position_embeddings``)."""
+        return int(getattr(self.model.config, "max_position_embeddings", 2**31 - 1))
+
+    @cached_property
+    def end_ids(self) -> Collection[int]:
+        """Token ids that end a sample (llama.cpp's ``is_eog`` set for a GGUF file, else the
+        checkpoint's EOS ids)."""
+        if self.vocab is not None:
+            import llama_cpp
+
+            from storyflow.lm.backends.llama_lowlevel import end_of_generation_ids
+
+            return end_of_generation_ids(llama_cpp.llama_model_get_vocab(self.vocab.llm.model))
+        ends = self.model.generation_config.eos_token_id
+        ends = [ends] if isinstance(ends, int) else list(ends or [])
+        return frozenset([*ends, self.tokenizer.eos_token_id]) - {None}
+
+    def prompt_tokens(self, prompt: str) -> list[int]:
+        """Token ids of a rendered prompt: special tokens parsed, BOS first when it is added."""
+        if self.vocab is not None:
+            from storyflow.lm.prompts import prompt_tokens
+
+            return prompt_tokens(self.vocab.llm, prompt)
+        tok = self.tokenizer
+        ids = list(tok.encode(prompt, add_special_tokens=False))
+        bos = tok.bos_token_id if getattr(tok, "add_bos_token", False) else None
+        return [bos, *ids] if bos is not None and (not ids or ids[0] != bos) else ids
+
+    def decode(self, tokens: Sequence[int]) -> str:
+        """Text of generated tokens (special tokens not rendered)."""
+        if self.vocab is not None:
+            return self.vocab.llm.detokenize(list(tokens)).decode("utf-8", errors="ignore")
+        return self.tokenizer.decode(list(tokens), skip_special_tokens=True)
+
+    def sample(self, prompt: str, k: int, settings: SamplingSettings) -> list[Sample]:
+        """Samples 0..k-1 of ``prompt``, one after another from the prompt's cache."""
+        torch = self.torch
+        ids = self.prompt_tokens(prompt)
+        check_request(len(ids), k, settings, self.n_ctx)
+        with torch.inference_mode():
+            out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True)
+            cache = out.past_key_values
+            prompt_logits = out.logits[0, -1].float().cpu().numpy()
+            samples: list[Sample] = []
+            for index in range(k):
+                step = partial(self._step, cache, [len(ids)])
+                samples += generate(
+                    prompt_logits, [index], settings, self.decode, self.end_ids, step
+                )
+                cache.crop(-(cache.get_seq_length() - len(ids)))  # back to the prompt
+        self.tokens_generated += sum(len(s.tokens) for s in samples)
+        return samples
+
+    def _step(
+        self, cache: object, position: list[int], slots: Sequence[int], tokens: Sequence[int]
+    ) -> np.ndarray:
+        """Feed the sample's next token at ``position[0]``; its next-token logits (float32)."""
+        torch = self.torch
+        out = self.model(
+            input_ids=torch.tensor([list(tokens)], device=self.device),
+            past_key_values=cache,
+            position_ids=torch.tensor([position], device=self.device),
+            use_cache=True,
+        )
+        position[0] += 1
+        return out.logits[:, -1].float().cpu().numpy()

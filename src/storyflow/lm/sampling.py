@@ -1,0 +1,256 @@
+"""Sampling text from a language model: settings, the token rule, seeding, stop strings.
+
+This module is backend-independent. A backend (``LlamaCppSampler``, ``TransformersSampler``)
+supplies logits rows; everything that decides *which* token follows lives here, so the sampling
+rule is the same in every backend:
+
+* **token choice** (:func:`choose_token`): logits → divide by the temperature → softmax → tokens
+  ranked by probability → nucleus (top-p) cut of the ranking → one uniform number from the
+  sample's generator picks the token at that quantile of the ranked nucleus. Temperature 0 is
+  greedy (argmax, no draw).
+* **seeding** (:func:`sequence_rng`): sample k (0-based) draws from its own generator, seeded by
+  ``(settings.seed, k)`` only, and each step consumes exactly one uniform number. So sample k
+  gets the same random numbers whether it is drawn alone, in a batch of any size, or in another
+  chunk; the texts are then equal whenever the backend's logits are equal (see docs/lm.md for
+  how far that holds across batch compositions).
+* **ends** (:class:`Continuation`): a sequence ends at the model's end-of-generation token
+  (``eos``, the token is not part of the text), when the decoded text contains a stop string
+  (``stop``: the text is cut before the first occurrence; the string may span tokens), or after
+  ``max_tokens`` tokens (``length``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from storyflow.errors import StoryflowError
+
+FINISH_REASONS = ("stop", "length", "eos")
+RANKED_HEAD = 1024  # most probable tokens ranked before the rest of the vocabulary (see ranked)
+
+
+@dataclass(frozen=True)
+class SamplingSettings:
+    """How to draw a continuation.
+
+    ``temperature``: divides the logits (> 0; 0 = greedy, the most probable token each step).
+    ``top_p``: nucleus share in (0, 1]: each step draws from the smallest set of most probable
+    tokens whose probabilities (after the temperature) sum to at least ``top_p``; 1 = no cut.
+    ``max_tokens``: most generated tokens per sample (>= 1). ``stop``: strings that end a sample
+    (cut from its text). ``seed``: non-negative integer; sample k's random stream is seeded by
+    ``(seed, k)``.
+    """
+
+    temperature: float = 1.0
+    top_p: float = 1.0
+    max_tokens: int = 64
+    stop: tuple[str, ...] = ()
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.temperature) and self.temperature >= 0):
+            raise StoryflowError(
+                f"sampling temperature must be a finite number >= 0 (0 = greedy), "
+                f"not {self.temperature!r}"
+            )
+        if not (0 < self.top_p <= 1):
+            raise StoryflowError(f"sampling top_p must be in (0, 1], not {self.top_p!r}")
+        if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int):
+            raise StoryflowError(f"sampling max_tokens must be an integer, not {self.max_tokens!r}")
+        if self.max_tokens < 1:
+            raise StoryflowError(f"sampling max_tokens must be >= 1, not {self.max_tokens}")
+        if isinstance(self.stop, str) or any(not isinstance(s, str) or not s for s in self.stop):
+            raise StoryflowError(
+                f"sampling stop must be a tuple of non-empty strings, not {self.stop!r}"
+            )
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise StoryflowError(f"sampling seed must be an integer >= 0, not {self.seed!r}")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One generated continuation.
+
+    ``index``: k, the sample's 0-based number (its seed is ``(settings.seed, k)``). ``text``: the
+    decoded continuation, cut before the first stop string. ``tokens``: the generated token ids
+    (the end-of-generation token excluded; with a stop string, up to and including the token that
+    completed it). ``finish_reason``: ``stop``, ``length`` or ``eos``.
+    """
+
+    index: int
+    text: str
+    tokens: tuple[int, ...]
+    finish_reason: str
+
+
+class Sampler(Protocol):
+    """A model that draws ``k`` continuations of a prompt."""
+
+    def sample(self, prompt: str, k: int, settings: SamplingSettings) -> list[Sample]:
+        """Samples 0..k-1 of ``prompt`` (already rendered text, special tokens parsed)."""
+        ...
+
+
+def sequence_rng(seed: int, index: int) -> np.random.Generator:
+    """The random generator of sample ``index``: depends only on (seed, index)."""
+    return np.random.default_rng([seed, index])
+
+
+def check_k(k: int) -> None:
+    """Fail clearly unless ``k`` (samples per prompt) is a positive integer."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise StoryflowError(f"number of samples k must be an integer >= 1, not {k!r}")
+
+
+def choose_token(
+    logits: np.ndarray, temperature: float, top_p: float, rng: np.random.Generator
+) -> int:
+    """The next token id drawn from one logits row (unnormalised log-probabilities, any float).
+
+    Temperature 0 returns the argmax (lowest id among ties) and draws nothing. Otherwise:
+
+    1. probabilities p = softmax(logits / temperature) (float64);
+    2. tokens ranked by p, largest first (ties: lower id first);
+    3. nucleus: the shortest prefix of that ranking whose probabilities sum to at least
+       ``top_p`` (``top_p = 1``: all tokens);
+    4. one uniform number u in [0, 1) from ``rng`` picks the token at quantile u of the nucleus:
+       the first whose cumulative probability (in ranked order, renormalised) exceeds u.
+
+    Drawing along the ranking (not the vocabulary order) keeps a draw stable under small changes
+    of the logits (another backend, another batch): the boundaries between the likely tokens'
+    intervals move by about the change in their own probabilities only.
+    """
+    row = np.asarray(logits, dtype=np.float64)
+    if temperature == 0:
+        return int(np.argmax(row))
+    scaled = row / temperature
+    probs = np.exp(scaled - scaled.max())
+    probs /= probs.sum()
+    u = rng.random()
+    if top_p < 1:
+        ids, cumulative = ranked(probs, top_p)
+        size = min(int(np.searchsorted(cumulative, top_p, side="left")) + 1, len(ids))
+        ids, cumulative = ids[:size], cumulative[:size]
+        target = u * cumulative[-1]
+    else:
+        ids, cumulative = ranked(probs, u)
+        target = u
+    return int(ids[min(int(np.searchsorted(cumulative, target, side="right")), len(ids) - 1)])
+
+
+def ranked(probs: np.ndarray, mass: float) -> tuple[np.ndarray, np.ndarray]:
+    """The head of the probability ranking: token ids sorted by probability (descending, ties by
+    ascending id) and their running sums, long enough that the sum exceeds ``mass`` (or all ids).
+
+    Exact and usually fast: the h most probable tokens (with every token tied with the last of
+    them) are the start of the full ranking, with the same running sums, so only they are sorted;
+    h starts at ``RANKED_HEAD`` and grows eightfold until the head's sum exceeds ``mass``.
+    """
+    size = RANKED_HEAD
+    while size < len(probs):
+        floor = np.partition(probs, len(probs) - size)[len(probs) - size]
+        head = np.flatnonzero(probs >= floor)
+        ids = head[np.argsort(-probs[head], kind="stable")]
+        cumulative = np.cumsum(probs[ids])
+        if cumulative[-1] > mass:
+            return ids, cumulative
+        size *= 8
+    ids = np.argsort(-probs, kind="stable")
+    return ids, np.cumsum(probs[ids])
+
+
+def first_stop(text: str, stops: Sequence[str]) -> int | None:
+    """Index in ``text`` where the earliest stop string begins, or None when there is none."""
+    found = [i for i in (text.find(s) for s in stops) if i >= 0]
+    return min(found) if found else None
+
+
+@dataclass
+class Continuation:
+    """The state of one sample while it is generated (see :meth:`push`)."""
+
+    index: int
+    settings: SamplingSettings
+    decode: Callable[[Sequence[int]], str]
+    end_ids: Collection[int]
+    rng: np.random.Generator = field(init=False)
+    tokens: list[int] = field(default_factory=list)
+    text: str = ""
+    finish_reason: str | None = None
+
+    def __post_init__(self) -> None:
+        self.rng = sequence_rng(self.settings.seed, self.index)
+
+    @property
+    def running(self) -> bool:
+        return self.finish_reason is None
+
+    def push(self, logits: np.ndarray) -> int | None:
+        """Draw the next token from ``logits``; the token to feed back, or None when finished."""
+        s = self.settings
+        token = choose_token(logits, s.temperature, s.top_p, self.rng)
+        if token in self.end_ids:
+            self.finish_reason = "eos"
+            return None
+        self.tokens.append(token)
+        self.text = self.decode(self.tokens)
+        cut = first_stop(self.text, s.stop)
+        if cut is not None:
+            self.text = self.text[:cut]
+            self.finish_reason = "stop"
+        elif len(self.tokens) >= s.max_tokens:
+            self.finish_reason = "length"
+        return token if self.running else None
+
+    def result(self) -> Sample:
+        if self.finish_reason is None:
+            raise RuntimeError(f"sample {self.index} is still running")
+        return Sample(self.index, self.text, tuple(self.tokens), self.finish_reason)
+
+
+Step = Callable[[Sequence[int], Sequence[int]], np.ndarray]
+"""Feeds token ``tokens[i]`` to sequence ``slots[i]`` (one token each, appended after what the
+sequence holds) and returns the next-token logits, one row per slot, in order."""
+
+
+def generate(
+    prompt_logits: np.ndarray,
+    indices: Sequence[int],
+    settings: SamplingSettings,
+    decode: Callable[[Sequence[int]], str],
+    end_ids: Collection[int],
+    step: Step,
+) -> list[Sample]:
+    """Samples ``indices`` of one prompt, sample ``indices[j]`` running in the backend's slot j.
+
+    ``prompt_logits`` is the next-token logits row after the prompt (every slot holds the
+    prompt); each round draws one token per running sample and feeds all of them to ``step``
+    together. A finished sample is not fed again.
+    """
+    states = [Continuation(k, settings, decode, end_ids) for k in indices]
+    fed = {slot: state.push(prompt_logits) for slot, state in enumerate(states)}
+    while True:
+        slots = [slot for slot, token in fed.items() if token is not None]
+        if not slots:
+            return [state.result() for state in states]
+        rows = step(slots, [fed[slot] for slot in slots])
+        fed = {slot: states[slot].push(row) for slot, row in zip(slots, rows, strict=True)}
+
+
+def check_request(prompt_tokens: int, k: int, settings: SamplingSettings, n_ctx: int) -> None:
+    """Fail clearly unless ``k`` >= 1 samples of a prompt of ``prompt_tokens`` tokens (>= 1) and
+    ``max_tokens`` new tokens fit a window of ``n_ctx`` tokens."""
+    check_k(k)
+    if prompt_tokens < 1:
+        raise StoryflowError("the prompt is empty: sampling needs at least one token")
+    if prompt_tokens + settings.max_tokens > n_ctx:
+        raise StoryflowError(
+            f"the prompt ({prompt_tokens} tokens) plus max_tokens ({settings.max_tokens}) "
+            f"exceeds the context window of {n_ctx} tokens: shorten the prompt, lower "
+            "max_tokens or raise n_ctx"
+        )

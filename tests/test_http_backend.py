@@ -1,0 +1,281 @@
+"""The OpenAI-compatible HTTP backend: requests and parsing against a stub server, then a real
+llama.cpp server (llama-cpp-python's) against the in-process backends on the same GGUF file.
+
+Every server listens on 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from storyflow.errors import StoryflowError
+from storyflow.lm.backends.http import (
+    LLAMA_CPP_PLAIN_SAMPLING,
+    HttpBackend,
+    sample_seed,
+    trailing_logprob,
+)
+from storyflow.lm.sampling import SamplingSettings
+
+# --- a stub server ------------------------------------------------------------------------------
+
+
+class Stub:
+    """Records each request (path, headers, JSON body) and answers with ``respond(body)``."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
+        self.respond: Callable[[dict[str, Any]], tuple[int, Any]] = lambda body: (200, {})
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                stub.requests.append((self.path, dict(self.headers), body))
+                status, answer = stub.respond(body)
+                data = answer.encode() if isinstance(answer, str) else json.dumps(answer).encode()
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+
+@pytest.fixture
+def stub() -> Iterator[Stub]:
+    server = Stub()
+    thread = threading.Thread(target=server.server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield server
+    server.server.shutdown()
+    server.server.server_close()
+
+
+def completion(text: str, reason: str, **extra: Any) -> dict[str, Any]:
+    return {"choices": [{"text": text, "finish_reason": reason, **extra}]}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_sample_requests_one_seed_per_sample(stub: Stub, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STORYFLOW_TEST_KEY", "sk-test")
+    reasons = iter(["stop", "length", "stop"])
+    stub.respond = lambda body: (200, completion(f"text {body['seed']}", next(reasons)))
+    backend = HttpBackend(
+        stub.url + "/", "m", api_key_env="STORYFLOW_TEST_KEY", extra_body={"top_k": 0}
+    )
+    settings = SamplingSettings(temperature=0.7, top_p=0.9, max_tokens=5, stop=("\n",), seed=42)
+    samples = backend.sample("Once", 3, settings)
+    seeds = [sample_seed(42, k) for k in range(3)]
+    assert [s.text for s in samples] == [f"text {seed}" for seed in seeds]
+    assert [s.finish_reason for s in samples] == ["stop", "length", "stop"]
+    assert [s.index for s in samples] == [0, 1, 2] and samples[0].tokens == ()
+    path, headers, body = stub.requests[0]
+    assert path == "/v1/completions"
+    assert headers["Authorization"] == "Bearer sk-test"
+    assert body == {
+        "model": "m",
+        "prompt": "Once",
+        "n": 1,
+        "max_tokens": 5,
+        "temperature": 0.7,
+        "top_p": 0.9,
+        "seed": seeds[0],
+        "stop": ["\n"],
+        "top_k": 0,
+    }
+    # without stop strings a server's "stop" can only be the end-of-generation token
+    stub.respond = lambda body: (200, completion("x", "stop"))
+    (alone,) = backend.sample("Once", 1, SamplingSettings(seed=42))
+    assert alone.finish_reason == "eos"
+    assert "stop" not in stub.requests[-1][2]
+
+
+def test_sample_seed_depends_only_on_seed_and_index() -> None:
+    seeds = {sample_seed(s, k) for s in range(3) for k in range(50)}
+    assert len(seeds) == 150 and all(0 <= s < 2**32 for s in seeds)
+    assert sample_seed(7, 3) == sample_seed(7, 3)
+
+
+def test_answer_reads_the_options_trailing_tokens(stub: Stub) -> None:
+    # echoed prompt "Q: A?" + option, then one generated token (usage.completion_tokens = 1)
+    def respond(body: dict[str, Any]) -> tuple[int, Any]:
+        assert body["echo"] is True and body["max_tokens"] == 1 and body["logprobs"] == 1
+        option = body["prompt"].removeprefix("Q: A?")
+        pieces = {"Yes": ["Yes"], " no way": [" no", " way"]}[option]
+        tokens = ["Q", ":", " A", "?", *pieces, "!"]
+        logprobs = [None, -1.0, -2.0, -0.5, *[-0.25 * (i + 1) for i in range(len(pieces))], -9.0]
+        scored = {"tokens": tokens, "token_logprobs": logprobs}
+        return 200, {
+            "choices": [{"text": "", "finish_reason": "length", "logprobs": scored}],
+            "usage": {"completion_tokens": 1},
+        }
+
+    stub.respond = respond
+    result = HttpBackend(stub.url, "m").answer("Q: A?", {"yes": ["Yes"], "no": [" no way"]})
+    assert result.variant_logprobs == ((-0.25,), (-0.75,))
+    assert sum(result.probs) == pytest.approx(1.0)
+
+
+def test_trailing_tokens_must_make_up_the_option() -> None:
+    tokens, logprobs = ["Q", "?", " Y", "es"], [None, -1.0, -2.0, -3.0]
+    assert trailing_logprob(tokens, logprobs, " Yes", "here") == -5.0
+    with pytest.raises(StoryflowError, match="not a whole number of tokens"):
+        trailing_logprob(["Q", "? Y", "es"], [None, -1.0, -3.0], " Yes", "here")
+    with pytest.raises(StoryflowError, match="not a whole number of tokens"):
+        trailing_logprob(["Yes"], [None], "Yes", "here")  # the first token has no log-prob
+
+
+def test_server_without_prompt_logprobs_is_a_clear_error(stub: Stub) -> None:
+    stub.respond = lambda body: (200, completion("", "length", logprobs=None))
+    with pytest.raises(StoryflowError, match="returned no prompt log-probabilities"):
+        HttpBackend(stub.url, "m").answer("Q", ["A", "B"])
+
+
+def test_http_errors_are_clear(stub: Stub, monkeypatch: pytest.MonkeyPatch) -> None:
+    stub.respond = lambda body: (500, {"error": "model not loaded"})
+    with pytest.raises(StoryflowError, match=r"answered HTTP 500: .*model not loaded"):
+        HttpBackend(stub.url, "m").sample("x", 1, SamplingSettings())
+    stub.respond = lambda body: (200, "<html>")
+    with pytest.raises(StoryflowError, match="did not answer JSON"):
+        HttpBackend(stub.url, "m").sample("x", 1, SamplingSettings())
+    url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+    with pytest.raises(StoryflowError, match=re.escape(f"cannot reach the model server at {url}")):
+        HttpBackend(url, "m", timeout=5).sample("x", 1, SamplingSettings())
+    monkeypatch.delenv("STORYFLOW_UNSET_KEY", raising=False)
+    with pytest.raises(StoryflowError, match="STORYFLOW_UNSET_KEY is not set"):
+        HttpBackend(url, "m", api_key_env="STORYFLOW_UNSET_KEY")
+
+
+# --- a real llama.cpp server ----------------------------------------------------------------------
+
+SERVER_MODULES = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
+
+
+@pytest.fixture(scope="module")
+def llama_server(packaged_models: dict[str, Path], tmp_path_factory) -> Iterator[str]:
+    """llama-cpp-python's OpenAI-compatible server on SmolLM2 (127.0.0.1, a free port)."""
+    missing = [m for m in SERVER_MODULES if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"llama-cpp-python's server extras are not installed: {missing}")
+    port = free_port()
+    log = tmp_path_factory.mktemp("server") / "server.log"
+    # one thread, n_batch 512 (the in-process default), logits of every token (echo log-probs)
+    command = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(packaged_models["smollm2"]),
+        "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", "512", "--n_batch", "512", "--n_threads", "1", "--n_threads_batch", "1",
+        "--logits_all", "true",
+    ]  # fmt: skip
+    with open(log, "w") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"the server exited: {log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{url}/models", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"the server did not answer in 120 s: {log.read_text()[-3000:]}")
+                time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def letter_prompt(llm: Any, letter: str) -> str:
+    from storyflow.lm.prompts import generation_prompt
+
+    question = f"Repeat this letter and nothing else: {letter}"
+    return generation_prompt(llm, [{"role": "user", "content": question}])
+
+
+@pytest.mark.slow
+def test_server_answers_equal_in_process_scoring(
+    llama_server: str, packaged_models: dict[str, Path]
+) -> None:
+    from storyflow.lm.answers import answer
+    from storyflow.lm.backends.llama_cpp import LlamaCppScorer
+
+    scorer = LlamaCppScorer(packaged_models["smollm2"], n_ctx=512, n_threads=1)
+    backend = HttpBackend(llama_server, "smollm2")
+    # llama-cpp-python's server sorts the whole vocabulary in Python for every echoed token:
+    # about 2 s per request for this 40-token prompt, so few requests here
+    options = {"A": ["A"], "B": ["B", "The letter B"]}
+    prompt = letter_prompt(scorer.llm, "B")
+    served, local = backend.answer(prompt, options), answer(scorer, prompt, options)
+    assert served.best == local.best == "B"
+    # float32 log-probs of the same logits: measured |diff| <= 4e-7 nats (21 variants, 3 prompts)
+    for a, b in zip(served.variant_logprobs, local.variant_logprobs, strict=True):
+        assert a == pytest.approx(b, abs=1e-5)
+    assert served.probs == pytest.approx(local.probs, abs=1e-5)
+    assert served.mass == pytest.approx(local.mass, rel=1e-5)
+
+
+@pytest.mark.slow
+def test_server_greedy_and_seeded_samples(
+    llama_server: str, packaged_models: dict[str, Path]
+) -> None:
+    from storyflow.lm.backends.llama_cpp_sampler import LlamaCppSampler
+    from storyflow.lm.prompts import generation_prompt
+
+    local = LlamaCppSampler(packaged_models["smollm2"], n_ctx=512, n_seq=1, n_threads=1)
+    backend = HttpBackend(llama_server, "smollm2", extra_body=LLAMA_CPP_PLAIN_SAMPLING)
+
+    def fresh() -> None:
+        """Make the server forget its cached prompt: it re-decodes the next prompt whole.
+
+        (It reuses the longest cached prefix of its previous request and decodes the rest, at
+        least the last prompt token, alone; that token's logits then differ slightly from a
+        whole-prompt decode: 0.007 nats on SmolLM2's first generated token, measured.)"""
+        backend.post("/completions", {"prompt": "Hello", "max_tokens": 1})
+
+    for question in ("What is 2 + 2?", "Write one sentence about the sea."):
+        prompt = generation_prompt(local.vocab.llm, [{"role": "user", "content": question}])
+        greedy = SamplingSettings(temperature=0, max_tokens=20)
+        fresh()
+        (served,) = backend.sample(prompt, 1, greedy)
+        (ours,) = local.sample(prompt, 1, greedy)
+        assert (served.text, served.finish_reason) == (ours.text, ours.finish_reason)
+    stopped = SamplingSettings(temperature=0, max_tokens=20, stop=(" is",))
+    fresh()
+    assert backend.sample(prompt, 1, stopped)[0].text == local.sample(prompt, 1, stopped)[0].text
+    # seeded samples repeat on the server (its own sampler: not the in-process texts)
+    seeded = SamplingSettings(temperature=0.9, max_tokens=12, seed=5)
+    fresh()
+    first = backend.sample(prompt, 2, seeded)
+    fresh()
+    assert backend.sample(prompt, 2, seeded) == first
+    assert first[0].text != first[1].text
