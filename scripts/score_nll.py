@@ -29,8 +29,20 @@ def write_plan(smk, plan):
             frame.to_csv(path, index=False)
 
 
+def nll_config(smk):
+    """The rule's NLL settings, plus nll.tokens_per_second from the config when the params lack it.
+
+    The rate only feeds the logged time estimate: read from the config, not the params, so that
+    changing it does not make Snakemake re-run the shards.
+    """
+    cfg = dict(smk.params.settings)
+    config = getattr(smk, "config", None) or {}
+    cfg.setdefault("tokens_per_second", config.get("nll", {}).get("tokens_per_second"))
+    return cfg
+
+
 def main(smk):
-    settings = NllSettings.from_config(smk.params.settings, threads=smk.threads)
+    settings = NllSettings.from_config(nll_config(smk), threads=smk.threads)
     stories = select_shard(
         pd.read_parquet(smk.input.stories), int(smk.wildcards.shard), smk.params.n_shards
     )

@@ -344,6 +344,7 @@ def test_score_nll_rule_writes_the_plan_tables(smollm2: Path, tmp_path: Path) ->
     out = {name: str(tmp_path / f"{name}.{ext}") for name, ext in
            (("nll", "parquet"), ("cost", "csv"), ("excluded", "csv"))}  # fmt: skip
     smk = SimpleNamespace(
+        config={"nll": {"tokens_per_second": 123}},
         rule="score_nll_shard",
         log=[str(tmp_path / "score.log")],
         threads=1,
@@ -376,4 +377,6 @@ def test_score_nll_rule_writes_the_plan_tables(smollm2: Path, tmp_path: Path) ->
     excluded = pd.read_csv(out["excluded"])
     assert list(excluded.columns) == list(EXCLUDED_DTYPES)
     assert set(excluded["story_id"]) == {"normal", "run_on", "long"}
-    assert "over nll.max_story_tokens = 5" in (tmp_path / "score.log").read_text()
+    log_text = (tmp_path / "score.log").read_text()
+    assert "over nll.max_story_tokens = 5" in log_text
+    assert "at 123 tokens/s" in log_text  # the rate from the config feeds the estimate
