@@ -1,24 +1,24 @@
-"""Rule score_nll_shard: per-sentence NLL, every history size and formulation, one shard."""
+"""Rule score_nll_shard: per-sentence NLL, every history size and formulation, one shard.
 
-import pandas as pd
+Stories the plan leaves out (over nll.max_story_tokens, or with a sentence longer than the
+context window) are logged here and listed by rule plan_nll (docs/cost_and_failures.md).
+"""
 
+from storyflow import tables
 from storyflow.lm.nll.engine import NllSettings, score_corpus, select_shard
 from storyflow.lm.registry import ModelSpec
 from storyflow.runner import run
 
 
 def main(smk):
-    settings = NllSettings.from_config(smk.params.settings, threads=smk.threads)
-    stories = select_shard(
-        pd.read_parquet(smk.input.stories), int(smk.wildcards.shard), smk.params.n_shards
-    )
     spec = ModelSpec.from_config(smk.params.model)
+    stories = tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "topic"])
     table = score_corpus(
         model_name=smk.wildcards.model,
         model_path=smk.input.gguf,
-        stories=stories,
-        sentences=pd.read_parquet(smk.input.sentences),
-        settings=settings,
+        stories=select_shard(stories, int(smk.wildcards.shard), smk.params.n_shards),
+        sentences=tables.read(tables.SENTENCES, smk.input.sentences),
+        settings=NllSettings.from_config(smk.params.settings, threads=smk.threads),
         prompt=spec.prompt,
         backend=spec.backend,
         dtype=spec.dtype,

@@ -170,7 +170,7 @@ def run_script(name: str, **smk: object) -> None:
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
     try:
-        fake = SimpleNamespace(rule=name, log=[], **smk)
+        fake = SimpleNamespace(**{"rule": name, "log": [], **smk})
         runpy.run_path(str(REPO / "scripts" / f"{name}.py"), init_globals={"snakemake": fake})
     finally:
         for handler in list(root.handlers):

@@ -66,12 +66,16 @@ def sequentiality_corpora(config: Mapping[str, Any]) -> list[str]:
     return ["hippocorpus", *books, *(config.get("corpora") or {})]
 
 
+#: NLL settings that change no score: how the work is split, the rate of the time estimate.
+NOT_SCORES = ("shards", "tokens_per_second")
+
+
 def nll_settings(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
-    """The NLL settings that change a corpus's scores (``shards`` only splits the work).
+    """The NLL settings that change a corpus's scores (not :data:`NOT_SCORES`).
 
     Books have no topic: their formulations come from ``books.formulations``.
     """
-    settings = {key: value for key, value in config["nll"].items() if key != "shards"}
+    settings = {k: v for k, v in config["nll"].items() if k not in NOT_SCORES}
     if corpus == "books":
         settings["formulations"] = config["books"]["formulations"]
     return settings

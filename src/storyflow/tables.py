@@ -199,6 +199,42 @@ NLL = Table(
     "(fewer when truncated to fit the context window).",
 )
 
+NLL_COST = Table(
+    "NLL cost",
+    {
+        "story_id": "object",
+        "model": "object",
+        "formulation": "object",
+        "n_sentences": "int64",
+        "story_tokens": "int64",
+        "longest_sentence": "int64",
+        "prefix_tokens": "int64",
+        "beyond_window": "bool",
+        "passes": "int64",
+        "planned_tokens": "int64",
+    },
+    key=("story_id", "model", "formulation"),
+    doc="The planned work of one story and formulation, from token counts alone (model's "
+    "tokens): story_tokens = its sentences, prefix_tokens = start token + topic or the chat "
+    "prefix, planned_tokens = prefix once + every forward pass's continuation; beyond_window: "
+    "prefix + story longer than the context window (some rows truncated).",
+)
+
+NLL_EXCLUDED = Table(
+    "NLL excluded stories",
+    {
+        "story_id": "object",
+        "model": "object",
+        "n_sentences": "int64",
+        "story_tokens": "int64",
+        "longest_sentence": "int64",
+        "reason": "object",
+    },
+    key=("story_id", "model"),
+    doc="Stories the NLL stage leaves out for a model (over nll.max_story_tokens, or a sentence "
+    "longer than the context window), with the reason and what scoring them would cost.",
+)
+
 # --------------------------------------------------------------------------- sequentiality
 
 SENTENCE_SEQUENTIALITY = Table(

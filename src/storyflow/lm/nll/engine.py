@@ -1,15 +1,17 @@
 """The NLL engine's corpus run: every story, sentence, formulation and history size of a shard.
 
-``score_corpus`` tokenizes the shard's stories, sizes the context window, plans each story's
-passes (``storyflow.lm.nll.planning``) and sends them to a backend (``storyflow.lm.backends``);
-the result is the NLL table (``storyflow.tables.NLL``), one row per term, in nats/token.
+``run_corpus`` (and ``score_corpus``, its NLL table alone) tokenizes the shard's stories, leaves
+out those that cannot or should not be scored, sizes the context window and logs what the run
+will cost (``plan_corpus``, ``storyflow.lm.nll.cost``), then plans each story's passes
+(``storyflow.lm.nll.planning``) and sends them to a backend (``storyflow.lm.backends``); the
+result is the NLL table (``storyflow.tables.NLL``), one row per term, in nats/token.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +20,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.history import FULL, history_labels
 from storyflow.lm.backends import Scorer
@@ -27,8 +30,19 @@ from storyflow.lm.backends.llama_cpp import (
     default_n_batch,
     default_n_seq,
 )
+from storyflow.lm.nll.cost import (
+    DEFAULT_MAX_STORY_TOKENS,
+    Progress,
+    estimate_lines,
+    excluded_row,
+    exclusion_reason,
+    prefix_lengths,
+    story_costs,
+)
 from storyflow.lm.nll.planning import (
+    BEYOND_WINDOW,
     FORMULATIONS,
+    BeyondWindow,
     PassCounter,
     StoryTokens,
     TermResult,
@@ -46,17 +60,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-NLL_DTYPES = {
-    "story_id": "object",
-    "sentence_idx": "int64",
-    "model": "object",
-    "formulation": "object",
-    "history": "object",
-    "n_history": "int64",
-    "n_tokens": "int64",
-    "nll": "float64",
-    "truncated": "bool",
-}
+NLL_DTYPES = tables.NLL.columns
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,19 @@ class NllSettings:
     n_batch: int = 512
     n_seq: int = 1
     n_threads: int = 1
+    # stories of more tokens are excluded (None: no ceiling); storyflow.lm.nll.cost
+    max_story_tokens: int | None = DEFAULT_MAX_STORY_TOKENS
+    # full-history targets beyond the window: shared windows (linear cost) or longest history
+    beyond_window: BeyondWindow = "shared"
+    # expected rate for the time estimate logged before scoring (None: measured while scoring)
+    tokens_per_second: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.beyond_window not in BEYOND_WINDOW:
+            raise StoryflowError(
+                f"nll.beyond_window must be one of {', '.join(BEYOND_WINDOW)}, "
+                f"not {self.beyond_window!r}"
+            )
 
     @classmethod
     def from_config(cls, cfg: Mapping[str, Any], threads: int = 1) -> NllSettings:
@@ -82,7 +99,14 @@ class NllSettings:
             n_batch=default_n_batch(int(cfg["n_gpu_layers"]), cfg.get("n_batch")),
             n_seq=default_n_seq(int(cfg["n_gpu_layers"]), cfg.get("n_seq")),
             n_threads=int(threads),
+            max_story_tokens=_optional(cfg.get("max_story_tokens", DEFAULT_MAX_STORY_TOKENS), int),
+            beyond_window=cfg.get("beyond_window", "shared"),
+            tokens_per_second=_optional(cfg.get("tokens_per_second"), float),
         )
+
+
+def _optional(value: Any, kind: Callable[[Any], Any]) -> Any:
+    return None if value is None else kind(value)
 
 
 def score_requests(
@@ -106,13 +130,17 @@ def score_terms(
     max_history: int,
     capacity: int,
     counter: PassCounter | None = None,
+    beyond_window: BeyondWindow = "longest",
 ) -> dict[tuple[int, int], TermResult]:
     """Score every (requested context start c, target i) term of one story and formulation.
 
     One forward pass per context start c over prefix + s_c..s_last (see the module docstring);
-    terms that do not fit ``capacity`` tokens get their history truncated from the left.
+    terms that do not fit ``capacity`` tokens get their history truncated from the left, full
+    histories as ``beyond_window`` says (``storyflow.lm.nll.planning``).
     """
-    return score_stories(scorer, [(prefix, sentences)], max_history, capacity, counter)[0]
+    return score_stories(
+        scorer, [(prefix, sentences)], max_history, capacity, counter, beyond_window=beyond_window
+    )[0]
 
 
 def score_stories(
@@ -122,6 +150,7 @@ def score_stories(
     capacity: int,
     counter: PassCounter | None = None,
     names: Sequence[str] | None = None,
+    beyond_window: BeyondWindow = "longest",
 ) -> list[dict[tuple[int, int], TermResult]]:
     """``score_terms`` for several (prefix, sentences) jobs, all their passes sent at once.
 
@@ -134,7 +163,7 @@ def score_stories(
     plans = []
     for j, (prefix, _) in enumerate(jobs):
         try:
-            plans.append(plan_passes(len(prefix), lengths[j], max_history, capacity))
+            plans.append(plan_passes(len(prefix), lengths[j], max_history, capacity, beyond_window))
         except StoryflowError as err:
             raise StoryflowError(f"{names[j]}: {err}" if names else str(err)) from err
     requests = []
@@ -163,6 +192,7 @@ def score_story(
     max_history: int,
     capacity: int,
     counter: PassCounter | None = None,
+    beyond_window: BeyondWindow = "longest",
 ) -> dict[str, dict[tuple[int, int], TermResult]]:
     """Terms per formulation of one story (those it has), all its passes sent at once.
 
@@ -177,6 +207,7 @@ def score_story(
         capacity,
         counter,
         names=[f"story {story.story_id} ({formulation})" for formulation in present],
+        beyond_window=beyond_window,
     )
     return dict(zip(present, terms, strict=True))
 
@@ -257,6 +288,124 @@ def gather_shards(paths: Sequence[str | Path]) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
+@dataclass
+class CorpusPlan:
+    """A shard's stories tokenized and screened, its window sized and its cost planned."""
+
+    stories: list[StoryTokens]  # the stories to score
+    start: int  # start token
+    capacity: int  # the largest window allowed (nll.max_context_tokens, training context)
+    needed: int  # tokens of the longest full-history sequence of the stories kept
+    n_ctx: int  # the window allocated
+    cost: pd.DataFrame  # storyflow.lm.nll.cost.COST_DTYPES
+    excluded: pd.DataFrame  # storyflow.lm.nll.cost.EXCLUDED_DTYPES
+
+    @property
+    def planned_tokens(self) -> int:
+        return int(self.cost["planned_tokens"].sum())
+
+
+@dataclass
+class CorpusRun:
+    """The outcome of ``run_corpus``: NLL rows, the cost plan, and the stories left out."""
+
+    nll: pd.DataFrame  # NLL_DTYPES
+    cost: pd.DataFrame  # COST_DTYPES
+    excluded: pd.DataFrame  # EXCLUDED_DTYPES
+
+
+def empty_nll() -> pd.DataFrame:
+    return tables.NLL.empty()
+
+
+def plan_corpus(
+    model_name: str,
+    model_path: str | Path,
+    stories: pd.DataFrame,
+    sentences: pd.DataFrame,
+    settings: NllSettings,
+    prompt: str = "plain",
+) -> CorpusPlan:
+    """Tokenize, screen and plan a shard without loading the model's weights (a dry run).
+
+    A story over ``settings.max_story_tokens`` or with a sentence that cannot fit the window is
+    left out (``CorpusPlan.excluded``, with the reason, and a logged warning); the others get
+    their cost rows (``CorpusPlan.cost``). The estimate is logged (``estimate_lines``).
+    """
+    vocab = VocabOnly(model_path)
+    start = vocab.start_token
+    if prompt not in ("plain", "chat"):
+        raise ValueError(f"prompt must be plain or chat, not {prompt!r}")
+    chat = ChatPrompt(vocab.llm, model_name) if prompt == "chat" else None
+    by_story = sentences.sort_values(["story_id", "sentence_idx"]).groupby("story_id", sort=False)
+    texts = {sid: list(group["text"]) for sid, group in by_story}
+    capacity = min(settings.max_context_tokens, vocab.n_ctx_train)
+    kept: list[StoryTokens] = []
+    prefixes: list[dict[str, int]] = []
+    excluded = []
+    for row in stories.itertuples(index=False):
+        if row.story_id not in texts:
+            log.warning("story %s has no sentences: skipped", row.story_id)
+            continue
+        topic = row.topic if isinstance(row.topic, str) and row.topic.strip() else None
+        story = tokenize_story(vocab, row.story_id, texts[row.story_id], topic, chat)
+        story_prefixes = prefix_lengths(story, settings.formulations, start)
+        reason = exclusion_reason(
+            story,
+            story_prefixes,
+            capacity,
+            settings.max_story_tokens,
+            max_history=settings.max_history,
+            beyond_window=settings.beyond_window,
+            tokens_per_second=settings.tokens_per_second,
+        )
+        if reason is not None:
+            log.warning("model %s: story %s excluded: %s", model_name, story.story_id, reason)
+            excluded.append(excluded_row(story, model_name, reason))
+            continue
+        kept.append(story)
+        prefixes.append(story_prefixes)
+    needed = context_size(kept, settings.formulations, start)
+    n_ctx = min(capacity, -(-needed // 64) * 64)
+    cost_rows = []
+    for story, story_prefixes in zip(kept, prefixes, strict=True):
+        cost_rows.extend(
+            story_costs(
+                story,
+                story_prefixes,
+                model_name,
+                settings.max_history,
+                n_ctx,
+                settings.beyond_window,
+            )
+        )
+    plan = CorpusPlan(
+        stories=kept,
+        start=start,
+        capacity=capacity,
+        needed=needed,
+        n_ctx=n_ctx,
+        cost=tables.NLL_COST.frame(cost_rows),
+        excluded=tables.NLL_EXCLUDED.frame(excluded),
+    )
+    log.info(
+        "model %s: %d stories, %s prompts, longest sequence %d tokens, context window %d "
+        "(cap %d), start token %d",
+        model_name,
+        len(kept),
+        prompt,
+        needed,
+        n_ctx,
+        capacity,
+        start,
+    )
+    for line in estimate_lines(
+        model_name, plan.cost, plan.excluded, n_ctx, settings.tokens_per_second
+    ):
+        log.info("%s", line)
+    return plan
+
+
 def score_corpus(
     model_name: str,
     model_path: str | Path,
@@ -269,46 +418,44 @@ def score_corpus(
 ) -> pd.DataFrame:
     """NLL table (columns of ``NLL_DTYPES``) of every story, sentence, formulation and history size.
 
+    ``run_corpus``'s NLL table; the stories it leaves out are logged.
+    """
+    return run_corpus(
+        model_name, model_path, stories, sentences, settings, prompt, backend, dtype
+    ).nll
+
+
+def run_corpus(
+    model_name: str,
+    model_path: str | Path,
+    stories: pd.DataFrame,
+    sentences: pd.DataFrame,
+    settings: NllSettings,
+    prompt: str = "plain",
+    backend: str = "llama.cpp",
+    dtype: str = "float32",
+    on_plan: Callable[[CorpusPlan], None] | None = None,
+) -> CorpusRun:
+    """NLL table of every story, sentence, formulation and history size, its cost and exclusions.
+
     ``stories`` needs ``story_id``, ``topic`` (None when missing); ``sentences`` needs
     ``story_id``, ``sentence_idx``, ``text``. Stories without a topic get context rows only.
     ``prompt``: ``plain`` (start token, topic, "\\n\\n") or ``chat`` (the model's chat template,
     storyflow.lm.prompts). ``backend``: ``llama.cpp`` or ``transformers`` (the same GGUF,
     dequantized; ``dtype`` float32 or bfloat16; on the GPU when ``settings.n_gpu_layers`` != 0).
+    The plan (``plan_corpus``: cost, exclusions, logged estimate) is made first, without the
+    weights, and handed to ``on_plan`` before any scoring (to write the cost table early).
     """
     if stories.empty:
         log.info("model %s: no stories in this shard", model_name)
-        return pd.DataFrame(
-            {column: pd.Series(dtype=dtype) for column, dtype in NLL_DTYPES.items()}
-        )
-    vocab = VocabOnly(model_path)
-    start = vocab.start_token
-    if prompt not in ("plain", "chat"):
-        raise ValueError(f"prompt must be plain or chat, not {prompt!r}")
-    chat = ChatPrompt(vocab.llm, model_name) if prompt == "chat" else None
-    by_story = sentences.sort_values(["story_id", "sentence_idx"]).groupby("story_id", sort=False)
-    texts = {sid: list(group["text"]) for sid, group in by_story}
-    tokenized = []
-    for row in stories.itertuples(index=False):
-        if row.story_id not in texts:
-            log.warning("story %s has no sentences: skipped", row.story_id)
-            continue
-        topic = row.topic if isinstance(row.topic, str) and row.topic.strip() else None
-        tokenized.append(tokenize_story(vocab, row.story_id, texts[row.story_id], topic, chat))
-    capacity = min(settings.max_context_tokens, vocab.n_ctx_train)
-    needed = context_size(tokenized, settings.formulations, start)
-    n_ctx = min(capacity, -(-needed // 64) * 64)
-    log.info(
-        "model %s: %d stories, %s prompts, longest sequence %d tokens, context window %d "
-        "(cap %d), start token %d",
-        model_name,
-        len(tokenized),
-        prompt,
-        needed,
-        n_ctx,
-        capacity,
-        start,
-    )
-    del vocab
+        return CorpusRun(empty_nll(), tables.NLL_COST.empty(), tables.NLL_EXCLUDED.empty())
+    plan = plan_corpus(model_name, model_path, stories, sentences, settings, prompt)
+    if on_plan is not None:
+        on_plan(plan)
+    if not plan.stories:
+        log.warning("model %s: no story of this shard can be scored", model_name)
+        return CorpusRun(empty_nll(), plan.cost, plan.excluded)
+    n_ctx, start = plan.n_ctx, plan.start
     scorer: Any
     if backend == "transformers":
         from storyflow.lm.backends.transformers import TransformersScorer
@@ -331,17 +478,27 @@ def score_corpus(
         settings.n_batch,
         settings.n_threads,
     )
+    planned = plan.cost.groupby("story_id", sort=False)["planned_tokens"].sum()
+    progress = Progress(model_name, len(plan.stories), plan.planned_tokens, log)
     counter = PassCounter()
     rows: list[tuple[Any, ...]] = []
     began = time.perf_counter()
-    for story in tqdm(tokenized, desc=f"NLL {model_name}", unit="story"):
+    for story in tqdm(plan.stories, desc=f"NLL {model_name}", unit="story"):
         terms = score_story(
-            scorer, story, settings.formulations, start, settings.max_history, n_ctx, counter
+            scorer,
+            story,
+            settings.formulations,
+            start,
+            settings.max_history,
+            n_ctx,
+            counter,
+            beyond_window=settings.beyond_window,
         )
         for formulation, story_terms in terms.items():
             rows.extend(
                 story_rows(story, story_terms, model_name, formulation, settings.max_history)
             )
+        progress.story_done(int(planned.get(story.story_id, 0)))
     elapsed = time.perf_counter() - began
     log.info(
         "model %s: %d forward passes, %d tokens evaluated in %.1f s (%.1f tokens/s); "
@@ -353,8 +510,8 @@ def score_corpus(
         scorer.tokens_evaluated / elapsed if elapsed else float("nan"),
         counter.tokens,
     )
-    table = pd.DataFrame(rows, columns=list(NLL_DTYPES)).astype(NLL_DTYPES)
+    table = tables.NLL.frame(rows)
     n_truncated = int(table["truncated"].sum())
     if n_truncated:
         log.warning("%d rows had their history truncated to fit the context window", n_truncated)
-    return table
+    return CorpusRun(table, plan.cost, plan.excluded)

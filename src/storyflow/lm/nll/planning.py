@@ -1,4 +1,4 @@
-"""Pass planning of the NLL engine: per-sentence NLLs for every history size.
+"""Pass planning of the NLL engine: per-sentence NLLs under a causal LM, for every history size.
 
 Terms (docs/method.md §1): for sentence s_i of a story, history size h and formulation f,
 
@@ -24,18 +24,37 @@ How the terms are computed (each exactly, not approximated):
   is reused by every pass of that story.
 
 Context-window policy: the window is sized to the longest sequence needed, at most
-``max_context_tokens`` (and the model's training context). When a pass does not fit, the targets
-that fit are read from it and each remaining target is scored with its history truncated from the
-left (whole sentences dropped, oldest first) until prefix + history + target fits; the row records
-``n_history`` (sentences actually seen) and ``truncated = True``.
+``max_context_tokens`` (and the model's training context). A story whose prefix + sentences fit the
+window is planned as above, whatever the policy. When a pass does not fit, the targets that fit are
+read from it and each remaining target is scored with its history truncated from the left (whole
+sentences dropped, oldest first); the row records ``n_history`` (sentences actually seen) and
+``truncated = True``. How far the history of a full-history target is truncated is the
+``beyond_window`` policy:
+
+* ``"longest"``: every term that does not fit keeps the longest history that fits. Each
+  full-history target beyond the window then needs a pass of its own, about a window long: the cost
+  grows with (sentences beyond the window) × (window), e.g. 9.4 million tokens for a
+  50,000-word story with a 2,048-token window.
+* ``"shared"`` (the engine's default, ``NllSettings.beyond_window``): the full-history targets
+  beyond the first window are read from a chain of shared windows. Each window is a pass that
+  starts some whole sentences before its first new target and runs until the window is full;
+  the next window starts so that its first new target keeps the whole sentences of at most half
+  the window's room before it (at least one sentence, when one fits). Every such target
+  sees at least min(the longest history that fits, the sentences of half the room before it),
+  and the windows cost about twice the story's tokens: linear in the story's length.
+  A history term h <= H that does not fit (H sentences longer than the window) keeps the
+  longest history that fits under both policies.
+
+Planning uses cumulative token counts (binary searches, no sums over sentences per term), so a
+3,000-sentence story is planned in well under a second.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -44,6 +63,9 @@ from storyflow.lm.prompts import ChatPrompt
 
 FORMULATIONS = ("topic", "context")
 TOPIC_SEPARATOR = "\n\n"
+#: Policies for the full-history targets of a story longer than the window (module docstring).
+BEYOND_WINDOW = ("shared", "longest")
+BeyondWindow = Literal["shared", "longest"]
 
 
 @dataclass
@@ -141,47 +163,89 @@ class Pass:
 
 
 def plan_passes(
-    prefix_len: int, lengths: Sequence[int], max_history: int, capacity: int
+    prefix_len: int,
+    lengths: Sequence[int],
+    max_history: int,
+    capacity: int,
+    beyond_window: BeyondWindow = "longest",
 ) -> list[Pass]:
     """The passes that score every (requested context start, target) term of one story.
 
     One pass per context start c over prefix + s_c..s_last (see the module docstring), cut where
     ``capacity`` tokens are reached; a target beyond the cut gets its history truncated from the
-    left (whole sentences, oldest first) and is read from the pass of its new start. The plan
-    depends only on the token counts, so it is made before any pass is evaluated.
+    left (whole sentences, oldest first) and is read from the pass of its new start. How far a
+    full-history target is truncated is ``beyond_window`` (module docstring; a story that fits
+    ``capacity`` gets the same plan under both). The plan depends only on the token counts, so it
+    is made before any pass is evaluated.
     """
+    if beyond_window not in BEYOND_WINDOW:
+        raise ValueError(f"beyond_window must be one of {BEYOND_WINDOW}, not {beyond_window!r}")
     for i, length in enumerate(lengths):
         if prefix_len + length > capacity:
             raise StoryflowError(
                 f"sentence {i} has {length} tokens: with the {prefix_len}-token prefix it "
                 f"does not fit the {capacity}-token context; raise nll.max_context_tokens"
             )
+    room = capacity - prefix_len  # tokens of sentences a pass can hold after the prefix
+    ends = np.cumsum([0, *lengths])  # ends[k]: tokens of s_0 .. s_{k-1}
+
+    def fit_stop(first: int) -> int:
+        """The largest stop such that s_first .. s_{stop-1} fit the room."""
+        return int(np.searchsorted(ends, ends[first] + room, side="right")) - 1
+
+    def fit_start(target: int) -> int:
+        """The smallest start such that s_start .. s_target fit the room."""
+        return int(np.searchsorted(ends, ends[target + 1] - room, side="left"))
+
     # pending[c_used][i] = list of requested starts served by this (c_used, i) term
     pending: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     for c, targets in _requested_starts(len(lengths), max_history).items():
         for i in targets:
             pending[c][i].append(c)
+    if beyond_window == "shared" and ends[-1] > room:
+        _share_windows(pending, ends, room, fit_stop(0), fit_start, fit_stop)
     passes = []
     while pending:
         c = min(pending)
         targets = pending.pop(c)
-        last = max(targets)
-        budget = capacity - prefix_len
-        stop = c  # sentences c..stop-1 fit
-        while stop <= last and budget >= lengths[stop]:
-            budget -= lengths[stop]
-            stop += 1
+        stop = min(max(targets) + 1, fit_stop(c))  # sentences c..stop-1 fit
         fitting = {}
         for i, requested in sorted(targets.items()):
             if i < stop:
                 fitting[i] = requested
                 continue
-            new_start = c + 1  # drop whole sentences from the left until the term fits
-            while prefix_len + sum(lengths[new_start : i + 1]) > capacity:
-                new_start += 1
-            pending[new_start][i].extend(requested)
+            # drop whole sentences from the left until the term fits
+            pending[max(c + 1, fit_start(i))][i].extend(requested)
         passes.append(Pass(c, stop, fitting))
     return passes
+
+
+def _share_windows(
+    pending: dict[int, dict[int, list[int]]],
+    ends: np.ndarray,
+    room: int,
+    first: int,
+    fit_start: Callable[[int], int],
+    fit_stop: Callable[[int], int],
+) -> None:
+    """Move the full-history targets from ``first`` on to a chain of shared windows.
+
+    The terms requested from context start 0 that the first pass cannot hold (targets ``first``
+    and later) are read instead from windows: each starts at most half the ``room`` (in whole
+    sentences, at least one when it fits) before its first new target and holds every target up
+    to where it is full; the next window begins with the first target it could not hold. A
+    window's pass is also the pass of its start's own history terms (the same context).
+    """
+    n = len(ends) - 1
+    half = room // 2
+    moved = {i: pending[0].pop(i) for i in range(first, n)}
+    while first < n:
+        within_half = int(np.searchsorted(ends, ends[first] - half, side="left"))
+        start = max(fit_start(first), min(within_half, first - 1))
+        stop = fit_stop(start)  # > first: s_start .. s_first fit
+        for i in range(first, stop):
+            pending[start][i].extend(moved[i])
+        first = stop
 
 
 def pass_tokens(sentences: Sequence[Sequence[int]], step: Pass) -> list[int]:

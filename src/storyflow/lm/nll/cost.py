@@ -1,0 +1,265 @@
+"""What the NLL stage will cost, known before it is spent (docs/cost_and_failures.md).
+
+The pass plan of a story (``storyflow.lm.nll.planning.plan_passes``) depends only on its token
+counts, so the tokens the model will evaluate are known from tokenization alone (``VocabOnly``
+loads the tokenizer without the weights). This module turns plans into
+
+* a **cost table** (``COST_DTYPES``): one row per story and formulation, with its planned passes
+  and tokens (prefix once + every pass's continuation: what ``PassCounter.tokens`` counts);
+* **exclusions** (``EXCLUDED_DTYPES``): a story over the ceiling ``nll.max_story_tokens``, or with
+  a sentence that cannot fit the context window even alone, is left out with the reason instead of
+  costing hours or crashing the job;
+* an **estimate** logged before scoring (planned tokens, expected time at a configured
+  ``nll.tokens_per_second``) and **progress** lines with the measured rate and the time left.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from storyflow import tables
+from storyflow.lm.nll.planning import BeyondWindow, StoryTokens, plan_passes
+
+#: Default of ``nll.max_story_tokens``: about 6,000 words. A story this long costs about 24 times
+#: its tokens for H = 9 and both formulations (about 195,000 tokens: 15 min at SmolLM2's 209
+#: tokens/s, 22 min at Gemma 3's 146 on a 2-core CPU); the stories of the corpora here have at
+#: most about 1,100 tokens (HANNA; HIPPOCORPUS 779).
+DEFAULT_MAX_STORY_TOKENS = 8192
+
+COST_DTYPES = tables.NLL_COST.columns
+
+EXCLUDED_DTYPES = tables.NLL_EXCLUDED.columns
+
+
+@dataclass(frozen=True)
+class PlanCost:
+    """Forward passes of one story and formulation, and the tokens they evaluate."""
+
+    passes: int
+    tokens: int  # prefix once + every pass's continuation
+
+
+def plan_cost(
+    prefix_len: int,
+    lengths: Sequence[int],
+    max_history: int,
+    capacity: int,
+    beyond_window: BeyondWindow = "shared",
+) -> PlanCost:
+    """Passes and planned tokens of one story and formulation, from its token counts alone."""
+    plan = plan_passes(prefix_len, lengths, max_history, capacity, beyond_window)
+    ends = np.cumsum([0, *lengths])
+    body = sum(int(ends[step.stop] - ends[step.start]) for step in plan)
+    return PlanCost(len(plan), prefix_len + body)
+
+
+def prefix_lengths(story: StoryTokens, formulations: Sequence[str], start: int) -> dict[str, int]:
+    """Prefix tokens per formulation the story has."""
+    return {f: len(story.prefix(f, start)) for f in story.formulations(formulations)}
+
+
+def exclusion_reason(
+    story: StoryTokens,
+    prefixes: Mapping[str, int],
+    capacity: int,
+    max_story_tokens: int | None,
+    *,
+    max_history: int = 9,
+    beyond_window: BeyondWindow = "shared",
+    tokens_per_second: float | None = None,
+) -> str | None:
+    """Why ``story`` cannot be scored, or None when it can.
+
+    ``prefixes``: prefix tokens per formulation (``prefix_lengths``); ``capacity``: the largest
+    window (``nll.max_context_tokens``, at most the model's training context). A sentence that
+    does not fit ``capacity`` after the longest prefix cannot be scored at all; a story of more
+    than ``max_story_tokens`` tokens (None: no ceiling) would cost too much.
+    """
+    if not prefixes:
+        return None
+    lengths = [len(s) for s in story.sentences]
+    longest_prefix = max(prefixes.values())
+    reasons = []
+    worst = int(np.argmax(lengths))
+    if longest_prefix + lengths[worst] > capacity:
+        n_over = sum(longest_prefix + n > capacity for n in lengths)
+        reasons.append(
+            f"sentence {worst} has {lengths[worst]:,} tokens"
+            + (f" ({n_over} sentences too long)" if n_over > 1 else "")
+            + f": with the {longest_prefix}-token prompt prefix it does not fit the "
+            f"{capacity:,}-token context window (nll.max_context_tokens, at most the model's "
+            "training context); a text without sentence punctuation? Split it into sentences "
+            "or raise nll.max_context_tokens"
+        )
+    total = sum(lengths)
+    if max_story_tokens is not None and total > max_story_tokens:
+        reason = (
+            f"{total:,} tokens in {len(lengths):,} sentences, over nll.max_story_tokens = "
+            f"{max_story_tokens:,}"
+        )
+        if not reasons:  # plannable: say what it would have cost
+            planned = sum(
+                plan_cost(p, lengths, max_history, capacity, beyond_window).tokens
+                for p in prefixes.values()
+            )
+            reason += f": scoring it would evaluate {planned:,} tokens"
+            if tokens_per_second:
+                reason += f" (about {format_duration(planned / tokens_per_second)})"
+        reasons.append(reason + "; raise nll.max_story_tokens to score it")
+    return "; ".join(reasons) if reasons else None
+
+
+def excluded_row(story: StoryTokens, model: str, reason: str) -> tuple[Any, ...]:
+    """One row (columns of ``EXCLUDED_DTYPES``)."""
+    lengths = [len(s) for s in story.sentences]
+    return (story.story_id, model, len(lengths), sum(lengths), max(lengths, default=0), reason)
+
+
+def story_costs(
+    story: StoryTokens,
+    prefixes: Mapping[str, int],
+    model: str,
+    max_history: int,
+    capacity: int,
+    beyond_window: BeyondWindow = "shared",
+) -> list[tuple[Any, ...]]:
+    """Cost rows (columns of ``COST_DTYPES``) of one story, one per formulation it has."""
+    lengths = [len(s) for s in story.sentences]
+    rows = []
+    for formulation, prefix_len in prefixes.items():
+        cost = plan_cost(prefix_len, lengths, max_history, capacity, beyond_window)
+        rows.append(
+            (
+                story.story_id,
+                model,
+                formulation,
+                len(lengths),
+                sum(lengths),
+                max(lengths),
+                prefix_len,
+                prefix_len + sum(lengths) > capacity,
+                cost.passes,
+                cost.tokens,
+            )
+        )
+    return rows
+
+
+def format_duration(seconds: float) -> str:
+    """``2 h 05 min``, ``4 min 40 s``, ``35 s``."""
+    if not math.isfinite(seconds):
+        return "unknown"
+    seconds = round(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+    if seconds >= 60:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds} s"
+
+
+def estimate_lines(
+    model: str,
+    cost: pd.DataFrame,
+    excluded: pd.DataFrame,
+    n_ctx: int,
+    tokens_per_second: float | None,
+) -> list[str]:
+    """The estimate logged before scoring: planned tokens, passes, expected time, biggest story."""
+    total = int(cost["planned_tokens"].sum())
+    per_formulation = cost.groupby("formulation", sort=False)["planned_tokens"].sum()
+    n_stories = cost["story_id"].nunique()
+    parts = ", ".join(f"{f} {int(t):,}" for f, t in per_formulation.items())
+    lines = [
+        f"model {model}: planned {total:,} tokens ({parts}) in {int(cost['passes'].sum()):,} "
+        f"passes for {_stories(n_stories)}, window {n_ctx:,} tokens"
+        + (f"; {_stories(len(excluded))} excluded" if len(excluded) else "")
+    ]
+    if tokens_per_second:
+        lines.append(
+            f"model {model}: expected time {format_duration(total / tokens_per_second)} at "
+            f"{tokens_per_second:g} tokens/s (nll.tokens_per_second)"
+        )
+    else:
+        lines.append(
+            f"model {model}: expected time: measured after the first story (set "
+            "nll.tokens_per_second to have it here)"
+        )
+    if n_stories:
+        by_story = cost.groupby("story_id", sort=False)["planned_tokens"].sum()
+        biggest = str(by_story.idxmax())
+        lines.append(
+            f"model {model}: most expensive story {biggest}: {int(by_story.max()):,} planned "
+            f"tokens ({by_story.max() / max(total, 1):.0%} of the plan)"
+        )
+        beyond = cost.loc[cost["beyond_window"], "story_id"].nunique()
+        if beyond:
+            lines.append(
+                f"model {model}: {_stories(beyond)} longer than the {n_ctx:,}-token window: "
+                "rows whose history does not fit have truncated = True (n_history: sentences seen)"
+            )
+    return lines
+
+
+def _stories(n: int) -> str:
+    return f"{n} story" if n == 1 else f"{n} stories"
+
+
+class Progress:
+    """Progress lines for the rule's log: stories and planned tokens done, rate, time left.
+
+    The first line comes after the first story (the rate measured on it), then one every
+    ``interval`` seconds and one at the end.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        n_stories: int,
+        planned_tokens: int,
+        log: logging.Logger,
+        interval: float = 60.0,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.model = model
+        self.n_stories = n_stories
+        self.planned = planned_tokens
+        self.log = log
+        self.interval = interval
+        self.clock = clock
+        self.began = clock()
+        self.last: float | None = None
+        self.stories = 0
+        self.tokens = 0
+
+    def story_done(self, planned_tokens: int) -> None:
+        self.stories += 1
+        self.tokens += planned_tokens
+        now = self.clock()
+        recent = self.last is not None and now - self.last < self.interval
+        if recent and self.stories < self.n_stories:
+            return
+        self.last = now
+        elapsed = now - self.began
+        rate = self.tokens / elapsed if elapsed > 0 else float("nan")
+        left = (self.planned - self.tokens) / rate if rate > 0 else float("nan")
+        self.log.info(
+            "model %s: %d/%d stories, %s/%s planned tokens (%.0f%%) in %s, %.1f tokens/s, "
+            "about %s left",
+            self.model,
+            self.stories,
+            self.n_stories,
+            f"{self.tokens:,}",
+            f"{self.planned:,}",
+            100 * self.tokens / max(self.planned, 1),
+            format_duration(elapsed),
+            rate,
+            format_duration(left) if self.tokens < self.planned else "0 s",
+        )

