@@ -45,7 +45,9 @@ NEW_MODEL = {
 }
 
 # Rules by what they depend on. A job is (rule, model wildcard or None).
-PER_MODEL_NLL = ["score_nll_shard"] * SHARDS + ["gather_nll", "compute_sequentiality"]
+PER_MODEL_NLL = (
+    ["plan_nll"] + ["score_nll_shard"] * SHARDS + ["gather_nll", "compute_sequentiality"]
+)
 ALL_MODELS = ["summarize_sequentiality", "compute_effect_sizes", "fit_regressions"]
 FIGURES = [
     "plot_sequentiality",
@@ -167,6 +169,14 @@ def test_changing_history_sizes_re_runs_nll_for_every_model(
         workflow_rules, MODEL, (PER_MODEL_NLL, True), (ALL_MODELS + FIGURES, False)
     )
     assert all("Params have changed" in r for r in reasons(jobs, "score_nll_shard"))
+
+
+def test_changing_the_estimate_rate_re_plans_but_scores_nothing(
+    snakemake: Snakemake, tiny_run: Path, tmp_path: Path
+) -> None:
+    change = config_file(tmp_path, nll={"tokens_per_second": 123.0})
+    jobs = plan(snakemake, tiny_run, configfiles=[change])
+    assert as_counter(jobs) == Counter({("plan_nll", MODEL): 1, ("all", None): 1})
 
 
 def test_changing_the_sample_seed_re_runs_everything_downstream_of_sampling(
