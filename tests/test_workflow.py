@@ -148,24 +148,25 @@ def test_missing_model_file_gives_one_clear_message(snakemake, tmp_path: Path) -
     assert "Traceback" not in out
 
 
+def _run_without_mirror(snakemake, tmp_path: Path, change: Path, target: str) -> str:
+    """Run ``target`` with the config file ``change`` and no data mirror; it must fail."""
+    command = snakemake.command(
+        tmp_path / "run", "--cores", "1", configfiles=[change], targets=[target]
+    )
+    at = command.index("--config")
+    del command[at : at + 2]  # no --config data={mirror: ...}: the config files decide
+    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert result.returncode != 0
+    return result.stdout + result.stderr
+
+
 def test_absent_corpus_offline_says_what_to_download(snakemake, tmp_path: Path) -> None:
     # no mirror: the download rule fetches the official release, and offline says what to do
     change = tmp_path / "download.yaml"
     change.write_text(
         json.dumps({"data": {"mirror": None}, "hippocorpus": {"url": "http://127.0.0.1:9/hc.zip"}})
     )
-    command = snakemake.command(
-        tmp_path / "run",
-        "--cores",
-        "1",
-        configfiles=[change],
-        targets=["results/hippocorpus/stories.parquet"],
-    )
-    at = command.index("--config")
-    del command[at : at + 2]  # the mirror stays null
-    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
-    out = result.stdout + result.stderr
-    assert result.returncode != 0
+    out = _run_without_mirror(snakemake, tmp_path, change, "results/hippocorpus/stories.parquet")
     assert "hippoCorpusV2.csv" in out and "data.mirror" in out and "127.0.0.1:9" in out
     assert "Traceback" not in out
 
@@ -249,18 +250,7 @@ def test_books_absent_offline_are_named_in_one_message(snakemake, tmp_path: Path
             }
         )
     )
-    command = snakemake.command(
-        tmp_path / "run",
-        "--cores",
-        "1",
-        configfiles=[change],
-        targets=["results/books/stories.parquet"],
-    )
-    at = command.index("--config")
-    del command[at : at + 2]
-    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
-    out = result.stdout + result.stderr
-    assert result.returncode != 0
+    out = _run_without_mirror(snakemake, tmp_path, change, "results/books/stories.parquet")
     assert "2 book(s) are neither in the data mirror nor downloadable" in out
     for book in ("1", "2"):
         assert f"put it at resources/data/books/poetry/{book}.txt" in out
