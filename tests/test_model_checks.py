@@ -7,14 +7,13 @@ know. Only metadata and vocabulary are loaded (no weights).
 
 from __future__ import annotations
 
-import logging
 import re
-import runpy
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import run_script
 
 from storyflow.errors import StoryflowError
 from storyflow.lm.models import check_gguf, gguf_layout, materialize
@@ -103,26 +102,14 @@ def test_materialize_rule_logs_one_message_without_traceback(
         smollm2_file, tmp_path / "downloads", size=gguf_layout(smollm2_file).header_end
     )
     log_file = tmp_path / "logs" / "models" / "mine.log"
-    smk = SimpleNamespace(
-        rule="materialize_model",
-        log=[str(log_file)],
-        wildcards=SimpleNamespace(model="mine"),
-        params=SimpleNamespace(source={"path": str(user)}),
-        output=SimpleNamespace(gguf=str(tmp_path / "resources" / "models" / "mine.gguf")),
-    )
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    try:
-        with pytest.raises(SystemExit) as exited:
-            runpy.run_path(
-                str(REPO / "scripts" / "materialize_model.py"), init_globals={"snakemake": smk}
-            )
-    finally:
-        for handler in list(root.handlers):
-            root.removeHandler(handler)
-        for handler in handlers:
-            root.addHandler(handler)
-        root.setLevel(level)
+    with pytest.raises(SystemExit) as exited:
+        run_script(
+            "materialize_model",
+            log=[str(log_file)],
+            wildcards=SimpleNamespace(model="mine"),
+            params=SimpleNamespace(source={"path": str(user)}),
+            output=SimpleNamespace(gguf=str(tmp_path / "resources" / "models" / "mine.gguf")),
+        )
     assert exited.value.code == 1
     text = log_file.read_text()
     assert f"{user} is damaged: it is cut short" in text
