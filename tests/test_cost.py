@@ -225,7 +225,7 @@ def test_cost_rows_and_estimate_lines(caplog: pytest.LogCaptureFixture) -> None:
     assert lines[2].startswith("model m: most expensive story b:")
     assert "1 story longer than the 512-token window" in lines[3]
     unknown = estimate_lines("m", cost, excluded, 512, tokens_per_second=None)
-    assert "measured after the first story" in unknown[1]
+    assert "no rate set (nll.tokens_per_second" in unknown[1]
 
 
 def test_progress_reports_rate_and_time_left(caplog: pytest.LogCaptureFixture) -> None:

@@ -189,8 +189,9 @@ def estimate_lines(
         )
     else:
         lines.append(
-            f"model {model}: expected time: measured after the first story (set "
-            "nll.tokens_per_second to have it here)"
+            f"model {model}: expected time: no rate set (nll.tokens_per_second: this machine's "
+            "rate, e.g. from an earlier run's shard logs); each shard logs its measured rate "
+            "and the time left as it scores"
         )
     if n_stories:
         by_story = cost.groupby("story_id", sort=False)["planned_tokens"].sum()
