@@ -1,7 +1,8 @@
 """Rule plan_nll: the NLL stage's cost for one corpus and model, known before it is spent.
 
 Tokenizes every story with the model's tokenizer (no weights), plans its forward passes, logs the
-estimate (planned tokens, expected time) and writes the cost table and the stories left out.
+plan (planned tokens, stories left out and why) and writes the cost table and the stories left
+out; rule estimate_nll_time turns the plans into expected time.
 """
 
 from storyflow import tables
@@ -11,13 +12,12 @@ from storyflow.runner import run
 
 
 def main(smk):
-    settings = dict(smk.params.settings, tokens_per_second=smk.params.tokens_per_second)
     plan = plan_corpus(
         model_name=smk.wildcards.model,
         model_path=smk.input.gguf,
         stories=tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "topic"]),
         sentences=tables.read(tables.SENTENCES, smk.input.sentences),
-        settings=NllSettings.from_config(settings),
+        settings=NllSettings.from_config(smk.params.settings),
         prompt=ModelSpec.from_config(smk.params.model).prompt,
     )
     plan.cost.to_csv(smk.output.cost, index=False)

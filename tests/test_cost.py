@@ -21,7 +21,9 @@ from storyflow.lm.nll.cost import (
     COST_DTYPES,
     EXCLUDED_DTYPES,
     Progress,
+    corpus_estimate,
     estimate_lines,
+    estimate_summary,
     exclusion_reason,
     format_duration,
     plan_cost,
@@ -225,7 +227,21 @@ def test_cost_rows_and_estimate_lines(caplog: pytest.LogCaptureFixture) -> None:
     assert lines[2].startswith("model m: most expensive story b:")
     assert "1 story longer than the 512-token window" in lines[3]
     unknown = estimate_lines("m", cost, excluded, 512, tokens_per_second=None)
-    assert "no rate set (nll.tokens_per_second" in unknown[1]
+    assert not any("expected time" in line for line in unknown)
+    estimate = corpus_estimate({"m": cost}, {"m": excluded}, 100.0)
+    assert estimate.to_dict("records") == [
+        {
+            "model": "m",
+            "n_stories": 2,
+            "n_excluded": 1,
+            "passes": int(cost["passes"].sum()),
+            "planned_tokens": total,
+            "tokens_per_second": 100.0,
+            "expected_seconds": total / 100.0,
+        }
+    ]
+    assert estimate_summary(estimate)[0].startswith(f"model m: 2 stories (1 excluded), {total:,}")
+    assert "no rate set" in estimate_summary(corpus_estimate({"m": cost}, {"m": excluded}, None))[0]
 
 
 def test_progress_reports_rate_and_time_left(caplog: pytest.LogCaptureFixture) -> None:
@@ -355,11 +371,7 @@ def test_plan_nll_rule_writes_the_plan_tables(smollm2: Path, tmp_path: Path) -> 
             gguf=str(smollm2),
         ),
         output=SimpleNamespace(**out),
-        params=SimpleNamespace(
-            settings=settings,
-            model={"name": "smollm2", "prompt": "plain"},
-            tokens_per_second=123,
-        ),
+        params=SimpleNamespace(settings=settings, model={"name": "smollm2", "prompt": "plain"}),
     )
     assert list(pd.read_csv(out["cost"]).columns) == list(COST_DTYPES)
     excluded = pd.read_csv(out["excluded"])
@@ -367,4 +379,14 @@ def test_plan_nll_rule_writes_the_plan_tables(smollm2: Path, tmp_path: Path) -> 
     assert set(excluded["story_id"]) == {"normal", "run_on", "long"}
     log_text = log.read_text()
     assert "over nll.max_story_tokens = 5" in log_text
-    assert "at 123 tokens/s" in log_text  # the configured rate feeds the estimate
+    estimate = tmp_path / "estimate.csv"
+    run_script(
+        "estimate_nll_time",
+        log=[str(tmp_path / "estimate.log")],
+        input=SimpleNamespace(cost=[out["cost"]], excluded=[out["excluded"]]),
+        output=SimpleNamespace(estimate=str(estimate)),
+        params=SimpleNamespace(models=["smollm2"], tokens_per_second=123),
+    )
+    row = pd.read_csv(estimate).iloc[0]
+    assert (row["model"], row["n_stories"], row["n_excluded"]) == ("smollm2", 0, 3)
+    assert "smollm2: 0 stories (3 excluded)" in (tmp_path / "estimate.log").read_text()

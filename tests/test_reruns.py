@@ -48,7 +48,12 @@ NEW_MODEL = {
 PER_MODEL_NLL = (
     ["plan_nll"] + ["score_nll_shard"] * SHARDS + ["gather_nll", "compute_sequentiality"]
 )
-ALL_MODELS = ["summarize_sequentiality", "compute_effect_sizes", "fit_regressions"]
+ALL_MODELS = [
+    "estimate_nll_time",
+    "summarize_sequentiality",
+    "compute_effect_sizes",
+    "fit_regressions",
+]
 FIGURES = [
     "plot_sequentiality",
     "plot_effect_sizes",
@@ -171,12 +176,12 @@ def test_changing_history_sizes_re_runs_nll_for_every_model(
     assert all("Params have changed" in r for r in reasons(jobs, "score_nll_shard"))
 
 
-def test_changing_the_estimate_rate_re_plans_but_scores_nothing(
+def test_changing_the_estimate_rate_re_estimates_and_scores_nothing(
     snakemake: Snakemake, tiny_run: Path, tmp_path: Path
 ) -> None:
     change = config_file(tmp_path, nll={"tokens_per_second": 123.0})
     jobs = plan(snakemake, tiny_run, configfiles=[change])
-    assert as_counter(jobs) == Counter({("plan_nll", MODEL): 1, ("all", None): 1})
+    assert as_counter(jobs) == Counter({("estimate_nll_time", None): 1, ("all", None): 1})
 
 
 def test_changing_the_sample_seed_re_runs_everything_downstream_of_sampling(

@@ -235,6 +235,23 @@ NLL_EXCLUDED = Table(
     "longer than the context window), with the reason and what scoring them would cost.",
 )
 
+NLL_ESTIMATE = Table(
+    "NLL estimate",
+    {
+        "model": "object",
+        "n_stories": "int64",
+        "n_excluded": "int64",
+        "passes": "int64",
+        "planned_tokens": "int64",
+        "tokens_per_second": "float64",
+        "expected_seconds": "float64",
+    },
+    key=("model",),
+    doc="The NLL stage of one corpus per model, before it runs: stories to score and left "
+    "out, forward passes and tokens planned, and the expected wall time at the configured rate "
+    "(NaN without one).",
+)
+
 # --------------------------------------------------------------------------- sequentiality
 
 SENTENCE_SEQUENTIALITY = Table(

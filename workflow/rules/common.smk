@@ -204,6 +204,20 @@ def nll_settings(wildcards):
     return plan.nll_settings(config, wildcards.corpus)
 
 
+def per_model_plans(table):
+    """Input function: every model's plan table ``table`` (nll_cost, nll_excluded) of a corpus."""
+
+    def paths(wildcards):
+        return expand(
+            "results/{corpus}/tables/{table}/{model}.csv",
+            corpus=wildcards.corpus,
+            table=table,
+            model=MODELS,
+        )
+
+    return paths
+
+
 def nll_shards(wildcards):
     return expand(
         "results/{corpus}/nll/{model}/shard-{shard}.parquet",
@@ -275,6 +289,7 @@ def final_outputs():
     outputs = expand(
         [
             "results/{corpus}/tables/sample_counts.csv",
+            "results/{corpus}/tables/nll_estimate.csv",
             "results/{corpus}/tables/sequentiality_by_type.csv",
             "results/{corpus}/tables/effect_sizes.csv",
             "results/{corpus}/tables/contrast_summary.csv",

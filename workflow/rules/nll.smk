@@ -13,9 +13,27 @@ rule plan_nll:
     params:
         settings=nll_settings,
         model=model_scoring,
-        tokens_per_second=config["nll"]["tokens_per_second"],
     script:
         "../../scripts/plan_nll.py"
+
+
+rule estimate_nll_time:
+    input:
+        cost=per_model_plans("nll_cost"),
+        excluded=per_model_plans("nll_excluded"),
+    output:
+        estimate="results/{corpus}/tables/nll_estimate.csv",
+    log:
+        "logs/{corpus}/estimate_nll_time.log",
+    # runs as soon as the plans exist, before the shards that become ready at the same time
+    priority: 50
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        models=MODELS,
+        tokens_per_second=config["nll"]["tokens_per_second"],
+    script:
+        "../../scripts/estimate_nll_time.py"
 
 
 rule score_nll_shard:
@@ -23,9 +41,8 @@ rule score_nll_shard:
         sentences="results/{corpus}/sentences.parquet",
         stories="results/{corpus}/stories.parquet",
         gguf="resources/models/{model}.gguf",
-        # the plan runs first (its estimate is logged before any scoring); ancient: a new
-        # estimate (another tokens/s) re-runs no shard
-        plan=ancient("results/{corpus}/tables/nll_cost/{model}.csv"),
+        # the plan (stories left out, planned tokens) is made and logged before any scoring
+        plan="results/{corpus}/tables/nll_cost/{model}.csv",
     output:
         nll="results/{corpus}/nll/{model}/shard-{shard}.parquet",
     log:

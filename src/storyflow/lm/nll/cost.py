@@ -187,12 +187,6 @@ def estimate_lines(
             f"model {model}: expected time {format_duration(total / tokens_per_second)} at "
             f"{tokens_per_second:g} tokens/s (nll.tokens_per_second)"
         )
-    else:
-        lines.append(
-            f"model {model}: expected time: no rate set (nll.tokens_per_second: this machine's "
-            "rate, e.g. from an earlier run's shard logs); each shard logs its measured rate "
-            "and the time left as it scores"
-        )
     if n_stories:
         by_story = cost.groupby("story_id", sort=False)["planned_tokens"].sum()
         biggest = str(by_story.idxmax())
@@ -264,3 +258,51 @@ class Progress:
             rate,
             format_duration(left) if self.tokens < self.planned else "0 s",
         )
+
+
+def corpus_estimate(
+    costs: Mapping[str, pd.DataFrame],
+    excluded: Mapping[str, pd.DataFrame],
+    tokens_per_second: float | None,
+) -> pd.DataFrame:
+    """The NLL stage of one corpus, per model: stories, planned tokens, expected seconds.
+
+    ``costs`` and ``excluded``: each model's plan tables (:data:`storyflow.tables.NLL_COST`,
+    :data:`storyflow.tables.NLL_EXCLUDED`). ``expected_seconds`` = planned tokens /
+    ``tokens_per_second`` (NaN without a rate); the table is :data:`storyflow.tables.NLL_ESTIMATE`.
+    """
+    rows = []
+    for model, cost in costs.items():
+        planned = int(cost["planned_tokens"].sum())
+        seconds = planned / tokens_per_second if tokens_per_second else float("nan")
+        rows.append(
+            (
+                model,
+                int(cost["story_id"].nunique()),
+                len(excluded[model]),
+                int(cost["passes"].sum()),
+                planned,
+                float(tokens_per_second) if tokens_per_second else float("nan"),
+                seconds,
+            )
+        )
+    return tables.NLL_ESTIMATE.frame(rows)
+
+
+def estimate_summary(estimate: pd.DataFrame) -> list[str]:
+    """The lines :func:`corpus_estimate`'s table is logged as (one per model, then the total)."""
+    lines = []
+    for row in estimate.itertuples(index=False):
+        when = (
+            f"about {format_duration(row.expected_seconds)} at {row.tokens_per_second:g} tokens/s"
+            if math.isfinite(row.expected_seconds)
+            else "no rate set (nll.tokens_per_second); the shards log their measured rate"
+        )
+        lines.append(
+            f"model {row.model}: {row.n_stories} stories ({row.n_excluded} excluded), "
+            f"{row.planned_tokens:,} planned tokens: {when}"
+        )
+    total = estimate["expected_seconds"].sum(min_count=1)
+    if len(estimate) > 1 and math.isfinite(total):
+        lines.append(f"all models: about {format_duration(total)} of NLL scoring")
+    return lines
