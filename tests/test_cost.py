@@ -240,7 +240,9 @@ def test_cost_rows_and_estimate_lines(caplog: pytest.LogCaptureFixture) -> None:
             "expected_seconds": total / 100.0,
         }
     ]
-    assert estimate_summary(estimate)[0].startswith(f"model m: 2 stories (1 excluded), {total:,}")
+    assert estimate_summary(estimate)[0].startswith(
+        f"model m: 2 stories to score (1 left out), {total:,}"
+    )
     assert "no rate set" in estimate_summary(corpus_estimate({"m": cost}, {"m": excluded}, None))[0]
 
 
@@ -389,4 +391,4 @@ def test_plan_nll_rule_writes_the_plan_tables(smollm2: Path, tmp_path: Path) -> 
     )
     row = pd.read_csv(estimate).iloc[0]
     assert (row["model"], row["n_stories"], row["n_excluded"]) == ("smollm2", 0, 3)
-    assert "smollm2: 0 stories (3 excluded)" in (tmp_path / "estimate.log").read_text()
+    assert "smollm2: 0 stories to score (3 left out)" in (tmp_path / "estimate.log").read_text()

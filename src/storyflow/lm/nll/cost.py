@@ -299,7 +299,7 @@ def estimate_summary(estimate: pd.DataFrame) -> list[str]:
             else "no rate set (nll.tokens_per_second); the shards log their measured rate"
         )
         lines.append(
-            f"model {row.model}: {row.n_stories} stories ({row.n_excluded} excluded), "
+            f"model {row.model}: {row.n_stories} stories to score ({row.n_excluded} left out), "
             f"{row.planned_tokens:,} planned tokens: {when}"
         )
     total = estimate["expected_seconds"].sum(min_count=1)
