@@ -7,9 +7,20 @@ sampling and answer layers import them, never the other way round.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+
+from storyflow.errors import StoryflowError
+
+
+def model_file(model_path: str | Path) -> Path:
+    """``model_path`` as a Path; a clear error when the GGUF file is not there."""
+    path = Path(model_path)
+    if not path.is_file():
+        raise StoryflowError(f"model file {path} does not exist (run the materialize_model rule)")
+    return path
 
 
 class Scorer(Protocol):

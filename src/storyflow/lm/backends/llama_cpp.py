@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from storyflow.errors import StoryflowError
+from storyflow.lm.backends import model_file
 
 
 def default_n_batch(n_gpu_layers: int, n_batch: int | None = None) -> int:
@@ -93,11 +93,7 @@ class LlamaCppScorer:
     ) -> None:
         from llama_cpp import Llama
 
-        path = Path(model_path)
-        if not path.is_file():
-            raise StoryflowError(
-                f"model file {path} does not exist (run the materialize_model rule)"
-            )
+        path = model_file(model_path)
         batch = min(n_batch, n_ctx)
         self.llm = Llama(
             model_path=str(path),
@@ -190,11 +186,7 @@ class VocabOnly:
     def __init__(self, model_path: str | Path) -> None:
         from llama_cpp import Llama
 
-        path = Path(model_path)
-        if not path.is_file():
-            raise StoryflowError(
-                f"model file {path} does not exist (run the materialize_model rule)"
-            )
+        path = model_file(model_path)
         self.llm = Llama(model_path=str(path), vocab_only=True, verbose=False)
         self.n_ctx_train = training_context(self.llm)
 

@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from storyflow.errors import StoryflowError
+from storyflow.lm.backends import model_file
 from storyflow.lm.backends.llama_cpp import VocabOnly
-from storyflow.lm.backends.llama_lowlevel import SequenceContext, model_file
+from storyflow.lm.backends.llama_lowlevel import SequenceContext
 from storyflow.lm.prompts import prompt_tokens
 from storyflow.lm.sampling import Sample, SamplingSettings, check_request, generate
 

@@ -20,14 +20,6 @@ import numpy as np
 from storyflow.errors import StoryflowError
 
 
-def model_file(model_path: str | Path) -> Path:
-    """``model_path`` as a Path; a clear error when the GGUF file is not there."""
-    path = Path(model_path)
-    if not path.is_file():
-        raise StoryflowError(f"model file {path} does not exist (run the materialize_model rule)")
-    return path
-
-
 class SequenceContext:
     """A loaded model, its context of ``n_seq`` sequences and one reusable token batch.
 

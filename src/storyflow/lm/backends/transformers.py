@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from storyflow.errors import StoryflowError
+from storyflow.lm.backends import model_file
 from storyflow.lm.sampling import Sample, SamplingSettings, check_request, generate
 
 DTYPES = ("float32", "bfloat16")
@@ -54,10 +55,7 @@ class TransformersModel:
         path = Path(model)
         self.vocab = None
         if path.suffix == ".gguf":
-            if not path.is_file():
-                raise StoryflowError(
-                    f"model file {path} does not exist (run the materialize_model rule)"
-                )
+            model_file(path)
             from storyflow.lm.backends.llama_cpp import VocabOnly
 
             self.vocab = VocabOnly(path)
