@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from storyflow.errors import StoryflowError
-from storyflow.lm.backends import Scorer
+from storyflow.lm.backends import Scorer, score_requests
 from storyflow.lm.prompts import prompt_tokens
 
 Options = Sequence[str] | Mapping[str, Sequence[str]]
@@ -136,8 +136,6 @@ def answers(
     once and each variant on top of it, and a scorer with ``logprobs_batch`` gets all requests
     in one call.
     """
-    from storyflow.lm.nll.engine import score_requests
-
     names, variants = option_variants(options)
     variant_ids = {v: scorer.tokenize(v) for group in variants for v in group}
     empty = [v for v, ids in variant_ids.items() if not ids]

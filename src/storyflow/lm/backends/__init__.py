@@ -38,3 +38,17 @@ class Scorer(Protocol):
     def logprobs(self, prefix: Sequence[int], continuation: Sequence[int]) -> np.ndarray:
         """ln p(continuation[t] | prefix + continuation[:t]) for each t (natural log, float64)."""
         ...
+
+
+def score_requests(
+    scorer: Scorer, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
+) -> list[np.ndarray]:
+    """Log-probs of each (prefix, continuation) request, in order.
+
+    A scorer with ``logprobs_batch`` (the batched llama.cpp scorer) gets all requests at once
+    and may evaluate several in one batch; otherwise they are scored one after another.
+    """
+    batch = getattr(scorer, "logprobs_batch", None)
+    if batch is not None:
+        return list(batch(requests))
+    return [scorer.logprobs(prefix, continuation) for prefix, continuation in requests]

@@ -47,7 +47,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from storyflow.errors import StoryflowError
-from storyflow.lm.backends.llama_lowlevel import SequenceContext, model_file
+from storyflow.lm.backends import model_file
+from storyflow.lm.backends.llama_lowlevel import SequenceContext
 
 if TYPE_CHECKING:
     from storyflow.lm.backends.llama_cpp import VocabOnly

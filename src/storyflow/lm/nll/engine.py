@@ -16,14 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.history import FULL, history_labels
-from storyflow.lm.backends import Scorer
+from storyflow.lm.backends import Scorer, score_requests
 from storyflow.lm.backends.llama_cpp import (
     LlamaCppScorer,
     VocabOnly,
@@ -107,20 +106,6 @@ class NllSettings:
 
 def _optional(value: Any, kind: Callable[[Any], Any]) -> Any:
     return None if value is None else kind(value)
-
-
-def score_requests(
-    scorer: Scorer, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
-) -> list[np.ndarray]:
-    """Log-probs of each (prefix, continuation) request, in order.
-
-    A scorer with ``logprobs_batch`` (the batched llama.cpp scorer) gets all requests at once
-    and may evaluate several in one batch; otherwise they are scored one after another.
-    """
-    batch = getattr(scorer, "logprobs_batch", None)
-    if batch is not None:
-        return list(batch(requests))
-    return [scorer.logprobs(prefix, continuation) for prefix, continuation in requests]
 
 
 def score_terms(
