@@ -427,3 +427,190 @@ DIAGNOSTICS = Table(
     doc="One row per specification, fitted or skipped: the data used, what was dropped and why, "
     "and everything R reported.",
 )
+
+# ---- fabula entropy
+
+FEI_VERSIONS = Table(
+    "fabula-entropy story versions",
+    {
+        "story_id": "object",
+        "version": "object",
+        "condition": "object",
+        "k": "int64",
+        "n_lines": "int64",
+        "text": "object",
+    },
+    key=("story_id", "version"),
+    doc="One row per story version: original (the story's first lines), shuffle, wrong_ending, "
+    "antonym_k<k>. condition: original, shuffle, wrong_ending or antonym; k: corruptions made "
+    "(0 for the original); text: the version's lines joined by line breaks.",
+)
+
+FEI_CORRUPTIONS = Table(
+    "fabula-entropy corruptions",
+    {
+        "story_id": "object",
+        "version": "object",
+        "kind": "object",
+        "attempt": "int64",
+        "line": "int64",
+        "original": "object",
+        "changed": "object",
+        "detail": "object",
+    },
+    doc="One row per change of a corrupted version: the line (0-based; a shuffle's first line), "
+    "its text before and after, what changed (word -> antonym, new line order) and the attempt "
+    "(0-based) whose seed made it.",
+)
+
+FEI_QUESTIONS = Table(
+    "fabula-entropy questions",
+    {
+        "story_id": "object",
+        "version": "object",
+        "kind": "object",
+        "question_id": "object",
+        "template": "object",
+        "line": "int64",
+        "word": "object",
+        "text": "object",
+        "truth": "float64",
+    },
+    key=("story_id", "version", "question_id"),
+    doc="One row per question asked about a version. kind: ewc, etc or control; line: the "
+    "referenced line (0-based; ETC: line N of the pair N, N+1; -1 for controls); word: the EWC "
+    "word as it reads in this version; truth: a control's known answer (1 yes, 0 no), else NaN.",
+)
+
+FEI_EXCLUDED = Table(
+    "fabula-entropy exclusions",
+    {"story_id": "object", "kind": "object", "condition": "object", "reason": "object"},
+    doc="Stories (or one corrupted version of a story: condition) left out of an index, with "
+    "the reason.",
+)
+
+FEI_ANSWERS = Table(
+    "fabula-entropy answers",
+    {
+        "story_id": "object",
+        "version": "object",
+        "question_id": "object",
+        "model": "object",
+        "variant": "object",
+        "reader": "object",
+        "p_yes": "float64",
+        "p_yes_raw": "float64",
+        "mass": "float64",
+        "low_mass": "bool",
+    },
+    key=("story_id", "version", "question_id", "reader"),
+    doc="One row per reader and question: p_yes = P(yes) renormalised over the yes/no label "
+    "variants (calibrated when calibration is on; p_yes_raw before), mass = the labels' share of "
+    "the model's probability (0-1), low_mass = mass below fabula_entropy.min_mass. reader = "
+    "model/variant.",
+)
+
+FEI_COST = Table(
+    "fabula-entropy answer cost",
+    {
+        "model": "object",
+        "n_questions": "int64",
+        "n_answers": "int64",
+        "seconds": "float64",
+        "answers_per_second": "float64",
+        "tokens_evaluated": "int64",
+    },
+    doc="Per model: questions, answers (questions × prompt variants, plus calibration prompts), "
+    "wall seconds of answering (model loaded), answers per second and tokens run through it.",
+)
+
+FEI_READERS = Table(
+    "fabula-entropy readers",
+    {
+        "reader": "object",
+        "model": "object",
+        "variant": "object",
+        "n_controls": "int64",
+        "auc": "float64",
+        "auc_word": "float64",
+        "auc_order": "float64",
+        "passed": "bool",
+        "mean_mass": "float64",
+        "share_low_mass": "float64",
+        "share_yes": "float64",
+    },
+    doc="The comprehension gate per reader: ROC AUC of P(yes) against the controls' known "
+    "answers (all controls; word controls; order controls; 0.5 = chance), passed = auc >= "
+    "fabula_entropy.gate.min_auc; mean label mass, share of low-mass answers and share of "
+    "P(yes) > 0.5 over all its answers (a yes bias shows here).",
+)
+
+FEI_STORY_INDICES = Table(
+    "fabula-entropy story indices",
+    {
+        "pool": "object",
+        "readers": "object",
+        "gated": "bool",
+        "story_id": "object",
+        "version": "object",
+        "condition": "object",
+        "k": "int64",
+        "kind": "object",
+        "n_questions": "int64",
+        "soft": "float64",
+        "hard": "float64",
+        "reader_entropy": "float64",
+        "disagreement": "float64",
+    },
+    doc="EWC or ETC per story version and reader pool, in bits: soft = mean over questions of "
+    "h(mean P(yes)), = reader_entropy (mean of each reader's own h) + disagreement; hard = mean "
+    "of h(share of readers with P(yes) > 0.5). pool: one reader (model/variant), one model "
+    "(its variants), 'pooled' (the readers that passed the gate) or 'all' (every reader); "
+    "readers: the readers it rests on; gated: all of them passed the gate.",
+)
+
+FEI_COMPARISON = Table(
+    "fabula-entropy original vs corrupted",
+    {
+        "pool": "object",
+        "readers": "object",
+        "gated": "bool",
+        "kind": "object",
+        "condition": "object",
+        "measure": "object",
+        "n": "int64",
+        "mean_original": "float64",
+        "ci_low_original": "float64",
+        "ci_high_original": "float64",
+        "mean_corrupted": "float64",
+        "ci_low_corrupted": "float64",
+        "ci_high_corrupted": "float64",
+        "diff": "float64",
+        "diff_ci_low": "float64",
+        "diff_ci_high": "float64",
+        "wilcoxon_p": "float64",
+        "g": "float64",
+        "g_ci_low": "float64",
+        "g_ci_high": "float64",
+    },
+    doc="Per pool, index kind, corrupted condition and measure (soft, hard): n stories with both "
+    "versions, means of the index (bits) with t-based CIs, the paired difference corrupted − "
+    "original with its CI, the two-sided Wilcoxon signed-rank p, and Hedges' g (corrupted vs "
+    "original, positive = corrupted higher) with its CI.",
+)
+
+FEI_DOSE = Table(
+    "fabula-entropy dose-response",
+    {
+        "pool": "object",
+        "kind": "object",
+        "k": "int64",
+        "measure": "object",
+        "n": "int64",
+        "mean": "float64",
+        "ci_low": "float64",
+        "ci_high": "float64",
+    },
+    doc="Mean index (bits) with t-based CI per pool, kind, measure and number of corruptions k "
+    "(0 = original; EWC: antonym swaps; ETC: shuffled spans).",
+)

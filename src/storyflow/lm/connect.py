@@ -97,8 +97,13 @@ def open_answerer(
     n_ctx: int = 2048,
     n_threads: int = 1,
     n_gpu_layers: int = 0,
+    share_prefix: bool = False,
 ) -> Answerer:
-    """The closed-choice answerer of ``spec`` (``n_ctx``: tokens of prompt + longest option)."""
+    """The closed-choice answerer of ``spec`` (``n_ctx``: tokens of prompt + longest option).
+
+    ``share_prefix``: llama.cpp evaluates only what a prompt adds to the previous prompt's
+    common beginning (many questions after one story; docs/lm.md, "Shared prefixes").
+    """
     if spec.served:
         return _server(spec)
     path = _weights(spec, model_path)
@@ -112,5 +117,11 @@ def open_answerer(
     from storyflow.lm.backends.llama_cpp import LlamaCppScorer
 
     return ScorerAnswerer(
-        LlamaCppScorer(path, n_ctx=n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers)
+        LlamaCppScorer(
+            path,
+            n_ctx=n_ctx,
+            n_threads=n_threads,
+            n_gpu_layers=n_gpu_layers,
+            share_prefix=share_prefix,
+        )
     )

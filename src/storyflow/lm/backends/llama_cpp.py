@@ -75,11 +75,28 @@ def _pool(workers: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="logsoftmax")
 
 
+def common_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens ``a`` and ``b`` share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 class LlamaCppScorer:
     """llama-cpp-python backend: log-probs computed from ``logits_all`` scores.
 
     ``create_completion(echo=True, logprobs=...)`` is not used: it shifts log-probs for models
     without a BOS token. The prefix's KV cache is kept between calls with the same prefix.
+
+    ``share_prefix=True`` keeps it between calls whose prefixes merely *begin* alike: only the
+    tokens after the longest common beginning of the cached and the new prefix are evaluated
+    (many short questions after one story: the story is evaluated once). The KV entries of the
+    shared tokens then come from an earlier batch than in a from-scratch pass, which moves the
+    log-probs by a small, model-dependent amount (docs/lm.md, "Shared prefixes"); off by
+    default, so the NLL engine's scores do not depend on the order of its requests.
     """
 
     def __init__(
@@ -90,6 +107,7 @@ class LlamaCppScorer:
         n_threads: int = 1,
         n_gpu_layers: int = 0,
         n_batch: int = 512,
+        share_prefix: bool = False,
     ) -> None:
         from llama_cpp import Llama
 
@@ -111,6 +129,7 @@ class LlamaCppScorer:
         self.workers = n_threads  # threads of the log-softmax (between llama.cpp calls)
         self.tokens_evaluated = 0  # tokens run through the model (all calls)
         self._stem: list[int] | None = None
+        self.share_prefix = share_prefix
 
     @staticmethod
     def vocab_only(model_path: str | Path) -> VocabOnly:
@@ -135,10 +154,14 @@ class LlamaCppScorer:
             raise ValueError("sequence longer than the context window")
         stem = list(prefix[:-1])
         if self._stem != stem:
-            self.llm.reset()
-            if stem:
-                self.llm.eval(stem)
-                self.tokens_evaluated += len(stem)
+            keep = common_prefix_length(self._stem or [], stem) if self.share_prefix else 0
+            if keep:
+                self.llm.n_tokens = keep  # eval() drops the KV entries from here on
+            else:
+                self.llm.reset()
+            if stem[keep:]:
+                self.llm.eval(stem[keep:])
+                self.tokens_evaluated += len(stem) - keep
             self._stem = stem
         self.llm.n_tokens = len(stem)  # drop the previous pass, keep the stem's KV cache
         self.llm.eval([prefix[-1], *continuation])

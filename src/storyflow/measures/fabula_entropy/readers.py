@@ -1,0 +1,177 @@
+"""Language-model readers: P(yes) for every question about every story version.
+
+A *reader* is a (model, prompt variant) pair. Its answer to a question is read from the answer
+probabilities (closed choice, :mod:`storyflow.lm.answers`), never sampled:
+
+    P(yes) = Σ_v P(v | prompt) over the yes labels / Σ over the yes and no labels
+
+with the label variants from config (``{"yes": ["Yes", "yes"], "no": ["No", "no"]}``; plain
+prompts of base models put a space before each, since the answer continues the cue's line).
+``mass`` (the labels' share of the model's probability) is kept, and a row with mass below
+``min_mass`` is flagged. Prompt variants: ``standard`` ends "Answer Yes or No.", ``swapped``
+"Answer No or Yes." (the label order, against a position bias). With ``calibration`` each P is
+corrected for the reader's prior on that question with a content-free story (every line "N/A";
+Zhao et al. 2021): P_cal = (P/P₀) / (P/P₀ + (1−P)/(1−P₀)).
+
+The story comes first in the prompt and the question last, so consecutive questions about one
+version share the story's tokens; the scorer is opened with ``share_prefix`` and evaluates the
+story once per version and prompt variant (docs/lm.md, "Shared prefixes").
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from storyflow import tables
+from storyflow.errors import StoryflowError
+from storyflow.lm.answers import answer
+from storyflow.lm.prompts import generation_prompt, prompt_tokens
+
+log = logging.getLogger(__name__)
+
+SYSTEM = "You are a careful reader. Read the story, then answer the question about it."
+INSTRUCTIONS = {"standard": "Answer Yes or No.", "swapped": "Answer No or Yes."}
+CUE = "Answer:"
+CONTENT_FREE = "N/A"
+
+
+@dataclass(frozen=True)
+class ReaderSettings:
+    """How readers answer (config ``fabula_entropy``): ``variants`` (prompt variants, keys of
+    :data:`INSTRUCTIONS`), ``labels`` (yes/no label variants), ``calibration``, ``min_mass``
+    (flag threshold, 0-1), ``n_ctx`` (context window in tokens)."""
+
+    variants: tuple[str, ...]
+    labels: Mapping[str, Sequence[str]]
+    calibration: bool
+    min_mass: float
+    n_ctx: int
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> ReaderSettings:
+        variants = tuple(params["variants"])
+        unknown = [v for v in variants if v not in INSTRUCTIONS]
+        if unknown or not variants:
+            raise StoryflowError(
+                f"fabula_entropy.variants: unknown prompt variants {unknown}; use "
+                f"{list(INSTRUCTIONS)}"
+            )
+        labels = {k: list(params["labels"][k]) for k in ("yes", "no")}
+        return cls(variants, labels, bool(params["calibration"]), float(params["min_mass"]),
+                   int(params["n_ctx"]))  # fmt: skip
+
+
+def messages(lines: Sequence[str], question: str, variant: str) -> list[dict[str, str]]:
+    """The reader's prompt: the story's numbered lines, then the question and instruction."""
+    story = "\n".join(f"{n}. {line}" for n, line in enumerate(lines, start=1))
+    user = f"Story:\n{story}\n\nQuestion: {question}\n{INSTRUCTIONS[variant]}"
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+def label_options(labels: Mapping[str, Sequence[str]], mode: str) -> dict[str, list[str]]:
+    """The answer options: the configured label variants, with a leading space in plain mode."""
+    space = " " if mode == "plain" else ""
+    return {name: [space + v.strip() for v in labels[name]] for name in ("yes", "no")}
+
+
+def check_labels(llm: Any, options: Mapping[str, Sequence[str]], model: str) -> None:
+    """Every label must tokenize and read back unchanged in the model's vocabulary."""
+    bad = []
+    for variants in options.values():
+        for label in variants:
+            ids = llm.tokenize(label.encode("utf-8"), add_bos=False, special=False)
+            back = llm.detokenize(ids).decode("utf-8", errors="replace") if ids else ""
+            if not ids or back != label:
+                bad.append(label)
+    if bad:
+        raise StoryflowError(
+            f"model {model!r}: the answer labels {bad} are not in its vocabulary (they do not "
+            "tokenize and read back unchanged); set fabula_entropy.labels to words it has"
+        )
+
+
+def calibrated(p: float, p0: float) -> float:
+    """P(yes) corrected for the content-free prior ``p0`` (both in (0, 1))."""
+    p0 = min(max(p0, 1e-6), 1 - 1e-6)
+    yes, no = p / p0, (1 - p) / (1 - p0)
+    return float(yes / (yes + no)) if yes + no > 0 else 0.5
+
+
+def answer_questions(
+    scorer: Any,
+    model: str,
+    mode: str,
+    versions: pd.DataFrame,
+    questions: pd.DataFrame,
+    settings: ReaderSettings,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """P(yes) of every question for each prompt variant, and the cost row of the model.
+
+    ``scorer``: a llama.cpp scorer (``LlamaCppScorer(..., share_prefix=True)``); ``mode``:
+    ``chat`` or ``plain`` (the model's resolved prompt mode). Returns (answers, cost) as
+    :data:`tables.FEI_ANSWERS` and :data:`tables.FEI_COST`.
+    """
+    llm = scorer.llm
+    options = label_options(settings.labels, mode)
+    check_labels(llm, options, model)
+    cue = CUE if mode == "plain" else ""
+    longest = max(len(llm.tokenize(v.encode(), add_bos=False, special=False))
+                  for vs in options.values() for v in vs)  # fmt: skip
+    text = {(r.story_id, r.version): r.text.split("\n") for r in versions.itertuples()}
+    prior: dict[tuple[str, str, int], float] = {}
+
+    def p_yes(lines: Sequence[str], question: str, variant: str, where: str) -> tuple[float, float]:
+        prompt = generation_prompt(llm, messages(lines, question, variant), mode=mode, cue=cue)
+        ids = prompt_tokens(llm, prompt)
+        if len(ids) + longest > settings.n_ctx:
+            raise StoryflowError(
+                f"{where}: the prompt has {len(ids)} tokens, more than fabula_entropy.n_ctx "
+                f"({settings.n_ctx}) allows; raise n_ctx or lower the corpus's lines"
+            )
+        result = answer(scorer, ids, options)
+        return result.probs[0], result.mass
+
+    rows = []
+    start, tokens0 = time.perf_counter(), scorer.tokens_evaluated
+    n_answers = 0
+    groups = questions.groupby(["story_id", "version"], sort=False)
+    for (sid, version), group in tqdm(groups, total=groups.ngroups, desc=f"answers {model}"):
+        lines = text[(sid, version)]
+        for variant in settings.variants:
+            for q in group.itertuples(index=False):
+                where = f"model {model}, story {sid}, version {version}, {q.question_id}"
+                p, mass = p_yes(lines, q.text, variant, where)
+                n_answers += 1
+                raw = p
+                if settings.calibration:
+                    key = (q.text, variant, len(lines))
+                    if key not in prior:
+                        prior[key] = p_yes([CONTENT_FREE] * len(lines), q.text, variant, where)[0]
+                        n_answers += 1
+                    p = calibrated(raw, prior[key])
+                rows.append((sid, version, q.question_id, model, variant, f"{model}/{variant}",
+                             p, raw, mass, mass < settings.min_mass))  # fmt: skip
+    seconds = time.perf_counter() - start
+    answers = tables.FEI_ANSWERS.frame(rows)
+    n_q = len(questions)
+    cost = tables.FEI_COST.frame([(model, n_q, n_answers, seconds,
+                                   n_answers / seconds if seconds > 0 else np.nan,
+                                   scorer.tokens_evaluated - tokens0)])  # fmt: skip
+    log.info(
+        "%s: %d answers (%d questions × %d variants%s) in %.1f s: %.2f answers/s, %d tokens",
+        model, n_answers, n_q, len(settings.variants),
+        " + calibration" if settings.calibration else "", seconds,
+        n_answers / max(seconds, 1e-9), scorer.tokens_evaluated - tokens0,
+    )  # fmt: skip
+    if answers["low_mass"].any():
+        log.warning("%s: %d of %d answers have label mass below %.2f", model,
+                    int(answers["low_mass"].sum()), len(answers), settings.min_mass)  # fmt: skip
+    return answers, cost
