@@ -197,3 +197,62 @@ def narrative_sense_settings(config: Mapping[str, Any], source: str) -> dict[str
     if source in (config.get("corpora") or {}):
         settings["columns"] = config["corpora"][source]["columns"]
     return settings
+
+
+# ---- fabula entropy
+
+
+def fabula_entropy_corpora(config: Mapping[str, Any]) -> list[str]:
+    """The corpora the fabula-entropy stage reads (``fabula_entropy.corpora``), each known; the
+    book passages need ``books.enabled``."""
+    names = [entry["name"] for entry in config["fabula_entropy"]["corpora"]]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise StoryflowError(f"config: fabula_entropy.corpora lists {repeated} more than once")
+    for name in names:
+        corpora.corpus_kind(config, name)
+        if name == "books" and not config["books"]["enabled"]:
+            raise StoryflowError(
+                "config: fabula_entropy.corpora names books, but books.enabled is false; "
+                "enable the books or remove books from fabula_entropy.corpora"
+            )
+    return names
+
+
+def fabula_entropy_items(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
+    """The settings that change a corpus's versions and questions (rule make_fabula_items):
+    the corpus entry's ``kinds``, ``lines`` and ``wrong_ending`` over the block's defaults."""
+    block = config["fabula_entropy"]
+    entry = next(e for e in block["corpora"] if e["name"] == corpus)
+    return {
+        "kinds": list(entry.get("kinds") or ["etc"]),
+        "lines": int(entry.get("lines") or block["lines"]),
+        "wrong_ending": bool(entry.get("wrong_ending", block["wrong_ending"])),
+        "questions": block["questions"],
+        "controls": block["controls"],
+        "ewc_k": list(block["ewc_k"]),
+        "span": block["span"],
+        "retries": block["retries"],
+        "seed": block["seed"],
+    }
+
+
+def fabula_entropy_readers(config: Mapping[str, Any], local_models: Sequence[str]) -> list[str]:
+    """The reader models (``fabula_entropy.readers``; null = every model with local weights),
+    each one of ``local_models``."""
+    readers = config["fabula_entropy"]["readers"]
+    if readers is None:
+        return list(local_models)
+    unknown = [m for m in readers if m not in local_models]
+    if unknown:
+        raise StoryflowError(
+            f"config: fabula_entropy.readers names {unknown}, which are not models with local "
+            f"weights in `models` ({', '.join(local_models)}); add them there or remove them"
+        )
+    return list(readers)
+
+
+def fabula_entropy_reading(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings that change every reader's answers (rule answer_fabula_questions)."""
+    block = config["fabula_entropy"]
+    return {k: block[k] for k in ("variants", "labels", "calibration", "min_mass", "n_ctx")}

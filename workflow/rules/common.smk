@@ -326,4 +326,5 @@ def final_outputs():
             ],
             target=NS["targets"],
         )
+    outputs += fabula_entropy_outputs()
     return outputs

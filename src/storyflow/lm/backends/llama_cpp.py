@@ -91,12 +91,15 @@ class LlamaCppScorer:
     ``create_completion(echo=True, logprobs=...)`` is not used: it shifts log-probs for models
     without a BOS token. The prefix's KV cache is kept between calls with the same prefix.
 
-    ``share_prefix=True`` keeps it between calls whose prefixes merely *begin* alike: only the
-    tokens after the longest common beginning of the cached and the new prefix are evaluated
-    (many short questions after one story: the story is evaluated once). The KV entries of the
-    shared tokens then come from an earlier batch than in a from-scratch pass, which moves the
-    log-probs by a small, model-dependent amount (docs/lm.md, "Shared prefixes"); off by
-    default, so the NLL engine's scores do not depend on the order of its requests.
+    ``share_prefix=True`` (many short continuations after one shared beginning: questions about
+    one story, yes/no labels after one question) keeps every token in the KV cache between calls
+    and evaluates only what a request adds to the longest beginning it shares with the cached
+    tokens; the logits rows of the shared positions are read from the earlier pass, and the
+    continuation's last token, whose logits nothing reads, is not evaluated. Single-token
+    answers after one prompt then cost one pass together. The reused rows and KV entries come
+    from other batches than in a from-scratch pass, which moves log-probs by a small,
+    model-dependent amount (docs/lm.md, "Shared prefixes"); off by default, so the NLL
+    engine's scores do not depend on the order of its requests.
     """
 
     def __init__(
@@ -130,6 +133,7 @@ class LlamaCppScorer:
         self.tokens_evaluated = 0  # tokens run through the model (all calls)
         self._stem: list[int] | None = None
         self.share_prefix = share_prefix
+        self._cached: list[int] = []  # share_prefix: the tokens whose KV entries and rows are kept
 
     @staticmethod
     def vocab_only(model_path: str | Path) -> VocabOnly:
@@ -152,16 +156,14 @@ class LlamaCppScorer:
         """
         if len(prefix) + len(continuation) > self.n_ctx:
             raise ValueError("sequence longer than the context window")
+        if self.share_prefix:
+            return self._shared_logprobs(prefix, continuation)
         stem = list(prefix[:-1])
         if self._stem != stem:
-            keep = common_prefix_length(self._stem or [], stem) if self.share_prefix else 0
-            if keep:
-                self.llm.n_tokens = keep  # eval() drops the KV entries from here on
-            else:
-                self.llm.reset()
-            if stem[keep:]:
-                self.llm.eval(stem[keep:])
-                self.tokens_evaluated += len(stem) - keep
+            self.llm.reset()
+            if stem:
+                self.llm.eval(stem)
+                self.tokens_evaluated += len(stem)
             self._stem = stem
         self.llm.n_tokens = len(stem)  # drop the previous pass, keep the stem's KV cache
         self.llm.eval([prefix[-1], *continuation])
@@ -171,6 +173,26 @@ class LlamaCppScorer:
             self.llm.scores[len(stem) : len(stem) + len(continuation)],
             continuation,
             workers=self.workers,
+        )
+
+    def _shared_logprobs(self, prefix: Sequence[int], continuation: Sequence[int]) -> np.ndarray:
+        """:meth:`logprobs` with the longest common beginning of requests reused (share_prefix).
+
+        Position p's logits row is written when token p is evaluated; a kept position has the
+        same tokens before it as when it was evaluated, so its row still holds its logits.
+        """
+        needed = [*prefix, *continuation[:-1]]  # rows len(prefix) - 1 .. len(needed) - 1 are read
+        keep = common_prefix_length(self._cached, needed)
+        if keep < len(needed):
+            if keep == 0:
+                self.llm.reset()
+            self.llm.n_tokens = keep  # eval() drops the KV entries from here on
+            self.llm.eval(needed[keep:])
+            self.tokens_evaluated += len(needed) - keep
+        self._cached = needed if keep < len(needed) else self._cached
+        start = len(prefix) - 1
+        return token_logprobs(
+            self.llm.scores[start : start + len(continuation)], continuation, workers=self.workers
         )
 
 

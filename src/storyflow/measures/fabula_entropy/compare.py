@@ -50,15 +50,32 @@ def reader_gate(answers: pd.DataFrame, questions: pd.DataFrame, min_auc: float) 
         p, truth = c["p_yes"].to_numpy(), c["truth"].to_numpy()
         word = c["template"].str.startswith("word").to_numpy()
         score = auc(p, truth)
-        rows.append((reader, mine["model"].iloc[0], mine["variant"].iloc[0], len(c), score,
-                     auc(p[word], truth[word]), auc(p[~word], truth[~word]),
-                     bool(score >= min_auc), float(mine["mass"].mean()),
-                     float(mine["low_mass"].mean()), float((mine["p_yes"] > 0.5).mean())))  # fmt: skip
+        rows.append(
+            (
+                reader,
+                mine["model"].iloc[0],
+                mine["variant"].iloc[0],
+                len(c),
+                score,
+                auc(p[word], truth[word]),
+                auc(p[~word], truth[~word]),
+                bool(score >= min_auc),
+                float(mine["mass"].mean()),
+                float(mine["low_mass"].mean()),
+                float((mine["p_yes"] > 0.5).mean()),
+            )
+        )
     table = tables.FEI_READERS.frame(rows)
     for r in table.itertuples():
-        log.info("reader %s: control AUC %.3f (word %.3f, order %.3f) over %d controls: %s",
-                 r.reader, r.auc, r.auc_word, r.auc_order, r.n_controls,
-                 "passed" if r.passed else f"below {min_auc}, out of the headline")  # fmt: skip
+        log.info(
+            "reader %s: control AUC %.3f (word %.3f, order %.3f) over %d controls: %s",
+            r.reader,
+            r.auc,
+            r.auc_word,
+            r.auc_order,
+            r.n_controls,
+            "passed" if r.passed else f"below {min_auc}, out of the headline",
+        )
     return table
 
 
@@ -107,9 +124,13 @@ def story_indices(
         )
         story = (
             per_q.groupby(["story_id", "version", "kind"], sort=False)
-            .agg(n_questions=("soft", "size"), soft=("soft", "mean"), hard=("hard", "mean"),
-                 reader_entropy=("reader_entropy", "mean"),
-                 disagreement=("disagreement", "mean"))  # fmt: skip
+            .agg(
+                n_questions=("soft", "size"),
+                soft=("soft", "mean"),
+                hard=("hard", "mean"),
+                reader_entropy=("reader_entropy", "mean"),
+                disagreement=("disagreement", "mean"),
+            )
             .reset_index()
             .merge(labels, on=["story_id", "version"])
             .assign(pool=name, readers=",".join(cols), gated=gated)
@@ -147,11 +168,24 @@ def compare_versions(indices: pd.DataFrame, confidence: float) -> pd.DataFrame:
                 b = original.loc[both, measure].to_numpy(float)
                 d = a - b
                 n = len(both)
-                wil = (sps.wilcoxon(d).pvalue if n >= 2 and np.any(d != 0) else math.nan)
+                wil = sps.wilcoxon(d).pvalue if n >= 2 and np.any(d != 0) else math.nan
                 g = hedges_g(a, b, confidence) if n >= 2 else (math.nan,) * 3
-                rows.append((pool_name, readers, gated, kind, version, measure, n,
-                             *mean_ci(b, confidence), *mean_ci(a, confidence),
-                             *mean_ci(d, confidence), float(wil), *g))  # fmt: skip
+                rows.append(
+                    (
+                        pool_name,
+                        readers,
+                        gated,
+                        kind,
+                        version,
+                        measure,
+                        n,
+                        *mean_ci(b, confidence),
+                        *mean_ci(a, confidence),
+                        *mean_ci(d, confidence),
+                        float(wil),
+                        *g,
+                    )
+                )
     return tables.FEI_COMPARISON.frame(rows)
 
 
@@ -165,8 +199,16 @@ def dose_response(indices: pd.DataFrame, confidence: float) -> pd.DataFrame:
     rows = []
     for (pool_name, kind, k), group in steps.groupby(["pool", "kind", "k"], sort=True):
         for measure in MEASURES:
-            rows.append((pool_name, kind, int(k), measure, len(group),
-                         *mean_ci(group[measure].to_numpy(float), confidence)))  # fmt: skip
+            rows.append(
+                (
+                    pool_name,
+                    kind,
+                    int(k),
+                    measure,
+                    len(group),
+                    *mean_ci(group[measure].to_numpy(float), confidence),
+                )
+            )
     return tables.FEI_DOSE.frame(rows)
 
 
@@ -194,3 +236,45 @@ def story_measures(
                     value = original.at[key, measure] if key in original.index else math.nan
                     rows.append((sid, label, f"fei_{kind}_{measure}", float(value), "bits"))
     return tables.STORY_MEASURES.frame(rows)
+
+
+def summarize(
+    stories: pd.DataFrame,
+    versions: pd.DataFrame,
+    questions: pd.DataFrame,
+    answers: pd.DataFrame,
+    *,
+    kinds: Sequence[str],
+    min_auc: float,
+    confidence: float,
+) -> dict[str, pd.DataFrame]:
+    """Every result table of a corpus: ``readers`` (gate), ``indices``, ``comparison``,
+    ``dose`` and ``measures`` (the cross-measure long table)."""
+    readers = reader_gate(answers, questions, min_auc)
+    pools = reader_pools(readers)
+    indices = story_indices(answers, questions, versions, pools)
+    comparison = compare_versions(indices, confidence)
+    for r in comparison[comparison["pool"] == "pooled"].itertuples():
+        log.info(
+            "pooled (%s) %s %s %s: original %.3f, corrupted %.3f bits, diff %.3f "
+            "[%.3f, %.3f], Wilcoxon p %.3g, g %.2f (n %d)",
+            r.readers,
+            r.kind,
+            r.condition,
+            r.measure,
+            r.mean_original,
+            r.mean_corrupted,
+            r.diff,
+            r.diff_ci_low,
+            r.diff_ci_high,
+            r.wilcoxon_p,
+            r.g,
+            r.n,
+        )
+    return {
+        "readers": readers,
+        "indices": indices,
+        "comparison": comparison,
+        "dose": dose_response(indices, confidence),
+        "measures": story_measures(indices, list(stories["story_id"].astype(str)), kinds, readers),
+    }

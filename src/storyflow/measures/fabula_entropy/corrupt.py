@@ -72,9 +72,15 @@ def antonym_swap(
         new[slot.line][slot.token] = (antonym, ws)
         after = "".join(t + w for t, w in new[slot.line])
         changes.append(
-            Change(slot.line, slot.token, before.strip(), after.strip(), f"{text} -> {antonym}",
-                   antonym)
-        )  # fmt: skip
+            Change(
+                slot.line,
+                slot.token,
+                before.strip(),
+                after.strip(),
+                f"{text} -> {antonym}",
+                antonym,
+            )
+        )
     return ["".join(t + w for t, w in line).strip() for line in new], changes
 
 

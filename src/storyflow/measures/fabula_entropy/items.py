@@ -102,8 +102,19 @@ def build_items(
         rng = item_rng(settings.seed, f"{sid}/controls")
         words = [t.text.lower() for doc in docs for t in doc if t.is_alpha and not t.is_stop]
         for i, q in enumerate(questions.control_questions(lines, words, settings.controls, rng)):
-            rows_q.append((sid, "original", "control", f"control-{i:02d}", q["template"], -1, "",
-                           q["text"], float(q["truth"])))  # fmt: skip
+            rows_q.append(
+                (
+                    sid,
+                    "original",
+                    "control",
+                    f"control-{i:02d}",
+                    q["template"],
+                    -1,
+                    "",
+                    q["text"],
+                    float(q["truth"]),
+                )
+            )
         if "etc" in settings.kinds:
             _etc(sid, lines, story, settings, versions, rows_q, rows_c, excluded)
         if "ewc" in settings.kinds:
@@ -128,30 +139,60 @@ def _etc(sid, lines, story, settings, versions, rows_q, rows_c, excluded) -> Non
         if result is not None:
             new, changes = result
             versions.append(_version(sid, "shuffle", "shuffle", 1, new))
-            rows_c += [(sid, "shuffle", "etc", attempt, c.line, c.original, c.changed, c.detail)
-                       for c in changes]  # fmt: skip
+            rows_c += [
+                (sid, "shuffle", "etc", attempt, c.line, c.original, c.changed, c.detail)
+                for c in changes
+            ]
             made.append("shuffle")
             break
     else:
-        excluded.append((sid, "etc", "shuffle", f"no span changed the story in "
-                         f"{settings.retries} attempt(s)"))  # fmt: skip
+        excluded.append(
+            (sid, "etc", "shuffle", f"no span changed the story in {settings.retries} attempt(s)")
+        )
     right = getattr(story, "right_ending", None)
     wrong = getattr(story, "wrong_ending", None)
     if settings.wrong_ending and isinstance(wrong, str) and wrong.strip():
         if " ".join(str(right).split()) == lines[-1]:
             new = [*lines[:-1], " ".join(wrong.split())]
             versions.append(_version(sid, "wrong_ending", "wrong_ending", 1, new))
-            rows_c.append((sid, "wrong_ending", "etc", 0, len(lines) - 1, lines[-1], new[-1],
-                           "right ending -> wrong ending"))  # fmt: skip
+            rows_c.append(
+                (
+                    sid,
+                    "wrong_ending",
+                    "etc",
+                    0,
+                    len(lines) - 1,
+                    lines[-1],
+                    new[-1],
+                    "right ending -> wrong ending",
+                )
+            )
             made.append("wrong_ending")
         else:
-            excluded.append((sid, "etc", "wrong_ending", "the version's last line is not the "
-                             "right ending (the sentence split differs)"))  # fmt: skip
+            excluded.append(
+                (
+                    sid,
+                    "etc",
+                    "wrong_ending",
+                    "the version's last line is not the right ending (the sentence split differs)",
+                )
+            )
     rng = item_rng(settings.seed, f"{sid}/etc")
     for i, q in enumerate(questions.etc_questions(len(lines), settings.questions, rng)):
         for version in made:
-            rows_q.append((sid, version, "etc", f"etc-{i:02d}", q["template"], q["line"], "",
-                           questions.etc_text(q["template"], q["line"]), float("nan")))  # fmt: skip
+            rows_q.append(
+                (
+                    sid,
+                    version,
+                    "etc",
+                    f"etc-{i:02d}",
+                    q["template"],
+                    q["line"],
+                    "",
+                    questions.etc_text(q["template"], q["line"]),
+                    float("nan"),
+                )
+            )
 
 
 def _ewc(sid, lines, docs, tokens, settings, lexicon, versions, rows_q, rows_c, excluded) -> None:
@@ -159,7 +200,9 @@ def _ewc(sid, lines, docs, tokens, settings, lexicon, versions, rows_q, rows_c, 
     if not slots:
         excluded.append((sid, "ewc", "", "no adjective or adverb modifying an entity or event"))
         return
-    chosen = questions.ewc_questions(slots, settings.questions, item_rng(settings.seed, f"{sid}/ewc"))
+    chosen = questions.ewc_questions(
+        slots, settings.questions, item_rng(settings.seed, f"{sid}/ewc")
+    )
     made = {"original": {(s.line, s.token): s.word for s in slots}}
     for k in settings.ewc_k:
         version = f"antonym_k{k}"
@@ -169,16 +212,70 @@ def _ewc(sid, lines, docs, tokens, settings, lexicon, versions, rows_q, rows_c, 
             if result is not None:
                 new, changes = result
                 versions.append(_version(sid, version, "antonym", k, new))
-                rows_c += [(sid, version, "ewc", attempt, c.line, c.original, c.changed, c.detail)
-                           for c in changes]  # fmt: skip
+                rows_c += [
+                    (sid, version, "ewc", attempt, c.line, c.original, c.changed, c.detail)
+                    for c in changes
+                ]
                 made[version] = {**made["original"], **{(c.line, c.token): c.word for c in changes}}
                 break
         else:
             swappable = sum(1 for s in slots if lexicon.get((s.word.lower(), s.pos)))
-            excluded.append((sid, "ewc", version, f"{swappable} descriptive word(s) with an "
-                             f"antonym, {k} needed ({settings.retries} attempt(s))"))  # fmt: skip
+            excluded.append(
+                (
+                    sid,
+                    "ewc",
+                    version,
+                    f"{swappable} descriptive word(s) with an "
+                    f"antonym, {k} needed ({settings.retries} attempt(s))",
+                )
+            )
     for i, q in enumerate(chosen):
         for version, words in made.items():
             word = words[(q["line"], q["token"])]
-            rows_q.append((sid, version, "ewc", f"ewc-{i:02d}", q["template"], q["line"], word,
-                           questions.ewc_text(q["template"], word, q["line"]), float("nan")))  # fmt: skip
+            rows_q.append(
+                (
+                    sid,
+                    version,
+                    "ewc",
+                    f"ewc-{i:02d}",
+                    q["template"],
+                    q["line"],
+                    word,
+                    questions.ewc_text(q["template"], word, q["line"]),
+                    float("nan"),
+                )
+            )
+
+
+def make_items(
+    stories: pd.DataFrame,
+    sentences: pd.DataFrame,
+    params: Mapping[str, Any],
+    spacy_model: str,
+    lexicon_path: str | None = None,
+) -> dict[str, pd.DataFrame]:
+    """:func:`build_items` with the settings from ``params`` (``plan.fabula_entropy_items``),
+    the spaCy pipeline ``spacy_model`` (tagger and parser) and the antonym lexicon."""
+    from storyflow.measures.fabula_entropy.lexicon import load_antonyms
+    from storyflow.sentences import load_spacy
+
+    settings = ItemSettings.from_params(params)
+    nlp = load_spacy(spacy_model, exclude=("ner",))
+    items = build_items(stories, sentences, nlp, settings, load_antonyms(lexicon_path))
+    for row in items["excluded"].itertuples(index=False):
+        log.info(
+            "excluded: story %s, %s %s: %s",
+            row.story_id,
+            row.kind,
+            row.condition or "(all versions)",
+            row.reason,
+        )
+    counts = items["questions"].groupby("kind").size().to_dict()
+    log.info(
+        "%d stories, %d versions, questions by kind %s, %d exclusions",
+        len(stories),
+        len(items["versions"]),
+        counts,
+        len(items["excluded"]),
+    )
+    return items

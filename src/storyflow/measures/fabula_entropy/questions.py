@@ -48,9 +48,21 @@ HEAD_POS = frozenset({"NOUN", "PROPN", "VERB", "AUX"})
 
 #: Words an absent-word control may ask about (chosen when the story does not contain them).
 ABSENT_WORDS = (
-    "elephant", "violin", "volcano", "submarine", "pineapple", "telescope", "glacier",
-    "saxophone", "lighthouse", "kangaroo", "cathedral", "tornado", "parachute", "cactus",
-)  # fmt: skip
+    "elephant",
+    "violin",
+    "volcano",
+    "submarine",
+    "pineapple",
+    "telescope",
+    "glacier",
+    "saxophone",
+    "lighthouse",
+    "kangaroo",
+    "cathedral",
+    "tornado",
+    "parachute",
+    "cactus",
+)
 
 
 @dataclass(frozen=True)
@@ -93,9 +105,7 @@ def ewc_questions(
         for i in order:
             pairs.append((slots[int(i)], names[(int(i) + round_) % len(names)]))
     chosen = pairs[:n_questions]
-    return [
-        {"template": t, "line": s.line, "token": s.token, "word": s.word} for s, t in chosen
-    ]
+    return [{"template": t, "line": s.line, "token": s.token, "word": s.word} for s, t in chosen]
 
 
 def ewc_text(template: str, word: str, line: int) -> str:
@@ -138,20 +148,32 @@ def control_questions(
     out: list[dict[str, Any]] = []
     present = sorted({w for w in words if len(w) > 3})
     for w in [present[int(i)] for i in rng.permutation(len(present))[:n_each]]:
-        out.append({"template": "word_present", "text": f'Does the word "{w}" occur in the story?',
-                    "truth": 1})  # fmt: skip
+        out.append(
+            {
+                "template": "word_present",
+                "text": f'Does the word "{w}" occur in the story?',
+                "truth": 1,
+            }
+        )
     absent = [w for w in ABSENT_WORDS if w not in text]
     for w in [absent[int(i)] for i in rng.permutation(len(absent))[:n_each]]:
-        out.append({"template": "word_absent", "text": f'Does the word "{w}" occur in the story?',
-                    "truth": 0})  # fmt: skip
+        out.append(
+            {
+                "template": "word_absent",
+                "text": f'Does the word "{w}" occur in the story?',
+                "truth": 0,
+            }
+        )
     if len(lines) >= 2:
         for j in range(n_each):
             a, b = sorted(int(x) for x in rng.choice(len(lines), size=2, replace=False))
             first, second = (a, b) if j % 2 == 0 else (b, a)
-            out.append({
-                "template": "order",
-                "text": f'Does the line "{lines[first]}" come before the line "{lines[second]}" '
-                "in the story?",
-                "truth": int(first < second),
-            })  # fmt: skip
+            out.append(
+                {
+                    "template": "order",
+                    "text": f'Does the line "{lines[first]}" come before the line '
+                    f'"{lines[second]}" in the story?',
+                    "truth": int(first < second),
+                }
+            )
     return out

@@ -65,8 +65,13 @@ class ReaderSettings:
                 f"{list(INSTRUCTIONS)}"
             )
         labels = {k: list(params["labels"][k]) for k in ("yes", "no")}
-        return cls(variants, labels, bool(params["calibration"]), float(params["min_mass"]),
-                   int(params["n_ctx"]))  # fmt: skip
+        return cls(
+            variants,
+            labels,
+            bool(params["calibration"]),
+            float(params["min_mass"]),
+            int(params["n_ctx"]),
+        )
 
 
 def messages(lines: Sequence[str], question: str, variant: str) -> list[dict[str, str]]:
@@ -123,8 +128,11 @@ def answer_questions(
     options = label_options(settings.labels, mode)
     check_labels(llm, options, model)
     cue = CUE if mode == "plain" else ""
-    longest = max(len(llm.tokenize(v.encode(), add_bos=False, special=False))
-                  for vs in options.values() for v in vs)  # fmt: skip
+    longest = max(
+        len(llm.tokenize(v.encode(), add_bos=False, special=False))
+        for vs in options.values()
+        for v in vs
+    )
     text = {(r.story_id, r.version): r.text.split("\n") for r in versions.itertuples()}
     prior: dict[tuple[str, str, int], float] = {}
 
@@ -157,21 +165,83 @@ def answer_questions(
                         prior[key] = p_yes([CONTENT_FREE] * len(lines), q.text, variant, where)[0]
                         n_answers += 1
                     p = calibrated(raw, prior[key])
-                rows.append((sid, version, q.question_id, model, variant, f"{model}/{variant}",
-                             p, raw, mass, mass < settings.min_mass))  # fmt: skip
+                rows.append(
+                    (
+                        sid,
+                        version,
+                        q.question_id,
+                        model,
+                        variant,
+                        f"{model}/{variant}",
+                        p,
+                        raw,
+                        mass,
+                        mass < settings.min_mass,
+                    )
+                )
     seconds = time.perf_counter() - start
     answers = tables.FEI_ANSWERS.frame(rows)
     n_q = len(questions)
-    cost = tables.FEI_COST.frame([(model, n_q, n_answers, seconds,
-                                   n_answers / seconds if seconds > 0 else np.nan,
-                                   scorer.tokens_evaluated - tokens0)])  # fmt: skip
+    cost = tables.FEI_COST.frame(
+        [
+            (
+                model,
+                n_q,
+                n_answers,
+                seconds,
+                n_answers / seconds if seconds > 0 else np.nan,
+                scorer.tokens_evaluated - tokens0,
+            )
+        ]
+    )
     log.info(
         "%s: %d answers (%d questions × %d variants%s) in %.1f s: %.2f answers/s, %d tokens",
-        model, n_answers, n_q, len(settings.variants),
-        " + calibration" if settings.calibration else "", seconds,
-        n_answers / max(seconds, 1e-9), scorer.tokens_evaluated - tokens0,
-    )  # fmt: skip
+        model,
+        n_answers,
+        n_q,
+        len(settings.variants),
+        " + calibration" if settings.calibration else "",
+        seconds,
+        n_answers / max(seconds, 1e-9),
+        scorer.tokens_evaluated - tokens0,
+    )
     if answers["low_mass"].any():
-        log.warning("%s: %d of %d answers have label mass below %.2f", model,
-                    int(answers["low_mass"].sum()), len(answers), settings.min_mass)  # fmt: skip
+        log.warning(
+            "%s: %d of %d answers have label mass below %.2f",
+            model,
+            int(answers["low_mass"].sum()),
+            len(answers),
+            settings.min_mass,
+        )
     return answers, cost
+
+
+def answer_corpus(
+    model: Mapping[str, str],
+    gguf: str,
+    versions: pd.DataFrame,
+    questions: pd.DataFrame,
+    reading: Mapping[str, Any],
+    *,
+    n_threads: int = 1,
+    n_gpu_layers: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every answer of one model (``model``: its ``ModelSpec.scoring_settings()``) about a
+    corpus, with the story prefix shared across its questions (llama.cpp backend)."""
+    from storyflow.lm.backends.llama_cpp import LlamaCppScorer
+
+    settings = ReaderSettings.from_params(reading)
+    if model.get("backend", "llama.cpp") != "llama.cpp":
+        raise StoryflowError(
+            f"model {model['name']!r}: fabula-entropy readers run on the llama.cpp backend, not "
+            f"{model['backend']!r}; set its backend to llama.cpp or leave it out of "
+            "fabula_entropy.readers"
+        )
+    scorer = LlamaCppScorer(
+        gguf,
+        n_ctx=settings.n_ctx,
+        n_threads=n_threads,
+        n_gpu_layers=n_gpu_layers,
+        share_prefix=True,
+    )
+    return answer_questions(scorer, model["name"], model["prompt"], versions, questions, settings)

@@ -1,0 +1,25 @@
+"""Rule index_fabula_entropy: comprehension gate, EWC/ETC per story, original vs corrupted."""
+
+from storyflow import tables
+from storyflow.measures.fabula_entropy.compare import summarize
+from storyflow.runner import run
+
+
+def main(smk):
+    results = summarize(
+        tables.read(tables.STORIES, smk.input.stories),
+        tables.read(tables.FEI_VERSIONS, smk.input.versions),
+        tables.read(tables.FEI_QUESTIONS, smk.input.questions),
+        tables.read_all(tables.FEI_ANSWERS, list(smk.input.answers)),
+        kinds=smk.params.kinds,
+        min_auc=smk.params.min_auc,
+        confidence=smk.params.confidence,
+    )
+    results["readers"].to_csv(smk.output.readers, index=False)
+    results["indices"].to_parquet(smk.output.indices, index=False)
+    results["comparison"].to_csv(smk.output.comparison, index=False)
+    results["dose"].to_csv(smk.output.dose, index=False)
+    results["measures"].to_parquet(smk.output.measures, index=False)
+
+
+run(main, snakemake)
