@@ -140,8 +140,8 @@ def control_questions(
 
     - ``word_present``: 'Does the word "w" occur in the story?' for a content word of the story;
     - ``word_absent``: the same for a word of :data:`ABSENT_WORDS` the story lacks;
-    - ``order``: 'Does the line "A" come before the line "B" in the story?', true and false in
-      turn, for two distinct lines.
+    - ``order``: 'Does the line "A" come before the line "B" in the story?' for two distinct
+      lines, in the story's order or reversed (a coin flip per question).
     ``n_each`` of each kind (fewer when the story has too few words or lines).
     """
     text = " ".join(lines).lower()
@@ -165,9 +165,9 @@ def control_questions(
             }
         )
     if len(lines) >= 2:
-        for j in range(n_each):
+        for _ in range(n_each):
             a, b = sorted(int(x) for x in rng.choice(len(lines), size=2, replace=False))
-            first, second = (a, b) if j % 2 == 0 else (b, a)
+            first, second = (a, b) if rng.random() < 0.5 else (b, a)
             out.append(
                 {
                     "template": "order",
