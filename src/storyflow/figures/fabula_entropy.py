@@ -34,8 +34,9 @@ def plot_fabula_entropy(
     Distributions (as the paper's figures 1-2): per index kind (columns) and measure (rows:
     soft, hard), the story-level index in bits of the original and each corrupted version, one
     violin and dots per version, for the headline pool. Dose-response: the mean index (95% CI
-    bars from the table) against the number of corruptions k, one line per pool of a single
-    model or the pooled readers, per kind and measure. The pool and its readers are in the
+    bars from the table) against the number of corruptions k, one line per model (its prompt
+    variants pooled; each reader when a model has one variant) and one for the pooled readers,
+    per kind and measure. The pool and its readers are in the
     titles.
     """
     pool_name = headline_pool(list(indices["pool"].unique()))
@@ -67,6 +68,7 @@ def plot_fabula_entropy(
             ax.set_xticks(range(len(versions)), versions, rotation=20, fontsize=FONT_SIZE)
             ax.set_ylabel(f"{measure} entropy (bits)", fontsize=FONT_SIZE)
             ax.set_ylim(-0.02, 1.02)
+            ax.tick_params(labelsize=FONT_SIZE)
             if i == 0:
                 ax.set_title(KIND_LABELS.get(kind, kind), fontsize=FONT_SIZE + 1)
     fig.suptitle(f"readers: {pool_name} ({readers})", fontsize=FONT_SIZE)
@@ -76,9 +78,10 @@ def plot_fabula_entropy(
     fig = Figure(figsize=(3.6 * len(kinds), 5.2))
     FigureCanvasAgg(fig)
     axes = np.atleast_2d(fig.subplots(2, len(kinds), squeeze=False))
-    models = [p for p in unique(indices["pool"]) if "/" not in p and p != "all"]
-    single = [p for p in unique(indices["pool"]) if "/" in p]
-    lines = models or single
+    names = unique(indices["pool"])
+    models = [p for p in names if "/" not in p and p not in ("pooled", "all")]
+    single = [p for p in names if "/" in p]
+    lines = (models or single) + [p for p in ("pooled",) if p in names]
     colors = story_type_colors(lines)
     for j, kind in enumerate(kinds):
         for i, measure in enumerate(measures):
@@ -99,7 +102,9 @@ def plot_fabula_entropy(
                     label=name,
                     color=colors[name],
                 )
+            ax.set_xticks(sorted(set(dose["k"])))
             ax.set_xlabel("corruptions k (0 = original)", fontsize=FONT_SIZE)
+            ax.tick_params(labelsize=FONT_SIZE)
             ax.set_ylabel(f"mean {measure} entropy (bits)", fontsize=FONT_SIZE)
             if i == 0:
                 ax.set_title(KIND_LABELS.get(kind, kind), fontsize=FONT_SIZE + 1)
