@@ -1,11 +1,14 @@
 """Rule index_fabula_entropy: comprehension gate, EWC/ETC per story, original vs corrupted."""
 
+import pandas as pd
+
 from storyflow import tables
 from storyflow.measures.fabula_entropy.compare import summarize
 from storyflow.runner import run
 
 
 def main(smk):
+    humans = [pd.read_csv(path, dtype=str, keep_default_na=False) for path in smk.input.humans]
     results = summarize(
         tables.read(tables.STORIES, smk.input.stories),
         tables.read(tables.FEI_VERSIONS, smk.input.versions),
@@ -14,6 +17,8 @@ def main(smk):
         kinds=smk.params.kinds,
         min_auc=smk.params.min_auc,
         confidence=smk.params.confidence,
+        humans=humans[0] if humans else None,
+        humans_source=str(smk.input.humans[0]) if humans else "",
     )
     results["readers"].to_csv(smk.output.readers, index=False)
     results["indices"].to_parquet(smk.output.indices, index=False)

@@ -319,6 +319,51 @@ def test_gate_indices_and_comparison_on_made_up_readers() -> None:
     assert (measures.unit == "bits").all()
 
 
+def test_human_answers_become_a_pool_of_their_own() -> None:
+    versions, questions_, answers = _answers(np.random.default_rng(2))
+    stories = tables.STORIES.frame([(f"s{s:02d}", "t", "", None, False) for s in range(20)])
+    rows = []
+    for s in range(20):  # participants 0-3 read the original, 4-6 the shuffle (between subjects)
+        for j in range(6):
+            for person in range(7):
+                version = "original" if person < 4 else "shuffle"
+                yes = person != 0 if version == "original" else person % 2 == 0
+                rows.append(
+                    (f"s{s:02d}", version, f"etc-{j}", f"p{person}-{s}", "yes" if yes else "no")
+                )
+    humans = pd.DataFrame(rows, columns=list(entropy.HUMAN_COLUMNS))
+    out = compare.summarize(
+        stories,
+        versions,
+        questions_,
+        answers,
+        kinds=["etc"],
+        min_auc=0.6,
+        confidence=0.95,
+        humans=humans,
+    )
+    human = out["indices"].query("pool == 'human'").set_index(["story_id", "version"])
+    # original: 3 of 4 say yes on every question, h(3/4); shuffle: 2 of 3 (p4, p6), h(2/3)
+    assert human.loc[("s00", "original"), "soft"] == pytest.approx(0.811278, abs=1e-6)
+    assert human.loc[("s00", "shuffle"), "hard"] == pytest.approx(0.918296, abs=1e-6)
+    assert (human["reader_entropy"] == 0).all()
+    row = out["comparison"].query("pool == 'human' and measure == 'soft'").iloc[0]
+    assert row.n == 20 and row["diff"] == pytest.approx(0.918296 - 0.811278, abs=1e-6)
+    assert "human" in set(out["measures"]["model"])
+    bad = humans.assign(question_id="etc-99")
+    with pytest.raises(StoryflowError, match="not EWC/ETC questions"):
+        compare.summarize(
+            stories,
+            versions,
+            questions_,
+            answers,
+            kinds=["etc"],
+            min_auc=0.6,
+            confidence=0.95,
+            humans=bad,
+        )
+
+
 def test_no_reader_passing_the_gate_leaves_no_headline_pool() -> None:
     _, questions_, answers = _answers(np.random.default_rng(1))
     answers = answers[answers.reader == "bad/standard"]

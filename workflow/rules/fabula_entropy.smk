@@ -60,6 +60,7 @@ rule index_fabula_entropy:
         versions="results/{corpus}/fabula_entropy/versions.parquet",
         questions="results/{corpus}/fabula_entropy/questions.parquet",
         answers=fei_answers,
+        humans=fei_human_answers,
     output:
         readers=report(
             "results/{corpus}/fabula_entropy/readers.csv",

@@ -26,6 +26,12 @@ def fei_kinds(wildcards):
     return plan.fabula_entropy_items(config, wildcards.corpus)["kinds"]
 
 
+def fei_human_answers(wildcards):
+    """The corpus's human-answer CSV (fabula_entropy.human_answers), if one is configured."""
+    path = FEI["human_answers"].get(wildcards.corpus)
+    return [path] if path else []
+
+
 def fei_lexicon():
     return str(Path(workflow.basedir) / "src/storyflow/data/antonyms.tsv")
 

@@ -22,7 +22,8 @@ import pandas as pd
 from scipy import stats as sps
 
 from storyflow import tables
-from storyflow.measures.fabula_entropy.entropy import pool
+from storyflow.errors import StoryflowError
+from storyflow.measures.fabula_entropy.entropy import binary_entropy, human_p_yes, pool
 from storyflow.stats import hedges_g
 
 log = logging.getLogger(__name__)
@@ -141,6 +142,51 @@ def story_indices(
     return tables.FEI_STORY_INDICES.frame(pd.concat(frames, ignore_index=True))
 
 
+def human_indices(
+    humans: pd.DataFrame, questions: pd.DataFrame, versions: pd.DataFrame, source: str
+) -> pd.DataFrame:
+    """:data:`tables.FEI_STORY_INDICES` rows of pool ``human`` from human yes/no answers.
+
+    ``humans``: story_id, version, question_id, participant, answer (one row per answer; the
+    question ids and versions of ``questions``). Each participant is a certain reader (p = 0 or
+    1), so per question soft = hard = h(share of yes), the readers' own entropy is 0 and the
+    disagreement equals the entropy (:func:`.entropy.human_p_yes` checks the between-subjects
+    rule).
+    """
+    p = human_p_yes(humans.astype({"story_id": str, "version": str, "question_id": str}), source)
+    asked = questions[questions["kind"].isin(INDEX_KINDS)]
+    merged = p.merge(asked, on=["story_id", "version", "question_id"], how="left")
+    unknown = merged[merged["kind"].isna()]
+    if len(unknown):
+        listed = ", ".join(
+            f"{r.story_id}/{r.version}/{r.question_id}" for r in unknown.head(5).itertuples()
+        )
+        raise StoryflowError(
+            f"{source}: {len(unknown)} answered question(s) are not EWC/ETC questions of this "
+            f"corpus (questions.parquet), e.g. {listed}; use its story_id, version and "
+            "question_id"
+        )
+    h = binary_entropy(merged["p_yes"].to_numpy())
+    per_q = merged[["story_id", "version", "kind"]].assign(
+        soft=h, hard=h, reader_entropy=0.0, disagreement=h
+    )
+    n = int(p["n_readers"].sum())
+    story = (
+        per_q.groupby(["story_id", "version", "kind"], sort=False)
+        .agg(
+            n_questions=("soft", "size"),
+            soft=("soft", "mean"),
+            hard=("hard", "mean"),
+            reader_entropy=("reader_entropy", "mean"),
+            disagreement=("disagreement", "mean"),
+        )
+        .reset_index()
+        .merge(versions[["story_id", "version", "condition", "k"]], on=["story_id", "version"])
+        .assign(pool="human", readers=f"human ({n} answers)", gated=True)
+    )
+    return tables.FEI_STORY_INDICES.frame(story)
+
+
 def mean_ci(values: np.ndarray, confidence: float) -> tuple[float, float, float]:
     """Mean and t-based CI (NaN bounds when fewer than 2 values or no spread)."""
     x = np.asarray(values, dtype=float)
@@ -217,15 +263,16 @@ def story_measures(
 ) -> pd.DataFrame:
     """The original stories' indices as :data:`tables.STORY_MEASURES` rows: for every story of
     the corpus × model (each model's prompt variants pooled, or its one reader; "pooled" for
-    the gated readers) × measure ``fei_<kind>_<soft|hard>``, in bits; NaN where the story got
+    the gated readers; "human" for human answers) × measure ``fei_<kind>_<soft|hard>``, in bits; NaN where the story got
     no questions of that kind (the exclusion table says why)."""
     models = list(dict.fromkeys(readers["model"]))
     pool_of = {}
     for model in models:
         mine = list(readers.loc[readers["model"] == model, "reader"])
         pool_of[model] = model if len(mine) > 1 else mine[0]
-    if "pooled" in set(indices["pool"]):
-        pool_of["pooled"] = "pooled"
+    for extra in ("pooled", "human"):
+        if extra in set(indices["pool"]):
+            pool_of[extra] = extra
     original = indices[indices["version"] == "original"].set_index(["pool", "kind", "story_id"])
     rows = []
     for sid in story_ids:
@@ -247,12 +294,18 @@ def summarize(
     kinds: Sequence[str],
     min_auc: float,
     confidence: float,
+    humans: pd.DataFrame | None = None,
+    humans_source: str = "human answers",
 ) -> dict[str, pd.DataFrame]:
     """Every result table of a corpus: ``readers`` (gate), ``indices``, ``comparison``,
-    ``dose`` and ``measures`` (the cross-measure long table)."""
+    ``dose`` and ``measures`` (the cross-measure long table). ``humans``: optional human
+    answers (:func:`human_indices`), pool ``human`` beside the models' pools."""
     readers = reader_gate(answers, questions, min_auc)
     pools = reader_pools(readers)
     indices = story_indices(answers, questions, versions, pools)
+    if humans is not None:
+        extra = human_indices(humans, questions, versions, humans_source)
+        indices = tables.FEI_STORY_INDICES.frame(pd.concat([indices, extra], ignore_index=True))
     comparison = compare_versions(indices, confidence)
     for r in comparison[comparison["pool"] == "pooled"].itertuples():
         log.info(
