@@ -542,3 +542,26 @@ def test_reruns_touch_only_what_a_change_affects(snakemake, fei_run: Path, tmp_p
             **{(r, None): n for r, n in per_corpus.items()},
         }
     )
+
+
+def test_negated_variant_asks_the_twin_and_flips_the_answer() -> None:
+    from storyflow.measures.fabula_entropy import readers
+
+    plain = readers.messages(["A line."], "Is it red?", "standard")[1]["content"]
+    negated = readers.messages(["A line."], "Is it red?", "negated")[1]["content"]
+    assert plain.endswith("Question: Is it red?\nAnswer Yes or No.")
+    assert "Question: Is the answer to the following question no? Is it red?" in negated
+    settings = readers.ReaderSettings.from_params(
+        {
+            "variants": ["standard", "negated"],
+            "labels": {"yes": ["Yes"], "no": ["No"]},
+            "calibration": False,
+            "min_mass": 0.1,
+            "n_ctx": 512,
+        }
+    )
+    assert settings.variants == ("standard", "negated")
+    with pytest.raises(StoryflowError, match="unknown prompt variants"):
+        readers.ReaderSettings.from_params({**settings.__dict__, "variants": ["loud"]})
+    assert readers.calibrated(0.2, 0.2) == pytest.approx(0.5)
+    assert readers.calibrated(0.5, 0.2) > 0.5

@@ -263,8 +263,8 @@ def story_measures(
 ) -> pd.DataFrame:
     """The original stories' indices as :data:`tables.STORY_MEASURES` rows: for every story of
     the corpus × model (each model's prompt variants pooled, or its one reader; "pooled" for
-    the gated readers; "human" for human answers) × measure ``fei_<kind>_<soft|hard>``, in bits; NaN where the story got
-    no questions of that kind (the exclusion table says why)."""
+    the gated readers; "human" for human answers) × measure ``fei_<kind>_<soft|hard>``, in
+    bits; NaN where the story got no questions of that kind (the exclusion table says why)."""
     models = list(dict.fromkeys(readers["model"]))
     pool_of = {}
     for model in models:

@@ -9,9 +9,11 @@ with the label variants from config (``{"yes": ["Yes", "yes"], "no": ["No", "no"
 prompts of base models put a space before each, since the answer continues the cue's line).
 ``mass`` (the labels' share of the model's probability) is kept, and a row with mass below
 ``min_mass`` is flagged. Prompt variants: ``standard`` ends "Answer Yes or No.", ``swapped``
-"Answer No or Yes." (the label order, against a position bias). With ``calibration`` each P is
-corrected for the reader's prior on that question with a content-free story (every line "N/A";
-Zhao et al. 2021): P_cal = (P/P₀) / (P/P₀ + (1−P)/(1−P₀)).
+"Answer No or Yes." (the label order, against a position bias), ``negated`` asks the negated
+twin ("Is the answer to the following question no? ...") and reads P(yes) = 1 − P(label yes),
+so a reader that always says yes lands on opposite sides in ``standard`` and ``negated``.
+With ``calibration`` each P is corrected for the reader's prior on that question with a
+content-free story (every line "N/A"; Zhao et al. 2021): P_cal = (P/P₀) / (P/P₀ + (1−P)/(1−P₀)).
 
 The story comes first in the prompt and the question last, so consecutive questions about one
 version share the story's tokens; the scorer is opened with ``share_prefix`` and evaluates the
@@ -38,7 +40,13 @@ from storyflow.lm.prompts import generation_prompt, prompt_tokens
 log = logging.getLogger(__name__)
 
 SYSTEM = "You are a careful reader. Read the story, then answer the question about it."
-INSTRUCTIONS = {"standard": "Answer Yes or No.", "swapped": "Answer No or Yes."}
+INSTRUCTIONS = {
+    "standard": "Answer Yes or No.",
+    "swapped": "Answer No or Yes.",
+    "negated": "Answer Yes or No.",
+}
+#: Variants that ask the negated twin of each question; their P(yes) is 1 − P(label yes).
+NEGATED = frozenset({"negated"})
 CUE = "Answer:"
 CONTENT_FREE = "N/A"
 
@@ -74,9 +82,16 @@ class ReaderSettings:
         )
 
 
+def twin(question: str) -> str:
+    """The negated twin of a question: true exactly when the question's answer is no."""
+    return f"Is the answer to the following question no? {question}"
+
+
 def messages(lines: Sequence[str], question: str, variant: str) -> list[dict[str, str]]:
-    """The reader's prompt: the story's numbered lines, then the question and instruction."""
+    """The reader's prompt: the story's numbered lines, then the question (its negated twin for
+    the ``negated`` variant) and the instruction."""
     story = "\n".join(f"{n}. {line}" for n, line in enumerate(lines, start=1))
+    question = twin(question) if variant in NEGATED else question
     user = f"Story:\n{story}\n\nQuestion: {question}\n{INSTRUCTIONS[variant]}"
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
@@ -145,7 +160,8 @@ def answer_questions(
                 f"({settings.n_ctx}) allows; raise n_ctx or lower the corpus's lines"
             )
         result = answer(scorer, ids, options)
-        return result.probs[0], result.mass
+        yes = result.probs[0]
+        return (1.0 - yes if variant in NEGATED else yes), result.mass
 
     rows = []
     start, tokens0 = time.perf_counter(), scorer.tokens_evaluated
