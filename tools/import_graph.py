@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("data and models", ("corpora", "sentences", "lm")),
     ("statistics", ("stats", "lmer")),
     ("measures", ("measures.sequentiality", "measures.narrative_sense")),
+    ("comparison", ("comparison",)),
     ("figures and planning", ("figures", "plan")),
 ]
 

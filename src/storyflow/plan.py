@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from storyflow import corpora
@@ -197,3 +198,51 @@ def narrative_sense_settings(config: Mapping[str, Any], source: str) -> dict[str
     if source in (config.get("corpora") or {}):
         settings["columns"] = config["corpora"][source]["columns"]
     return settings
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+def story_measure_files(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Per corpus, the story-measure tables (:data:`storyflow.tables.STORY_MEASURES`) that the
+    enabled measures write for it: ``results/<corpus>/<measure>/story_measures.parquet``."""
+    runs: dict[str, list[str]] = {}
+
+    def add(measure: str, corpus_names: Sequence[str]) -> None:
+        for corpus in corpus_names:
+            runs.setdefault(corpus, []).append(f"results/{corpus}/{measure}/story_measures.parquet")
+
+    add("sequentiality", sequentiality_corpora(config))
+    if config["narrative_sense"]["enabled"]:
+        add("narrative_sense", config["narrative_sense"]["targets"])
+    return runs
+
+
+def comparison_corpora(config: Mapping[str, Any]) -> list[str]:
+    """The corpora compared across measures: ``comparison.corpora``, or (null) every corpus that
+    two or more enabled measures score. A listed corpus that fewer than two measures score is
+    an error naming the measures that do."""
+    if not config["comparison"]["enabled"]:
+        return []
+    files = story_measure_files(config)
+    chosen = config["comparison"]["corpora"]
+    if chosen is None:
+        return sorted(corpus for corpus, paths in files.items() if len(paths) >= 2)
+    for corpus in chosen:
+        have = [Path(p).parent.name for p in files.get(corpus, [])]
+        if len(have) < 2:
+            raise StoryflowError(
+                f"comparison.corpora names {corpus!r}, which "
+                f"{'only ' + have[0] + ' scores' if have else 'no enabled measure scores'}: a "
+                "comparison needs two measures on the same stories (enable another measure for "
+                "it, or remove it from comparison.corpora)"
+            )
+    return list(chosen)
+
+
+def comparison_contrasts(config: Mapping[str, Any], corpus: str) -> list[Mapping[str, Any]]:
+    """The contrasts ``corpus`` declares (HIPPOCORPUS, books, a CSV corpus); none for HANNA and
+    ROCStories, whose contrasts come from their data (storyflow.comparison.separation)."""
+    if corpus in ("hanna", "rocstories"):
+        return []
+    return contrasts(config, corpus)

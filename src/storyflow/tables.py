@@ -36,6 +36,12 @@ TEXT_COLUMNS = frozenset(
         "genre",
         "pov",
         "document_id",
+        "measure_a",
+        "measure_b",
+        "model_a",
+        "model_b",
+        "unit",
+        "models",
     }
 )
 
@@ -446,4 +452,87 @@ STORY_MEASURES = Table(
     "by its measure (e.g. tension_no_rate.embedding); value: the score (NaN where it is undefined "
     "for the story, the reason in the measure's log); unit: the value's unit (e.g. 'nats/token', "
     "'bits', 'share of endings (0-1)'). Every story of the measure's stories table has its rows.",
+)
+
+STORY_TABLE = Table(
+    "story table",
+    {
+        "story_id": "object",
+        "model": "object",
+        "story_type": "object",
+        "n_sentences": "int64",
+        "n_words": "int64",
+    },
+    key=("story_id", "model"),
+    extra=True,
+    doc="results/<corpus>/measures.parquet: one row per story and model ('' when no score "
+    "depends on a model); the corpus's label columns, n_sentences (spaCy sentences), n_words "
+    "(word tokens), then one column per measure (units in tables/measure_units.csv). A score "
+    "that depends on no model is repeated on each model's row.",
+)
+
+MEASURE_UNITS = Table(
+    "measure units",
+    {
+        "measure": "object",
+        "unit": "object",
+        "models": "object",
+        "n_stories": "int64",
+        "n_missing": "int64",
+    },
+    key=("measure",),
+    doc="Per measure of a story table: its unit, the models it was computed with (space-"
+    "separated; '' = none), the stories it scored and how many of its values are NaN.",
+)
+
+_CORRELATION = {
+    "n": "int64",
+    "rho": "float64",
+    "rho_low": "float64",
+    "rho_high": "float64",
+}
+
+MEASURE_CORRELATIONS = Table(
+    "measure correlations",
+    {
+        "model": "object",
+        "measure_a": "object",
+        "measure_b": "object",
+        **_CORRELATION,
+        "partial": "float64",
+        "partial_low": "float64",
+        "partial_high": "float64",
+    },
+    key=("model", "measure_a", "measure_b"),
+    doc="Spearman's rho of two story-level measures over the n stories with both (pairwise "
+    "complete), its percentile-bootstrap CI, and the partial rho given story length with its "
+    "CI (NaN on the diagonal and for length itself). Both orders of every pair.",
+)
+
+MODEL_AGREEMENT = Table(
+    "model agreement",
+    {"measure": "object", "model_a": "object", "model_b": "object", **_CORRELATION},
+    key=("measure", "model_a", "model_b"),
+    doc="Spearman's rho between two models' story scores of one measure, bootstrap CI, n.",
+)
+
+MEASURE_SEPARATION = Table(
+    "measure separation",
+    {
+        "contrast": "object",
+        "group_a": "object",
+        "group_b": "object",
+        "model": "object",
+        "measure": "object",
+        "n_a": "int64",
+        "n_b": "int64",
+        "mean_a": "float64",
+        "mean_b": "float64",
+        "g": "float64",
+        "g_low": "float64",
+        "g_high": "float64",
+    },
+    key=("contrast", "model", "measure"),
+    doc="Hedges' g (group a minus group b, unitless) with its CI, for every contrast, model and "
+    "measure of a story table; means in the measure's unit.",
 )

@@ -53,6 +53,9 @@ SHARDS = [f"{k:03d}" for k in range(config["nll"]["shards"])]
 NS = config["narrative_sense"]
 NS_SOURCES = checked(plan.narrative_sense_sources, config)
 REGRESSION_SPECS, REGRESSION_SKIPPED = checked(plan.regression_plan, config)
+COMPARISON = config["comparison"]
+COMPARED = checked(plan.comparison_corpora, config)
+STORY_MEASURE_FILES = plan.story_measure_files(config)
 for _spec, _reason in REGRESSION_SKIPPED.items():
     logger.warning(f"regression {_spec} skipped: {_reason}")
 
@@ -291,6 +294,18 @@ def ns_source_settings(wildcards):
     return plan.narrative_sense_settings(config, wildcards.source)
 
 
+# --- comparison of measures -----------------------------------------------------------------
+
+
+def story_measure_files(wildcards):
+    """The story-measure tables the enabled measures write for the corpus."""
+    return STORY_MEASURE_FILES[wildcards.corpus]
+
+
+def comparison_contrasts(wildcards):
+    return plan.comparison_contrasts(config, wildcards.corpus)
+
+
 # --- final products ---------------------------------------------------------------------------
 
 
@@ -326,4 +341,15 @@ def final_outputs():
             ],
             target=NS["targets"],
         )
+    outputs += expand(
+        [
+            "results/{corpus}/measures.parquet",
+            "results/{corpus}/tables/measure_correlations.csv",
+            "results/{corpus}/tables/model_agreement.csv",
+            "results/{corpus}/tables/measure_separation.csv",
+            "results/{corpus}/figures/measure_correlations.png",
+            "results/{corpus}/figures/measure_separation.png",
+        ],
+        corpus=COMPARED,
+    )
     return outputs
