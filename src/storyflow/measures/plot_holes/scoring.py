@@ -1,0 +1,125 @@
+"""Scores per detector, the story measures, and the human-vs-LLM detection rates.
+
+The scored set of a maker is its flawed versions (F) and their originals (O), 1:1; the controls
+C and D enter only the surprisal contrasts. Stories read from the stories table alone (maker
+``original``) carry the detectors' P(error) into the story measures and the HANNA comparison.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from storyflow import tables
+from storyflow.measures.plot_holes.ceeval import bootstrap_ci, score_detector
+
+log = logging.getLogger(__name__)
+
+
+def detector_kind(detector: str) -> str:
+    """``baseline``, ``surprisal`` or ``model`` from a detector's name."""
+    return detector.split(":", 1)[0] if ":" in detector else "model"
+
+
+def scores_table(
+    answers: pd.DataFrame, made: pd.DataFrame, corpus: str, *, confidence: float, seed: int
+) -> pd.DataFrame:
+    """PLOT_HOLE_SCORES rows: one per maker × detector on the balanced O + F set.
+
+    A model detector that said "yes" to flawed stories but never gave a parseable localization
+    answer gets CEEval-Full NaN (logged): it is reported as unparseable, not scored.
+    """
+    scored = answers[(answers["maker"] != "original") & answers["version"].isin(["O", "F"])]
+    verification = made.groupby("maker")["verification"].agg(
+        lambda v: "exact" if set(v) == {"exact"} else
+        ("verified" if set(v) <= {"yes"} else "unverified")
+    )  # fmt: skip
+    rows = []
+    for (maker, detector), group in scored.groupby(["maker", "detector"], sort=True):
+        s = score_detector(group, confidence=confidence, seed=seed)
+        asked = group["answer_status"].isin(["ok", "unparseable", "out_of_range"])
+        if detector_kind(detector) == "model" and asked.any() and not (
+            group["answer_status"] == "ok"
+        ).any():
+            log.warning("%s: no parseable localization answer (%d asked): CEEval-Full not "
+                        "reported", detector, int(asked.sum()))  # fmt: skip
+            s.update(ceeval_full=math.nan, ceeval_ci_low=math.nan, ceeval_ci_high=math.nan,
+                     ceeval_pos=math.nan)  # fmt: skip
+        rows.append({"corpus": corpus, "maker": maker, "detector": detector,
+                     "kind": detector_kind(detector), **s,
+                     "verification": verification.get(maker, "exact")})  # fmt: skip
+    frame = pd.DataFrame(rows, columns=tables.PLOT_HOLE_SCORES.names)
+    return tables.PLOT_HOLE_SCORES.frame(frame)
+
+
+def story_measures(
+    stories: pd.DataFrame, answers: pd.DataFrame, contrasts: pd.DataFrame, models: Sequence[str]
+) -> pd.DataFrame:
+    """Rows of the cross-measure table for every story of ``stories`` and every model:
+    ``plot_hole_p_error`` (P(yes) on the unmodified story, share 0-1) and
+    ``plot_hole_surprisal_f_minus_d`` (nats/token; NaN where the controlled maker made no
+    versions of the story or the model scored none, logged)."""
+    original = answers[answers["maker"] == "original"].set_index(["story_id", "detector"])
+    f_minus_d = (
+        contrasts.set_index(["story_id", "model"])["f_minus_d"]
+        if len(contrasts) else pd.Series(dtype=float)
+    )  # fmt: skip
+    rows, missing = [], 0
+    for story in stories["story_id"].astype(str):
+        for model in models:
+            p = original["p_error"].get((story, model), math.nan)
+            d = f_minus_d.get((story, model), math.nan)
+            missing += math.isnan(d)
+            rows.append((story, model, "plot_hole_p_error", float(p), "share (0-1)"))
+            rows.append((story, model, "plot_hole_surprisal_f_minus_d", float(d), "nats/token"))
+    if missing:
+        log.info("plot_hole_surprisal_f_minus_d is NaN for %d story × model pairs: the "
+                 "controlled maker made no versions of the story (skipped stories are listed "
+                 "in skipped.csv) or the model is not a surprisal model", missing)  # fmt: skip
+    return pd.DataFrame(rows, columns=["story_id", "model", "measure", "value", "unit"])
+
+
+def human_vs_llm(
+    answers: pd.DataFrame,
+    stories: pd.DataFrame,
+    *,
+    human: str,
+    confidence: float,
+    seed: int,
+    best: str | None,
+) -> pd.DataFrame:
+    """Detection rates on HANNA's stories, paired by prompt: per detector and LLM, the share
+    of the human stories and of that LLM's stories (same prompts) the detector calls flawed,
+    their difference (LLM − human, share 0-1) with a bootstrap CI over prompts, and whether the
+    detector is the best available one (``best``)."""
+    original = answers[answers["maker"] == "original"]
+    labelled = original.merge(stories[["story_id", "story_type", "prompt_id"]], on="story_id")
+    rows = []
+    for detector, g in labelled.groupby("detector", sort=True):
+        wide = g.pivot_table(index="prompt_id", columns="story_type", values="says_error",
+                             aggfunc="first")  # fmt: skip
+        if human not in wide:
+            continue
+        for group in sorted(c for c in wide.columns if c != human):
+            pair = wide[[human, group]].dropna().astype(float)
+            diff = (pair[group] - pair[human]).to_numpy()
+            low, high = bootstrap_ci(diff, confidence, seed)
+            rows.append({"detector": detector, "group": group, "n_prompts": len(pair),
+                         "rate_human": float(pair[human].mean()) if len(pair) else math.nan,
+                         "rate_llm": float(pair[group].mean()) if len(pair) else math.nan,
+                         "difference": float(np.mean(diff)) if len(diff) else math.nan,
+                         "ci_low": low, "ci_high": high, "best": detector == best})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def best_detector(scores: pd.DataFrame) -> str | None:
+    """The model or surprisal detector with the highest CEEval-Full (None when none scored)."""
+    candidates = scores[scores["kind"] != "baseline"].dropna(subset=["ceeval_full"])
+    if candidates.empty:
+        return None
+    return str(candidates.sort_values(["ceeval_full", "detector"], ascending=[False, True])
+               .iloc[0]["detector"])  # fmt: skip
