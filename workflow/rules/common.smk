@@ -326,4 +326,5 @@ def final_outputs():
             ],
             target=NS["targets"],
         )
+    outputs += plot_holes_outputs()
     return outputs

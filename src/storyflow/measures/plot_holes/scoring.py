@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,6 +27,14 @@ def detector_kind(detector: str) -> str:
     return detector.split(":", 1)[0] if ":" in detector else "model"
 
 
+def _verification(labels: pd.Series) -> str:
+    """One label for a maker's stories: exact, published, verified or unverified."""
+    found = set(labels)
+    if len(found) == 1 and found <= {"exact", "published"}:
+        return found.pop()
+    return "verified" if found <= {"yes"} else "unverified"
+
+
 def scores_table(
     answers: pd.DataFrame, made: pd.DataFrame, corpus: str, *, confidence: float, seed: int
 ) -> pd.DataFrame:
@@ -34,10 +44,7 @@ def scores_table(
     answer gets CEEval-Full NaN (logged): it is reported as unparseable, not scored.
     """
     scored = answers[(answers["maker"] != "original") & answers["version"].isin(["O", "F"])]
-    verification = made.groupby("maker")["verification"].agg(
-        lambda v: "exact" if set(v) == {"exact"} else
-        ("verified" if set(v) <= {"yes"} else "unverified")
-    )  # fmt: skip
+    verification = made.groupby("maker")["verification"].agg(_verification)
     rows = []
     for (maker, detector), group in scored.groupby(["maker", "detector"], sort=True):
         s = score_detector(group, confidence=confidence, seed=seed)
@@ -123,3 +130,90 @@ def best_detector(scores: pd.DataFrame) -> str | None:
         return None
     return str(candidates.sort_values(["ceeval_full", "detector"], ascending=[False, True])
                .iloc[0]["detector"])  # fmt: skip
+
+
+def detection_items(
+    made: Sequence[pd.DataFrame], stories: pd.DataFrame, sentences: pd.DataFrame
+) -> pd.DataFrame:
+    """What detectors are shown: the O and F versions of every made story, then every story of
+    the stories table unmodified (maker ``original``: its P(error) is a story measure)."""
+    by_story = {sid: g.sort_values("sentence_idx")["text"].tolist()
+                for sid, g in sentences.groupby("story_id", sort=False)}  # fmt: skip
+    rows = []
+    for story in stories.itertuples(index=False):
+        sents = by_story.get(str(story.story_id), [])
+        rows.append((str(story.story_id), f"{story.story_id}:original:O", "original", "O", False,
+                     len(sents), sents, [], [], -1, "", "", story.text, "none", "{}"))  # fmt: skip
+    shown = [m[m["version"].isin(["O", "F"])] for m in made]
+    originals = tables.PLOT_HOLE_STORIES.frame(rows)
+    return pd.concat([*shown, originals], ignore_index=True)
+
+
+def read_made(paths: Sequence[str], verdicts: str | None) -> tuple[list[pd.DataFrame], pd.DataFrame]:
+    """The made-story tables, with the human verdicts applied to the model maker's (when a
+    completed sheet is given), and the stories the verdicts rejected."""
+    from storyflow.measures.plot_holes.review import apply_verdicts, read_verdicts
+
+    made = [tables.read(tables.PLOT_HOLE_STORIES, p) for p in paths]
+    rejected = tables.PLOT_HOLE_SKIPPED.empty()
+    if verdicts:
+        for i, frame in enumerate(made):
+            if (frame["maker"] == "model").any():
+                made[i], rejected = apply_verdicts(frame, read_verdicts(verdicts, frame))
+    return made, rejected
+
+
+@dataclass(frozen=True)
+class CorpusScores:
+    """The outputs of :func:`score_corpus`."""
+
+    scores: pd.DataFrame
+    surprisal: pd.DataFrame
+    answers: pd.DataFrame
+    story_measures: pd.DataFrame
+
+
+def score_corpus(
+    *,
+    made_paths: Sequence[str],
+    answer_paths: Sequence[str],
+    surprisal_paths: Sequence[str],
+    stories: pd.DataFrame,
+    corpus: str,
+    settings: Mapping[str, Any],
+    detectors: Sequence[str],
+    surprisal_models: Sequence[str],
+) -> CorpusScores:
+    """Every detector's answers (models, surprisal detectors, baselines), the scores table,
+    the surprisal contrasts per model and the story measures of one corpus.
+
+    ``settings``: ``seed``, ``confidence``, ``surprisal_z`` and ``verdicts`` (a completed
+    review sheet or None).
+    """
+    from storyflow.measures.plot_holes import detect, surprisal
+
+    seed, confidence = int(settings["seed"]), float(settings["confidence"])
+    made_frames, _ = read_made(made_paths, settings["verdicts"])
+    made = pd.concat(made_frames, ignore_index=True)
+    shown = made[made["version"].isin(["O", "F"])]
+    parts = [tables.read(tables.PLOT_HOLE_ANSWERS, p) for p in answer_paths]
+    parts.append(detect.baseline_answers(shown, seed))
+    nll = (
+        pd.concat([tables.read(tables.PLOT_HOLE_SURPRISAL, p) for p in surprisal_paths])
+        if surprisal_paths else tables.PLOT_HOLE_SURPRISAL.empty()
+    )  # fmt: skip
+    controlled = shown[shown["maker"] == "controlled"]
+    for model in surprisal_models:
+        parts.append(surprisal.surprisal_answers(nll, controlled, model, float(settings["surprisal_z"])))  # fmt: skip
+    answers = tables.PLOT_HOLE_ANSWERS.frame(pd.concat(parts, ignore_index=True))
+    per_story = surprisal.story_contrasts(nll, made[made["maker"] == "controlled"])
+    summary = (
+        surprisal.contrast_summary(per_story, confidence) if len(per_story) else pd.DataFrame()
+    )
+    measures = story_measures(stories, answers, per_story, detectors)
+    return CorpusScores(
+        scores=scores_table(answers, made, corpus, confidence=confidence, seed=seed),
+        surprisal=summary,
+        answers=answers,
+        story_measures=tables.STORY_MEASURES.frame(measures),
+    )
