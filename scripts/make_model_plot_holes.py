@@ -17,8 +17,18 @@ def main(smk):
     p = smk.params.settings
     settings = MakerSettings(
         prompts=p["prompts"],
-        **{k: p[k] for k in ("max_propositions", "attempts", "max_changed", "judge_samples",
-                             "judge_min_yes", "temperature", "max_tokens")},  # fmt: skip
+        **{
+            k: p[k]
+            for k in (
+                "max_propositions",
+                "attempts",
+                "max_changed",
+                "judge_samples",
+                "judge_min_yes",
+                "temperature",
+                "max_tokens",
+            )
+        },
         seed=int(smk.params.seed),
         min_sentences=int(smk.params.min_sentences),
     )

@@ -35,8 +35,9 @@ def test_ceeval_equals_mean_of_specificity_and_positive_score() -> None:
         says = bool(rng.random() < 0.6)
         pe, pc = [int(rng.integers(1, 4))], [int(rng.integers(1, 4))]
         score = ceeval.ceeval_full(flawed, says, [2], [1], pe, pc)
-        rows.append({"has_error": flawed, "says_error": says, "ceeval": score,
-                     "answer_status": "ok"})  # fmt: skip
+        rows.append(
+            {"has_error": flawed, "says_error": says, "ceeval": score, "answer_status": "ok"}
+        )
     frame = pd.DataFrame(rows)
     s = ceeval.score_detector(frame, confidence=0.95, seed=1)
     assert s["ceeval_full"] == pytest.approx((s["specificity"] + s["ceeval_pos"]) / 2)
@@ -107,7 +108,11 @@ def test_maker_output_parsers() -> None:
     assert llm_maker.parse_propositions(text, 2) == ["Anna is tall.", "The house is red."]
     assert llm_maker.parse_propositions("nothing here", 5) == []
     assert [llm_maker.parse_yes_no(t) for t in (" Yes, it does", "no.", "Maybe", "")] == [
-        "yes", "no", None, None]  # fmt: skip
+        "yes",
+        "no",
+        None,
+        None,
+    ]
 
 
 # --- the controlled maker ----------------------------------------------------------------------
@@ -126,8 +131,11 @@ STORY = [
 def made(nlp_full):
     stories = pd.DataFrame({"story_id": ["s1", "short"], "text": [" ".join(STORY), "Hi. Bye."]})
     sentences = pd.DataFrame(
-        {"story_id": ["s1"] * 7 + ["short"] * 2, "sentence_idx": [*range(7), 0, 1],
-         "text": [*STORY, "Hi.", "Bye."]}  # fmt: skip
+        {
+            "story_id": ["s1"] * 7 + ["short"] * 2,
+            "sentence_idx": [*range(7), 0, 1],
+            "text": [*STORY, "Hi.", "Bye."],
+        }
     )
     return controlled.make_controlled(
         sentences, stories, nlp_full, seed=5, min_sentences=6, max_words=None, corpus="test"
@@ -152,7 +160,10 @@ def test_controlled_maker_changes_the_later_mention(made) -> None:
     assert list(flawed["error_lines"]) == [6] and list(flawed["contr_lines"]) == [1]
     assert flawed["attribute_class"] in ("kinship", "colour")
     # C changes the establishing sentence too; D drops it
-    assert v.loc["C"]["sentences"][0] != STORY[0] and v.loc["C"]["sentences"][5] == flawed["sentences"][5]
+    assert (
+        v.loc["C"]["sentences"][0] != STORY[0]
+        and v.loc["C"]["sentences"][5] == flawed["sentences"][5]
+    )
     assert list(v.loc["D"]["sentences"]) == list(flawed["sentences"])[1:]
     assert v.loc["D"]["target_idx"] == 4 and flawed["target_idx"] == 5
     assert not stories.loc[stories["version"] != "F", "has_error"].any()
@@ -170,8 +181,9 @@ def test_controlled_maker_is_deterministic(made, nlp_full) -> None:
     pd.testing.assert_frame_equal(again, made[0])
     found = controlled.candidates(
         [m for i, d in enumerate(nlp_full.pipe(STORY)) for m in controlled.find_mentions(d, i)],
-        STORY, 6,
-    )  # fmt: skip
+        STORY,
+        6,
+    )
     values = {(c.cls, c.value) for c in found}
     assert ("kinship", "sister") in values and ("colour", "red") in values
     assert all("red" not in c.replacements for c in found)
@@ -179,8 +191,9 @@ def test_controlled_maker_is_deterministic(made, nlp_full) -> None:
 
 # --- review sheet and verdicts -----------------------------------------------------------------
 def test_review_sheet_round_trip(made, tmp_path) -> None:
-    model_made = made[0][made[0]["version"].isin(["O", "F"])].assign(maker="model",
-                                                                      verification="unverified")  # fmt: skip
+    model_made = made[0][made[0]["version"].isin(["O", "F"])].assign(
+        maker="model", verification="unverified"
+    )
     sheet = review.review_sheet(model_made)
     assert list(sheet.columns) == list(review.SHEET_COLUMNS) and sheet["verdict"].eq("").all()
     assert "6. Then my sister" in sheet["proposed_error"].iloc[0]
@@ -197,7 +210,9 @@ def test_review_sheet_round_trip(made, tmp_path) -> None:
 def test_review_sheet_with_bad_rows_names_them(made, tmp_path) -> None:
     path = tmp_path / "sheet.csv"
     pd.DataFrame({"story_id": ["s1", "zz"], "verdict": ["maybe", "yes"]}).to_csv(path, index=False)
-    with pytest.raises(StoryflowError, match=r"unknown story ids in rows \[3\].*other than yes/no in rows \[2\]"):
+    with pytest.raises(
+        StoryflowError, match=r"unknown story ids in rows \[3\].*other than yes/no in rows \[2\]"
+    ):
         review.read_verdicts(path, made[0])
 
 
@@ -205,19 +220,34 @@ def test_review_sheet_with_bad_rows_names_them(made, tmp_path) -> None:
 def test_flawed_fictions_reader(nlp_full, tmp_path) -> None:
     path = tmp_path / "ff.jsonl"
     story = " ".join(STORY)
-    pd.DataFrame([
-        {"story": story, "cont_error": True, "cont_error_expl": "the car",
-         "cont_error_lines": ["Then my sister parked the red car near the road."],
-         "contradicted_lines": "My sister bought a red car on Monday."},
-        {"story": story, "cont_error": False},
-    ]).to_json(path, orient="records", lines=True)  # fmt: skip
+    pd.DataFrame(
+        [
+            {
+                "story": story,
+                "cont_error": True,
+                "cont_error_expl": "the car",
+                "cont_error_lines": ["Then my sister parked the red car near the road."],
+                "contradicted_lines": "My sister bought a red car on Monday.",
+            },
+            {"story": story, "cont_error": False},
+        ]
+    ).to_json(path, orient="records", lines=True)
     frame = read_benchmark(path, nlp_full)
     assert list(frame["has_error"]) == [True, False]
     assert list(frame["error_lines"].iloc[0]) == [6] and list(frame["contr_lines"].iloc[0]) == [1]
     bad = tmp_path / "bad.jsonl"
-    pd.DataFrame([{"id": "x7", "story": story, "cont_error": 1, "cont_error_lines": ["Nowhere."],
-                   "contradicted_lines": []}]).to_json(bad, orient="records", lines=True)  # fmt: skip
-    with pytest.raises(StoryflowError, match="story x7: the error line 'Nowhere.'"):
+    pd.DataFrame(
+        [
+            {
+                "id": "x7",
+                "story": story,
+                "cont_error": 1,
+                "cont_error_lines": ["Nowhere."],
+                "contradicted_lines": [],
+            }
+        ]
+    ).to_json(bad, orient="records", lines=True)
+    with pytest.raises(StoryflowError, match=r"story x7: the error line 'Nowhere\.'"):
         read_benchmark(bad, nlp_full)
 
 
@@ -227,8 +257,14 @@ def test_scores_and_baselines(made) -> None:
 
     shown = made[0][made[0]["version"].isin(["O", "F"])]
     answers = baseline_answers(shown, seed=1)
-    scores = scoring.scores_table(answers, made[0], "test", confidence=0.95, seed=1).set_index("detector")
+    scores = scoring.scores_table(answers, made[0], "test", confidence=0.95, seed=1).set_index(
+        "detector"
+    )
     always_no = scores.loc["baseline:always-no"]
-    assert (always_no["ceeval_full"], always_no["accuracy"], always_no["specificity"]) == (0.5, 0.5, 1.0)
+    assert (always_no["ceeval_full"], always_no["accuracy"], always_no["specificity"]) == (
+        0.5,
+        0.5,
+        1.0,
+    )
     assert always_no["verification"] == "exact"
     assert sorted(tables.PLOT_HOLE_SCORES.names) == sorted(scores.reset_index().columns)

@@ -243,7 +243,11 @@ def plot_hole_detectors(config: Mapping[str, Any]) -> list[str]:
 def plot_hole_surprisal_models(config: Mapping[str, Any]) -> list[str]:
     """The surprisal models (``plot_holes.surprisal_models``; null = the detectors), local only."""
     names = config["plot_holes"]["surprisal_models"]
-    chosen = plot_hole_detectors(config) if names is None else _model_list(config, "surprisal_models", names)  # fmt: skip
+    chosen = (
+        plot_hole_detectors(config)
+        if names is None
+        else _model_list(config, "surprisal_models", names)
+    )
     served = [m["name"] for m in config["models"] if "server" in m["source"]]
     return [n for n in chosen if n not in served]
 

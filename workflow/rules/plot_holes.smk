@@ -41,7 +41,9 @@ def ph_maker_spec(wildcards):
 
 
 def ph_maker_settings(wildcards):
-    return {k: v for k, v in PH["model_maker"].items() if k not in ("model", "verdicts")}
+    return {
+        k: v for k, v in PH["model_maker"].items() if k not in ("model", "verdicts")
+    }
 
 
 def ph_verdicts(wildcards):

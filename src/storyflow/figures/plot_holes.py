@@ -8,11 +8,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-from storyflow.figures.common import save  # noqa: E402
+from storyflow.figures.common import save
 
 
 def plot_ceeval(scores: pd.DataFrame, paths: Sequence[str | Path], dpi: int) -> None:
@@ -25,7 +25,9 @@ def plot_ceeval(scores: pd.DataFrame, paths: Sequence[str | Path], dpi: int) -> 
         y = np.arange(len(s))
         value = s["ceeval_full"].to_numpy(float)
         err = np.vstack([value - s["ceeval_ci_low"], s["ceeval_ci_high"] - value])
-        colours = ["0.6" if k == "baseline" else "C1" if k == "surprisal" else "C0" for k in s["kind"]]
+        colours = [
+            "0.6" if k == "baseline" else "C1" if k == "surprisal" else "C0" for k in s["kind"]
+        ]
         ax.barh(y, np.nan_to_num(value), xerr=np.nan_to_num(err), color=colours, capsize=2)
         ax.set_yticks(y, s["detector"], fontsize=7)
         ax.axvline(0.5, ls="--", color="k", lw=0.8)
@@ -46,9 +48,13 @@ def plot_ceeval_by_length(
     data = shown.assign(words=shown["story_id"].map(words))
     fig, ax = plt.subplots(figsize=(5, 3.2))
     if len(data) and data["words"].nunique() > 1:
-        data["bin"] = pd.qcut(data["words"], q=min(bins, data["words"].nunique()), duplicates="drop")
+        data["bin"] = pd.qcut(
+            data["words"], q=min(bins, data["words"].nunique()), duplicates="drop"
+        )
         for detector, g in data.groupby("detector", sort=True):
-            m = g.groupby("bin", observed=True).agg(words=("words", "median"), ceeval=("ceeval", "mean"))
+            m = g.groupby("bin", observed=True).agg(
+                words=("words", "median"), ceeval=("ceeval", "mean")
+            )
             ax.plot(m["words"], m["ceeval"], marker="o", label=detector)
         ax.legend(fontsize=6)
     ax.set_xlabel("story length (words)")

@@ -1,4 +1,4 @@
-"""Plot holes (continuity errors), after Ahuja et al., "Finding Flawed Fictions" (docs/method.md §9).
+"""Plot holes (continuity errors), after Ahuja et al., "Finding Flawed Fictions" (method.md §11).
 
 Modules:
 

@@ -81,11 +81,34 @@ def read_benchmark(
         story_id = str(record.get("id", f"ff{i + 1:04d}"))
         sents = [s.text.strip() for s in nlp(str(record[names["story"]])).sents if s.text.strip()]
         flawed = str(record[names["error"]]).strip().lower() in ("true", "1", "1.0", "yes")
-        error = match_lines(story_id, _lines(record.get(names["error_lines"])), sents, "error") if flawed else []  # fmt: skip
-        contr = match_lines(story_id, _lines(record.get(names["contr_lines"])), sents, "contradicted") if flawed else []  # fmt: skip
+        error = (
+            match_lines(story_id, _lines(record.get(names["error_lines"])), sents, "error")
+            if flawed
+            else []
+        )
+        contr = (
+            match_lines(story_id, _lines(record.get(names["contr_lines"])), sents, "contradicted")
+            if flawed
+            else []
+        )
         version = "F" if flawed else "O"
-        rows.append((story_id, f"{story_id}:{MAKER}:{version}", MAKER, version, flawed, len(sents),
-                     sents, error, contr, error[0] - 1 if error else -1, "benchmark",
-                     str(record.get(names["explanation"], "")), " ".join(sents), "published",
-                     json.dumps({"maker": MAKER, "file": str(path)})))  # fmt: skip
+        rows.append(
+            (
+                story_id,
+                f"{story_id}:{MAKER}:{version}",
+                MAKER,
+                version,
+                flawed,
+                len(sents),
+                sents,
+                error,
+                contr,
+                error[0] - 1 if error else -1,
+                "benchmark",
+                str(record.get(names["explanation"], "")),
+                " ".join(sents),
+                "published",
+                json.dumps({"maker": MAKER, "file": str(path)}),
+            )
+        )
     return tables.PLOT_HOLE_STORIES.frame(rows)

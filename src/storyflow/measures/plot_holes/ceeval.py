@@ -115,7 +115,9 @@ def bootstrap_ci(
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
-def classification_scores(has_error: Sequence[bool], says_error: Sequence[bool]) -> dict[str, float]:
+def classification_scores(
+    has_error: Sequence[bool], says_error: Sequence[bool]
+) -> dict[str, float]:
     """Accuracy, precision, recall and specificity of the yes/no decision (shares, 0-1; NaN
     when undefined: precision with no "yes", recall with no flawed story)."""
     truth = np.asarray(has_error, dtype=bool)
@@ -153,7 +155,7 @@ def score_detector(
     low, high = bootstrap_ci(ceeval, confidence, seed)
     positives = answers["has_error"].to_numpy(dtype=bool)
     return {
-        "n": int(len(answers)),
+        "n": len(answers),
         "n_flawed": int(positives.sum()),
         "accuracy": scores["accuracy"],
         "ceeval_full": float(ceeval.mean()) if len(ceeval) else float("nan"),

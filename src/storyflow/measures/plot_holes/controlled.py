@@ -102,7 +102,7 @@ def find_mentions(doc: Doc, sentence: int) -> list[Mention]:
             continue
         word = token.lower_
         cls = None
-        if token.like_num and (word.isdigit() and len(word) <= 3 or word in lexicon.NUMBER_WORDS):
+        if token.like_num and ((word.isdigit() and len(word) <= 3) or word in lexicon.NUMBER_WORDS):
             cls = _number_class(doc, token.i)
         elif token.pos_ == "ADJ" and word in lexicon.CLASSES["adjective"]:
             cls = "adjective"
@@ -151,9 +151,7 @@ def candidates(
         replacements = tuple(v for v in contradicting(cls, value) if not _occurs(v, story))
         if not replacements:
             continue
-        found.append(
-            Candidate(cls, value, before.pop(), later[0], tuple(group), replacements)
-        )
+        found.append(Candidate(cls, value, before.pop(), later[0], tuple(group), replacements))
     return found
 
 
@@ -163,7 +161,9 @@ def _replace(sentence: str, spans: Sequence[Mention], value: str) -> str:
     return sentence
 
 
-def versions(sentences: Sequence[str], candidate: Candidate, new_value: str) -> dict[str, list[str]]:
+def versions(
+    sentences: Sequence[str], candidate: Candidate, new_value: str
+) -> dict[str, list[str]]:
     """The O, F, C and D sentence lists of one edit."""
     c, e = candidate.changed, candidate.establishing
     first = min((m for m in candidate.mentions if m.sentence == c), key=lambda m: m.start)
@@ -250,16 +250,25 @@ def make_controlled(
     n_eligible = 0
     ids = [str(s) for s in stories["story_id"]]
     texts = dict(zip(ids, stories["text"], strict=True))
-    for story_id in tqdm(ids, desc=f"controlled maker ({corpus})", unit="story", file=sys.stderr,
-                         mininterval=5.0):  # fmt: skip
+    for story_id in tqdm(
+        ids, desc=f"controlled maker ({corpus})", unit="story", file=sys.stderr, mininterval=5.0
+    ):
         sents = by_story.get(story_id, [])
         words = sum(len(s.split()) for s in sents)
         if act_bounds(len(sents), min_sentences) is None:
-            skipped.append((story_id, MAKER, f"too short for three acts ({len(sents)} sentences, "
-                            f"at least {max(3, min_sentences)} needed)"))  # fmt: skip
+            skipped.append(
+                (
+                    story_id,
+                    MAKER,
+                    f"too short for three acts ({len(sents)} sentences, "
+                    f"at least {max(3, min_sentences)} needed)",
+                )
+            )
             continue
         if max_words is not None and words > max_words:
-            skipped.append((story_id, MAKER, f"longer than plot_holes.max_words ({words} > {max_words} words)"))  # fmt: skip
+            skipped.append(
+                (story_id, MAKER, f"longer than plot_holes.max_words ({words} > {max_words} words)")
+            )
             continue
         n_eligible += 1
         mentions = [m for i, doc in enumerate(nlp.pipe(sents)) for m in find_mentions(doc, i)]
@@ -267,21 +276,33 @@ def make_controlled(
         for cls in {c.cls for c in found}:
             coverage[cls] += 1
         if not found:
-            skipped.append((story_id, MAKER, "no usable attribute (no value of act 1 repeated later)"))  # fmt: skip
+            skipped.append(
+                (story_id, MAKER, "no usable attribute (no value of act 1 repeated later)")
+            )
             continue
         coverage["any"] += 1
         candidate, new_value = choose(story_id, found, seed)
         edit = Edit(story_id, candidate, new_value, versions(sents, candidate, new_value))
         made.extend(_rows(edit, texts[story_id], provenance))
     cover = [
-        (corpus, cls, len(ids), n_eligible, coverage.get(cls, 0),
-         coverage.get(cls, 0) / n_eligible if n_eligible else float("nan"))
+        (
+            corpus,
+            cls,
+            len(ids),
+            n_eligible,
+            coverage.get(cls, 0),
+            coverage.get(cls, 0) / n_eligible if n_eligible else float("nan"),
+        )
         for cls in (*lexicon.CLASS_NAMES, "any")
-    ]  # fmt: skip
+    ]
     log.info(
         "%s: %d stories, %d eligible, %d made, %d skipped",
-        corpus, len(ids), n_eligible, coverage.get("any", 0), len(skipped),
-    )  # fmt: skip
+        corpus,
+        len(ids),
+        n_eligible,
+        coverage.get("any", 0),
+        len(skipped),
+    )
     return (
         tables.PLOT_HOLE_STORIES.frame(made),
         tables.PLOT_HOLE_SKIPPED.frame(skipped),

@@ -95,15 +95,22 @@ def detect(
     from storyflow.lm.backends.llama_cpp import VocabOnly
 
     llm = VocabOnly(model_path).llm
-    answerer = open_answerer(spec, model_path, n_ctx=settings.n_ctx, n_threads=n_threads,
-                             n_gpu_layers=n_gpu_layers)  # fmt: skip
+    answerer = open_answerer(
+        spec, model_path, n_ctx=settings.n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers
+    )
     sampler = None
     options = YES_NO_CHAT if spec.prompt == "chat" else YES_NO_PLAIN
     greedy = SamplingSettings(temperature=0, max_tokens=settings.max_tokens, stop=("\n",))
     cache: dict[tuple[str, ...], tuple[float, int]] = {}
     rows, too_long = [], 0
-    for item in tqdm(items.itertuples(index=False), total=len(items), desc=f"detect ({spec.name})",
-                     unit="story", file=sys.stderr, mininterval=5.0):  # fmt: skip
+    for item in tqdm(
+        items.itertuples(index=False),
+        total=len(items),
+        desc=f"detect ({spec.name})",
+        unit="story",
+        file=sys.stderr,
+        mininterval=5.0,
+    ):
         sents = tuple(item.sentences)
         prompt = _prompt(llm, spec, settings.classify, sents)
         n_tokens = len(llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
@@ -120,19 +127,42 @@ def detect(
         if says and item.maker != "original":
             ask = _prompt(llm, spec, settings.localize, sents)
             if sampler is None:
-                sampler = open_sampler(spec, model_path, n_ctx=settings.n_ctx, n_threads=n_threads,
-                                       n_gpu_layers=n_gpu_layers)  # fmt: skip
+                sampler = open_sampler(
+                    spec,
+                    model_path,
+                    n_ctx=settings.n_ctx,
+                    n_threads=n_threads,
+                    n_gpu_layers=n_gpu_layers,
+                )
             answer = sampler.sample(ask, 1, greedy)[0].text
             parsed = parse_localization(answer, len(sents))
             status = parsed.status
             pe, pc = (parsed.error, parsed.contradicts) if parsed.ok else (None, None)
         score = ceeval_full(item.has_error, says, item.error_lines, item.contr_lines, pe, pc)
-        rows.append((item.item_id, item.story_id, item.maker, item.version, spec.name,
-                     bool(item.has_error), p_error, says, answer, status, list(pe or []),
-                     list(pc or []), score, n_tokens))  # fmt: skip
+        rows.append(
+            (
+                item.item_id,
+                item.story_id,
+                item.maker,
+                item.version,
+                spec.name,
+                bool(item.has_error),
+                p_error,
+                says,
+                answer,
+                status,
+                list(pe or []),
+                list(pc or []),
+                score,
+                n_tokens,
+            )
+        )
     if too_long:
-        log.warning("%d story version(s) do not fit n_ctx = %d: p_error NaN (says no)", too_long,
-                    settings.n_ctx)  # fmt: skip
+        log.warning(
+            "%d story version(s) do not fit n_ctx = %d: p_error NaN (says no)",
+            too_long,
+            settings.n_ctx,
+        )
     return tables.PLOT_HOLE_ANSWERS.frame(rows)
 
 
@@ -141,14 +171,44 @@ def baseline_answers(items: pd.DataFrame, seed: int) -> pd.DataFrame:
     rows = []
     for item in items.itertuples(index=False):
         truth = (item.has_error, item.error_lines, item.contr_lines)
-        rows.append((item.item_id, item.story_id, item.maker, item.version, "baseline:always-no",
-                     bool(item.has_error), 0.0, False, "", "not_asked", [], [],
-                     ceeval_full(truth[0], False), 0))  # fmt: skip
+        rows.append(
+            (
+                item.item_id,
+                item.story_id,
+                item.maker,
+                item.version,
+                "baseline:always-no",
+                bool(item.has_error),
+                0.0,
+                False,
+                "",
+                "not_asked",
+                [],
+                [],
+                ceeval_full(truth[0], False),
+                0,
+            )
+        )
         rng = item_rng(seed, item.item_id)
         says = bool(rng.random() < 0.5)
         pe = [int(rng.integers(1, item.n_sentences + 1))] if says else []
         pc = [int(rng.integers(1, item.n_sentences + 1))] if says else []
-        rows.append((item.item_id, item.story_id, item.maker, item.version, "baseline:random",
-                     bool(item.has_error), 0.5, says, "", "ok" if says else "not_asked", pe, pc,
-                     ceeval_full(truth[0], says, truth[1], truth[2], pe, pc), 0))  # fmt: skip
+        rows.append(
+            (
+                item.item_id,
+                item.story_id,
+                item.maker,
+                item.version,
+                "baseline:random",
+                bool(item.has_error),
+                0.5,
+                says,
+                "",
+                "ok" if says else "not_asked",
+                pe,
+                pc,
+                ceeval_full(truth[0], says, truth[1], truth[2], pe, pc),
+                0,
+            )
+        )
     return tables.PLOT_HOLE_ANSWERS.frame(rows)

@@ -3,40 +3,141 @@
 Each class maps a value (lower case; one word, or a phrase for places) to the values that
 contradict it. A change keeps the case of the first letter of the text it replaces. The lists are
 small on purpose: they are the whole ground truth of the controlled maker, and every change is
-a surface-level substitution a reader can check (docs/method.md §9).
+a surface-level substitution a reader can check (docs/method.md §11).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-COLOURS = ("red", "blue", "green", "yellow", "black", "white", "brown", "pink", "purple",
-           "orange", "grey", "gray", "silver", "golden")  # fmt: skip
+COLOURS = (
+    "red",
+    "blue",
+    "green",
+    "yellow",
+    "black",
+    "white",
+    "brown",
+    "pink",
+    "purple",
+    "orange",
+    "grey",
+    "gray",
+    "silver",
+    "golden",
+)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTHS = ("january", "february", "march", "april", "june", "july", "august", "september",
-          "october", "november", "december")  # fmt: skip  ("may" is left out: a modal verb)
-NUMBER_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                "eleven", "twelve", "fifteen", "twenty", "thirty", "forty", "fifty")  # fmt: skip
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)  # fmt: skip  ("may" is left out: a modal verb)
+NUMBER_WORDS = (
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "fifteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+)
 TIMES_OF_DAY = ("morning", "afternoon", "evening", "night", "midnight", "noon")
 SEASONS = ("spring", "summer", "autumn", "winter")
-KIN_PAIRS = (("mother", "father"), ("mom", "dad"), ("mum", "dad"), ("sister", "brother"),
-             ("daughter", "son"), ("aunt", "uncle"), ("niece", "nephew"), ("wife", "husband"),
-             ("grandmother", "grandfather"), ("grandma", "grandpa"), ("girlfriend", "boyfriend"),
-             ("bride", "groom"), ("queen", "king"), ("lady", "gentleman"))  # fmt: skip
-ANTONYM_PAIRS = (("tall", "short"), ("old", "young"), ("big", "small"), ("large", "small"),
-                 ("happy", "sad"), ("rich", "poor"), ("hot", "cold"), ("warm", "cold"),
-                 ("new", "old"), ("early", "late"), ("first", "last"), ("dark", "bright"),
-                 ("quiet", "loud"), ("empty", "full"), ("clean", "dirty"), ("heavy", "light"),
-                 ("healthy", "sick"), ("alive", "dead"), ("open", "closed"), ("wet", "dry"),
-                 ("fat", "thin"), ("strong", "weak"), ("cheap", "expensive"), ("easy", "hard"),
-                 ("safe", "dangerous"), ("calm", "angry"), ("married", "single"),
-                 ("beautiful", "ugly"), ("long", "short"), ("fast", "slow"), ("kind", "cruel"),
-                 ("friendly", "hostile"), ("busy", "idle"), ("asleep", "awake"),
-                 ("male", "female"), ("sunny", "rainy"), ("excited", "bored"),
-                 ("nervous", "relaxed"))  # fmt: skip
-PLACES = ("paris", "london", "new york", "chicago", "texas", "california", "florida",
-          "boston", "seattle", "mexico", "canada", "china", "japan", "italy", "france",
-          "germany", "spain", "ohio", "denver", "atlanta")  # fmt: skip
+KIN_PAIRS = (
+    ("mother", "father"),
+    ("mom", "dad"),
+    ("mum", "dad"),
+    ("sister", "brother"),
+    ("daughter", "son"),
+    ("aunt", "uncle"),
+    ("niece", "nephew"),
+    ("wife", "husband"),
+    ("grandmother", "grandfather"),
+    ("grandma", "grandpa"),
+    ("girlfriend", "boyfriend"),
+    ("bride", "groom"),
+    ("queen", "king"),
+    ("lady", "gentleman"),
+)
+ANTONYM_PAIRS = (
+    ("tall", "short"),
+    ("old", "young"),
+    ("big", "small"),
+    ("large", "small"),
+    ("happy", "sad"),
+    ("rich", "poor"),
+    ("hot", "cold"),
+    ("warm", "cold"),
+    ("new", "old"),
+    ("early", "late"),
+    ("first", "last"),
+    ("dark", "bright"),
+    ("quiet", "loud"),
+    ("empty", "full"),
+    ("clean", "dirty"),
+    ("heavy", "light"),
+    ("healthy", "sick"),
+    ("alive", "dead"),
+    ("open", "closed"),
+    ("wet", "dry"),
+    ("fat", "thin"),
+    ("strong", "weak"),
+    ("cheap", "expensive"),
+    ("easy", "hard"),
+    ("safe", "dangerous"),
+    ("calm", "angry"),
+    ("married", "single"),
+    ("beautiful", "ugly"),
+    ("long", "short"),
+    ("fast", "slow"),
+    ("kind", "cruel"),
+    ("friendly", "hostile"),
+    ("busy", "idle"),
+    ("asleep", "awake"),
+    ("male", "female"),
+    ("sunny", "rainy"),
+    ("excited", "bored"),
+    ("nervous", "relaxed"),
+)
+PLACES = (
+    "paris",
+    "london",
+    "new york",
+    "chicago",
+    "texas",
+    "california",
+    "florida",
+    "boston",
+    "seattle",
+    "mexico",
+    "canada",
+    "china",
+    "japan",
+    "italy",
+    "france",
+    "germany",
+    "spain",
+    "ohio",
+    "denver",
+    "atlanta",
+)
 
 
 def _cycle(values: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
@@ -65,8 +166,18 @@ CLASSES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "number": _cycle(NUMBER_WORDS),
     "place": _cycle(PLACES),
 }
-CLASS_NAMES = ("colour", "number", "age", "weekday", "month", "time_of_day", "season",
-               "kinship", "place", "adjective")  # fmt: skip
+CLASS_NAMES = (
+    "colour",
+    "number",
+    "age",
+    "weekday",
+    "month",
+    "time_of_day",
+    "season",
+    "kinship",
+    "place",
+    "adjective",
+)
 
 
 def contradicting_numbers(value: str) -> tuple[str, ...]:

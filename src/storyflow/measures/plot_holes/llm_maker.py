@@ -71,11 +71,16 @@ def patch(original: Sequence[str], counterfactual: Sequence[str], act1_len: int)
     j = _at(matcher.get_opcodes(), act1_len, len(counterfactual))
     tail = list(counterfactual[j:])
     later = SequenceMatcher(a=list(original[act1_len:]), b=tail, autojunk=False)
-    error = [act1_len + k for tag, _, _, j1, j2 in later.get_opcodes() if tag != "equal"
-             for k in range(j1, j2)]  # fmt: skip
+    error = [
+        act1_len + k
+        for tag, _, _, j1, j2 in later.get_opcodes()
+        if tag != "equal"
+        for k in range(j1, j2)
+    ]
     first = SequenceMatcher(a=list(original[:act1_len]), b=list(counterfactual[:j]), autojunk=False)
-    contradicted = [k for tag, i1, i2, _, _ in first.get_opcodes() if tag != "equal"
-                    for k in range(i1, i2)]  # fmt: skip
+    contradicted = [
+        k for tag, i1, i2, _, _ in first.get_opcodes() if tag != "equal" for k in range(i1, i2)
+    ]
     return Patch(list(original[:act1_len]) + tail, error, contradicted or list(range(act1_len)))
 
 
@@ -121,8 +126,9 @@ class MakerSettings:
 class ModelMaker:
     """Runs the steps with a sampler and an answerer of one model (docs/lm.md)."""
 
-    def __init__(self, sampler: Any, answerer: Any, llm: Any, mode: str, nlp: Any,
-                 settings: MakerSettings) -> None:  # fmt: skip
+    def __init__(
+        self, sampler: Any, answerer: Any, llm: Any, mode: str, nlp: Any, settings: MakerSettings
+    ) -> None:
         self.sampler, self.answerer, self.llm, self.mode = sampler, answerer, llm, mode
         self.nlp, self.s = nlp, settings
         self.log: list[tuple] = []
@@ -130,13 +136,24 @@ class ModelMaker:
     def _prompt(self, step: str, **fields: str) -> str:
         text = self.s.prompts[step].format(**fields)
         cue = "" if self.mode == "chat" else "Answer:"
-        return generation_prompt(self.llm, [{"role": "user", "content": text}], mode=self.mode,
-                                 cue=cue)  # fmt: skip
+        return generation_prompt(
+            self.llm, [{"role": "user", "content": text}], mode=self.mode, cue=cue
+        )
 
-    def _generate(self, prompt: str, k: int = 1, temperature: float = 0.0, max_tokens: int | None = None,
-                  stop: tuple[str, ...] = ()) -> list[str]:  # fmt: skip
-        settings = SamplingSettings(temperature=temperature, max_tokens=max_tokens or self.s.max_tokens,
-                                    stop=stop, seed=self.s.seed)  # fmt: skip
+    def _generate(
+        self,
+        prompt: str,
+        k: int = 1,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        stop: tuple[str, ...] = (),
+    ) -> list[str]:
+        settings = SamplingSettings(
+            temperature=temperature,
+            max_tokens=max_tokens or self.s.max_tokens,
+            stop=stop,
+            seed=self.s.seed,
+        )
         return [s.text for s in self.sampler.sample(prompt, k, settings)]
 
     def _record(self, story: str, attempt: int, step: str, status: str, prompt: str, output: str):
@@ -157,11 +174,18 @@ class ModelMaker:
         relevant = []
         for prop in props:
             prompt = self._prompt("relevance", proposition=prop, act1=act1, later=later)
-            choice = self.answerer.answer(prompt, ["0", "1", "2", "3"] if self.mode == "chat"
-                                          else [" 0", " 1", " 2", " 3"])  # fmt: skip
+            choice = self.answerer.answer(
+                prompt, ["0", "1", "2", "3"] if self.mode == "chat" else [" 0", " 1", " 2", " 3"]
+            )
             score = int(choice.best.strip())
-            self._record(story_id, 0, "relevance", "ok", prompt,
-                         json.dumps({"proposition": prop, "score": score, "probs": choice.probs}))  # fmt: skip
+            self._record(
+                story_id,
+                0,
+                "relevance",
+                "ok",
+                prompt,
+                json.dumps({"proposition": prop, "score": score, "probs": choice.probs}),
+            )
             if score >= 2:
                 relevant.append(prop)
         if not relevant:
@@ -176,28 +200,47 @@ class ModelMaker:
             self._record(story_id, attempt, "counterfactual", "ok", prompt, text)
             edit = patch(sentences, rewritten, len(acts[0]))
             reason = filter_reason(edit, self.s.max_changed)
-            self._record(story_id, attempt, "filter", f"dropped:{reason}" if reason else "ok",
-                         "", json.dumps({"error": edit.error, "contradicted": edit.contradicted}))  # fmt: skip
+            self._record(
+                story_id,
+                attempt,
+                "filter",
+                f"dropped:{reason}" if reason else "ok",
+                "",
+                json.dumps({"error": edit.error, "contradicted": edit.contradicted}),
+            )
             if reason:
                 continue
             changed = "\n".join(f"{i + 1}. {edit.sentences[i]}" for i in edit.error)
             prompt = self._prompt("judge", act1=act1, changed=changed)
-            votes = [parse_yes_no(t) for t in self._generate(
-                prompt, k=self.s.judge_samples, temperature=self.s.temperature, max_tokens=4)]  # fmt: skip
+            votes = [
+                parse_yes_no(t)
+                for t in self._generate(
+                    prompt, k=self.s.judge_samples, temperature=self.s.temperature, max_tokens=4
+                )
+            ]
             yes = sum(v == "yes" for v in votes)
             ok = yes >= self.s.judge_min_yes
-            self._record(story_id, attempt, "judge", "ok" if ok else f"dropped:judge {yes}/{len(votes)}",
-                         prompt, json.dumps(votes))  # fmt: skip
+            self._record(
+                story_id,
+                attempt,
+                "judge",
+                "ok" if ok else f"dropped:judge {yes}/{len(votes)}",
+                prompt,
+                json.dumps(votes),
+            )
             if ok:
                 return edit, prop
         return "no edit passed the filter"
 
 
-def make_with_model(maker: ModelMaker, sentences: pd.DataFrame, stories: pd.DataFrame,
-                    model: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:  # fmt: skip
+def make_with_model(
+    maker: ModelMaker, sentences: pd.DataFrame, stories: pd.DataFrame, model: str
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(PLOT_HOLE_STORIES, PLOT_HOLE_SKIPPED, PLOT_HOLE_ATTEMPTS) of the model maker."""
-    by_story = {sid: g.sort_values("sentence_idx")["text"].tolist()
-                for sid, g in sentences.groupby("story_id", sort=False)}  # fmt: skip
+    by_story = {
+        sid: g.sort_values("sentence_idx")["text"].tolist()
+        for sid, g in sentences.groupby("story_id", sort=False)
+    }
     made, skipped = [], []
     texts = dict(zip(stories["story_id"].astype(str), stories["text"], strict=True))
     for story_id in tqdm(list(texts), desc=f"model maker ({model})", unit="story", file=sys.stderr):
@@ -207,18 +250,41 @@ def make_with_model(maker: ModelMaker, sentences: pd.DataFrame, stories: pd.Data
             skipped.append((story_id, MAKER, result))
             continue
         edit, prop = result
-        provenance = json.dumps({"maker": MAKER, "model": model, "seed": maker.s.seed,
-                                 "counterfactual_of": prop}, sort_keys=True)  # fmt: skip
+        provenance = json.dumps(
+            {"maker": MAKER, "model": model, "seed": maker.s.seed, "counterfactual_of": prop},
+            sort_keys=True,
+        )
         target = edit.error[0]
         for version, sents_v, flawed in (("O", sents, False), ("F", edit.sentences, True)):
-            made.append((story_id, f"{story_id}:{MAKER}:{version}", MAKER, version, flawed,
-                         len(sents_v), list(sents_v),
-                         [i + 1 for i in edit.error] if flawed else [],
-                         [i + 1 for i in edit.contradicted] if flawed else [],
-                         target, "proposition", f"not ({prop})", texts[story_id], "unverified",
-                         provenance))  # fmt: skip
+            made.append(
+                (
+                    story_id,
+                    f"{story_id}:{MAKER}:{version}",
+                    MAKER,
+                    version,
+                    flawed,
+                    len(sents_v),
+                    list(sents_v),
+                    [i + 1 for i in edit.error] if flawed else [],
+                    [i + 1 for i in edit.contradicted] if flawed else [],
+                    target,
+                    "proposition",
+                    f"not ({prop})",
+                    texts[story_id],
+                    "unverified",
+                    provenance,
+                )
+            )
     counts = pd.Series([r[3] for r in maker.log]).value_counts().to_dict() if maker.log else {}
-    log.info("model maker: %d stories, %d made, %d skipped; step statuses %s", len(texts),
-             len(made) // 2, len(skipped), counts)  # fmt: skip
-    return (tables.PLOT_HOLE_STORIES.frame(made), tables.PLOT_HOLE_SKIPPED.frame(skipped),
-            tables.PLOT_HOLE_ATTEMPTS.frame(maker.log))  # fmt: skip
+    log.info(
+        "model maker: %d stories, %d made, %d skipped; step statuses %s",
+        len(texts),
+        len(made) // 2,
+        len(skipped),
+        counts,
+    )
+    return (
+        tables.PLOT_HOLE_STORIES.frame(made),
+        tables.PLOT_HOLE_SKIPPED.frame(skipped),
+        tables.PLOT_HOLE_ATTEMPTS.frame(maker.log),
+    )

@@ -49,16 +49,32 @@ def scores_table(
     for (maker, detector), group in scored.groupby(["maker", "detector"], sort=True):
         s = score_detector(group, confidence=confidence, seed=seed)
         asked = group["answer_status"].isin(["ok", "unparseable", "out_of_range"])
-        if detector_kind(detector) == "model" and asked.any() and not (
-            group["answer_status"] == "ok"
-        ).any():
-            log.warning("%s: no parseable localization answer (%d asked): CEEval-Full not "
-                        "reported", detector, int(asked.sum()))  # fmt: skip
-            s.update(ceeval_full=math.nan, ceeval_ci_low=math.nan, ceeval_ci_high=math.nan,
-                     ceeval_pos=math.nan)  # fmt: skip
-        rows.append({"corpus": corpus, "maker": maker, "detector": detector,
-                     "kind": detector_kind(detector), **s,
-                     "verification": verification.get(maker, "exact")})  # fmt: skip
+        if (
+            detector_kind(detector) == "model"
+            and asked.any()
+            and not (group["answer_status"] == "ok").any()
+        ):
+            log.warning(
+                "%s: no parseable localization answer (%d asked): CEEval-Full not reported",
+                detector,
+                int(asked.sum()),
+            )
+            s.update(
+                ceeval_full=math.nan,
+                ceeval_ci_low=math.nan,
+                ceeval_ci_high=math.nan,
+                ceeval_pos=math.nan,
+            )
+        rows.append(
+            {
+                "corpus": corpus,
+                "maker": maker,
+                "detector": detector,
+                "kind": detector_kind(detector),
+                **s,
+                "verification": verification.get(maker, "exact"),
+            }
+        )
     frame = pd.DataFrame(rows, columns=tables.PLOT_HOLE_SCORES.names)
     return tables.PLOT_HOLE_SCORES.frame(frame)
 
@@ -73,8 +89,9 @@ def story_measures(
     original = answers[answers["maker"] == "original"].set_index(["story_id", "detector"])
     f_minus_d = (
         contrasts.set_index(["story_id", "model"])["f_minus_d"]
-        if len(contrasts) else pd.Series(dtype=float)
-    )  # fmt: skip
+        if len(contrasts)
+        else pd.Series(dtype=float)
+    )
     rows, missing = [], 0
     for story in stories["story_id"].astype(str):
         for model in models:
@@ -84,9 +101,12 @@ def story_measures(
             rows.append((story, model, "plot_hole_p_error", float(p), "share (0-1)"))
             rows.append((story, model, "plot_hole_surprisal_f_minus_d", float(d), "nats/token"))
     if missing:
-        log.info("plot_hole_surprisal_f_minus_d is NaN for %d story × model pairs: the "
-                 "controlled maker made no versions of the story (skipped stories are listed "
-                 "in skipped.csv) or the model is not a surprisal model", missing)  # fmt: skip
+        log.info(
+            "plot_hole_surprisal_f_minus_d is NaN for %d story × model pairs: the "
+            "controlled maker made no versions of the story (skipped stories are listed "
+            "in skipped.csv) or the model is not a surprisal model",
+            missing,
+        )
     return pd.DataFrame(rows, columns=["story_id", "model", "measure", "value", "unit"])
 
 
@@ -107,19 +127,28 @@ def human_vs_llm(
     labelled = original.merge(stories[["story_id", "story_type", "prompt_id"]], on="story_id")
     rows = []
     for detector, g in labelled.groupby("detector", sort=True):
-        wide = g.pivot_table(index="prompt_id", columns="story_type", values="says_error",
-                             aggfunc="first")  # fmt: skip
+        wide = g.pivot_table(
+            index="prompt_id", columns="story_type", values="says_error", aggfunc="first"
+        )
         if human not in wide:
             continue
         for group in sorted(c for c in wide.columns if c != human):
             pair = wide[[human, group]].dropna().astype(float)
             diff = (pair[group] - pair[human]).to_numpy()
             low, high = bootstrap_ci(diff, confidence, seed)
-            rows.append({"detector": detector, "group": group, "n_prompts": len(pair),
-                         "rate_human": float(pair[human].mean()) if len(pair) else math.nan,
-                         "rate_llm": float(pair[group].mean()) if len(pair) else math.nan,
-                         "difference": float(np.mean(diff)) if len(diff) else math.nan,
-                         "ci_low": low, "ci_high": high, "best": detector == best})  # fmt: skip
+            rows.append(
+                {
+                    "detector": detector,
+                    "group": group,
+                    "n_prompts": len(pair),
+                    "rate_human": float(pair[human].mean()) if len(pair) else math.nan,
+                    "rate_llm": float(pair[group].mean()) if len(pair) else math.nan,
+                    "difference": float(np.mean(diff)) if len(diff) else math.nan,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "best": detector == best,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -128,8 +157,11 @@ def best_detector(scores: pd.DataFrame) -> str | None:
     candidates = scores[scores["kind"] != "baseline"].dropna(subset=["ceeval_full"])
     if candidates.empty:
         return None
-    return str(candidates.sort_values(["ceeval_full", "detector"], ascending=[False, True])
-               .iloc[0]["detector"])  # fmt: skip
+    return str(
+        candidates.sort_values(["ceeval_full", "detector"], ascending=[False, True]).iloc[0][
+            "detector"
+        ]
+    )
 
 
 def detection_items(
@@ -137,19 +169,40 @@ def detection_items(
 ) -> pd.DataFrame:
     """What detectors are shown: the O and F versions of every made story, then every story of
     the stories table unmodified (maker ``original``: its P(error) is a story measure)."""
-    by_story = {sid: g.sort_values("sentence_idx")["text"].tolist()
-                for sid, g in sentences.groupby("story_id", sort=False)}  # fmt: skip
+    by_story = {
+        sid: g.sort_values("sentence_idx")["text"].tolist()
+        for sid, g in sentences.groupby("story_id", sort=False)
+    }
     rows = []
     for story in stories.itertuples(index=False):
         sents = by_story.get(str(story.story_id), [])
-        rows.append((str(story.story_id), f"{story.story_id}:original:O", "original", "O", False,
-                     len(sents), sents, [], [], -1, "", "", story.text, "none", "{}"))  # fmt: skip
+        rows.append(
+            (
+                str(story.story_id),
+                f"{story.story_id}:original:O",
+                "original",
+                "O",
+                False,
+                len(sents),
+                sents,
+                [],
+                [],
+                -1,
+                "",
+                "",
+                story.text,
+                "none",
+                "{}",
+            )
+        )
     shown = [m[m["version"].isin(["O", "F"])] for m in made]
     originals = tables.PLOT_HOLE_STORIES.frame(rows)
     return pd.concat([*shown, originals], ignore_index=True)
 
 
-def read_made(paths: Sequence[str], verdicts: str | None) -> tuple[list[pd.DataFrame], pd.DataFrame]:
+def read_made(
+    paths: Sequence[str], verdicts: str | None
+) -> tuple[list[pd.DataFrame], pd.DataFrame]:
     """The made-story tables, with the human verdicts applied to the model maker's (when a
     completed sheet is given), and the stories the verdicts rejected."""
     from storyflow.measures.plot_holes.review import apply_verdicts, read_verdicts
@@ -200,11 +253,14 @@ def score_corpus(
     parts.append(detect.baseline_answers(shown, seed))
     nll = (
         pd.concat([tables.read(tables.PLOT_HOLE_SURPRISAL, p) for p in surprisal_paths])
-        if surprisal_paths else tables.PLOT_HOLE_SURPRISAL.empty()
-    )  # fmt: skip
+        if surprisal_paths
+        else tables.PLOT_HOLE_SURPRISAL.empty()
+    )
     controlled = shown[shown["maker"] == "controlled"]
     for model in surprisal_models:
-        parts.append(surprisal.surprisal_answers(nll, controlled, model, float(settings["surprisal_z"])))  # fmt: skip
+        parts.append(
+            surprisal.surprisal_answers(nll, controlled, model, float(settings["surprisal_z"]))
+        )
     answers = tables.PLOT_HOLE_ANSWERS.frame(pd.concat(parts, ignore_index=True))
     per_story = surprisal.story_contrasts(nll, made[made["maker"] == "controlled"])
     summary = (

@@ -66,8 +66,14 @@ def score_versions(scorer: Scorer, made: pd.DataFrame, model: str, n_ctx: int) -
     """PLOT_HOLE_SURPRISAL rows for every version of ``made`` (PLOT_HOLE_STORIES rows)."""
     rows = []
     too_long = 0
-    for item in tqdm(made.itertuples(index=False), total=len(made), desc=f"surprisal ({model})",
-                     unit="version", file=sys.stderr, mininterval=5.0):  # fmt: skip
+    for item in tqdm(
+        made.itertuples(index=False),
+        total=len(made),
+        desc=f"surprisal ({model})",
+        unit="version",
+        file=sys.stderr,
+        mininterval=5.0,
+    ):
         nlls = sentence_nlls(scorer, list(item.sentences), n_ctx)
         too_long += any(math.isnan(x) for _, x in nlls)
         for i, (n, nll) in enumerate(nlls):
@@ -122,18 +128,44 @@ def contrast_summary(per_story: pd.DataFrame, confidence: float) -> pd.DataFrame
                 low, high = sps.t.interval(confidence, len(x) - 1, loc=mean, scale=sps.sem(x))
             else:
                 low = high = math.nan
-            rows.append({"model": model, "statistic": name, "unit": "nats/token", "n": len(x),
-                         "value": mean, "ci_low": float(low), "ci_high": float(high),
-                         "share_positive": float((x > 0).mean()) if len(x) else math.nan})  # fmt: skip
+            rows.append(
+                {
+                    "model": model,
+                    "statistic": name,
+                    "unit": "nats/token",
+                    "n": len(x),
+                    "value": mean,
+                    "ci_low": float(low),
+                    "ci_high": float(high),
+                    "share_positive": float((x > 0).mean()) if len(x) else math.nan,
+                }
+            )
         ranked = g[g["rank"] > 0]
-        rows.append({"model": model, "statistic": "rank_first", "unit": "share of stories",
-                     "n": len(ranked), "value": float((ranked["rank"] == 1).mean()),
-                     "ci_low": math.nan, "ci_high": math.nan,
-                     "share_positive": float((1 / ranked["n_sentences"]).mean())})  # fmt: skip
+        rows.append(
+            {
+                "model": model,
+                "statistic": "rank_first",
+                "unit": "share of stories",
+                "n": len(ranked),
+                "value": float((ranked["rank"] == 1).mean()),
+                "ci_low": math.nan,
+                "ci_high": math.nan,
+                "share_positive": float((1 / ranked["n_sentences"]).mean()),
+            }
+        )
         ok = g.dropna(subset=["max_nll_O", "max_nll_F"])
-        rows.append({"model": model, "statistic": "auroc_f_vs_o", "unit": "AUROC", "n": len(ok),
-                     "value": auroc(ok["max_nll_F"], ok["max_nll_O"]), "ci_low": math.nan,
-                     "ci_high": math.nan, "share_positive": math.nan})  # fmt: skip
+        rows.append(
+            {
+                "model": model,
+                "statistic": "auroc_f_vs_o",
+                "unit": "AUROC",
+                "n": len(ok),
+                "value": auroc(ok["max_nll_F"], ok["max_nll_O"]),
+                "ci_low": math.nan,
+                "ci_high": math.nan,
+                "share_positive": math.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -146,8 +178,10 @@ def surprisal_answers(
 ) -> pd.DataFrame:
     """The surprisal detector's PLOT_HOLE_ANSWERS rows for ``items`` (story versions scored in
     ``surprisal``); see the module docstring. Versions with NaN NLLs say "no error"."""
-    nll = {k: g.sort_values("sentence_idx")["nll"].to_numpy()
-           for k, g in surprisal[surprisal["model"] == model].groupby("item_id")}  # fmt: skip
+    nll = {
+        k: g.sort_values("sentence_idx")["nll"].to_numpy()
+        for k, g in surprisal[surprisal["model"] == model].groupby("item_id")
+    }
     rows = []
     for item in items.itertuples(index=False):
         x = nll.get(item.item_id)
@@ -161,7 +195,22 @@ def surprisal_answers(
                 pe = [top + 1]
                 pc = [int(np.argmax(overlap)) + 1] if overlap else []
         score = ceeval_full(item.has_error, says, item.error_lines, item.contr_lines, pe, pc)
-        rows.append((item.item_id, item.story_id, item.maker, item.version, f"surprisal:{model}",
-                     bool(item.has_error), math.nan, says, "", "ok" if says else "not_asked",
-                     pe, pc, score, 0))  # fmt: skip
+        rows.append(
+            (
+                item.item_id,
+                item.story_id,
+                item.maker,
+                item.version,
+                f"surprisal:{model}",
+                bool(item.has_error),
+                math.nan,
+                says,
+                "",
+                "ok" if says else "not_asked",
+                pe,
+                pc,
+                score,
+                0,
+            )
+        )
     return tables.PLOT_HOLE_ANSWERS.frame(rows)
