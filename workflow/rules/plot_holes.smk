@@ -1,6 +1,7 @@
 # Plot holes: continuity errors made from the corpora's stories, found by the configured models
 # and baselines, scored with CEEval-Full (docs/plot_holes.md).
 
+
 rule make_controlled_plot_holes:
     input:
         stories="results/{corpus}/stories.parquet",
