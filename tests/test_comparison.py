@@ -208,6 +208,7 @@ def _config(**measures) -> dict:
         "books": {"enabled": False},
         "corpora": {},
         "narrative_sense": {"enabled": False, "targets": ["hippocorpus", "hanna"]},
+        "plot_holes": {"enabled": False},
         "comparison": {"enabled": True, "corpora": None},
     }
     for key, value in measures.items():

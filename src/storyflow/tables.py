@@ -536,3 +536,137 @@ MEASURE_SEPARATION = Table(
     doc="Hedges' g (group a minus group b, unitless) with its CI, for every contrast, model and "
     "measure of a story table; means in the measure's unit.",
 )
+
+# --------------------------------------------------------------------------- plot holes
+
+PLOT_HOLE_STORIES = Table(
+    "plot-hole stories",
+    {
+        "story_id": "object",
+        "item_id": "object",
+        "maker": "object",
+        "version": "object",
+        "has_error": "bool",
+        "n_sentences": "int64",
+        "sentences": "object",
+        "error_lines": "object",
+        "contr_lines": "object",
+        "target_idx": "int64",
+        "attribute_class": "object",
+        "proposition": "object",
+        "original": "object",
+        "verification": "object",
+        "provenance": "object",
+    },
+    key=("item_id",),
+    doc="One row per story version shown to detectors. story_id: the source story; version: O "
+    "(original), F (flawed), C (changed consistently), D (F without the establishing sentence); "
+    "sentences: the version's sentences; error_lines / contr_lines: 1-based S_error and S_contr "
+    "(empty unless has_error); target_idx: 0-based index of the sentence at the change site in "
+    "this version (-1: none); verification: exact (controlled maker), unverified, yes or no "
+    "(human verdict); provenance: the maker's settings and intermediate outputs (JSON).",
+)
+
+PLOT_HOLE_SKIPPED = Table(
+    "plot-hole skipped stories",
+    {"story_id": "object", "maker": "object", "reason": "object"},
+    doc="Stories a maker could not edit (too short for three acts, too long, no usable "
+    "attribute, an edit the filter dropped), with the reason.",
+)
+
+PLOT_HOLE_COVERAGE = Table(
+    "plot-hole coverage",
+    {
+        "corpus": "object",
+        "attribute_class": "object",
+        "n_stories": "int64",
+        "n_eligible": "int64",
+        "n_with_candidate": "int64",
+        "share": "float64",
+    },
+    doc="Controlled maker: of the eligible stories (three acts, within max_words), how many "
+    "have a candidate of each attribute class (share 0-1; 'any': a candidate of any class).",
+)
+
+PLOT_HOLE_ATTEMPTS = Table(
+    "plot-hole maker attempts",
+    {
+        "story_id": "object",
+        "attempt": "int64",
+        "step": "object",
+        "status": "object",
+        "prompt": "object",
+        "output": "object",
+    },
+    doc="The model maker's every step per story and attempt (proposition, relevance, "
+    "counterfactual, judge): the prompt, the raw output and whether it parsed (status ok, "
+    "unparseable, dropped:<reason>).",
+)
+
+PLOT_HOLE_ANSWERS = Table(
+    "plot-hole answers",
+    {
+        "item_id": "object",
+        "story_id": "object",
+        "maker": "object",
+        "version": "object",
+        "detector": "object",
+        "has_error": "bool",
+        "p_error": "float64",
+        "says_error": "bool",
+        "answer": "object",
+        "answer_status": "object",
+        "pred_error": "object",
+        "pred_contr": "object",
+        "ceeval": "int64",
+        "n_prompt_tokens": "int64",
+    },
+    key=("item_id", "detector"),
+    doc="One row per story version × detector. p_error: the detector's P(yes: a continuity "
+    "error) (closed choice; NaN for rule baselines); says_error: p_error > the threshold; "
+    "answer: the raw localization answer (asked only after a yes); answer_status: ok, "
+    "unparseable, out_of_range, not_asked; pred_*: 1-based predicted lines; ceeval: the "
+    "story's CEEval-Full score (0/1).",
+)
+
+PLOT_HOLE_SURPRISAL = Table(
+    "plot-hole surprisal",
+    {
+        "item_id": "object",
+        "story_id": "object",
+        "version": "object",
+        "model": "object",
+        "sentence_idx": "int64",
+        "n_tokens": "int64",
+        "nll": "float64",
+    },
+    key=("item_id", "model", "sentence_idx"),
+    doc="Mean NLL (nats/token) of each sentence of a story version given every sentence before "
+    "it (one pass over the whole version, plain format).",
+)
+
+PLOT_HOLE_SCORES = Table(
+    "plot-hole scores",
+    {
+        "corpus": "object",
+        "maker": "object",
+        "detector": "object",
+        "kind": "object",
+        "n": "int64",
+        "n_flawed": "int64",
+        "accuracy": "float64",
+        "ceeval_full": "float64",
+        "ceeval_ci_low": "float64",
+        "ceeval_ci_high": "float64",
+        "ceeval_pos": "float64",
+        "precision": "float64",
+        "recall": "float64",
+        "specificity": "float64",
+        "n_unparseable": "int64",
+        "verification": "object",
+    },
+    doc="Per corpus × maker × detector (kind: model, surprisal or baseline) on the balanced set "
+    "of flawed and original stories: accuracy, CEEval-Full with its bootstrap CI, CEEval-Pos, "
+    "precision, recall, specificity (shares 0-1), unparseable localization answers (count); "
+    "verification: exact, unverified or verified.",
+)
