@@ -22,6 +22,8 @@ include: "workflow/rules/narrative_sense.smk"
 include: "workflow/rules/covariates.smk"
 include: "workflow/rules/regression.smk"
 include: "workflow/rules/fabula_entropy.smk"
+include: "workflow/rules/comparison.smk"
+include: "workflow/rules/plot_holes.smk"
 
 
 rule all:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything storyflow needs into ./.venv (idempotent; safe to re-run).
 #   ./install.sh          runtime: Python packages, llama-cpp-python (built from source), models
-#   ./install.sh --dev    also the test and lint tools
+#   ./install.sh --dev    also the test and lint tools (and headless Chromium, as root with apt)
 # As root on Debian it first installs the system packages it needs with apt-get (R, lme4 and
 # lmerTest included: the regression stage needs them); otherwise it names what is missing and
 # stops. STORYFLOW_NO_R=1 skips R for runs with `regression: {enabled: false}`.
@@ -88,5 +88,14 @@ fi
 if ((DEV)); then
   say "installing test and lint tools"
   "$VPY" -m pip install -q -r requirements-dev.txt
+  # headless Chromium: tests/test_report.py checks that the HTML report renders in a browser
+  if ! command -v chromium >/dev/null; then
+    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+      say "installing chromium (report rendering test)"
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+    else
+      say "chromium not found: the report rendering test will be skipped (apt-get install chromium)"
+    fi
+  fi
 fi
 say "done: $("$VPY" -c 'import storyflow, llama_cpp; print("storyflow", storyflow.__version__, "llama-cpp-python", llama_cpp.__version__)')"

@@ -8,10 +8,14 @@ test looks for in the report; every caption there must be used by a rule's ``rep
 from __future__ import annotations
 
 import html
+import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pytest
 
 if TYPE_CHECKING:
@@ -53,11 +57,15 @@ def test_every_caption_belongs_to_a_report_output() -> None:
     assert captions <= used, f"captions no rule uses: {sorted(captions - used)}"
 
 
-def test_report_holds_every_figure_and_table_with_its_caption(
-    snakemake: Snakemake, tiny_run: Path, tmp_path: Path
-) -> None:
-    report = tmp_path / "report.html"
-    snakemake(tiny_run, "--report", str(report))
+@pytest.fixture(scope="module")
+def report(snakemake: Snakemake, tiny_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The HTML report of the tiny run (written once per module)."""
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    snakemake(tiny_run, "--report", str(path))
+    return path
+
+
+def test_report_holds_every_figure_and_table_with_its_caption(report: Path, tiny_run: Path) -> None:
     text = report.read_text(encoding="utf-8")
     # self-contained: no script or stylesheet fetched from elsewhere
     assert not re.search(r"<script[^>]*\ssrc=\"https?:", text)
@@ -74,3 +82,50 @@ def test_report_holds_every_figure_and_table_with_its_caption(
         assert name in page, f"{name} is not in the report"
         phrase = key_phrase(REPORT_DIR / caption)
         assert phrase in page, f"caption {caption} ({phrase!r}) is not in the report"
+
+
+CHROMIUM = (
+    shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+)
+
+
+def chromium(*args: str) -> subprocess.CompletedProcess[str]:
+    """Headless Chromium (no sandbox: CI runs as root), JavaScript given time to run."""
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    command += ["--virtual-time-budget=15000", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=180, check=True)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is absent (./install.sh --dev installs it)")
+def test_report_renders_in_a_browser_with_every_figure(report: Path, tmp_path: Path) -> None:
+    """The report's page is built by JavaScript: a real browser must show its first page (the
+    comparison of measures first in the menu) and decode every embedded figure."""
+    shot = tmp_path / "first_page.png"
+    chromium(f"--screenshot={shot}", "--window-size=1400,1000", report.as_uri())
+    from PIL import Image
+
+    pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
+    assert pixels.std() > 10, "the report's first page rendered blank"
+    dom = chromium("--dump-dom", report.as_uri()).stdout
+    assert "storyflow measures how stories" in normalized(dom)
+    menu = re.findall(r"Comparison of measures|Sequentiality", dom)
+    assert menu and menu[0] == "Comparison of measures", "the comparison is not the first category"
+
+    # every figure of the report, decoded by the browser: its natural size must be known
+    text = report.read_text(encoding="utf-8")
+    results = json.loads(re.search(r"var results = (\{.*?\});\n", text, re.DOTALL).group(1))
+    images = {k: v["data_uri"] for k, v in results.items() if v["mime_type"] == "image/png"}
+    assert any("measure_correlations" in k for k in images), sorted(images)
+    page = tmp_path / "figures.html"
+    page.write_text(
+        "<html><body>"
+        + "".join(f'<img alt="{html.escape(k)}" src="{v}">' for k, v in images.items())
+        + "<script>window.onload = () => { document.body.dataset.sizes = JSON.stringify("
+        "[...document.images].map(i => [i.alt, i.naturalWidth, i.naturalHeight])); };"
+        "</script></body></html>"
+    )
+    dom = chromium("--dump-dom", page.as_uri()).stdout
+    sizes = json.loads(html.unescape(re.search(r'data-sizes="([^"]*)"', dom).group(1)))
+    assert len(sizes) == len(images)
+    broken = [name for name, width, height in sizes if not (width > 100 and height > 100)]
+    assert not broken, f"figures the browser could not draw: {broken}"

@@ -22,7 +22,16 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("errors", "runner", "history", "seeds", "tables")),
     ("data and models", ("corpora", "sentences", "lm")),
     ("statistics", ("stats", "lmer")),
-    ("measures", ("measures.sequentiality", "measures.narrative_sense", "measures.fabula_entropy")),
+    (
+        "measures",
+        (
+            "measures.sequentiality",
+            "measures.narrative_sense",
+            "measures.plot_holes",
+            "measures.fabula_entropy",
+        ),
+    ),
+    ("comparison", ("comparison",)),
     ("figures and planning", ("figures", "plan")),
 ]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from storyflow import corpora
@@ -197,6 +198,120 @@ def narrative_sense_settings(config: Mapping[str, Any], source: str) -> dict[str
     if source in (config.get("corpora") or {}):
         settings["columns"] = config["corpora"][source]["columns"]
     return settings
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+def story_measure_files(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Per corpus, the story-measure tables (:data:`storyflow.tables.STORY_MEASURES`) that the
+    enabled measures write for it: ``results/<corpus>/<measure>/story_measures.parquet``."""
+    runs: dict[str, list[str]] = {}
+
+    def add(measure: str, corpus_names: Sequence[str]) -> None:
+        for corpus in corpus_names:
+            runs.setdefault(corpus, []).append(f"results/{corpus}/{measure}/story_measures.parquet")
+
+    add("sequentiality", sequentiality_corpora(config))
+    if config["narrative_sense"]["enabled"]:
+        add("narrative_sense", config["narrative_sense"]["targets"])
+    if config["plot_holes"]["enabled"]:
+        add("plot_holes", plot_hole_corpora(config))
+    if (config.get("fabula_entropy") or {}).get("enabled"):
+        add("fabula_entropy", fabula_entropy_corpora(config))
+    return runs
+
+
+def comparison_corpora(config: Mapping[str, Any]) -> list[str]:
+    """The corpora compared across measures: ``comparison.corpora``, or (null) every corpus that
+    two or more enabled measures score. A listed corpus that fewer than two measures score is
+    an error naming the measures that do."""
+    if not config["comparison"]["enabled"]:
+        return []
+    files = story_measure_files(config)
+    chosen = config["comparison"]["corpora"]
+    if chosen is None:
+        return sorted(corpus for corpus, paths in files.items() if len(paths) >= 2)
+    for corpus in chosen:
+        have = [Path(p).parent.name for p in files.get(corpus, [])]
+        if len(have) < 2:
+            raise StoryflowError(
+                f"comparison.corpora names {corpus!r}, which "
+                f"{'only ' + have[0] + ' scores' if have else 'no enabled measure scores'}: a "
+                "comparison needs two measures on the same stories (enable another measure for "
+                "it, or remove it from comparison.corpora)"
+            )
+    return list(chosen)
+
+
+def comparison_contrasts(config: Mapping[str, Any], corpus: str) -> list[Mapping[str, Any]]:
+    """The contrasts ``corpus`` declares (HIPPOCORPUS, books, a CSV corpus); none for HANNA and
+    ROCStories, whose contrasts come from their data (storyflow.comparison.separation)."""
+    if corpus in ("hanna", "rocstories"):
+        return []
+    return contrasts(config, corpus)
+
+
+# --------------------------------------------------------------------------- plot holes
+
+#: Corpora the plot-hole stage can read: their stories and sentences tables.
+PLOT_HOLE_CORPORA = ("hippocorpus", "hanna", "books", "rocstories")
+
+
+def plot_hole_corpora(config: Mapping[str, Any]) -> list[str]:
+    """``plot_holes.corpora``, each one whose stories table the workflow makes."""
+    known = [*PLOT_HOLE_CORPORA, *(config.get("corpora") or {})]
+    chosen = list(config["plot_holes"]["corpora"])
+    for corpus in chosen:
+        if corpus not in known:
+            raise StoryflowError(
+                f"config: plot_holes.corpora names {corpus!r}; known corpora: {', '.join(known)}"
+            )
+        if corpus == "books" and not config["books"]["enabled"]:
+            raise StoryflowError(
+                "config: plot_holes.corpora names books but books.enabled is false: enable the "
+                "books or remove them from plot_holes.corpora"
+            )
+    return chosen
+
+
+def _model_list(config: Mapping[str, Any], key: str, names: list[str] | None) -> list[str]:
+    local = [m["name"] for m in config["models"] if "server" not in m["source"]]
+    every = [m["name"] for m in config["models"]]
+    chosen = local if names is None else list(names)
+    unknown = [n for n in chosen if n not in every]
+    if unknown:
+        raise StoryflowError(
+            f"config: plot_holes.{key} names unknown model(s) {', '.join(unknown)}; the models "
+            f"are {', '.join(every)}"
+        )
+    return chosen
+
+
+def plot_hole_detectors(config: Mapping[str, Any]) -> list[str]:
+    """The detector models (``plot_holes.detectors``; null = every model with local weights)."""
+    return _model_list(config, "detectors", config["plot_holes"]["detectors"])
+
+
+def plot_hole_surprisal_models(config: Mapping[str, Any]) -> list[str]:
+    """The surprisal models (``plot_holes.surprisal_models``; null = the detectors), local only."""
+    names = config["plot_holes"]["surprisal_models"]
+    chosen = (
+        plot_hole_detectors(config)
+        if names is None
+        else _model_list(config, "surprisal_models", names)
+    )
+    served = [m["name"] for m in config["models"] if "server" in m["source"]]
+    return [n for n in chosen if n not in served]
+
+
+def plot_hole_makers(config: Mapping[str, Any]) -> list[str]:
+    """``controlled``, plus ``model`` when ``plot_holes.model_maker.model`` names a model."""
+    maker = config["plot_holes"]["model_maker"]["model"]
+    if maker is None:
+        return ["controlled"]
+    _model_list(config, "model_maker.model", [maker])
+    return ["controlled", "model"]
 
 
 # ---- fabula entropy

@@ -36,6 +36,12 @@ TEXT_COLUMNS = frozenset(
         "genre",
         "pov",
         "document_id",
+        "measure_a",
+        "measure_b",
+        "model_a",
+        "model_b",
+        "unit",
+        "models",
     }
 )
 
@@ -447,6 +453,224 @@ STORY_MEASURES = Table(
     "for the story, the reason in the measure's log); unit: the value's unit (e.g. 'nats/token', "
     "'bits', 'share of endings (0-1)'). Every story of the measure's stories table has its rows.",
 )
+
+STORY_TABLE = Table(
+    "story table",
+    {
+        "story_id": "object",
+        "model": "object",
+        "story_type": "object",
+        "n_sentences": "int64",
+        "n_words": "int64",
+    },
+    key=("story_id", "model"),
+    extra=True,
+    doc="results/<corpus>/measures.parquet: one row per story and model ('' when no score "
+    "depends on a model); the corpus's label columns, n_sentences (spaCy sentences), n_words "
+    "(word tokens), then one column per measure (units in tables/measure_units.csv). A score "
+    "that depends on no model is repeated on each model's row.",
+)
+
+MEASURE_UNITS = Table(
+    "measure units",
+    {
+        "measure": "object",
+        "unit": "object",
+        "models": "object",
+        "n_stories": "int64",
+        "n_missing": "int64",
+    },
+    key=("measure",),
+    doc="Per measure of a story table: its unit, the models it was computed with (space-"
+    "separated; '' = none), the stories it scored and how many of its values are NaN.",
+)
+
+_CORRELATION = {
+    "n": "int64",
+    "rho": "float64",
+    "rho_low": "float64",
+    "rho_high": "float64",
+}
+
+MEASURE_CORRELATIONS = Table(
+    "measure correlations",
+    {
+        "model": "object",
+        "measure_a": "object",
+        "measure_b": "object",
+        **_CORRELATION,
+        "partial": "float64",
+        "partial_low": "float64",
+        "partial_high": "float64",
+    },
+    key=("model", "measure_a", "measure_b"),
+    doc="Spearman's rho of two story-level measures over the n stories with both (pairwise "
+    "complete), its percentile-bootstrap CI, and the partial rho given story length with its "
+    "CI (NaN on the diagonal and for length itself). Both orders of every pair.",
+)
+
+MODEL_AGREEMENT = Table(
+    "model agreement",
+    {"measure": "object", "model_a": "object", "model_b": "object", **_CORRELATION},
+    key=("measure", "model_a", "model_b"),
+    doc="Spearman's rho between two models' story scores of one measure, bootstrap CI, n.",
+)
+
+MEASURE_SEPARATION = Table(
+    "measure separation",
+    {
+        "contrast": "object",
+        "group_a": "object",
+        "group_b": "object",
+        "model": "object",
+        "measure": "object",
+        "n_a": "int64",
+        "n_b": "int64",
+        "mean_a": "float64",
+        "mean_b": "float64",
+        "g": "float64",
+        "g_low": "float64",
+        "g_high": "float64",
+    },
+    key=("contrast", "model", "measure"),
+    doc="Hedges' g (group a minus group b, unitless) with its CI, for every contrast, model and "
+    "measure of a story table; means in the measure's unit.",
+)
+
+# --------------------------------------------------------------------------- plot holes
+
+PLOT_HOLE_STORIES = Table(
+    "plot-hole stories",
+    {
+        "story_id": "object",
+        "item_id": "object",
+        "maker": "object",
+        "version": "object",
+        "has_error": "bool",
+        "n_sentences": "int64",
+        "sentences": "object",
+        "error_lines": "object",
+        "contr_lines": "object",
+        "target_idx": "int64",
+        "attribute_class": "object",
+        "proposition": "object",
+        "original": "object",
+        "verification": "object",
+        "provenance": "object",
+    },
+    key=("item_id",),
+    doc="One row per story version shown to detectors. story_id: the source story; version: O "
+    "(original), F (flawed), C (changed consistently), D (F without the establishing sentence); "
+    "sentences: the version's sentences; error_lines / contr_lines: 1-based S_error and S_contr "
+    "(empty unless has_error); target_idx: 0-based index of the sentence at the change site in "
+    "this version (-1: none); verification: exact (controlled maker), unverified, yes or no "
+    "(human verdict); provenance: the maker's settings and intermediate outputs (JSON).",
+)
+
+PLOT_HOLE_SKIPPED = Table(
+    "plot-hole skipped stories",
+    {"story_id": "object", "maker": "object", "reason": "object"},
+    doc="Stories a maker could not edit (too short for three acts, too long, no usable "
+    "attribute, an edit the filter dropped), with the reason.",
+)
+
+PLOT_HOLE_COVERAGE = Table(
+    "plot-hole coverage",
+    {
+        "corpus": "object",
+        "attribute_class": "object",
+        "n_stories": "int64",
+        "n_eligible": "int64",
+        "n_with_candidate": "int64",
+        "share": "float64",
+    },
+    doc="Controlled maker: of the eligible stories (three acts, within max_words), how many "
+    "have a candidate of each attribute class (share 0-1; 'any': a candidate of any class).",
+)
+
+PLOT_HOLE_ATTEMPTS = Table(
+    "plot-hole maker attempts",
+    {
+        "story_id": "object",
+        "attempt": "int64",
+        "step": "object",
+        "status": "object",
+        "prompt": "object",
+        "output": "object",
+    },
+    doc="The model maker's every step per story and attempt (proposition, relevance, "
+    "counterfactual, judge): the prompt, the raw output and whether it parsed (status ok, "
+    "unparseable, dropped:<reason>).",
+)
+
+PLOT_HOLE_ANSWERS = Table(
+    "plot-hole answers",
+    {
+        "item_id": "object",
+        "story_id": "object",
+        "maker": "object",
+        "version": "object",
+        "detector": "object",
+        "has_error": "bool",
+        "p_error": "float64",
+        "says_error": "bool",
+        "answer": "object",
+        "answer_status": "object",
+        "pred_error": "object",
+        "pred_contr": "object",
+        "ceeval": "int64",
+        "n_prompt_tokens": "int64",
+    },
+    key=("item_id", "detector"),
+    doc="One row per story version × detector. p_error: the detector's P(yes: a continuity "
+    "error) (closed choice; NaN for rule baselines); says_error: p_error > the threshold; "
+    "answer: the raw localization answer (asked only after a yes); answer_status: ok, "
+    "unparseable, out_of_range, not_asked; pred_*: 1-based predicted lines; ceeval: the "
+    "story's CEEval-Full score (0/1).",
+)
+
+PLOT_HOLE_SURPRISAL = Table(
+    "plot-hole surprisal",
+    {
+        "item_id": "object",
+        "story_id": "object",
+        "version": "object",
+        "model": "object",
+        "sentence_idx": "int64",
+        "n_tokens": "int64",
+        "nll": "float64",
+    },
+    key=("item_id", "model", "sentence_idx"),
+    doc="Mean NLL (nats/token) of each sentence of a story version given every sentence before "
+    "it (one pass over the whole version, plain format).",
+)
+
+PLOT_HOLE_SCORES = Table(
+    "plot-hole scores",
+    {
+        "corpus": "object",
+        "maker": "object",
+        "detector": "object",
+        "kind": "object",
+        "n": "int64",
+        "n_flawed": "int64",
+        "accuracy": "float64",
+        "ceeval_full": "float64",
+        "ceeval_ci_low": "float64",
+        "ceeval_ci_high": "float64",
+        "ceeval_pos": "float64",
+        "precision": "float64",
+        "recall": "float64",
+        "specificity": "float64",
+        "n_unparseable": "int64",
+        "verification": "object",
+    },
+    doc="Per corpus × maker × detector (kind: model, surprisal or baseline) on the balanced set "
+    "of flawed and original stories: accuracy, CEEval-Full with its bootstrap CI, CEEval-Pos, "
+    "precision, recall, specificity (shares 0-1), unparseable localization answers (count); "
+    "verification: exact, unverified or verified.",
+)
+
 
 # ---- fabula entropy
 

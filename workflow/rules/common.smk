@@ -53,6 +53,9 @@ SHARDS = [f"{k:03d}" for k in range(config["nll"]["shards"])]
 NS = config["narrative_sense"]
 NS_SOURCES = checked(plan.narrative_sense_sources, config)
 REGRESSION_SPECS, REGRESSION_SKIPPED = checked(plan.regression_plan, config)
+COMPARISON = config["comparison"]
+COMPARED = checked(plan.comparison_corpora, config)
+STORY_MEASURE_FILES = plan.story_measure_files(config)
 for _spec, _reason in REGRESSION_SKIPPED.items():
     logger.warning(f"regression {_spec} skipped: {_reason}")
 
@@ -291,6 +294,92 @@ def ns_source_settings(wildcards):
     return plan.narrative_sense_settings(config, wildcards.source)
 
 
+# --- comparison of measures -----------------------------------------------------------------
+
+
+def story_measure_files(wildcards):
+    """The story-measure tables the enabled measures write for the corpus."""
+    return STORY_MEASURE_FILES[wildcards.corpus]
+
+
+def comparison_contrasts(wildcards):
+    return plan.comparison_contrasts(config, wildcards.corpus)
+
+
+# --- plot holes (workflow/rules/plot_holes.smk) ---------------------------------------------
+
+
+PH = config["plot_holes"]
+PH_CORPORA = checked(plan.plot_hole_corpora, config) if PH["enabled"] else []
+PH_DETECTORS = checked(plan.plot_hole_detectors, config) if PH["enabled"] else []
+PH_SURPRISAL = checked(plan.plot_hole_surprisal_models, config) if PH["enabled"] else []
+PH_MAKERS = checked(plan.plot_hole_makers, config) if PH["enabled"] else []
+
+
+def ph_made(wildcards):
+    return expand(
+        "results/{corpus}/plot_holes/made/{maker}.parquet",
+        corpus=wildcards.corpus,
+        maker=PH_MAKERS,
+    )
+
+
+def ph_answers(wildcards):
+    return expand(
+        "results/{corpus}/plot_holes/answers/{model}.parquet",
+        corpus=wildcards.corpus,
+        model=PH_DETECTORS,
+    )
+
+
+def ph_surprisal(wildcards):
+    return expand(
+        "results/{corpus}/plot_holes/surprisal/{model}.parquet",
+        corpus=wildcards.corpus,
+        model=PH_SURPRISAL,
+    )
+
+
+def ph_maker_gguf(wildcards):
+    return f"resources/models/{PH['model_maker']['model']}.gguf"
+
+
+def ph_maker_spec(wildcards):
+    return MODEL_SPECS[PH["model_maker"]["model"]].scoring_settings()
+
+
+def ph_maker_settings(wildcards):
+    return {
+        k: v for k, v in PH["model_maker"].items() if k not in ("model", "verdicts")
+    }
+
+
+def ph_verdicts(wildcards):
+    return [PH["model_maker"]["verdicts"]] if PH["model_maker"]["verdicts"] else []
+
+
+def plot_holes_outputs():
+    """The stage's final tables and figures (rule all), when it is enabled."""
+    if not PH["enabled"]:
+        return []
+    outputs = expand(
+        [
+            "results/{corpus}/plot_holes/scores.csv",
+            "results/{corpus}/plot_holes/coverage.csv",
+            "results/{corpus}/plot_holes/story_measures.parquet",
+            "results/{corpus}/plot_holes/figures/ceeval.png",
+        ],
+        corpus=PH_CORPORA,
+    )
+    if "model" in PH_MAKERS:
+        outputs += expand(
+            "results/{corpus}/plot_holes/review_sheet.csv", corpus=PH_CORPORA
+        )
+    if "hanna" in PH_CORPORA:
+        outputs.append("results/hanna/plot_holes/detection_rates.csv")
+    return outputs
+
+
 # --- final products ---------------------------------------------------------------------------
 
 
@@ -327,4 +416,16 @@ def final_outputs():
             target=NS["targets"],
         )
     outputs += fabula_entropy_outputs()
+    outputs += expand(
+        [
+            "results/{corpus}/measures.parquet",
+            "results/{corpus}/tables/measure_correlations.csv",
+            "results/{corpus}/tables/model_agreement.csv",
+            "results/{corpus}/tables/measure_separation.csv",
+            "results/{corpus}/figures/measure_correlations.png",
+            "results/{corpus}/figures/measure_separation.png",
+        ],
+        corpus=COMPARED,
+    )
+    outputs += plot_holes_outputs()
     return outputs

@@ -87,3 +87,18 @@ rule plot_pair_scores:
         dpi=config["figures"]["dpi"],
     script:
         "../../scripts/plot_pair_scores.py"
+
+
+rule collect_narrative_sense_measures:
+    input:
+        scores="results/{target}/narrative_sense/story_scores.parquet",
+    output:
+        measures="results/{target}/narrative_sense/story_measures.parquet",
+    log:
+        "logs/{target}/collect_narrative_sense_measures.log",
+    wildcard_constraints:
+        target=one_of(NS["targets"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    script:
+        "../../scripts/collect_narrative_sense_measures.py"

@@ -12,3 +12,16 @@ rule compute_sequentiality:
         "../../envs/storyflow.yaml"
     script:
         "../../scripts/compute_sequentiality.py"
+
+
+rule collect_sequentiality_measures:
+    input:
+        stories=story_tables,
+    output:
+        measures="results/{corpus}/sequentiality/story_measures.parquet",
+    log:
+        "logs/{corpus}/collect_sequentiality_measures.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    script:
+        "../../scripts/collect_sequentiality_measures.py"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -73,3 +74,22 @@ def read_hanna(path: str | Path, limit: int | None = None) -> tuple[pd.DataFrame
         .reset_index()
     )
     return stories, counts
+
+
+def human_contrasts(story_types: Sequence[str]) -> list[dict[str, object]]:
+    """HANNA's contrasts: the human story vs each LLM's, and vs all LLMs' together.
+
+    ``story_types``: the groups present (``"Human"`` and the LLM names). Each contrast is a
+    :data:`storyflow.stats.Group` pair named ``human_vs_<llm>`` (``human_vs_llms`` for all).
+    """
+    llms = sorted(set(story_types) - {HANNA_HUMAN})
+    if HANNA_HUMAN not in set(story_types) or not llms:
+        return []
+    each = [{"name": f"human_vs_{llm}", "a": HANNA_HUMAN, "b": llm} for llm in llms]
+    every = {
+        "name": "human_vs_llms",
+        "a": HANNA_HUMAN,
+        "b": {"story_type": llms},
+        "label_b": "all LLMs",
+    }
+    return [*each, every]

@@ -357,3 +357,20 @@ def story_covariates(scores: pd.DataFrame) -> pd.DataFrame:
             "narrative_sense": scores["median_pmi_top"].astype(float),
         }
     )
+
+
+def story_measures(scores: pd.DataFrame) -> pd.DataFrame:
+    """The story scores handed to the cross-measure comparison (:data:`tables.STORY_MEASURES`).
+
+    Per story (no model): ``narrative_sense.median_pmi`` and ``narrative_sense.median_pmi_top``
+    (median PMI of all the story's lemma pairs and of its ``top_pairs`` highest, in nats, PMI
+    without the constant ln N, docs/narrative_sense.md), from :func:`score_stories`'s table.
+    """
+    long = scores[["story_id", "median_pmi", "median_pmi_top"]].melt(
+        id_vars="story_id",
+        value_vars=["median_pmi", "median_pmi_top"],
+        var_name="measure",
+        value_name="value",
+    )
+    long["measure"] = "narrative_sense." + long["measure"]
+    return tables.STORY_MEASURES.frame(long.assign(model="", unit="nats (PMI without ln N)"))

@@ -176,3 +176,27 @@ def _sort(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
         .drop(columns="_h")
         .reset_index(drop=True)
     )
+
+
+SEQUENTIALITY_UNIT = "nats/token"
+
+
+def story_measures(story_seq: pd.DataFrame) -> pd.DataFrame:
+    """The story scores handed to the cross-measure comparison (:data:`tables.STORY_MEASURES`).
+
+    One row per story, model and formulation: ``sequentiality.<formulation>`` = the story's mean
+    sentence sequentiality with the full history (nats/token), from the story table of
+    :func:`story_sequentiality` (all models concatenated).
+    """
+    full = story_seq[story_seq["history"] == "full"]
+    return tables.STORY_MEASURES.frame(
+        pd.DataFrame(
+            {
+                "story_id": full["story_id"],
+                "model": full["model"],
+                "measure": "sequentiality." + full["formulation"].astype(str),
+                "value": full["seq"],
+                "unit": SEQUENTIALITY_UNIT,
+            }
+        ).reset_index(drop=True)
+    )

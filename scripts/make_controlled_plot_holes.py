@@ -1,0 +1,27 @@
+"""Rule make_controlled_plot_holes: continuity errors with exact ground truth (no model)."""
+
+from pathlib import Path
+
+from storyflow import tables
+from storyflow.measures.plot_holes.controlled import make_controlled
+from storyflow.runner import run
+from storyflow.sentences import load_spacy
+
+
+def main(smk):
+    made, skipped, coverage = make_controlled(
+        tables.read(tables.SENTENCES, smk.input.sentences),
+        tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "text"]),
+        load_spacy(smk.params.spacy_model, exclude=("lemmatizer",)),
+        seed=int(smk.params.seed),
+        min_sentences=int(smk.params.min_sentences),
+        max_words=smk.params.max_words,
+        corpus=smk.wildcards.corpus,
+    )
+    Path(smk.output.made).parent.mkdir(parents=True, exist_ok=True)
+    made.to_parquet(smk.output.made, index=False)
+    skipped.to_csv(smk.output.skipped, index=False)
+    coverage.to_csv(smk.output.coverage, index=False)
+
+
+run(main, snakemake)

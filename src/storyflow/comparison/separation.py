@@ -1,0 +1,92 @@
+"""Which measures separate which groups? Hedges' g of every measure for every contrast.
+
+A contrast "a vs b" of a corpus (imagined vs recalled, fiction vs non-fiction, the human story vs
+an LLM's for the same HANNA prompts) splits the story table's stories by their labels
+(:func:`storyflow.stats.contrast_members`); for each model and measure, g is the bias-corrected
+standardised mean difference mean(a) − mean(b) with its normal-approximation CI
+(:func:`storyflow.stats.hedges_g`), over the stories with a score. g is unitless, so measures in
+nats, bits and shares sit on one axis. g > 0: group a scores higher.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from storyflow import stats, tables
+from storyflow.comparison.story_table import measure_columns
+
+
+def separation(
+    table: pd.DataFrame,
+    contrasts: Sequence[Mapping[str, object]],
+    *,
+    model_free: Sequence[str] = (),
+    confidence: float,
+) -> pd.DataFrame:
+    """The :data:`~storyflow.tables.MEASURE_SEPARATION` rows of a story table: one per contrast,
+    model and measure (a side with fewer than 2 scored stories: NaN g, with its n).
+
+    ``model_free``: measures that depend on no model (repeated on every model's row of the story
+    table); each gets one row per contrast, with model ``""``.
+    """
+    labels = table.drop_duplicates("story_id")
+    free = set(model_free)
+    if free:
+        shared = table.drop_duplicates("story_id").assign(model="")
+        table = pd.concat(
+            [table[table["model"] != ""].drop(columns=list(free & set(table.columns))), shared],
+            ignore_index=True,
+        )
+    members = stats.contrast_members(labels, contrasts)
+    rows = []
+    for contrast in contrasts:
+        name = str(contrast["name"])
+        side_a, side_b = members[name]
+        for model, part in table.groupby("model", sort=True):
+            in_a, in_b = part["story_id"].isin(side_a), part["story_id"].isin(side_b)
+            for measure in measure_columns(part):
+                if (model == "") != (measure in free):
+                    continue
+                a = part.loc[in_a, measure].dropna().to_numpy(float)
+                b = part.loc[in_b, measure].dropna().to_numpy(float)
+                if not (len(a) or len(b)):
+                    continue  # the measure was not computed with this model
+                if len(a) >= 2 and len(b) >= 2:
+                    g, low, high = stats.hedges_g(a, b, confidence)
+                else:
+                    g = low = high = math.nan
+                rows.append(
+                    {
+                        "contrast": name,
+                        "group_a": stats.group_label(contrast, "a"),
+                        "group_b": stats.group_label(contrast, "b"),
+                        "model": model,
+                        "measure": measure,
+                        "n_a": len(a),
+                        "n_b": len(b),
+                        "mean_a": float(np.mean(a)) if len(a) else math.nan,
+                        "mean_b": float(np.mean(b)) if len(b) else math.nan,
+                        "g": g,
+                        "g_low": low,
+                        "g_high": high,
+                    }
+                )
+    return tables.MEASURE_SEPARATION.frame(
+        pd.DataFrame(rows, columns=tables.MEASURE_SEPARATION.names)
+    )
+
+
+def corpus_contrasts(
+    corpus: str, declared: Sequence[Mapping[str, object]], story_types: Sequence[str]
+) -> list[Mapping[str, object]]:
+    """The contrasts a corpus declares in the config; HANNA's are the human story vs each LLM's
+    and vs all LLMs (:func:`storyflow.corpora.hanna.human_contrasts`), over the groups present."""
+    if corpus == "hanna":
+        from storyflow.corpora.hanna import human_contrasts
+
+        return human_contrasts(story_types)
+    return list(declared)

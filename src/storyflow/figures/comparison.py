@@ -1,0 +1,118 @@
+"""Figures of the cross-measure comparison: correlation heat maps and group-separation forests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from storyflow.figures.common import FONT_SIZE, contrast_colors, save, unique
+
+
+def _matrix(part: pd.DataFrame, column: str, order: list[str]) -> np.ndarray:
+    wide = part.pivot(index="measure_a", columns="measure_b", values=column)
+    return wide.reindex(index=order, columns=order).to_numpy(float)
+
+
+def plot_correlations(
+    correlations: pd.DataFrame, paths: Sequence[str | Path], *, length: str, dpi: int = 150
+) -> None:
+    """Per model (rows of panels): Spearman's ρ between the measures (left) and the partial ρ
+    given story length (right), each cell annotated with its value; ``length``'s own row and
+    column show how strongly each measure follows length.
+
+    ``correlations``: the :data:`~storyflow.tables.MEASURE_CORRELATIONS` table of one corpus.
+    """
+    correlations = correlations.assign(model=correlations["model"].fillna("").astype(str))
+    models = unique(correlations["model"])
+    measures = unique([length, *correlations["measure_a"].astype(str)])
+    size = 0.45 * len(measures) + 2.6
+    fig = Figure(figsize=(2 * size + 0.8, size * len(models)), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(models), 2, squeeze=False)
+    image = None
+    for row, model in enumerate(models):
+        part = correlations[correlations["model"] == model]
+        for col, (column, title) in enumerate(
+            [("rho", "Spearman ρ"), ("partial", f"partial ρ given {length}")]
+        ):
+            ax = axes[row, col]
+            values = _matrix(part, column, measures)
+            image = ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1)
+            for (i, j), value in np.ndenumerate(values):
+                if np.isfinite(value):
+                    ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=FONT_SIZE - 2)
+            ax.set_xticks(range(len(measures)))
+            ax.set_yticks(range(len(measures)))
+            ax.set_xticklabels(measures, rotation=60, ha="right", fontsize=FONT_SIZE - 1)
+            ax.set_yticklabels(measures, fontsize=FONT_SIZE - 1)
+            label = f"model: {model}" if model else "no model"
+            ax.set_title(f"{title} ({label})", fontsize=FONT_SIZE)
+    if image is not None:
+        fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.5, label="ρ")
+    save(fig, paths, dpi)
+
+
+def plot_separation(
+    separation: pd.DataFrame, paths: Sequence[str | Path], *, dpi: int = 150
+) -> None:
+    """One forest plot per contrast: Hedges' g with its CI for every measure (rows), one marker
+    per model (a measure that depends on no model has one marker). g > 0: group a scores higher.
+
+    ``separation``: the :data:`~storyflow.tables.MEASURE_SEPARATION` table of one corpus.
+    """
+    separation = separation.assign(model=separation["model"].fillna("").astype(str))
+    contrasts = unique(separation["contrast"].astype(str))
+    measures = sorted(unique(separation["measure"].astype(str)))
+    models = unique(separation["model"])
+    colors = contrast_colors(models)
+    columns = min(3, max(1, len(contrasts)))
+    rows = int(np.ceil(len(contrasts) / columns)) if contrasts else 1
+    height = 0.28 * len(measures) + 1.2
+    fig = Figure(figsize=(3.6 * columns + 1.6, height * rows + 0.6))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, columns, squeeze=False, sharey=True)
+    offsets = np.linspace(-0.25, 0.25, len(models)) if len(models) > 1 else np.zeros(1)
+    for ax, contrast in zip(axes.ravel(), contrasts, strict=False):
+        part = separation[separation["contrast"] == contrast]
+        for offset, model in zip(offsets, models, strict=True):
+            rows_m = part[part["model"] == model].set_index("measure").reindex(measures)
+            y = np.arange(len(measures)) + offset
+            ok = rows_m["g"].notna().to_numpy()
+            ax.errorbar(
+                rows_m["g"].to_numpy(float)[ok],
+                y[ok],
+                xerr=np.abs(
+                    rows_m[["g_low", "g_high"]].to_numpy(float)[ok].T
+                    - rows_m["g"].to_numpy(float)[ok]
+                ),
+                fmt="o",
+                markersize=3,
+                linewidth=1,
+                color=colors[model],
+                label=model or "no model",
+            )
+        ax.axvline(0, color="grey", linewidth=0.8)
+        first = part.iloc[0]
+        ax.set_title(f"{first['group_a']} vs {first['group_b']}", fontsize=FONT_SIZE)
+        ax.set_xlabel("Hedges' g (a − b)", fontsize=FONT_SIZE)
+        ax.tick_params(labelsize=FONT_SIZE - 1)
+    for ax in axes.ravel()[len(contrasts) :]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_yticks(range(len(measures)))
+        ax.set_yticklabels(measures, fontsize=FONT_SIZE - 1)
+    axes[0, 0].invert_yaxis()  # the axes share y: once inverts them all
+    if not contrasts:
+        axes[0, 0].text(0.5, 0.5, "no contrast declared for this corpus", ha="center")
+    handles, labels = axes.ravel()[0].get_legend_handles_labels()
+    if handles:
+        fig.legend(
+            handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=FONT_SIZE
+        )
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    save(fig, paths, dpi)

@@ -1,0 +1,17 @@
+"""Plot holes (continuity errors), after Ahuja et al., "Finding Flawed Fictions" (method.md §11).
+
+Modules:
+
+- :mod:`.acts`: a story's sentences cut into three acts;
+- :mod:`.lexicon` and :mod:`.controlled`: the controlled maker (no model): a later mention of an
+  attribute that act 1 establishes is changed to a contradicting value; four versions per story
+  (O original, F flawed, C consistently changed, D flawed without the establishing sentence);
+- :mod:`.llm_maker`: the paper's maker with a configured model (propositions, relevance,
+  counterfactual, patch, filter), every intermediate output recorded;
+- :mod:`.detect`: detectors asked with a configured model (classification as a closed choice,
+  two-way localization as strictly parsed line numbers);
+- :mod:`.surprisal`: the surprisal baseline and its controls (F−D, C−D, F−O);
+- :mod:`.ceeval`: the CEEval-Full metric, classification scores, bootstrap CIs, baselines;
+- :mod:`.review`: the human review sheet and its verdicts; :mod:`.benchmark`: the published
+  FlawedFictions files.
+"""

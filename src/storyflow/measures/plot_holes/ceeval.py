@@ -1,0 +1,169 @@
+"""CEEval-Full (Ahuja et al.), classification scores and the answers' line-number format.
+
+For one story with ground truth (``has_error``; for a flawed story the 1-based line sets
+S_error and S_contr) and a detector's prediction (``says_error``; for a "yes", predicted
+line sets), the story's CEEval-Full score (0 or 1) is
+
+* 0 when the detector is wrong about whether the story has an error;
+* 1 for a correct "no error" on an original;
+* for a flawed story the detector calls flawed: 1 only when its predicted S_error contains at
+  least one true S_error line **and** its predicted S_contr at least one true S_contr line.
+
+CEEval-Full of a set of stories is the mean of these scores (a share, 0-1). On a set balanced
+1:1 between flawed and original stories it equals (specificity + CEEval-Pos) / 2, CEEval-Pos
+being the mean score over the flawed stories.
+
+A localization answer that cannot be parsed has no predicted lines: under the ``wrong`` policy
+(the default, the only one the paper's metric admits) it scores 0 on a flawed story.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from storyflow.errors import StoryflowError
+
+#: How answers that cannot be parsed are scored. ``wrong``: score 0 (the paper's reading).
+UNPARSEABLE_POLICIES = ("wrong",)
+
+#: The localization format asked for: ``error: 4, 5; contradicts: 1`` (1-based line numbers).
+ANSWER_FORMAT = "error: <line numbers>; contradicts: <line numbers>"
+_LINES = r"\d+(?:\s*,\s*\d+)*"
+_ANSWER = re.compile(
+    rf"^\s*error(?: lines?)?\s*:\s*(?P<error>{_LINES})\s*[;,]?\s*"
+    rf"contradicts(?: lines?)?\s*:\s*(?P<contr>{_LINES})\s*\.?\s*$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Localization:
+    """A parsed localization answer: ``status`` ``ok``, ``out_of_range`` or ``unparseable``;
+    ``error`` and ``contradicts`` are 1-based line numbers (empty unless ``ok``)."""
+
+    status: str
+    error: tuple[int, ...] = ()
+    contradicts: tuple[int, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def parse_localization(text: str, n_lines: int) -> Localization:
+    """Read ``text`` strictly as :data:`ANSWER_FORMAT` (only its first line counts).
+
+    Line numbers must lie in 1..``n_lines``; anything else is ``out_of_range``; text not in the
+    format (prose, one list only, other words) is ``unparseable``.
+    """
+    first = (text or "").strip().splitlines()
+    match = _ANSWER.match(first[0]) if first else None
+    if match is None:
+        return Localization("unparseable")
+    error = tuple(sorted({int(x) for x in re.findall(r"\d+", match["error"])}))
+    contr = tuple(sorted({int(x) for x in re.findall(r"\d+", match["contr"])}))
+    if any(not 1 <= line <= n_lines for line in (*error, *contr)):
+        return Localization("out_of_range")
+    return Localization("ok", error, contr)
+
+
+def ceeval_full(
+    has_error: bool,
+    says_error: bool,
+    true_error: Iterable[int] = (),
+    true_contr: Iterable[int] = (),
+    pred_error: Iterable[int] | None = (),
+    pred_contr: Iterable[int] | None = (),
+) -> int:
+    """One story's CEEval-Full score, 0 or 1 (module docstring). ``pred_*`` None: the
+    localization answer could not be parsed (scored as wrong)."""
+    if bool(has_error) != bool(says_error):
+        return 0
+    if not has_error:
+        return 1
+    if pred_error is None or pred_contr is None:
+        return 0
+    hit_error = bool(set(pred_error) & set(true_error))
+    hit_contr = bool(set(pred_contr) & set(true_contr))
+    return int(hit_error and hit_contr)
+
+
+def bootstrap_ci(
+    values: Sequence[float] | np.ndarray, confidence: float, seed: int, n_resamples: int = 2000
+) -> tuple[float, float]:
+    """Percentile bootstrap CI of the mean (scipy.stats.bootstrap); NaN for < 2 values or no
+    spread (the interval of a constant is the constant)."""
+    x = np.asarray(values, dtype=float)
+    if x.size < 2:
+        return float("nan"), float("nan")
+    if np.all(x == x[0]):
+        return float(x[0]), float(x[0])
+    res = sps.bootstrap(
+        (x,),
+        np.mean,
+        confidence_level=confidence,
+        n_resamples=n_resamples,
+        method="percentile",
+        random_state=np.random.default_rng(seed),
+    )
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def classification_scores(
+    has_error: Sequence[bool], says_error: Sequence[bool]
+) -> dict[str, float]:
+    """Accuracy, precision, recall and specificity of the yes/no decision (shares, 0-1; NaN
+    when undefined: precision with no "yes", recall with no flawed story)."""
+    truth = np.asarray(has_error, dtype=bool)
+    said = np.asarray(says_error, dtype=bool)
+    if truth.shape != said.shape:
+        raise StoryflowError("truth and predictions differ in length")
+    tp = int(np.sum(truth & said))
+    tn = int(np.sum(~truth & ~said))
+    fp = int(np.sum(~truth & said))
+    fn = int(np.sum(truth & ~said))
+
+    def share(a: int, b: int) -> float:
+        return a / b if b else float("nan")
+
+    return {
+        "accuracy": share(tp + tn, truth.size),
+        "precision": share(tp, tp + fp),
+        "recall": share(tp, tp + fn),
+        "specificity": share(tn, tn + fp),
+    }
+
+
+def score_detector(
+    answers: pd.DataFrame, *, confidence: float, seed: int
+) -> dict[str, float | int]:
+    """Scores of one detector on one set of stories.
+
+    ``answers``: one row per story shown, with ``has_error``, ``says_error`` and ``ceeval``
+    (the story's CEEval-Full score) and ``answer_status`` (``ok``, ``unparseable``,
+    ``out_of_range`` or ``not_asked``). Returns n, accuracy, CEEval-Full with its bootstrap CI,
+    CEEval-Pos, precision, recall, specificity and the count of unparseable answers.
+    """
+    scores = classification_scores(answers["has_error"], answers["says_error"])
+    ceeval = answers["ceeval"].to_numpy(dtype=float)
+    low, high = bootstrap_ci(ceeval, confidence, seed)
+    positives = answers["has_error"].to_numpy(dtype=bool)
+    return {
+        "n": len(answers),
+        "n_flawed": int(positives.sum()),
+        "accuracy": scores["accuracy"],
+        "ceeval_full": float(ceeval.mean()) if len(ceeval) else float("nan"),
+        "ceeval_ci_low": low,
+        "ceeval_ci_high": high,
+        "ceeval_pos": float(ceeval[positives].mean()) if positives.any() else float("nan"),
+        "precision": scores["precision"],
+        "recall": scores["recall"],
+        "specificity": scores["specificity"],
+        "n_unparseable": int(answers["answer_status"].isin(["unparseable", "out_of_range"]).sum()),
+    }

@@ -1,0 +1,214 @@
+"""Detectors asked with a configured model, and the rule baselines.
+
+A story is shown with numbered sentences (``1. ...``, one per line). Two tasks (prompts in the
+config, ``plot_holes.prompts``):
+
+* **classification**: a closed choice between "Yes" and "No" (docs/lm.md: the probability of
+  each whole answer string, summed over case variants). p_error = P(yes) renormalised over the
+  two; the detector says "error" when p_error > ``threshold``;
+* **localization**, asked only after a "yes": greedy generation (stopped at the end of the
+  line, at most ``max_tokens`` tokens) read strictly as ``error: 4; contradicts: 1``
+  (:func:`storyflow.measures.plot_holes.ceeval.parse_localization`). An answer that cannot be
+  parsed is counted (``answer_status``) and scores 0.
+
+Baselines: ``always-no`` (never an error) and ``random`` (yes with probability ½, one random
+line each for S_error and S_contr; seeded per story version).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm import tqdm
+
+from storyflow import tables
+from storyflow.lm.connect import open_answerer, open_sampler
+from storyflow.lm.prompts import generation_prompt
+from storyflow.lm.registry import ModelSpec
+from storyflow.lm.sampling import SamplingSettings
+from storyflow.measures.plot_holes.ceeval import ANSWER_FORMAT, ceeval_full, parse_localization
+from storyflow.seeds import item_rng
+
+log = logging.getLogger(__name__)
+
+YES_NO_CHAT = {"yes": ["Yes", "yes"], "no": ["No", "no"]}
+YES_NO_PLAIN = {"yes": [" Yes", " yes"], "no": [" No", " no"]}
+CUE = "Answer:"
+
+
+def numbered(sentences: Sequence[str]) -> str:
+    """The story as numbered lines, ``1. first sentence`` ..."""
+    return "\n".join(f"{i}. {s}" for i, s in enumerate(sentences, start=1))
+
+
+@dataclass(frozen=True)
+class DetectorSettings:
+    """``classify`` and ``localize``: prompt templates with ``{story}`` (and ``{format}``);
+    ``threshold``: p_error above which the detector says "error"; ``max_tokens``: tokens of a
+    localization answer; ``n_ctx``: the model's window (longer stories are not asked)."""
+
+    classify: str
+    localize: str
+    threshold: float = 0.5
+    max_tokens: int = 24
+    n_ctx: int = 2048
+
+    @classmethod
+    def from_config(cls, block: Mapping[str, Any]) -> DetectorSettings:
+        detection = block["detection"]
+        return cls(
+            classify=block["prompts"]["classify"],
+            localize=block["prompts"]["localize"],
+            threshold=float(detection["threshold"]),
+            max_tokens=int(detection["max_tokens"]),
+            n_ctx=int(detection["n_ctx"]),
+        )
+
+
+def _prompt(llm: Any, spec: ModelSpec, template: str, sentences: Sequence[str]) -> str:
+    text = template.format(story=numbered(sentences), format=ANSWER_FORMAT)
+    messages = [{"role": "user", "content": text}]
+    if spec.prompt == "chat":
+        return generation_prompt(llm, messages, mode="chat", model_name=spec.name)
+    return generation_prompt(llm, messages, mode="plain", cue=CUE)
+
+
+def detect(
+    spec: ModelSpec,
+    model_path: str | Path,
+    items: pd.DataFrame,
+    settings: DetectorSettings,
+    *,
+    n_threads: int = 1,
+    n_gpu_layers: int = 0,
+) -> pd.DataFrame:
+    """PLOT_HOLE_ANSWERS rows of model ``spec`` for every story version of ``items``
+    (PLOT_HOLE_STORIES rows). Equal texts are asked once; localization only after a "yes" on a
+    version with ground truth (maker not ``original``)."""
+    from storyflow.lm.backends.llama_cpp import VocabOnly
+
+    llm = VocabOnly(model_path).llm
+    answerer = open_answerer(
+        spec, model_path, n_ctx=settings.n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers
+    )
+    sampler = None
+    options = YES_NO_CHAT if spec.prompt == "chat" else YES_NO_PLAIN
+    greedy = SamplingSettings(temperature=0, max_tokens=settings.max_tokens, stop=("\n",))
+    cache: dict[tuple[str, ...], tuple[float, int]] = {}
+    rows, too_long = [], 0
+    for item in tqdm(
+        items.itertuples(index=False),
+        total=len(items),
+        desc=f"detect ({spec.name})",
+        unit="story",
+        file=sys.stderr,
+        mininterval=5.0,
+    ):
+        sents = tuple(item.sentences)
+        prompt = _prompt(llm, spec, settings.classify, sents)
+        n_tokens = len(llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
+        if sents not in cache:
+            if n_tokens + 8 > settings.n_ctx:
+                cache[sents] = (math.nan, n_tokens)
+            else:
+                cache[sents] = (answerer.answer(prompt, options).probs[0], n_tokens)
+        p_error, n_tokens = cache[sents]
+        if math.isnan(p_error):
+            too_long += 1
+        says = bool(p_error > settings.threshold)
+        answer, status, pe, pc = "", "not_asked", None, None
+        if says and item.maker != "original":
+            ask = _prompt(llm, spec, settings.localize, sents)
+            if sampler is None:
+                sampler = open_sampler(
+                    spec,
+                    model_path,
+                    n_ctx=settings.n_ctx,
+                    n_threads=n_threads,
+                    n_gpu_layers=n_gpu_layers,
+                )
+            answer = sampler.sample(ask, 1, greedy)[0].text
+            parsed = parse_localization(answer, len(sents))
+            status = parsed.status
+            pe, pc = (parsed.error, parsed.contradicts) if parsed.ok else (None, None)
+        score = ceeval_full(item.has_error, says, item.error_lines, item.contr_lines, pe, pc)
+        rows.append(
+            (
+                item.item_id,
+                item.story_id,
+                item.maker,
+                item.version,
+                spec.name,
+                bool(item.has_error),
+                p_error,
+                says,
+                answer,
+                status,
+                list(pe or []),
+                list(pc or []),
+                score,
+                n_tokens,
+            )
+        )
+    if too_long:
+        log.warning(
+            "%d story version(s) do not fit n_ctx = %d: p_error NaN (says no)",
+            too_long,
+            settings.n_ctx,
+        )
+    return tables.PLOT_HOLE_ANSWERS.frame(rows)
+
+
+def baseline_answers(items: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """PLOT_HOLE_ANSWERS rows of the ``baseline:always-no`` and ``baseline:random`` detectors."""
+    rows = []
+    for item in items.itertuples(index=False):
+        truth = (item.has_error, item.error_lines, item.contr_lines)
+        rows.append(
+            (
+                item.item_id,
+                item.story_id,
+                item.maker,
+                item.version,
+                "baseline:always-no",
+                bool(item.has_error),
+                0.0,
+                False,
+                "",
+                "not_asked",
+                [],
+                [],
+                ceeval_full(truth[0], False),
+                0,
+            )
+        )
+        rng = item_rng(seed, item.item_id)
+        says = bool(rng.random() < 0.5)
+        pe = [int(rng.integers(1, item.n_sentences + 1))] if says else []
+        pc = [int(rng.integers(1, item.n_sentences + 1))] if says else []
+        rows.append(
+            (
+                item.item_id,
+                item.story_id,
+                item.maker,
+                item.version,
+                "baseline:random",
+                bool(item.has_error),
+                0.5,
+                says,
+                "",
+                "ok" if says else "not_asked",
+                pe,
+                pc,
+                ceeval_full(truth[0], says, truth[1], truth[2], pe, pc),
+                0,
+            )
+        )
+    return tables.PLOT_HOLE_ANSWERS.frame(rows)

@@ -1,0 +1,275 @@
+"""Scores per detector, the story measures, and the human-vs-LLM detection rates.
+
+The scored set of a maker is its flawed versions (F) and their originals (O), 1:1; the controls
+C and D enter only the surprisal contrasts. Stories read from the stories table alone (maker
+``original``) carry the detectors' P(error) into the story measures and the HANNA comparison.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from storyflow import tables
+from storyflow.measures.plot_holes.ceeval import bootstrap_ci, score_detector
+
+log = logging.getLogger(__name__)
+
+
+def detector_kind(detector: str) -> str:
+    """``baseline``, ``surprisal`` or ``model`` from a detector's name."""
+    return detector.split(":", 1)[0] if ":" in detector else "model"
+
+
+def _verification(labels: pd.Series) -> str:
+    """One label for a maker's stories: exact, published, verified or unverified."""
+    found = set(labels)
+    if len(found) == 1 and found <= {"exact", "published"}:
+        return found.pop()
+    return "verified" if found <= {"yes"} else "unverified"
+
+
+def scores_table(
+    answers: pd.DataFrame, made: pd.DataFrame, corpus: str, *, confidence: float, seed: int
+) -> pd.DataFrame:
+    """PLOT_HOLE_SCORES rows: one per maker × detector on the balanced O + F set.
+
+    A model detector that said "yes" to flawed stories but never gave a parseable localization
+    answer gets CEEval-Full NaN (logged): it is reported as unparseable, not scored.
+    """
+    scored = answers[(answers["maker"] != "original") & answers["version"].isin(["O", "F"])]
+    verification = made.groupby("maker")["verification"].agg(_verification)
+    rows = []
+    for (maker, detector), group in scored.groupby(["maker", "detector"], sort=True):
+        s = score_detector(group, confidence=confidence, seed=seed)
+        asked = group["answer_status"].isin(["ok", "unparseable", "out_of_range"])
+        if (
+            detector_kind(detector) == "model"
+            and asked.any()
+            and not (group["answer_status"] == "ok").any()
+        ):
+            log.warning(
+                "%s: no parseable localization answer (%d asked): CEEval-Full not reported",
+                detector,
+                int(asked.sum()),
+            )
+            s.update(
+                ceeval_full=math.nan,
+                ceeval_ci_low=math.nan,
+                ceeval_ci_high=math.nan,
+                ceeval_pos=math.nan,
+            )
+        rows.append(
+            {
+                "corpus": corpus,
+                "maker": maker,
+                "detector": detector,
+                "kind": detector_kind(detector),
+                **s,
+                "verification": verification.get(maker, "exact"),
+            }
+        )
+    frame = pd.DataFrame(rows, columns=tables.PLOT_HOLE_SCORES.names)
+    return tables.PLOT_HOLE_SCORES.frame(frame)
+
+
+def story_measures(
+    stories: pd.DataFrame, answers: pd.DataFrame, contrasts: pd.DataFrame, models: Sequence[str]
+) -> pd.DataFrame:
+    """Rows of the cross-measure table for every story of ``stories`` and every model:
+    ``plot_hole_p_error`` (P(yes) on the unmodified story, share 0-1) and
+    ``plot_hole_surprisal_f_minus_d`` (nats/token; NaN where the controlled maker made no
+    versions of the story or the model scored none, logged)."""
+    original = answers[answers["maker"] == "original"].set_index(["story_id", "detector"])
+    f_minus_d = (
+        contrasts.set_index(["story_id", "model"])["f_minus_d"]
+        if len(contrasts)
+        else pd.Series(dtype=float)
+    )
+    rows, missing = [], 0
+    for story in stories["story_id"].astype(str):
+        for model in models:
+            p = original["p_error"].get((story, model), math.nan)
+            d = f_minus_d.get((story, model), math.nan)
+            missing += math.isnan(d)
+            rows.append((story, model, "plot_hole_p_error", float(p), "share (0-1)"))
+            rows.append((story, model, "plot_hole_surprisal_f_minus_d", float(d), "nats/token"))
+    if missing:
+        log.info(
+            "plot_hole_surprisal_f_minus_d is NaN for %d story × model pairs: the "
+            "controlled maker made no versions of the story (skipped stories are listed "
+            "in skipped.csv) or the model is not a surprisal model",
+            missing,
+        )
+    return pd.DataFrame(rows, columns=["story_id", "model", "measure", "value", "unit"])
+
+
+def human_vs_llm(
+    answers: pd.DataFrame,
+    stories: pd.DataFrame,
+    *,
+    human: str,
+    confidence: float,
+    seed: int,
+    best: str | None,
+) -> pd.DataFrame:
+    """Detection rates on HANNA's stories, paired by prompt: per detector and LLM, the share
+    of the human stories and of that LLM's stories (same prompts) the detector calls flawed,
+    their difference (LLM − human, share 0-1) with a bootstrap CI over prompts, and whether the
+    detector is the best available one (``best``)."""
+    original = answers[answers["maker"] == "original"]
+    labelled = original.merge(stories[["story_id", "story_type", "prompt_id"]], on="story_id")
+    rows = []
+    for detector, g in labelled.groupby("detector", sort=True):
+        wide = g.pivot_table(
+            index="prompt_id", columns="story_type", values="says_error", aggfunc="first"
+        )
+        if human not in wide:
+            continue
+        for group in sorted(c for c in wide.columns if c != human):
+            pair = wide[[human, group]].dropna().astype(float)
+            diff = (pair[group] - pair[human]).to_numpy()
+            low, high = bootstrap_ci(diff, confidence, seed)
+            rows.append(
+                {
+                    "detector": detector,
+                    "group": group,
+                    "n_prompts": len(pair),
+                    "rate_human": float(pair[human].mean()) if len(pair) else math.nan,
+                    "rate_llm": float(pair[group].mean()) if len(pair) else math.nan,
+                    "difference": float(np.mean(diff)) if len(diff) else math.nan,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "best": detector == best,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def best_detector(scores: pd.DataFrame) -> str | None:
+    """The model or surprisal detector with the highest CEEval-Full (None when none scored)."""
+    candidates = scores[scores["kind"] != "baseline"].dropna(subset=["ceeval_full"])
+    if candidates.empty:
+        return None
+    return str(
+        candidates.sort_values(["ceeval_full", "detector"], ascending=[False, True]).iloc[0][
+            "detector"
+        ]
+    )
+
+
+def detection_items(
+    made: Sequence[pd.DataFrame], stories: pd.DataFrame, sentences: pd.DataFrame
+) -> pd.DataFrame:
+    """What detectors are shown: the O and F versions of every made story, then every story of
+    the stories table unmodified (maker ``original``: its P(error) is a story measure)."""
+    by_story = {
+        sid: g.sort_values("sentence_idx")["text"].tolist()
+        for sid, g in sentences.groupby("story_id", sort=False)
+    }
+    rows = []
+    for story in stories.itertuples(index=False):
+        sents = by_story.get(str(story.story_id), [])
+        rows.append(
+            (
+                str(story.story_id),
+                f"{story.story_id}:original:O",
+                "original",
+                "O",
+                False,
+                len(sents),
+                sents,
+                [],
+                [],
+                -1,
+                "",
+                "",
+                story.text,
+                "none",
+                "{}",
+            )
+        )
+    shown = [m[m["version"].isin(["O", "F"])] for m in made]
+    originals = tables.PLOT_HOLE_STORIES.frame(rows)
+    return pd.concat([*shown, originals], ignore_index=True)
+
+
+def read_made(
+    paths: Sequence[str], verdicts: str | None
+) -> tuple[list[pd.DataFrame], pd.DataFrame]:
+    """The made-story tables, with the human verdicts applied to the model maker's (when a
+    completed sheet is given), and the stories the verdicts rejected."""
+    from storyflow.measures.plot_holes.review import apply_verdicts, read_verdicts
+
+    made = [tables.read(tables.PLOT_HOLE_STORIES, p) for p in paths]
+    rejected = tables.PLOT_HOLE_SKIPPED.empty()
+    if verdicts:
+        for i, frame in enumerate(made):
+            if (frame["maker"] == "model").any():
+                made[i], rejected = apply_verdicts(frame, read_verdicts(verdicts, frame))
+    return made, rejected
+
+
+@dataclass(frozen=True)
+class CorpusScores:
+    """The outputs of :func:`score_corpus`."""
+
+    scores: pd.DataFrame
+    surprisal: pd.DataFrame
+    answers: pd.DataFrame
+    story_measures: pd.DataFrame
+
+
+def score_corpus(
+    *,
+    made_paths: Sequence[str],
+    answer_paths: Sequence[str],
+    surprisal_paths: Sequence[str],
+    stories: pd.DataFrame,
+    corpus: str,
+    settings: Mapping[str, Any],
+    detectors: Sequence[str],
+    surprisal_models: Sequence[str],
+) -> CorpusScores:
+    """Every detector's answers (models, surprisal detectors, baselines), the scores table,
+    the surprisal contrasts per model and the story measures of one corpus.
+
+    ``settings``: ``seed``, ``confidence``, ``surprisal_z`` and ``verdicts`` (a completed
+    review sheet or None).
+    """
+    from storyflow.measures.plot_holes import detect, surprisal
+
+    seed, confidence = int(settings["seed"]), float(settings["confidence"])
+    made_frames, _ = read_made(made_paths, settings["verdicts"])
+    made = pd.concat(made_frames, ignore_index=True)
+    shown = made[made["version"].isin(["O", "F"])]
+    parts = [tables.read(tables.PLOT_HOLE_ANSWERS, p) for p in answer_paths]
+    parts.append(detect.baseline_answers(shown, seed))
+    nll = (
+        pd.concat([tables.read(tables.PLOT_HOLE_SURPRISAL, p) for p in surprisal_paths])
+        if surprisal_paths
+        else tables.PLOT_HOLE_SURPRISAL.empty()
+    )
+    controlled = shown[shown["maker"] == "controlled"]
+    for model in surprisal_models:
+        parts.append(
+            surprisal.surprisal_answers(nll, controlled, model, float(settings["surprisal_z"]))
+        )
+    answers = tables.PLOT_HOLE_ANSWERS.frame(pd.concat(parts, ignore_index=True))
+    per_story = surprisal.story_contrasts(nll, made[made["maker"] == "controlled"])
+    summary = (
+        surprisal.contrast_summary(per_story, confidence) if len(per_story) else pd.DataFrame()
+    )
+    measures = story_measures(stories, answers, per_story, detectors)
+    return CorpusScores(
+        scores=scores_table(answers, made, corpus, confidence=confidence, seed=seed),
+        surprisal=summary,
+        answers=answers,
+        story_measures=tables.STORY_MEASURES.frame(measures),
+    )

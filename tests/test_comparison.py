@@ -1,0 +1,228 @@
+"""The cross-measure comparison (storyflow.comparison): the story table, correlations between
+measures (and given length), model agreement and group separation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from storyflow import plan, stats, tables
+from storyflow.comparison import correlation, separation, story_table
+from storyflow.corpora.hanna import human_contrasts
+from storyflow.errors import StoryflowError
+
+N = 40
+
+
+def _stories(rng: np.random.Generator, n: int = N) -> tuple[pd.DataFrame, pd.DataFrame]:
+    words = rng.integers(40, 400, n)
+    stories = pd.DataFrame(
+        {
+            "story_id": [f"s{i:02d}" for i in range(n)],
+            "story_type": np.repeat(["recalled", "imagined"], n // 2),
+            "text": [" ".join(["word"] * int(k)) for k in words],
+            "topic": None,
+            "has_topic": False,
+        }
+    )
+    counts = rng.integers(3, 9, n)
+    sentences = pd.DataFrame(
+        {
+            "story_id": np.repeat(stories["story_id"], counts),
+            "sentence_idx": np.concatenate([np.arange(c) for c in counts]),
+            "text": "A sentence.",
+        }
+    )
+    return stories, sentences
+
+
+def _measure(ids, values, measure, model="", unit="nats/token") -> pd.DataFrame:
+    return tables.STORY_MEASURES.frame(
+        pd.DataFrame(
+            {"story_id": ids, "model": model, "measure": measure, "value": values, "unit": unit}
+        )
+    )
+
+
+@pytest.fixture
+def corpus() -> tuple[pd.DataFrame, pd.DataFrame, list[pd.DataFrame]]:
+    rng = np.random.default_rng(4)
+    stories, sentences = _stories(rng)
+    ids = stories["story_id"]
+    length = stories["text"].str.split().str.len().to_numpy(float)
+    measures = [
+        _measure(ids, length + rng.normal(0, 60, N), "seq.context", "m1"),
+        _measure(ids, length + rng.normal(0, 60, N), "seq.context", "m2"),
+        # a measure of every story of a larger corpus (narrative sense scores all of them)
+        _measure(
+            [*ids, "other-1", "other-2"],
+            np.r_[-0.01 * length + rng.normal(0, 1, N), 0.0, 0.0],
+            "ns.pmi",
+            unit="nats",
+        ),
+    ]
+    return stories, sentences, measures
+
+
+def test_story_table_has_one_row_per_story_and_model_and_every_measure(corpus) -> None:
+    stories, sentences, measures = corpus
+    table = story_table.story_table(stories, sentences, measures)
+    assert len(table) == 2 * N and not table.duplicated(["story_id", "model"]).any()
+    assert set(table["model"]) == {"m1", "m2"}
+    assert story_table.measure_columns(table) == ["ns.pmi", "seq.context"]
+    # each model's row carries that model's score, and the model-free score on both rows
+    row = table.set_index(["story_id", "model"])
+    for frame in measures:
+        for r in frame.itertuples(index=False):
+            if r.story_id.startswith("other"):
+                assert r.story_id not in set(table["story_id"])
+                continue
+            models = [r.model] if r.model else ["m1", "m2"]
+            for model in models:
+                assert row.loc[(r.story_id, model), r.measure] == pytest.approx(r.value)
+    first = row.loc[("s00", "m1")]
+    assert first["n_words"] == len(stories.loc[0, "text"].split())
+    assert first["n_sentences"] == (sentences["story_id"] == "s00").sum()
+    units = story_table.measure_units(pd.concat(measures), stories)
+    assert units.set_index("measure").loc["ns.pmi", "n_stories"] == N  # the corpus's stories
+    assert units.set_index("measure").loc["seq.context", "models"] == "m1 m2"
+
+
+def test_a_story_without_a_score_keeps_nan_and_clashing_names_stop(corpus) -> None:
+    stories, sentences, measures = corpus
+    partial = measures[2][measures[2]["story_id"] != "s03"]
+    table = story_table.story_table(stories, sentences, [measures[0], partial])
+    assert table.loc[table["story_id"] == "s03", "ns.pmi"].isna().all()
+    assert table["ns.pmi"].notna().sum() == N - 1
+    with pytest.raises(StoryflowError, match=r"'seq\.context' scores story 's00'"):
+        story_table.story_table(stories, sentences, [measures[0], measures[0]])
+    other_unit = measures[1].assign(unit="bits")
+    with pytest.raises(StoryflowError, match="more than one unit"):
+        story_table.measure_units(pd.concat([measures[0], other_unit]), stories)
+
+
+def test_a_measure_correlates_one_with_itself_and_near_zero_with_a_shuffled_copy() -> None:
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=400)
+    assert correlation.spearman(x, x) == pytest.approx(1.0)
+    shuffled = rng.permutation(x)
+    rho = correlation.spearman(x, shuffled)
+    assert abs(rho) < 0.15  # |rho| of independent samples: SD 1/sqrt(399) = 0.05
+    assert rho == pytest.approx(sps.spearmanr(x, shuffled).statistic, abs=1e-12)
+
+
+def test_partial_correlation_removes_a_common_cause() -> None:
+    """x and y both follow z (length) and nothing else: rho is high, rho given z is near 0; and
+    the formula equals the correlation of the rank residuals after regressing on z's ranks."""
+    rng = np.random.default_rng(2)
+    z = rng.normal(size=2000)
+    x = z + rng.normal(scale=0.5, size=z.size)
+    y = z + rng.normal(scale=0.5, size=z.size)
+    assert correlation.spearman(x, y) > 0.7
+    assert abs(correlation.partial_spearman(x, y, z)) < 0.06
+    # against a direct computation: residuals of the ranks of x and y on the ranks of z
+    small = slice(0, 60)
+    rx, ry, rz = (sps.rankdata(v[small]) for v in (x, y, z))
+    design = np.column_stack([np.ones_like(rz), rz])
+    res_x = rx - design @ np.linalg.lstsq(design, rx, rcond=None)[0]
+    res_y = ry - design @ np.linalg.lstsq(design, ry, rcond=None)[0]
+    direct = np.corrcoef(res_x, res_y)[0, 1]
+    assert correlation.partial_spearman(x[small], y[small], z[small]) == pytest.approx(direct)
+
+
+def test_correlation_table_is_a_full_matrix_with_cis(corpus) -> None:
+    stories, sentences, measures = corpus
+    table = story_table.story_table(stories, sentences, measures)
+    result = correlation.correlations(
+        table, length="n_words", n_resamples=300, confidence=0.95, seed=3
+    )
+    m1 = result[result["model"] == "m1"].set_index(["measure_a", "measure_b"])
+    assert len(m1) == 3 * 3  # n_words, ns.pmi, seq.context: every ordered pair
+    assert m1.loc[("seq.context", "seq.context"), "rho"] == 1.0
+    pair = m1.loc[("seq.context", "ns.pmi")]
+    assert pair["rho"] == pytest.approx(m1.loc[("ns.pmi", "seq.context"), "rho"])
+    assert pair["rho_low"] < pair["rho"] < pair["rho_high"] and pair["n"] == N
+    # both follow length in opposite directions; given length, the link shrinks
+    assert pair["rho"] < -0.5 and abs(pair["partial"]) < abs(pair["rho"])
+    assert np.isnan(m1.loc[("n_words", "seq.context"), "partial"])
+    again = correlation.correlations(
+        table, length="n_words", n_resamples=300, confidence=0.95, seed=3
+    )
+    pd.testing.assert_frame_equal(result, again)  # seeded bootstrap
+
+
+def test_too_few_stories_give_nan_not_a_number_from_nothing(corpus) -> None:
+    stories, sentences, measures = corpus
+    table = story_table.story_table(stories.head(4), sentences, measures)
+    result = correlation.correlations(
+        table, length="n_words", n_resamples=50, confidence=0.95, seed=0
+    )
+    off = result[result["measure_a"] != result["measure_b"]]
+    assert off["rho"].isna().all() and (off["n"] == 4).all()
+
+
+def test_model_agreement_ranks_the_same_stories_alike(corpus) -> None:
+    _, _, measures = corpus
+    result = correlation.model_agreement(
+        pd.concat(measures), n_resamples=200, confidence=0.95, seed=0
+    )
+    assert result[["measure", "model_a", "model_b"]].values.tolist() == [
+        ["seq.context", "m1", "m2"]
+    ]
+    assert result.loc[0, "rho"] > 0.6 and result.loc[0, "n"] == N
+
+
+def test_separation_gives_hedges_g_per_contrast_model_and_measure(corpus) -> None:
+    stories, sentences, measures = corpus
+    table = story_table.story_table(stories, sentences, measures)
+    contrasts = [{"name": "imagined_vs_recalled", "a": "imagined", "b": "recalled"}]
+    result = separation.separation(table, contrasts, model_free=["ns.pmi"], confidence=0.95)
+    assert sorted(zip(result["model"], result["measure"], strict=True)) == [
+        ("", "ns.pmi"),
+        ("m1", "seq.context"),
+        ("m2", "seq.context"),
+    ]
+    row = result[result["model"] == "m1"].iloc[0]
+    members = stories.set_index("story_id")["story_type"]
+    m1 = measures[0].set_index("story_id")["value"]
+    g = stats.hedges_g(m1[members == "imagined"], m1[members == "recalled"])
+    assert (row["g"], row["g_low"], row["g_high"]) == pytest.approx(g)
+    assert (row["n_a"], row["n_b"]) == (N // 2, N // 2)
+
+
+def test_hanna_contrasts_pair_the_human_story_with_each_llm_and_all() -> None:
+    found = human_contrasts(["Human", "GPT-2", "Llama-7b"])
+    assert [c["name"] for c in found] == ["human_vs_GPT-2", "human_vs_Llama-7b", "human_vs_llms"]
+    assert found[-1]["b"] == {"story_type": ["GPT-2", "Llama-7b"]}
+    assert human_contrasts(["GPT-2"]) == []
+    assert separation.corpus_contrasts("hanna", [], ["Human", "GPT-2"])[0]["b"] == "GPT-2"
+    declared = [{"name": "x", "a": "imagined", "b": "recalled"}]
+    assert separation.corpus_contrasts("hippocorpus", declared, ["imagined"]) == declared
+
+
+def _config(**measures) -> dict:
+    base = {
+        "hippocorpus": {},
+        "books": {"enabled": False},
+        "corpora": {},
+        "narrative_sense": {"enabled": False, "targets": ["hippocorpus", "hanna"]},
+        "plot_holes": {"enabled": False},
+        "comparison": {"enabled": True, "corpora": None},
+    }
+    for key, value in measures.items():
+        base[key] = base.get(key, {}) | value
+    return base
+
+
+def test_compared_corpora_are_those_two_measures_score() -> None:
+    assert plan.comparison_corpora(_config()) == []  # sequentiality alone
+    config = _config(narrative_sense={"enabled": True})
+    assert plan.comparison_corpora(config) == ["hippocorpus"]
+    files = plan.story_measure_files(config)
+    assert files["hanna"] == ["results/hanna/narrative_sense/story_measures.parquet"]
+    config["comparison"]["corpora"] = ["hanna"]
+    with pytest.raises(StoryflowError, match="'hanna', which only narrative_sense scores"):
+        plan.comparison_corpora(config)
+    assert plan.comparison_corpora(_config(comparison={"enabled": False})) == []

@@ -1,0 +1,270 @@
+"""Plot holes (docs/plot_holes.md): CEEval-Full, answer parsing, the makers' deterministic steps,
+the review sheet, the FlawedFictions reader and the surprisal baseline."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from storyflow import tables
+from storyflow.errors import StoryflowError
+from storyflow.measures.plot_holes import acts, ceeval, controlled, llm_maker, review, scoring
+from storyflow.measures.plot_holes.benchmark import read_benchmark
+
+
+# --- CEEval-Full -------------------------------------------------------------------------------
+def test_ceeval_full_every_branch() -> None:
+    f = ceeval.ceeval_full
+    assert f(False, False) == 1  # correct "no error" on an original
+    assert f(False, True, (), (), [3], [1]) == 0  # false alarm
+    assert f(True, False, [5], [2]) == 0  # missed error
+    assert f(True, True, [5], [2], [5], [2]) == 1  # both lines right
+    assert f(True, True, [5, 6], [2], [6, 9], [1, 2]) == 1  # at least one of each set
+    assert f(True, True, [5], [2], [5], [3]) == 0  # wrong contradicted line
+    assert f(True, True, [5], [2], [4], [2]) == 0  # wrong error line
+    assert f(True, True, [5], [2], None, None) == 0  # unparseable localization: wrong
+
+
+def test_ceeval_equals_mean_of_specificity_and_positive_score() -> None:
+    rng = np.random.default_rng(3)
+    n = 40
+    rows = []
+    for i in range(2 * n):
+        flawed = i < n
+        says = bool(rng.random() < 0.6)
+        pe, pc = [int(rng.integers(1, 4))], [int(rng.integers(1, 4))]
+        score = ceeval.ceeval_full(flawed, says, [2], [1], pe, pc)
+        rows.append(
+            {"has_error": flawed, "says_error": says, "ceeval": score, "answer_status": "ok"}
+        )
+    frame = pd.DataFrame(rows)
+    s = ceeval.score_detector(frame, confidence=0.95, seed=1)
+    assert s["ceeval_full"] == pytest.approx((s["specificity"] + s["ceeval_pos"]) / 2)
+    assert s["ceeval_ci_low"] <= s["ceeval_full"] <= s["ceeval_ci_high"]
+    assert 0 < s["ceeval_pos"] < s["recall"]  # some "yes" on flawed stories miss the lines
+
+
+def test_classification_scores() -> None:
+    s = ceeval.classification_scores([True, True, False, False], [True, False, True, False])
+    assert (s["accuracy"], s["precision"], s["recall"], s["specificity"]) == (0.5, 0.5, 0.5, 0.5)
+    assert np.isnan(ceeval.classification_scores([False], [False])["recall"])
+
+
+@pytest.mark.parametrize(
+    ("text", "status", "error", "contr"),
+    [
+        ("error: 4; contradicts: 1", "ok", (4,), (1,)),
+        ("Error lines: 5, 4; Contradicts: 2\nbecause ...", "ok", (4, 5), (2,)),
+        ("error: 9; contradicts: 1", "out_of_range", (), ()),
+        ("error: 0; contradicts: 1", "out_of_range", (), ()),
+        ("The error is in line 4.", "unparseable", (), ()),
+        ("error: 4", "unparseable", (), ()),
+        ("", "unparseable", (), ()),
+    ],
+)
+def test_parse_localization(text: str, status: str, error: tuple, contr: tuple) -> None:
+    parsed = ceeval.parse_localization(text, n_lines=6)
+    assert (parsed.status, parsed.error, parsed.contradicts) == (status, error, contr)
+
+
+# --- acts and the model maker's deterministic steps --------------------------------------------
+def test_acts() -> None:
+    assert acts.act_bounds(2) is None
+    assert acts.act_bounds(5, min_sentences=6) is None
+    assert acts.act_bounds(6) == (2, 4)
+    assert acts.act_bounds(10) == (4, 7)
+    assert [len(a) for a in acts.split_acts(list("abcdefg"))] == [3, 2, 2]
+
+
+def test_patch_takes_act_one_from_the_original_and_the_rest_from_the_counterfactual() -> None:
+    original = ["A1.", "A2.", "B1.", "B2.", "C1.", "C2."]
+    counter = ["A1x.", "A2.", "B1.", "B2x.", "C1.", "C2x."]
+    edit = llm_maker.patch(original, counter, act1_len=2)
+    assert edit.sentences == ["A1.", "A2.", "B1.", "B2x.", "C1.", "C2x."]
+    assert edit.error == [3, 5]
+    assert edit.contradicted == [0]
+
+
+def test_patch_with_an_inserted_sentence() -> None:
+    original = ["A1.", "A2.", "B1.", "B2.", "C1.", "C2."]
+    counter = ["A1.", "A2x.", "B1.", "New.", "B2.", "C1.", "C2."]
+    edit = llm_maker.patch(original, counter, act1_len=2)
+    assert edit.sentences == ["A1.", "A2.", "B1.", "New.", "B2.", "C1.", "C2."]
+    assert edit.error == [3]
+    assert edit.contradicted == [1]
+
+
+def test_filter_rules() -> None:
+    same = llm_maker.Patch(["a"] * 6, [], [0])
+    assert llm_maker.filter_reason(same, 5) == "acts 2-3 unchanged"
+    many = llm_maker.Patch(["a"] * 9, [2, 3, 4, 5, 6, 7], [0])
+    assert "more than 5" in llm_maker.filter_reason(many, 5)
+    assert llm_maker.filter_reason(llm_maker.Patch(["a"] * 6, [3], [0]), 5) is None
+
+
+def test_maker_output_parsers() -> None:
+    text = "Here they are:\n- Anna is tall.\n* The house is red.\n3. It rains.\nnot a fact"
+    assert llm_maker.parse_propositions(text, 2) == ["Anna is tall.", "The house is red."]
+    assert llm_maker.parse_propositions("nothing here", 5) == []
+    assert [llm_maker.parse_yes_no(t) for t in (" Yes, it does", "no.", "Maybe", "")] == [
+        "yes",
+        "no",
+        None,
+        None,
+    ]
+
+
+# --- the controlled maker ----------------------------------------------------------------------
+STORY = [
+    "My sister bought a red car on Monday.",
+    "She was very happy with it.",
+    "We drove to the lake.",
+    "The weather was fine.",
+    "We ate sandwiches by the water.",
+    "Then my sister parked the red car near the road.",
+    "We went home at night.",
+]
+
+
+@pytest.fixture(scope="module")
+def made(nlp_full):
+    stories = pd.DataFrame({"story_id": ["s1", "short"], "text": [" ".join(STORY), "Hi. Bye."]})
+    sentences = pd.DataFrame(
+        {
+            "story_id": ["s1"] * 7 + ["short"] * 2,
+            "sentence_idx": [*range(7), 0, 1],
+            "text": [*STORY, "Hi.", "Bye."],
+        }
+    )
+    return controlled.make_controlled(
+        sentences, stories, nlp_full, seed=5, min_sentences=6, max_words=None, corpus="test"
+    )
+
+
+@pytest.fixture(scope="module")
+def nlp_full():
+    from storyflow.sentences import load_spacy
+
+    return load_spacy("en_core_web_sm", exclude=("lemmatizer",))
+
+
+def test_controlled_maker_changes_the_later_mention(made) -> None:
+    stories, skipped, coverage = made
+    assert set(stories["version"]) == {"O", "F", "C", "D"}
+    v = stories.set_index("version")
+    flawed, original = v.loc["F"], v.loc["O"]
+    assert list(original["sentences"]) == STORY and not original["has_error"]
+    changed = [i for i, (a, b) in enumerate(zip(STORY, flawed["sentences"], strict=True)) if a != b]
+    assert changed == [5]  # only the later mention changed
+    assert list(flawed["error_lines"]) == [6] and list(flawed["contr_lines"]) == [1]
+    assert flawed["attribute_class"] in ("kinship", "colour")
+    # C changes the establishing sentence too; D drops it
+    assert (
+        v.loc["C"]["sentences"][0] != STORY[0]
+        and v.loc["C"]["sentences"][5] == flawed["sentences"][5]
+    )
+    assert list(v.loc["D"]["sentences"]) == list(flawed["sentences"])[1:]
+    assert v.loc["D"]["target_idx"] == 4 and flawed["target_idx"] == 5
+    assert not stories.loc[stories["version"] != "F", "has_error"].any()
+    assert list(skipped["story_id"]) == ["short"] and "three acts" in skipped["reason"].iloc[0]
+    any_row = coverage.set_index("attribute_class").loc["any"]
+    assert (any_row["n_eligible"], any_row["n_with_candidate"]) == (1, 1)
+
+
+def test_controlled_maker_is_deterministic(made, nlp_full) -> None:
+    stories = pd.DataFrame({"story_id": ["s1"], "text": [" ".join(STORY)]})
+    sentences = pd.DataFrame({"story_id": ["s1"] * 7, "sentence_idx": range(7), "text": STORY})
+    again, _, _ = controlled.make_controlled(
+        sentences, stories, nlp_full, seed=5, min_sentences=6, max_words=None, corpus="test"
+    )
+    pd.testing.assert_frame_equal(again, made[0])
+    found = controlled.candidates(
+        [m for i, d in enumerate(nlp_full.pipe(STORY)) for m in controlled.find_mentions(d, i)],
+        STORY,
+        6,
+    )
+    values = {(c.cls, c.value) for c in found}
+    assert ("kinship", "sister") in values and ("colour", "red") in values
+    assert all("red" not in c.replacements for c in found)
+
+
+# --- review sheet and verdicts -----------------------------------------------------------------
+def test_review_sheet_round_trip(made, tmp_path) -> None:
+    model_made = made[0][made[0]["version"].isin(["O", "F"])].assign(
+        maker="model", verification="unverified"
+    )
+    sheet = review.review_sheet(model_made)
+    assert list(sheet.columns) == list(review.SHEET_COLUMNS) and sheet["verdict"].eq("").all()
+    assert "6. Then my sister" in sheet["proposed_error"].iloc[0]
+    path = tmp_path / "sheet.csv"
+    sheet.assign(verdict="Yes").to_csv(path, index=False)
+    verdicts = review.read_verdicts(path, model_made)
+    kept, rejected = review.apply_verdicts(model_made, verdicts)
+    assert set(kept["verification"]) == {"yes"} and rejected.empty
+    sheet.assign(verdict="no").to_csv(path, index=False)
+    kept, rejected = review.apply_verdicts(model_made, review.read_verdicts(path, model_made))
+    assert kept.empty and list(rejected["story_id"]) == ["s1"]
+
+
+def test_review_sheet_with_bad_rows_names_them(made, tmp_path) -> None:
+    path = tmp_path / "sheet.csv"
+    pd.DataFrame({"story_id": ["s1", "zz"], "verdict": ["maybe", "yes"]}).to_csv(path, index=False)
+    with pytest.raises(
+        StoryflowError, match=r"unknown story ids in rows \[3\].*other than yes/no in rows \[2\]"
+    ):
+        review.read_verdicts(path, made[0])
+
+
+# --- FlawedFictions files ----------------------------------------------------------------------
+def test_flawed_fictions_reader(nlp_full, tmp_path) -> None:
+    path = tmp_path / "ff.jsonl"
+    story = " ".join(STORY)
+    pd.DataFrame(
+        [
+            {
+                "story": story,
+                "cont_error": True,
+                "cont_error_expl": "the car",
+                "cont_error_lines": ["Then my sister parked the red car near the road."],
+                "contradicted_lines": "My sister bought a red car on Monday.",
+            },
+            {"story": story, "cont_error": False},
+        ]
+    ).to_json(path, orient="records", lines=True)
+    frame = read_benchmark(path, nlp_full)
+    assert list(frame["has_error"]) == [True, False]
+    assert list(frame["error_lines"].iloc[0]) == [6] and list(frame["contr_lines"].iloc[0]) == [1]
+    bad = tmp_path / "bad.jsonl"
+    pd.DataFrame(
+        [
+            {
+                "id": "x7",
+                "story": story,
+                "cont_error": 1,
+                "cont_error_lines": ["Nowhere."],
+                "contradicted_lines": [],
+            }
+        ]
+    ).to_json(bad, orient="records", lines=True)
+    with pytest.raises(StoryflowError, match=r"story x7: the error line 'Nowhere\.'"):
+        read_benchmark(bad, nlp_full)
+
+
+# --- scores ------------------------------------------------------------------------------------
+def test_scores_and_baselines(made) -> None:
+    from storyflow.measures.plot_holes.detect import baseline_answers
+
+    shown = made[0][made[0]["version"].isin(["O", "F"])]
+    answers = baseline_answers(shown, seed=1)
+    scores = scoring.scores_table(answers, made[0], "test", confidence=0.95, seed=1).set_index(
+        "detector"
+    )
+    always_no = scores.loc["baseline:always-no"]
+    assert (always_no["ceeval_full"], always_no["accuracy"], always_no["specificity"]) == (
+        0.5,
+        0.5,
+        1.0,
+    )
+    assert always_no["verification"] == "exact"
+    assert sorted(tables.PLOT_HOLE_SCORES.names) == sorted(scores.reset_index().columns)

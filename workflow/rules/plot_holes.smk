@@ -1,0 +1,194 @@
+# Plot holes: continuity errors made from the corpora's stories, found by the configured models
+# and baselines, scored with CEEval-Full (docs/plot_holes.md).
+
+
+rule make_controlled_plot_holes:
+    input:
+        stories="results/{corpus}/stories.parquet",
+        sentences="results/{corpus}/sentences.parquet",
+    output:
+        made="results/{corpus}/plot_holes/made/controlled.parquet",
+        skipped="results/{corpus}/plot_holes/skipped/controlled.csv",
+        coverage=report(
+            "results/{corpus}/plot_holes/coverage.csv",
+            caption="../report/plot_holes_coverage.rst",
+            category="Plot holes",
+            subcategory="{corpus}",
+        ),
+    log:
+        "logs/{corpus}/plot_holes/make_controlled_plot_holes.log",
+    wildcard_constraints:
+        corpus=one_of(PH_CORPORA),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        seed=PH["seed"],
+        min_sentences=PH["min_sentences"],
+        max_words=PH["max_words"],
+        spacy_model=config["sentences"]["spacy_model"],
+    script:
+        "../../scripts/make_controlled_plot_holes.py"
+
+
+rule make_model_plot_holes:
+    input:
+        stories="results/{corpus}/stories.parquet",
+        sentences="results/{corpus}/sentences.parquet",
+        gguf=ph_maker_gguf,
+    output:
+        made="results/{corpus}/plot_holes/made/model.parquet",
+        skipped="results/{corpus}/plot_holes/skipped/model.csv",
+        attempts="results/{corpus}/plot_holes/maker_attempts.parquet",
+        sheet="results/{corpus}/plot_holes/review_sheet.csv",
+    log:
+        "logs/{corpus}/plot_holes/make_model_plot_holes.log",
+    wildcard_constraints:
+        corpus=one_of(PH_CORPORA),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        model=ph_maker_spec,
+        settings=ph_maker_settings,
+        seed=PH["seed"],
+        min_sentences=PH["min_sentences"],
+        n_ctx=PH["detection"]["n_ctx"],
+        spacy_model=config["sentences"]["spacy_model"],
+    script:
+        "../../scripts/make_model_plot_holes.py"
+
+
+rule detect_plot_holes:
+    input:
+        made=ph_made,
+        verdicts=ph_verdicts,
+        stories="results/{corpus}/stories.parquet",
+        sentences="results/{corpus}/sentences.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        answers="results/{corpus}/plot_holes/answers/{model}.parquet",
+    log:
+        "logs/{corpus}/plot_holes/detect_plot_holes/{model}.log",
+    wildcard_constraints:
+        corpus=one_of(PH_CORPORA),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        model=model_scoring,
+        settings={k: PH[k] for k in ("prompts", "detection")},
+        verdicts=PH["model_maker"]["verdicts"],
+    script:
+        "../../scripts/detect_plot_holes.py"
+
+
+rule score_plot_hole_surprisal:
+    input:
+        made="results/{corpus}/plot_holes/made/controlled.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        surprisal="results/{corpus}/plot_holes/surprisal/{model}.parquet",
+    log:
+        "logs/{corpus}/plot_holes/score_plot_hole_surprisal/{model}.log",
+    wildcard_constraints:
+        corpus=one_of(PH_CORPORA),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        model=model_scoring,
+        n_ctx=PH["detection"]["n_ctx"],
+    script:
+        "../../scripts/score_plot_hole_surprisal.py"
+
+
+rule score_plot_holes:
+    input:
+        made=ph_made,
+        verdicts=ph_verdicts,
+        answers=ph_answers,
+        surprisal=ph_surprisal,
+        stories="results/{corpus}/stories.parquet",
+    output:
+        scores=report(
+            "results/{corpus}/plot_holes/scores.csv",
+            caption="../report/plot_holes_scores.rst",
+            category="Plot holes",
+            subcategory="{corpus}",
+        ),
+        surprisal="results/{corpus}/plot_holes/surprisal_contrasts.csv",
+        answers="results/{corpus}/plot_holes/answers.parquet",
+        story_measures="results/{corpus}/plot_holes/story_measures.parquet",
+    log:
+        "logs/{corpus}/plot_holes/score_plot_holes.log",
+    wildcard_constraints:
+        corpus=one_of(PH_CORPORA),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        settings={
+            "seed": PH["seed"],
+            "confidence": config["stats"]["confidence"],
+            "surprisal_z": PH["detection"]["surprisal_z"],
+            "verdicts": PH["model_maker"]["verdicts"],
+        },
+        detectors=PH_DETECTORS,
+        surprisal_models=PH_SURPRISAL,
+    script:
+        "../../scripts/score_plot_holes.py"
+
+
+rule compare_plot_holes_human_llm:
+    input:
+        scores="results/hanna/plot_holes/scores.csv",
+        answers="results/hanna/plot_holes/answers.parquet",
+        stories="results/hanna/stories.parquet",
+    output:
+        rates=report(
+            "results/hanna/plot_holes/detection_rates.csv",
+            caption="../report/plot_holes_rates.rst",
+            category="Plot holes",
+            subcategory="hanna",
+        ),
+    log:
+        "logs/hanna/plot_holes/compare_plot_holes_human_llm.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        human=PH["human_group"],
+        confidence=config["stats"]["confidence"],
+        seed=PH["seed"],
+    script:
+        "../../scripts/compare_plot_holes_human_llm.py"
+
+
+rule plot_plot_holes:
+    input:
+        scores="results/{corpus}/plot_holes/scores.csv",
+        answers="results/{corpus}/plot_holes/answers.parquet",
+        made=ph_made,
+    output:
+        png=report(
+            "results/{corpus}/plot_holes/figures/ceeval.png",
+            caption="../report/plot_holes_ceeval.rst",
+            category="Plot holes",
+            subcategory="{corpus}",
+        ),
+        pdf="results/{corpus}/plot_holes/figures/ceeval.pdf",
+        length_png=report(
+            "results/{corpus}/plot_holes/figures/ceeval_by_length.png",
+            caption="../report/plot_holes_length.rst",
+            category="Plot holes",
+            subcategory="{corpus}",
+        ),
+        length_pdf="results/{corpus}/plot_holes/figures/ceeval_by_length.pdf",
+    log:
+        "logs/{corpus}/plot_holes/plot_plot_holes.log",
+    wildcard_constraints:
+        corpus=one_of(PH_CORPORA),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        dpi=config["figures"]["dpi"],
+    script:
+        "../../scripts/plot_plot_holes.py"
