@@ -61,13 +61,6 @@ FIGURES = [
     "plot_regression_coefficients",
 ]
 PER_CORPUS_TEXT = ["sample_stories", "split_sentences", "compute_covariates"]
-# off in the tiny config; its own re-run scenarios: tests/test_fabula_entropy.py
-FABULA_ENTROPY = [
-    "make_fabula_items",
-    "answer_fabula_questions",
-    "index_fabula_entropy",
-    "plot_fabula_entropy",
-]
 KNOWN_RULES = {
     "download_hippocorpus",
     "materialize_model",
@@ -76,7 +69,6 @@ KNOWN_RULES = {
     *ALL_MODELS,
     *FIGURES,
     *PER_CORPUS_TEXT,
-    *FABULA_ENTROPY,
 }
 
 Job = tuple[str, str | None]
