@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from storyflow import corpora, seeds
-from storyflow.corpora import download, user_csv
+from storyflow import corpora, seeds, tables
+from storyflow.corpora import download, selection, user_csv
 from storyflow.corpora.books import book_passages
 from storyflow.corpora.hanna import read_hanna
 from storyflow.corpora.rocstories import read_rocstories
@@ -160,6 +160,54 @@ def test_rocstories_reader_takes_the_right_ending(data_mirror: Path) -> None:
     wrong = row[f"RandomFifthSentenceQuiz{3 - int(row['AnswerRightEnding'])}"]
     assert stories.loc[0, "text"].endswith(right) and wrong not in stories.loc[0, "text"]
     assert stories.loc[0, "text"].startswith(row["InputSentence1"])
+
+
+def test_hanna_sample_is_paired_by_prompt_and_seeded(data_mirror: Path) -> None:
+    path = data_mirror / "stories/hanna/hanna_llm_stories.csv"
+    stories, excluded, counts = selection.hanna_stories(path, prompts=3, seed=11)
+    tables.STORIES.check(stories)
+    assert stories["prompt_id"].nunique() == 3 and len(stories) == 3 * 7 and excluded.empty
+    # every prompt has the human story and each of the six LLMs' stories
+    assert (stories.groupby("prompt_id")["story_type"].nunique() == 7).all()
+    assert stories.groupby("prompt_id")["topic"].nunique().eq(1).all()
+    assert counts.set_index("story_type")["n_sampled"].eq(3).all()
+    again, _, _ = selection.hanna_stories(path, prompts=3, seed=11)
+    assert again.equals(stories)
+    other, _, _ = selection.hanna_stories(path, prompts=3, seed=12)
+    assert set(other["prompt_id"]) != set(stories["prompt_id"])
+
+
+def test_rocstories_sample_keeps_both_endings(data_mirror: Path) -> None:
+    path = data_mirror / "stories/rocstories_cloze/cloze_test_spring2016.csv"
+    stories, excluded, counts = selection.rocstories_stories(path, n_stories=5, seed=3)
+    assert len(stories) == 5 and excluded.empty and counts["n_sampled"].tolist() == [5]
+    assert (stories["text"] == stories["context"] + " " + stories["right_ending"]).all()
+    assert (stories["right_ending"] != stories["wrong_ending"]).all()
+    assert not stories["has_topic"].any()
+    again, _, _ = selection.rocstories_stories(path, n_stories=5, seed=3)
+    assert again.equals(stories)
+
+
+def test_sample_lists_an_empty_story_instead_of_dropping_it(tmp_path: Path) -> None:
+    path = tmp_path / "hanna.csv"
+    pd.DataFrame(
+        {
+            "Prompt": ["p0", "p0", "p1"],
+            "Human": ["A human story.", "A human story.", "   "],
+            "Story": ["Model one's story.", "", "Another story."],
+            "Model": ["M1", "M2", "M1"],
+        }
+    ).to_csv(path, index=False)
+    stories, excluded, counts = selection.hanna_stories(path, prompts=None, seed=0)
+    assert set(stories["story_id"]) == {"Human-0", "M1-0", "M1-1"}
+    assert excluded[["story_id", "row", "reason"]].values.tolist() == [
+        ["M2-0", 3, "empty text"],
+        ["Human-1", 4, "empty text"],
+    ]
+    by_type = counts.set_index("story_type")
+    assert by_type.loc["M2", "n_excluded"] == 1 and by_type.loc["M2", "n_sampled"] == 0
+    with pytest.raises(StoryflowError, match=r"stories\.hanna\.prompts"):
+        selection.hanna_stories(path, prompts=0, seed=0)
 
 
 def test_book_passages_from_two_real_books(data_mirror: Path) -> None:

@@ -9,6 +9,7 @@ from snakemake.logging import logger
 from snakemake.utils import min_version, validate
 
 from storyflow import corpora, plan
+from storyflow.corpora.selection import SAMPLED
 from storyflow.corpora.user_csv import group_values
 from storyflow.errors import StoryflowError
 from storyflow.lm.registry import model_specs, weight_models
@@ -46,6 +47,7 @@ MODEL_SPECS = checked(
 )  # typed specs, defaults applied once
 MODELS = list(MODEL_SPECS)
 USER_CORPORA = list(config["corpora"])  # the user's CSV corpora (config `corpora:`)
+SAMPLED_CORPORA = list(SAMPLED)  # HANNA, ROCStories (config `stories:`)
 CORPORA = plan.sequentiality_corpora(config)
 SHARDS = [f"{k:03d}" for k in range(config["nll"]["shards"])]
 NS = config["narrative_sense"]
@@ -99,6 +101,14 @@ def user_corpus_csv(wildcards):
 
 def user_corpus_columns(wildcards):
     return config["corpora"][wildcards.corpus]["columns"]
+
+
+def sampled_corpus_csv(wildcards):
+    return corpus_file(wildcards.corpus)
+
+
+def story_sample(wildcards):
+    return config["stories"][wildcards.corpus]
 
 
 def corpus_contrasts(wildcards):

@@ -58,3 +58,27 @@ rule read_csv_corpus:
         columns=user_corpus_columns,
     script:
         "../../scripts/read_csv_corpus.py"
+
+
+rule read_corpus_stories:
+    input:
+        csv=sampled_corpus_csv,
+    output:
+        stories="results/{corpus}/stories.parquet",
+        counts=report(
+            "results/{corpus}/tables/sample_counts.csv",
+            caption="../report/sample_counts.rst",
+            category="Corpus",
+            subcategory="{corpus}",
+        ),
+        excluded="results/{corpus}/tables/excluded_stories.csv",
+    log:
+        "logs/{corpus}/read_corpus_stories.log",
+    wildcard_constraints:
+        corpus=one_of(SAMPLED_CORPORA),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        sample=story_sample,
+    script:
+        "../../scripts/read_corpus_stories.py"

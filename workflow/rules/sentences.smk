@@ -7,7 +7,7 @@ rule split_sentences:
     log:
         "logs/{corpus}/split_sentences.log",
     wildcard_constraints:
-        corpus=one_of(["hippocorpus", *USER_CORPORA]),  # book passages come split
+        corpus=one_of(["hippocorpus", *SAMPLED_CORPORA, *USER_CORPORA]),  # books come split
     conda:
         "../../envs/storyflow.yaml"
     params:

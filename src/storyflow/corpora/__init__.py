@@ -86,13 +86,13 @@ def _hanna_texts(path: Path, settings: Mapping[str, Any]) -> pd.DataFrame:
             row.n_stories,
             row.n_artefact,
         )
-    return stories
+    return stories[["story_id", "group", "text", "prompt_id", "artefact"]]
 
 
 def _rocstories_texts(path: Path, settings: Mapping[str, Any]) -> pd.DataFrame:
     from storyflow.corpora.rocstories import read_rocstories
 
-    return read_rocstories(path, settings.get("limit"))
+    return read_rocstories(path, settings.get("limit"))[["story_id", "group", "text"]]
 
 
 def _csv_texts(path: Path, settings: Mapping[str, Any]) -> pd.DataFrame:

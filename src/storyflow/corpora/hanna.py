@@ -24,9 +24,10 @@ def read_hanna(path: str | Path, limit: int | None = None) -> tuple[pd.DataFrame
     speaker label (``Human:``/``Assistant:``/``User:``) so they are counted, not dropped.
 
     Returns:
-        ``stories`` (story_id, group, text, plus ``prompt_id`` (int, 0-based prompt order) and
-        ``artefact`` (bool)); ``group`` = ``"Human"`` or the model name; ``story_id`` =
-        ``"<group>-<prompt_id>"``. And ``counts``: group, n_stories, n_artefact.
+        ``stories`` (story_id, group, text, plus ``prompt_id`` (int, 0-based prompt order),
+        ``row`` (its CSV row, header = 1; a human story: its prompt's first row), ``prompt`` (the
+        writing prompt) and ``artefact`` (bool)); ``group`` = ``"Human"`` or the model name;
+        ``story_id`` = ``"<group>-<prompt_id>"``. And ``counts``: group, n_stories, n_artefact.
     """
     table = read_csv_columns(
         path,
@@ -37,9 +38,23 @@ def read_hanna(path: str | Path, limit: int | None = None) -> tuple[pd.DataFrame
     human = table.assign(prompt_id=prompt_id).drop_duplicates("prompt_id")
     parts = [
         pd.DataFrame(
-            {"prompt_id": human["prompt_id"], "group": HANNA_HUMAN, "text": human[HANNA_HUMAN]}
+            {
+                "prompt_id": human["prompt_id"],
+                "row": human.index + 2,
+                "prompt": human["Prompt"],
+                "group": HANNA_HUMAN,
+                "text": human[HANNA_HUMAN],
+            }
         ),
-        pd.DataFrame({"prompt_id": prompt_id, "group": table["Model"], "text": table["Story"]}),
+        pd.DataFrame(
+            {
+                "prompt_id": prompt_id,
+                "row": table.index + 2,
+                "prompt": table["Prompt"],
+                "group": table["Model"],
+                "text": table["Story"],
+            }
+        ),
     ]
     stories = pd.concat(parts, ignore_index=True)
     stories["story_id"] = stories["group"] + "-" + stories["prompt_id"].astype(str)
@@ -49,7 +64,9 @@ def read_hanna(path: str | Path, limit: int | None = None) -> tuple[pd.DataFrame
     stories["artefact"] = stories["text"].str.contains(
         r"(?:^|\n)\s*(?:Human|Assistant|User)\s*:", regex=True
     )
-    stories = limit_groups(stories[["story_id", "group", "text", "prompt_id", "artefact"]], limit)
+    stories = limit_groups(
+        stories[["story_id", "group", "text", "prompt_id", "row", "prompt", "artefact"]], limit
+    )
     counts = (
         stories.groupby("group", sort=False)
         .agg(n_stories=("story_id", "size"), n_artefact=("artefact", "sum"))

@@ -14,7 +14,9 @@ from storyflow.errors import InputDataError
 def read_rocstories(path: str | Path, limit: int | None = None) -> pd.DataFrame:
     """ROCStories cloze test: the four context sentences plus the right ending (1 or 2).
 
-    Returns story_id (``InputStoryid``), group (``"rocstories"``) and text.
+    Returns story_id (``InputStoryid``), group (``"rocstories"``), text (the context and the
+    right ending), and the parts: ``context`` (the four sentences), ``right_ending`` and
+    ``wrong_ending`` (the cloze test's other candidate).
     """
     columns = [f"InputSentence{k}" for k in range(1, 5)]
     endings = ["RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2"]
@@ -30,7 +32,17 @@ def read_rocstories(path: str | Path, limit: int | None = None) -> pd.DataFrame:
         raise InputDataError(
             path, "AnswerRightEnding must be 1 or 2", row=int(np.flatnonzero(bad)[0]) + 2
         )
-    ending = np.where(answer == "1", table[endings[0]], table[endings[1]])
-    text = table[columns].agg(" ".join, axis=1) + " " + pd.Series(ending, index=table.index)
-    stories = pd.DataFrame({"story_id": table["InputStoryid"], "group": "rocstories", "text": text})
+    right = pd.Series(np.where(answer == "1", table[endings[0]], table[endings[1]]), table.index)
+    wrong = pd.Series(np.where(answer == "1", table[endings[1]], table[endings[0]]), table.index)
+    context = table[columns].agg(" ".join, axis=1)
+    stories = pd.DataFrame(
+        {
+            "story_id": table["InputStoryid"],
+            "group": "rocstories",
+            "text": context + " " + right,
+            "context": context,
+            "right_ending": right,
+            "wrong_ending": wrong,
+        }
+    )
     return limit_groups(stories, limit)
