@@ -446,6 +446,8 @@ STORY_MEASURES = Table(
     "by its measure (e.g. tension_no_rate.embedding); value: the score (NaN where it is undefined "
     "for the story, the reason in the measure's log); unit: the value's unit (e.g. 'nats/token', "
     "'bits', 'share of endings (0-1)'). Every story of the measure's stories table has its rows.",
+)
+
 # ---- tension (ending forecasting; docs/tension.md)
 
 _CUT = {
