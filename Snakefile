@@ -21,6 +21,7 @@ include: "workflow/rules/figures.smk"
 include: "workflow/rules/narrative_sense.smk"
 include: "workflow/rules/covariates.smk"
 include: "workflow/rules/regression.smk"
+include: "workflow/rules/tension.smk"
 
 
 rule all:

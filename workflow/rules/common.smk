@@ -326,4 +326,5 @@ def final_outputs():
             ],
             target=NS["targets"],
         )
+    outputs += tension_outputs()
     return outputs

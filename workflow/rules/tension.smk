@@ -1,0 +1,216 @@
+# Narrative tension by ending forecasting (docs/tension.md): cuts, sampled endings, judges,
+# no-rate curves, the PMI companion and the group comparisons.
+
+TENSION = checked(plan.tension_plan, config, MODELS)
+TS = config["tension"]
+
+
+def tension_model(wildcards):
+    return MODEL_SPECS[wildcards.model].scoring_settings()
+
+
+def tension_judge(wildcards):
+    return plan.tension_judge_settings(config, wildcards.judge)
+
+
+def tension_judge_model(wildcards):
+    """The LLM judge's model settings ({} for the embedding judge)."""
+    if wildcards.judge in MODEL_SPECS:
+        return MODEL_SPECS[wildcards.judge].scoring_settings()
+    return {}
+
+
+def tension_judge_inputs(wildcards):
+    """The calibration table (embedding judge without a fixed threshold) or the judge's GGUF."""
+    if wildcards.judge in MODEL_SPECS:
+        return {"gguf": f"resources/models/{wildcards.judge}.gguf"}
+    if TS["embedding"]["threshold"] is None:
+        return {"calibration": "results/tension/judge_calibration.csv"}
+    return {}
+
+
+def tension_scores(wildcards):
+    return expand(
+        "results/{corpus}/tension/stories/{model}/{judge}.parquet",
+        corpus=wildcards.corpus,
+        model=TENSION["forecasters"],
+        judge=TENSION["judges"],
+    )
+
+
+def tension_pmi(wildcards):
+    return expand(
+        "results/{corpus}/tension/pmi/{model}.parquet",
+        corpus=wildcards.corpus,
+        model=TENSION["pmi_models"],
+    )
+
+
+def tension_contrasts(wildcards):
+    """Unpaired contrasts of a corpus without prompt pairs (HANNA is paired by prompt)."""
+    if wildcards.corpus in SAMPLED_CORPORA:
+        return []
+    return plan.contrasts(config, wildcards.corpus)
+
+
+def tension_outputs():
+    """The tension stage's final tables (when it is enabled)."""
+    if not TENSION["corpora"]:
+        return []
+    return expand(
+        [
+            "results/{corpus}/tension/group_means.csv",
+            "results/{corpus}/tension/effects.csv",
+            "results/{corpus}/tension/likelihood_vs_sampled.csv",
+            "results/{corpus}/tension/story_measures.parquet",
+        ],
+        corpus=TENSION["corpora"],
+    )
+
+
+rule plan_tension_cuts:
+    input:
+        stories="results/{corpus}/stories.parquet",
+        sentences="results/{corpus}/sentences.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        cuts="results/{corpus}/tension/cuts/{model}.parquet",
+        excluded="results/{corpus}/tension/excluded/{model}.csv",
+    log:
+        "logs/{corpus}/tension/plan_tension_cuts/{model}.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        cuts=TS["cuts"],
+        model=tension_model,
+    script:
+        "../../scripts/plan_tension_cuts.py"
+
+
+rule sample_endings:
+    input:
+        cuts="results/{corpus}/tension/cuts/{model}.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        endings="results/{corpus}/tension/endings/{model}.parquet",
+    log:
+        "logs/{corpus}/tension/sample_endings/{model}.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+        model=one_of(TENSION["forecasters"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        k=TS["k"],
+        sampling=TS["sampling"],
+        prompts=TS["prompts"],
+        model=tension_model,
+    script:
+        "../../scripts/sample_endings.py"
+
+
+rule calibrate_tension_judge:
+    input:
+        cloze=corpus_file("rocstories"),
+    output:
+        table=report(
+            "results/tension/judge_calibration.csv",
+            caption="../report/tension_calibration.rst",
+            category="Tension",
+        ),
+    log:
+        "logs/tension/calibrate_tension_judge.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        embedding=TS["embedding"],
+    script:
+        "../../scripts/calibrate_tension_judge.py"
+
+
+rule judge_endings:
+    input:
+        unpack(tension_judge_inputs),
+        endings="results/{corpus}/tension/endings/{model}.parquet",
+        cuts="results/{corpus}/tension/cuts/{model}.parquet",
+    output:
+        judgments="results/{corpus}/tension/judgments/{model}/{judge}.parquet",
+        curves="results/{corpus}/tension/curves/{model}/{judge}.parquet",
+        stories="results/{corpus}/tension/stories/{model}/{judge}.parquet",
+    log:
+        "logs/{corpus}/tension/judge_endings/{model}/{judge}.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+        model=one_of(TENSION["forecasters"]),
+        judge=one_of(TENSION["judges"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        judge=tension_judge,
+        judge_model=tension_judge_model,
+        curves=TS["curves"],
+    script:
+        "../../scripts/judge_endings.py"
+
+
+rule score_tension_pmi:
+    input:
+        cuts="results/{corpus}/tension/cuts/{model}.parquet",
+        sentences="results/{corpus}/sentences.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        pmi="results/{corpus}/tension/pmi/{model}.parquet",
+    log:
+        "logs/{corpus}/tension/score_tension_pmi/{model}.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+        model=one_of(TENSION["pmi_models"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        model=tension_model,
+    script:
+        "../../scripts/score_tension_pmi.py"
+
+
+rule summarize_tension:
+    input:
+        stories="results/{corpus}/stories.parquet",
+        scores=tension_scores,
+        pmi=tension_pmi,
+    output:
+        groups=report(
+            "results/{corpus}/tension/group_means.csv",
+            caption="../report/tension_groups.rst",
+            category="Tension",
+            subcategory="{corpus}",
+        ),
+        effects=report(
+            "results/{corpus}/tension/effects.csv",
+            caption="../report/tension_effects.rst",
+            category="Tension",
+            subcategory="{corpus}",
+        ),
+        likelihood="results/{corpus}/tension/likelihood_vs_sampled.csv",
+        measures="results/{corpus}/tension/story_measures.parquet",
+    log:
+        "logs/{corpus}/tension/summarize_tension.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        k=TS["k"],
+        confidence=TS["confidence"],
+        contrasts=tension_contrasts,
+        forecasters=TENSION["forecasters"],
+        judges=TENSION["judges"],
+        pmi_models=TENSION["pmi_models"],
+    script:
+        "../../scripts/summarize_tension.py"
