@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("errors", "runner", "history", "seeds", "tables")),
     ("data and models", ("corpora", "sentences", "lm")),
     ("statistics", ("stats", "lmer")),
-    ("measures", ("measures.sequentiality", "measures.narrative_sense")),
+    ("measures", ("measures.sequentiality", "measures.narrative_sense", "measures.tension")),
     ("figures and planning", ("figures", "plan")),
 ]
 
