@@ -291,6 +291,75 @@ def ns_source_settings(wildcards):
     return plan.narrative_sense_settings(config, wildcards.source)
 
 
+# --- tension (workflow/rules/tension.smk) ----------------------------------------------------
+
+TENSION = checked(plan.tension_plan, config, MODELS)
+TS = config["tension"]
+
+
+def tension_model(wildcards):
+    return MODEL_SPECS[wildcards.model].scoring_settings()
+
+
+def tension_judge(wildcards):
+    return plan.tension_judge_settings(config, wildcards.judge)
+
+
+def tension_judge_model(wildcards):
+    """The LLM judge's model settings ({} for the embedding judge)."""
+    if wildcards.judge in MODEL_SPECS:
+        return MODEL_SPECS[wildcards.judge].scoring_settings()
+    return {}
+
+
+def tension_judge_inputs(wildcards):
+    """The calibration table (embedding judge without a fixed threshold) or the judge's GGUF."""
+    if wildcards.judge in MODEL_SPECS:
+        return {"gguf": f"resources/models/{wildcards.judge}.gguf"}
+    if TS["embedding"]["threshold"] is None:
+        return {"calibration": "results/tension/judge_calibration.csv"}
+    return {}
+
+
+def tension_scores(wildcards):
+    return expand(
+        "results/{corpus}/tension/stories/{model}/{judge}.parquet",
+        corpus=wildcards.corpus,
+        model=TENSION["forecasters"],
+        judge=TENSION["judges"],
+    )
+
+
+def tension_pmi(wildcards):
+    return expand(
+        "results/{corpus}/tension/pmi/{model}.parquet",
+        corpus=wildcards.corpus,
+        model=TENSION["pmi_models"],
+    )
+
+
+def tension_contrasts(wildcards):
+    """Unpaired contrasts of a corpus without prompt pairs (HANNA is paired by prompt)."""
+    if wildcards.corpus in SAMPLED_CORPORA:
+        return []
+    return plan.contrasts(config, wildcards.corpus)
+
+
+def tension_outputs():
+    """The tension stage's final tables (when it is enabled)."""
+    if not TENSION["corpora"]:
+        return []
+    return expand(
+        [
+            "results/{corpus}/tension/group_means.csv",
+            "results/{corpus}/tension/effects.csv",
+            "results/{corpus}/tension/likelihood_vs_sampled.csv",
+            "results/{corpus}/tension/story_measures.parquet",
+        ],
+        corpus=TENSION["corpora"],
+    )
+
+
 # --- final products ---------------------------------------------------------------------------
 
 
