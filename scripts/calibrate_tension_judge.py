@@ -1,19 +1,20 @@
-"""Rule calibrate_tension_judge: the embedding judge's threshold from ROCStories cloze stories."""
+"""Rule calibrate_tension_judge: the embedding judge's threshold for one forecaster, from its
+forecasts of ROCStories stories against their right and wrong endings."""
 
 from pathlib import Path
 
-from storyflow.corpora.rocstories import read_rocstories
+from storyflow import tables
 from storyflow.lm.embeddings import load_encoder
-from storyflow.measures.tension.judges import calibrate_threshold
+from storyflow.measures.tension.calibration import calibrate_threshold
 from storyflow.runner import run
 
 
 def main(smk):
-    settings = smk.params.embedding
-    cloze = read_rocstories(smk.input.cloze)
-    cloze = cloze.head(settings["calibration_stories"])
-    encode = load_encoder(settings["model"], threads=smk.threads, key="tension.embedding.model")
-    _, table = calibrate_threshold(cloze, encode, settings["seed"])
+    p = smk.params
+    cloze = tables.read(tables.STORIES, smk.input.stories)
+    endings = tables.read(tables.TENSION_ENDINGS, smk.input.endings)
+    encode = load_encoder(p.embedding_model, threads=smk.threads, key="tension.embedding.model")
+    _, table = calibrate_threshold(endings, cloze, encode, p.seed, p.embedding_model)
     Path(smk.output.table).parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(smk.output.table, index=False)
 

@@ -23,6 +23,7 @@ def main(smk):
         if threshold is None:
             calibration = tables.read(tables.TENSION_CALIBRATION, smk.input.calibration)
             threshold = float(calibration["threshold"].iloc[0])
+            log.info("calibrated threshold %.4f (%s)", threshold, smk.input.calibration)
         encode = load_encoder(settings["model"], threads=smk.threads, key="tension.embedding.model")
         verdicts = judges.judge_by_embedding(endings, cuts, encode, threshold)
     else:

@@ -11,7 +11,7 @@ import pytest
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
-from storyflow.measures.tension import compare, curves, cuts, forecast, judges
+from storyflow.measures.tension import calibration, compare, curves, cuts, forecast, judges
 
 WORDS10 = "one two three four five six seven eight nine ten"
 
@@ -136,8 +136,70 @@ def test_invalid_settings_name_the_key() -> None:
 
 def test_best_threshold_separates_scores() -> None:
     right, wrong = np.array([0.5, 0.6, 0.7]), np.array([0.1, 0.2, 0.55])
-    t = judges.best_threshold(right, wrong)
+    t = calibration.best_threshold(right, wrong)
     assert 0.2 < t <= 0.5 or 0.55 < t <= 0.6  # 5 of 6 right either way
+
+
+def cloze_stories(n: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "story_id": [f"r{i}" for i in range(n)],
+            "context": [f"Context {i} one. Two. Three. Four." for i in range(n)],
+            "right_ending": [f"right {i}" for i in range(n)],
+            "wrong_ending": [f"wrong {i}" for i in range(n)],
+        }
+    )
+
+
+def axis_encoder(angles: dict[str, float]):
+    """Unit vectors in the plane: text -> (cos a, sin a) with a from ``angles`` (degrees)."""
+
+    def encode(texts):
+        a = np.radians([angles[t] for t in texts])
+        return np.column_stack([np.cos(a), np.sin(a)])
+
+    return encode
+
+
+def test_calibration_cuts_are_the_context_with_the_right_ending() -> None:
+    cloze = cloze_stories(4)
+    cut = calibration.calibration_cuts(cloze, str.split, "m").iloc[0]
+    assert (cut.prefix, cut.remainder, cut.model, cut.cut) == (cloze.context[0], "right 0", "m", 0)
+    assert (cut.prefix_tokens, cut.story_tokens) == (6, 8) and cut.pct == pytest.approx(6 / 8)
+    with pytest.raises(StoryflowError, match="at least 4 ROCStories"):
+        calibration.calibration_stories(cloze.assign(wrong_ending=["x", "", "y", "z"]), 10)
+    with pytest.raises(StoryflowError, match="wrong_ending"):
+        calibration.calibration_stories(cloze.drop(columns="wrong_ending"), 10)
+
+
+def test_calibration_fits_on_one_half_and_scores_the_other() -> None:
+    cloze = cloze_stories(10)
+    # forecasts at 0° (and one empty); right endings at 40° (cos 0.77), wrong at 70° (cos 0.34),
+    # except story r0, whose wrong ending is the closer one (10°, cos 0.98)
+    angles = {f"right {i}": 40.0 for i in range(10)} | {f"wrong {i}": 70.0 for i in range(10)}
+    angles |= {"wrong 0": 10.0, "forecast": 0.0}
+    endings = pd.DataFrame(
+        {
+            "story_id": [f"r{i}" for i in range(10) for _ in range(2)],
+            "model": "m",
+            "sample": [0, 1] * 10,
+            "text": ["forecast", "forecast"] * 9 + ["forecast", " "],
+        }
+    )
+    threshold, table = calibration.calibrate_threshold(endings, cloze, axis_encoder(angles), 3, "e")
+    assert np.cos(np.radians(70)) < threshold <= np.cos(np.radians(40))
+    assert table["half"].tolist() == ["fit", "held-out"]
+    assert table["n_stories"].tolist() == [5, 5] and table["n_forecasts"].sum() == 19
+    assert table["n_empty"].sum() == 1 and (table["k"] == 2).all()
+    # only r0's two forecasts are misclassified (their wrong ending lies above the threshold)
+    half_of_r0 = table.set_index("half").loc[lambda t: t["accuracy"] < 1]
+    assert len(half_of_r0) == 1
+    row = half_of_r0.iloc[0]
+    assert row["accuracy"] == pytest.approx(1 - 2 / (2 * row["n_forecasts"]))
+    assert row["pairwise_accuracy"] == pytest.approx(1 - 2 / row["n_forecasts"])
+    # the halves are seeded: the same seed gives the same table, another may split differently
+    again = calibration.calibrate_threshold(endings, cloze, axis_encoder(angles), 3, "e")[1]
+    pd.testing.assert_frame_equal(table, again)
 
 
 def test_paired_effects_pair_by_prompt_and_drop_artefacts() -> None:

@@ -571,16 +571,24 @@ TENSION_PMI = Table(
 TENSION_CALIBRATION = Table(
     "tension judge calibration",
     {
+        "model": "object",
+        "k": "int64",
+        "embedding_model": "object",
+        "seed": "int64",
         "half": "object",
         "n_stories": "int64",
+        "n_forecasts": "int64",
+        "n_empty": "int64",
         "threshold": "float64",
         "accuracy": "float64",
         "pairwise_accuracy": "float64",
         "mean_right": "float64",
         "mean_wrong": "float64",
     },
-    doc="Embedding-judge threshold fitted on one half of ROCStories cloze stories (cosine of "
-    "ending and context) and its accuracy on both halves.",
+    key=("model", "half"),
+    doc="Embedding-judge threshold (cosine) fitted on one half of ROCStories stories from the "
+    "forecaster model's K forecasts per story (cosine with the right and the wrong ending), and "
+    "its accuracy on both halves (shares 0-1); n_empty forecasts without text are left out.",
 )
 
 TENSION_GROUPS = Table(

@@ -313,11 +313,12 @@ def tension_judge_model(wildcards):
 
 
 def tension_judge_inputs(wildcards):
-    """The calibration table (embedding judge without a fixed threshold) or the judge's GGUF."""
+    """The forecaster's calibration table (embedding judge without a fixed threshold) or the
+    LLM judge's GGUF."""
     if wildcards.judge in MODEL_SPECS:
         return {"gguf": f"resources/models/{wildcards.judge}.gguf"}
     if TS["embedding"]["threshold"] is None:
-        return {"calibration": "results/tension/judge_calibration.csv"}
+        return {"calibration": f"results/tension/calibration/{wildcards.model}.csv"}
     return {}
 
 

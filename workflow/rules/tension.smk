@@ -46,22 +46,49 @@ rule sample_endings:
         "../../scripts/sample_endings.py"
 
 
-rule calibrate_tension_judge:
+rule sample_calibration_endings:
     input:
-        cloze=corpus_file("rocstories"),
+        stories="results/rocstories/stories.parquet",
+        gguf="resources/models/{model}.gguf",
     output:
-        table=report(
-            "results/tension/judge_calibration.csv",
-            caption="../report/tension_calibration.rst",
-            category="Tension",
-        ),
+        endings="results/tension/calibration/endings/{model}.parquet",
     log:
-        "logs/tension/calibrate_tension_judge.log",
+        "logs/tension/sample_calibration_endings/{model}.log",
+    wildcard_constraints:
+        model=one_of(TENSION["forecasters"]),
     conda:
         "../../envs/storyflow.yaml"
     threads: 2
     params:
-        embedding=TS["embedding"],
+        stories=TS["embedding"]["calibration_stories"],
+        k=TS["k"],
+        sampling=TS["sampling"],
+        prompts=TS["prompts"],
+        model=tension_model,
+    script:
+        "../../scripts/sample_calibration_endings.py"
+
+
+rule calibrate_tension_judge:
+    input:
+        stories="results/rocstories/stories.parquet",
+        endings="results/tension/calibration/endings/{model}.parquet",
+    output:
+        table=report(
+            "results/tension/calibration/{model}.csv",
+            caption="../report/tension_calibration.rst",
+            category="Tension",
+        ),
+    log:
+        "logs/tension/calibrate_tension_judge/{model}.log",
+    wildcard_constraints:
+        model=one_of(TENSION["forecasters"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        embedding_model=TS["embedding"]["model"],
+        seed=TS["embedding"]["seed"],
     script:
         "../../scripts/calibrate_tension_judge.py"
 

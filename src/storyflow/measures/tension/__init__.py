@@ -8,8 +8,10 @@ share of judged endings that do not (0-1).
 
 - :mod:`~storyflow.measures.tension.cuts`: where a story is cut (pct of its tokens, filters, cap);
 - :mod:`~storyflow.measures.tension.forecast`: the forecast prompt and K sampled endings per cut;
-- :mod:`~storyflow.measures.tension.judges`: the embedding judge (cosine ≥ a threshold calibrated
-  on ROCStories) and the LLM judge (closed Y/N answer);
+- :mod:`~storyflow.measures.tension.judges`: the embedding judge (cosine ≥ a threshold) and the
+  LLM judge (closed Y/N answer);
+- :mod:`~storyflow.measures.tension.calibration`: the embedding threshold of a forecaster, fitted
+  on its forecasts of ROCStories stories against their right and wrong endings;
 - :mod:`~storyflow.measures.tension.curves`: no-rate curves and the story statistics (mean,
   late no-rate, post-spike retention, inflection rate);
 - :mod:`~storyflow.measures.tension.likelihood`: the cheap companion, the pointwise mutual

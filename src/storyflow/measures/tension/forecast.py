@@ -12,6 +12,7 @@ the other stories of the run.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -21,7 +22,10 @@ from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
+from storyflow.lm.backends.llama_cpp import VocabOnly
+from storyflow.lm.connect import open_sampler
 from storyflow.lm.prompts import generation_prompt, prompt_tokens
+from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import Sampler, SamplingSettings, check_k
 from storyflow.seeds import item_rng
 
@@ -127,4 +131,44 @@ def sample_endings(
         log.warning(
             "%d of %d endings are empty (no text): they get no verdict", empty, len(endings)
         )
+    return endings
+
+
+def forecast_cuts(
+    spec: ModelSpec,
+    gguf: str,
+    cuts: pd.DataFrame,
+    k: int,
+    sampling: Mapping[str, Any],
+    prompts: Mapping[str, str],
+    threads: int,
+) -> pd.DataFrame:
+    """K endings per cut from the forecaster ``spec`` (weights ``gguf``) with the config's
+    ``tension.sampling`` and ``tension.prompts`` (:func:`sample_endings`); logs the generated
+    tokens per second."""
+    settings = check_settings(k, sampling)
+    frame = ForecastPrompt(prompts["system"], prompts["user"], prompts["cue"], spec.prompt)
+    llm = VocabOnly(gguf).llm
+    texts = [frame.render(llm, prefix, spec.name) for prefix in cuts["prefix"]]
+    sampler = open_sampler(
+        spec,
+        gguf,
+        n_ctx=prompt_window(llm, texts, settings.max_tokens),
+        n_seq=min(k, int(sampling["n_seq"])),
+        n_threads=threads,
+    )
+    start = time.perf_counter()
+    endings = sample_endings(sampler, texts, cuts, k, settings)
+    seconds = time.perf_counter() - start
+    generated = int(endings["n_tokens"].sum())
+    log.info(
+        "%s: %d endings of %d cuts in %.1f s: %d generated tokens (%.1f tokens/s), %d evaluated",
+        spec.name,
+        len(endings),
+        len(cuts),
+        seconds,
+        generated,
+        generated / max(seconds, 1e-9),
+        getattr(sampler, "tokens_evaluated", -1),
+    )
     return endings

@@ -4,8 +4,9 @@ Two kinds, chosen in config (``tension.judges``):
 
 - **embedding** (``"embedding"``): cosine of the sentence embeddings (all-MiniLM-L6-v2, unit
   vectors) of the predicted ending and the actual remainder; a match when the cosine is at least
-  a threshold. The threshold is calibrated on ROCStories (:func:`calibrate_threshold`) unless the
-  config fixes one in [-1, 1]. ``score`` = the cosine.
+  a threshold. The threshold is calibrated per forecaster on its own forecasts of ROCStories
+  stories (:mod:`storyflow.measures.tension.calibration`) unless the config fixes one in
+  [-1, 1]. ``score`` = the cosine.
 - **LLM** (a model name of ``models:``): the model is asked whether the predicted ending captures
   the broad plot trajectory of the actual continuation and answers a closed choice, Y or N, read
   from its answer probabilities (no text generated; ``storyflow.lm.answers``). ``score`` =
@@ -32,7 +33,6 @@ from tqdm import tqdm
 from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.lm.prompts import generation_prompt
-from storyflow.seeds import item_rng
 
 log = logging.getLogger(__name__)
 
@@ -131,69 +131,3 @@ def judge_by_model(
         scores.append(p_yes), masses.append(result.mass)
         matches.append(p_yes > 0.5), statuses.append(JUDGED)
     return _verdicts(endings, judge, scores, pd.array(matches, dtype="boolean"), masses, statuses)
-
-
-# ---- calibration of the embedding threshold on ROCStories
-
-
-def best_threshold(right: np.ndarray, wrong: np.ndarray) -> float:
-    """The cosine threshold that classifies most of ``right`` (>= it) and ``wrong`` (< it)
-    correctly: the midpoint between two neighbouring observed scores (ties: the lowest)."""
-    values = np.unique(np.concatenate([right, wrong]))
-    candidates = np.concatenate(
-        [[values[0] - 1e-9], (values[:-1] + values[1:]) / 2, [values[-1] + 1e-9]]
-    )
-    accuracy = [
-        (np.sum(right >= t) + np.sum(wrong < t)) / (len(right) + len(wrong)) for t in candidates
-    ]
-    return float(candidates[int(np.argmax(accuracy))])
-
-
-def calibrate_threshold(
-    cloze: pd.DataFrame,
-    encode: Callable[[Sequence[str]], np.ndarray],
-    seed: int,
-) -> tuple[float, pd.DataFrame]:
-    """The embedding judge's threshold from ROCStories cloze stories, and the calibration table.
-
-    ``cloze``: story_id, context (the four sentences), right_ending, wrong_ending. Each ending is
-    scored by its cosine with the story's context; the stories are split in two halves at random
-    (seeded per story id); the threshold that best separates right (>=) from wrong (<) endings on
-    the first half (``fit``) is applied to the second (``held-out``). The table has one row per
-    half: n_stories, threshold, accuracy (share of the half's 2n endings classified correctly),
-    pairwise accuracy (share of stories whose right ending scores above the wrong one), mean
-    cosine of right and wrong endings.
-    """
-    if len(cloze) < 4:
-        raise StoryflowError(
-            f"calibrating the embedding judge needs at least 4 ROCStories cloze stories, "
-            f"not {len(cloze)} (tension.embedding.calibration_stories)"
-        )
-    context = encode(cloze["context"].tolist())
-    right = np.einsum("ij,ij->i", context, encode(cloze["right_ending"].tolist()))
-    wrong = np.einsum("ij,ij->i", context, encode(cloze["wrong_ending"].tolist()))
-    draws = np.array([item_rng(seed, sid).random() for sid in cloze["story_id"]])
-    fit = draws < np.median(draws)
-    threshold = best_threshold(right[fit], wrong[fit])
-    rows = []
-    for half, mask in (("fit", fit), ("held-out", ~fit)):
-        r, w = right[mask], wrong[mask]
-        rows.append(
-            (
-                half,
-                int(mask.sum()),
-                threshold,
-                float((np.sum(r >= threshold) + np.sum(w < threshold)) / (2 * mask.sum())),
-                float(np.mean(r > w)),
-                float(r.mean()),
-                float(w.mean()),
-            )
-        )
-    table = tables.TENSION_CALIBRATION.frame(rows)
-    log.info(
-        "embedding judge threshold %.4f; held-out accuracy %.3f (pairwise %.3f)",
-        threshold,
-        rows[1][3],
-        rows[1][4],
-    )
-    return threshold, table
