@@ -295,6 +295,7 @@ def ns_source_settings(wildcards):
 
 TENSION = checked(plan.tension_plan, config, MODELS)
 TS = config["tension"]
+TENSION_EMBEDDING_JUDGE = plan.TENSION_EMBEDDING_JUDGE
 
 
 def tension_model(wildcards):
@@ -346,19 +347,42 @@ def tension_contrasts(wildcards):
     return plan.contrasts(config, wildcards.corpus)
 
 
+def tension_marked_angle(wildcards):
+    """The vertex-angle threshold whose reversals the example curves mark (the middle one)."""
+    angles = sorted(TS["curves"]["angles"])
+    return angles[len(angles) // 2]
+
+
 def tension_outputs():
-    """The tension stage's final tables (when it is enabled)."""
+    """The tension stage's final tables, calibration tables and figures (when it is enabled)."""
     if not TENSION["corpora"]:
         return []
-    return expand(
+    per_corpus = expand(
         [
             "results/{corpus}/tension/group_means.csv",
             "results/{corpus}/tension/effects.csv",
             "results/{corpus}/tension/likelihood_vs_sampled.csv",
             "results/{corpus}/tension/story_measures.parquet",
+            "results/{corpus}/figures/tension_by_group.png",
+            "results/{corpus}/figures/tension_inflection_rates.png",
         ],
         corpus=TENSION["corpora"],
     )
+    curves = expand(
+        "results/{corpus}/figures/tension_curves/{model}/{judge}.png",
+        corpus=TENSION["corpora"],
+        model=TENSION["forecasters"],
+        judge=TENSION["judges"],
+    )
+    calibration = []
+    if (
+        TENSION_EMBEDDING_JUDGE in TENSION["judges"]
+        and TS["embedding"]["threshold"] is None
+    ):
+        calibration = expand(
+            "results/tension/calibration/{model}.csv", model=TENSION["forecasters"]
+        )
+    return per_corpus + curves + calibration
 
 
 # --- final products ---------------------------------------------------------------------------

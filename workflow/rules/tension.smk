@@ -175,3 +175,76 @@ rule summarize_tension:
         pmi_models=TENSION["pmi_models"],
     script:
         "../../scripts/summarize_tension.py"
+
+
+rule plot_tension_by_group:
+    input:
+        groups="results/{corpus}/tension/group_means.csv",
+    output:
+        png=report(
+            "results/{corpus}/figures/tension_by_group.png",
+            caption="../report/tension_by_group.rst",
+            category="Tension",
+            subcategory="{corpus}",
+        ),
+        pdf="results/{corpus}/figures/tension_by_group.pdf",
+    log:
+        "logs/{corpus}/tension/plot_tension_by_group.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        dpi=config["figures"]["dpi"],
+    script:
+        "../../scripts/plot_tension_by_group.py"
+
+
+rule plot_tension_curves:
+    input:
+        curves="results/{corpus}/tension/curves/{model}/{judge}.parquet",
+    output:
+        png=report(
+            "results/{corpus}/figures/tension_curves/{model}/{judge}.png",
+            caption="../report/tension_curves.rst",
+            category="Tension",
+            subcategory="{corpus}",
+        ),
+        pdf="results/{corpus}/figures/tension_curves/{model}/{judge}.pdf",
+    log:
+        "logs/{corpus}/tension/plot_tension_curves/{model}/{judge}.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+        model=one_of(TENSION["forecasters"]),
+        judge=one_of(TENSION["judges"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        dpi=config["figures"]["dpi"],
+        smoothing=TS["curves"]["smoothing"],
+        angle=tension_marked_angle,
+    script:
+        "../../scripts/plot_tension_curves.py"
+
+
+rule plot_inflection_rates:
+    input:
+        stories=tension_scores,
+    output:
+        png=report(
+            "results/{corpus}/figures/tension_inflection_rates.png",
+            caption="../report/tension_inflection_rates.rst",
+            category="Tension",
+            subcategory="{corpus}",
+        ),
+        pdf="results/{corpus}/figures/tension_inflection_rates.pdf",
+    log:
+        "logs/{corpus}/tension/plot_inflection_rates.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        dpi=config["figures"]["dpi"],
+    script:
+        "../../scripts/plot_inflection_rates.py"
