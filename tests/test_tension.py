@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats as sps
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
@@ -211,8 +212,16 @@ def test_paired_effects_pair_by_prompt_and_drop_artefacts() -> None:
     stories = frame.assign(model="m", judge="j", late_no_rate=np.nan, retention=np.nan)
     labels = frame.assign(prompt_id=[i // 2 for i in range(10)])
     effects = compare.paired_effects(stories, labels, k=4, confidence=0.95)
-    no_rate = effects[(effects["measure"] == "no_rate") & (effects["group_a"] == "A")]
+    no_rate = effects[(effects["measure"] == "no_rate") & (effects["group_b"] == "A")]
     kept = no_rate.set_index("artefacts")
+    assert (no_rate["contrast"] == "Human vs A").all()
     assert kept.loc["included", "n_a"] == 5 and kept.loc["excluded", "n_a"] == 4
-    assert kept.loc["included", "mean_a"] - kept.loc["included", "mean_b"] == pytest.approx(0.32)
-    assert kept.loc["included", "t"] > 0 and kept.loc["included", "g"] > 0
+    included = kept.loc["included"]
+    # Human - A per prompt: -(0.3 + 0.01 * prompt), mean -0.32, SD 0.0158 (n = 5)
+    assert included["diff"] == pytest.approx(included["mean_a"] - included["mean_b"])
+    assert included["diff"] == pytest.approx(-0.32)
+    half = sps.t.ppf(0.975, 4) * np.std([0.30, 0.31, 0.32, 0.33, 0.34], ddof=1) / math.sqrt(5)
+    assert (included["diff_ci_low"], included["diff_ci_high"]) == pytest.approx(
+        (-0.32 - half, -0.32 + half)
+    )
+    assert included["t"] < 0 and included["g"] < 0

@@ -33,7 +33,20 @@ PROMPTS = {
     key: DEFAULTS["prompts"]["properties"][key]["default"] for key in ("system", "user", "cue")
 }
 FORECASTER = "smollm2-135m-instruct"
-TARGETS = ["results/hippocorpus/tension/story_measures.parquet"]
+TARGETS = [
+    "results/hippocorpus/tension/story_measures.parquet",
+    "results/hippocorpus/figures/tension_by_group.png",
+    "results/hippocorpus/figures/tension_inflection_rates.png",
+    f"results/hippocorpus/figures/tension_curves/{FORECASTER}/embedding.png",
+]
+#: Jobs that combine every forecaster and judge of a corpus (re-run whenever one is added).
+SUMMARY = Counter(
+    {
+        ("summarize_tension", None, None): 1,
+        ("plot_tension_by_group", None, None): 1,
+        ("plot_inflection_rates", None, None): 1,
+    }
+)
 PREFIX = (
     "Mara had saved for three years to buy the old boat. On the first morning she took it out, "
     "the engine coughed and died two miles from the harbour, and the tide was turning."
@@ -153,6 +166,9 @@ def test_tiny_run_writes_calibrated_verdicts_curves_and_story_measures(tension_r
     per_story = measures.groupby(["model", "measure"])["story_id"].apply(set)
     assert all(ids == set(stories["story_id"]) for ids in per_story)
     assert {"tension_no_rate.embedding", "tension_pmi"} <= set(measures["measure"])
+    figures = results / "hippocorpus" / "figures"
+    for name in ("tension_by_group", "tension_inflection_rates"):
+        assert (figures / f"{name}.png").stat().st_size > 0 and (figures / f"{name}.pdf").exists()
 
 
 def plan_jobs(snakemake: Snakemake, workdir: Path, tmp_path: Path, **change) -> Counter:
@@ -179,12 +195,15 @@ def test_changing_the_judge_re_judges_and_never_re_samples(
     snakemake: Snakemake, tension_run: Path, tmp_path: Path
 ) -> None:
     fixed = {**SETTINGS, "embedding": {**SETTINGS["embedding"], "threshold": 0.3}}
-    assert plan_jobs(snakemake, tension_run, tmp_path, tension=fixed) == Counter(
-        {("judge_endings", FORECASTER, "embedding"): 1, ("summarize_tension", None, None): 1}
+    assert plan_jobs(snakemake, tension_run, tmp_path, tension=fixed) == SUMMARY + Counter(
+        {
+            ("judge_endings", FORECASTER, "embedding"): 1,
+            ("plot_tension_curves", FORECASTER, "embedding"): 1,
+        }
     )
     with_llm = {**SETTINGS, "judges": ["embedding", FORECASTER]}
-    assert plan_jobs(snakemake, tension_run, tmp_path, tension=with_llm) == Counter(
-        {("judge_endings", FORECASTER, FORECASTER): 1, ("summarize_tension", None, None): 1}
+    assert plan_jobs(snakemake, tension_run, tmp_path, tension=with_llm) == SUMMARY + Counter(
+        {("judge_endings", FORECASTER, FORECASTER): 1}
     )
 
 
@@ -199,7 +218,7 @@ def test_adding_a_forecaster_runs_only_its_jobs(
         "tension": {**SETTINGS, "forecasters": [FORECASTER, gemma]},
     }
     jobs = plan_jobs(snakemake, tension_run, tmp_path, **change)
-    assert jobs == Counter(
+    assert jobs == SUMMARY + Counter(
         {
             ("materialize_model", gemma, None): 1,
             ("plan_tension_cuts", gemma, None): 1,
@@ -207,7 +226,6 @@ def test_adding_a_forecaster_runs_only_its_jobs(
             ("sample_calibration_endings", gemma, None): 1,
             ("calibrate_tension_judge", gemma, None): 1,
             ("judge_endings", gemma, "embedding"): 1,
-            ("summarize_tension", None, None): 1,
         }
     )
 

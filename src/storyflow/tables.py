@@ -624,6 +624,9 @@ TENSION_EFFECTS = Table(
         "n_b": "int64",
         "mean_a": "float64",
         "mean_b": "float64",
+        "diff": "float64",
+        "diff_ci_low": "float64",
+        "diff_ci_high": "float64",
         "t": "float64",
         "p_t": "float64",
         "w": "float64",
@@ -632,8 +635,10 @@ TENSION_EFFECTS = Table(
         "g_ci_low": "float64",
         "g_ci_high": "float64",
     },
-    doc="Group a vs b: paired by prompt (paired t, Wilcoxon) or unpaired (Welch's t), Hedges' "
-    "g with CI; artefacts: chat-artefact stories included or excluded.",
+    doc="Group a vs b: diff = mean difference a - b with its t-based CI (paired: mean of the "
+    "per-prompt differences; unpaired: Welch), paired by prompt (paired t, Wilcoxon; HANNA: a = "
+    "Human) or unpaired (Welch's t), Hedges' g with CI; artefacts: chat-artefact stories "
+    "included or excluded.",
 )
 
 TENSION_LIKELIHOOD = Table(

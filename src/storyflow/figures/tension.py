@@ -33,7 +33,8 @@ def plot_tension_by_group(groups: pd.DataFrame, paths: Sequence[str | Path], dpi
     (dodged), groups on the x axis in table order."""
     series = _series_labels(groups)
     story_types = unique(groups["story_type"].astype(str))
-    fig = Figure(figsize=(max(6.0, 0.9 * len(story_types) * len(GROUP_MEASURES) / 2 + 2), 3.4))
+    height = 3.0 + 0.18 * len(series)
+    fig = Figure(figsize=(max(6.0, 0.9 * len(story_types) * len(GROUP_MEASURES) / 2 + 2), height))
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, len(GROUP_MEASURES), squeeze=False)[0]
     width = 0.6
@@ -62,8 +63,8 @@ def plot_tension_by_group(groups: pd.DataFrame, paths: Sequence[str | Path], dpi
     axes[0].set_ylabel("share of endings (0-1); mean and CI", fontsize=FONT_SIZE)
     handles, labels = axes[0].get_legend_handles_labels()
     if handles:
-        fig.legend(handles, labels, loc="lower center", ncols=2, fontsize=FONT_SIZE, frameon=False)
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
+        fig.legend(handles, labels, loc="lower center", ncols=1, fontsize=FONT_SIZE, frameon=False)
+    fig.tight_layout(rect=(0, (0.05 + 0.18 * len(series)) / height, 1, 1))
     save(fig, paths, dpi)
 
 

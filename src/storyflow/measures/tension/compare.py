@@ -83,15 +83,24 @@ def group_means(stories: pd.DataFrame, k: int, confidence: float) -> pd.DataFram
     return tables.TENSION_GROUPS.frame(rows)
 
 
+EFFECT_STATISTICS = [
+    "diff", "diff_ci_low", "diff_ci_high", "t", "p_t", "w", "p_w", "g", "g_ci_low", "g_ci_high"
+]  # fmt: skip
+
+
 def _paired_row(a: np.ndarray, b: np.ndarray, confidence: float) -> dict[str, float]:
-    """Paired t, Wilcoxon and Hedges' g of ``a`` − ``b`` (same prompts in the same order)."""
-    out = dict.fromkeys(["t", "p_t", "w", "p_w", "g", "g_ci_low", "g_ci_high"], math.nan)
+    """Paired t (with the t-based CI of the mean paired difference ``a`` − ``b``), Wilcoxon
+    and Hedges' g of ``a`` − ``b`` (same prompts in the same order)."""
+    out = dict.fromkeys(EFFECT_STATISTICS, math.nan)
     if len(a) < 2:
         return out
     diff = a - b
+    out["diff"] = float(diff.mean())
     if diff.std() > 0:
         res = sps.ttest_rel(a, b)
         out["t"], out["p_t"] = float(res.statistic), float(res.pvalue)
+        ci = res.confidence_interval(confidence)
+        out["diff_ci_low"], out["diff_ci_high"] = float(ci.low), float(ci.high)
     if np.any(diff != 0):
         res = sps.wilcoxon(a, b, zero_method="wilcox")
         out["w"], out["p_w"] = float(res.statistic), float(res.pvalue)
@@ -107,7 +116,10 @@ def paired_effects(
     confidence: float,
     reference: str = "Human",
 ) -> pd.DataFrame:
-    """Each group vs ``reference`` paired by ``prompt_id`` (:data:`tables.TENSION_EFFECTS`).
+    """``reference`` vs each other group and vs all of them, paired by ``prompt_id``
+    (:data:`tables.TENSION_EFFECTS`; group a = ``reference``, so ``diff``, t and g are
+    reference − group, e.g. Human − LLM). A group with several stories of a prompt ("all LLMs")
+    enters with their mean.
 
     ``labels``: the corpus's stories table (story_id, prompt_id, artefact).
     """
@@ -125,16 +137,16 @@ def paired_effects(
                 r_side = ref if artefacts == "included" else ref[~ref["artefact"].astype(bool)]
                 per_prompt = a_side.groupby("prompt_id")["value"].mean()
                 common = per_prompt.index.intersection(r_side.index)
-                a = per_prompt.loc[common].to_numpy(float)
-                b = r_side.loc[common, "value"].to_numpy(float)
+                a = r_side.loc[common, "value"].to_numpy(float)
+                b = per_prompt.loc[common].to_numpy(float)
                 rows.append(
                     {
                         "model": model,
                         "judge": judge,
                         "k": k,
-                        "contrast": f"{name} vs {reference}",
-                        "group_a": name,
-                        "group_b": reference,
+                        "contrast": f"{reference} vs {name}",
+                        "group_a": reference,
+                        "group_b": name,
                         "measure": measure,
                         "artefacts": artefacts,
                         "pairing": "prompt",
@@ -155,7 +167,8 @@ def contrast_effects(
     k: int,
     confidence: float,
 ) -> pd.DataFrame:
-    """Unpaired contrasts (Welch's t, Hedges' g) for corpora without prompt pairs."""
+    """Unpaired contrasts (Welch's t with the CI of the difference of means a − b, Hedges'
+    g) for corpora without prompt pairs."""
     members = contrast_members(labels, contrasts)
     scores = long_scores(stories)
     rows = []
@@ -178,12 +191,14 @@ def contrast_effects(
                 "n_b": len(b),
                 "mean_a": a.mean() if len(a) else math.nan,
                 "mean_b": b.mean() if len(b) else math.nan,
-                "w": math.nan,
-                "p_w": math.nan,
+                **dict.fromkeys(EFFECT_STATISTICS, math.nan),
             }
-            row["t"] = row["p_t"] = row["g"] = row["g_ci_low"] = row["g_ci_high"] = math.nan
+            if len(a) and len(b):
+                row["diff"] = a.mean() - b.mean()
             if len(a) >= 2 and len(b) >= 2 and (a.std() > 0 or b.std() > 0):
                 row["t"], _, row["p_t"] = welch_t(a, b)
+                ci = sps.ttest_ind(a, b, equal_var=False).confidence_interval(confidence)
+                row["diff_ci_low"], row["diff_ci_high"] = float(ci.low), float(ci.high)
                 row["g"], row["g_ci_low"], row["g_ci_high"] = hedges_g(a, b, confidence)
             rows.append(row)
     return tables.TENSION_EFFECTS.frame(pd.DataFrame(rows, columns=tables.TENSION_EFFECTS.names))
