@@ -225,3 +225,22 @@ def test_paired_effects_pair_by_prompt_and_drop_artefacts() -> None:
         (-0.32 - half, -0.32 + half)
     )
     assert included["t"] < 0 and included["g"] < 0
+
+
+def test_figures_draw_the_example_stories_and_every_table(tmp_path) -> None:
+    from storyflow.figures import tension as figures
+
+    rows = []
+    for sid, group, n in [("a", "x", 3), ("b", "x", 5), ("c", "y", 4)]:
+        for cut in range(n):
+            rows.append((sid, group, "m", cut, cut, (cut + 1) / (n + 1), "j", 4, 4, cut % 2, 0))
+    frame = pd.DataFrame(rows, columns=[c for c in tables.TENSION_CURVES.names if c != "no_rate"])
+    rates = tables.TENSION_CURVES.frame(frame.assign(no_rate=frame["n_no"] / frame["n_judged"]))
+    assert figures.example_stories(rates) == ["b", "c"]  # the most cuts per group
+    stats = curves.story_statistics(rates, curves.CurveSettings())
+    groups = compare.group_means(stats, k=4, confidence=0.95)
+    figures.plot_example_curves(rates, [tmp_path / "curves.png"], 50)
+    figures.plot_tension_by_group(groups, [tmp_path / "groups.png"], 50)
+    figures.plot_inflection_rates(stats, [tmp_path / "rates.png", tmp_path / "rates.pdf"], 50)
+    for name in ("curves.png", "groups.png", "rates.png", "rates.pdf"):
+        assert (tmp_path / name).stat().st_size > 1000

@@ -58,6 +58,7 @@ def plot_tension_by_group(groups: pd.DataFrame, paths: Sequence[str | Path], dpi
             )
         ax.set_xticks(range(len(story_types)))
         ax.set_xticklabels(story_types, rotation=30, ha="right", fontsize=FONT_SIZE)
+        ax.set_ylim(-0.05, 1.05)  # shares; CIs of small groups reach past 0 and 1 (clipped)
         ax.set_title(label, fontsize=FONT_SIZE + 1)
         ax.tick_params(labelsize=FONT_SIZE)
     axes[0].set_ylabel("share of endings (0-1); mean and CI", fontsize=FONT_SIZE)
@@ -149,7 +150,7 @@ def plot_inflection_rates(stories: pd.DataFrame, paths: Sequence[str | Path], dp
     alphas = sorted(columns, key=lambda c: float(c.removeprefix("inflection_rate_")))
     series = _series_labels(stories)
     colors = story_type_colors(stories["story_type"].astype(str))
-    fig = Figure(figsize=(3.4 * max(1, len(series)), 3.2))
+    fig = Figure(figsize=(3.4 * max(1, len(series)) + 1.8, 3.2))
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, max(1, len(series)), squeeze=False)[0]
     x = [float(c.removeprefix("inflection_rate_")) for c in alphas]
@@ -163,7 +164,8 @@ def plot_inflection_rates(stories: pd.DataFrame, paths: Sequence[str | Path], dp
         ax.set_xticks(x)
         ax.set_xlabel("vertex-angle threshold α (degrees)", fontsize=FONT_SIZE)
         ax.tick_params(labelsize=FONT_SIZE)
-        ax.legend(fontsize=FONT_SIZE - 1, frameon=False)
     axes[0].set_ylabel("inflection rate (share of cuts)", fontsize=FONT_SIZE)
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="center right", fontsize=FONT_SIZE - 1, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1 - 1.8 / fig.get_figwidth(), 1))
     save(fig, paths, dpi)
