@@ -23,6 +23,7 @@ include: "workflow/rules/covariates.smk"
 include: "workflow/rules/regression.smk"
 include: "workflow/rules/comparison.smk"
 include: "workflow/rules/plot_holes.smk"
+include: "workflow/rules/tension.smk"
 
 
 rule all:

@@ -22,7 +22,15 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("errors", "runner", "history", "seeds", "tables")),
     ("data and models", ("corpora", "sentences", "lm")),
     ("statistics", ("stats", "lmer")),
-    ("measures", ("measures.sequentiality", "measures.narrative_sense", "measures.plot_holes")),
+    (
+        "measures",
+        (
+            "measures.sequentiality",
+            "measures.narrative_sense",
+            "measures.tension",
+            "measures.plot_holes",
+        ),
+    ),
     ("comparison", ("comparison",)),
     ("figures and planning", ("figures", "plan")),
 ]
