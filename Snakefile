@@ -24,6 +24,7 @@ include: "workflow/rules/regression.smk"
 include: "workflow/rules/fabula_entropy.smk"
 include: "workflow/rules/comparison.smk"
 include: "workflow/rules/plot_holes.smk"
+include: "workflow/rules/tension.smk"
 
 
 rule all:

@@ -209,6 +209,7 @@ def _config(**measures) -> dict:
         "corpora": {},
         "narrative_sense": {"enabled": False, "targets": ["hippocorpus", "hanna"]},
         "plot_holes": {"enabled": False},
+        "tension": {"enabled": False},
         "comparison": {"enabled": True, "corpora": None},
     }
     for key, value in measures.items():

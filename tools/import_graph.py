@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "measures.sequentiality",
             "measures.narrative_sense",
+            "measures.tension",
             "measures.plot_holes",
             "measures.fabula_entropy",
         ),

@@ -215,6 +215,8 @@ def story_measure_files(config: Mapping[str, Any]) -> dict[str, list[str]]:
     add("sequentiality", sequentiality_corpora(config))
     if config["narrative_sense"]["enabled"]:
         add("narrative_sense", config["narrative_sense"]["targets"])
+    if config["tension"]["enabled"]:
+        add("tension", config["tension"]["corpora"])
     if config["plot_holes"]["enabled"]:
         add("plot_holes", plot_hole_corpora(config))
     if (config.get("fabula_entropy") or {}).get("enabled"):
@@ -312,6 +314,61 @@ def plot_hole_makers(config: Mapping[str, Any]) -> list[str]:
         return ["controlled"]
     _model_list(config, "model_maker.model", [maker])
     return ["controlled", "model"]
+
+
+# ---- tension (ending forecasting; docs/tension.md)
+
+TENSION_EMBEDDING_JUDGE = "embedding"
+
+
+def tension_plan(config: Mapping[str, Any], models: Sequence[str]) -> dict[str, list[str]]:
+    """The tension stage's corpora, forecasters, judges and PMI models, checked against the
+    model registry (``models``: configured names) and the settings' ranges, or {} when off."""
+    tension = config["tension"]
+    if not tension["enabled"]:
+        return {"corpora": [], "forecasters": [], "judges": [], "pmi_models": []}
+
+    def known(key: str, names: Sequence[str]) -> list[str]:
+        for name in names:
+            if name not in models:
+                raise StoryflowError(
+                    f"config: tension.{key} names model {name!r}, which is not in `models` "
+                    f"(configured: {', '.join(models)})"
+                )
+        return list(names)
+
+    if isinstance(tension["k"], bool) or not int(tension["k"]) >= 1:
+        raise StoryflowError(f"config: tension.k must be an integer >= 1, not {tension['k']!r}")
+    if not tension["sampling"]["temperature"] > 0:
+        raise StoryflowError(
+            "config: tension.sampling.temperature must be > 0, not "
+            f"{tension['sampling']['temperature']!r}"
+        )
+    threshold = tension["embedding"]["threshold"]
+    if threshold is not None and not -1 <= threshold <= 1:
+        raise StoryflowError(
+            f"config: tension.embedding.threshold must be in [-1, 1] or null, not {threshold!r}"
+        )
+    judges = [
+        j if j == TENSION_EMBEDDING_JUDGE else known("judges", [j])[0] for j in tension["judges"]
+    ]
+    for corpus in tension["corpora"]:
+        corpora.corpus_kind(config, corpus)
+    return {
+        "corpora": list(tension["corpora"]),
+        "forecasters": known("forecasters", tension["forecasters"]),
+        "judges": judges,
+        "pmi_models": known("pmi.models", tension["pmi"]["models"]),
+    }
+
+
+def tension_judge_settings(config: Mapping[str, Any], judge: str) -> dict[str, Any]:
+    """The settings one judge's verdicts depend on (a rule's ``params``: changing the LLM
+    judge's prompt re-runs that judge only, never the sampling)."""
+    tension = config["tension"]
+    if judge == TENSION_EMBEDDING_JUDGE:
+        return {"kind": "embedding", **tension["embedding"]}
+    return {"kind": "llm", "model": judge, **tension["llm_judge"]}
 
 
 # ---- fabula entropy

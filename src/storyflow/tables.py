@@ -671,6 +671,212 @@ PLOT_HOLE_SCORES = Table(
     "verification: exact, unverified or verified.",
 )
 
+# ---- tension (ending forecasting; docs/tension.md)
+
+_CUT = {
+    "story_id": "object",
+    "story_type": "object",
+    "model": "object",
+    "cut": "int64",
+    "sentence_idx": "int64",
+    "pct": "float64",
+}
+
+TENSION_CUTS = Table(
+    "tension cuts",
+    {
+        **_CUT,
+        "prefix_tokens": "int64",
+        "story_tokens": "int64",
+        "prefix": "object",
+        "remainder": "object",
+    },
+    key=("story_id", "model", "cut"),
+    doc="One row per kept cut: after sentence sentence_idx (0-based), cut = 0, 1, ... in story "
+    "order; pct = prefix_tokens / story_tokens (forecaster model's tokens); prefix = sentences "
+    "0..sentence_idx, remainder = the rest (the truth).",
+)
+
+TENSION_EXCLUDED = Table(
+    "tension excluded stories",
+    {
+        "story_id": "object",
+        "story_type": "object",
+        "model": "object",
+        "n_sentences": "int64",
+        "reason": "object",
+    },
+    key=("story_id", "model"),
+    doc="Stories the tension measure leaves out (empty, one sentence, too long, no kept cut).",
+)
+
+TENSION_ENDINGS = Table(
+    "tension endings",
+    {
+        **_CUT,
+        "sample": "int64",
+        "seed": "int64",
+        "text": "object",
+        "n_tokens": "int64",
+        "finish_reason": "object",
+    },
+    key=("story_id", "model", "cut", "sample"),
+    doc="K sampled endings per cut: sample k is seeded by (seed, k); n_tokens = generated tokens; "
+    "finish_reason eos, stop or length.",
+)
+
+TENSION_JUDGMENTS = Table(
+    "tension judgments",
+    {
+        **_CUT,
+        "sample": "int64",
+        "judge": "object",
+        "score": "float64",
+        "mass": "float64",
+        "match": "boolean",
+        "status": "object",
+    },
+    key=("story_id", "model", "judge", "cut", "sample"),
+    doc="One verdict per ending: score = cosine (embedding judge) or P(Y) (LLM judge); mass = "
+    "P(Y) + P(N) (LLM judge); match missing when status is 'empty forecast' or 'empty answer "
+    "set'.",
+)
+
+TENSION_CURVES = Table(
+    "tension curves",
+    {
+        **_CUT,
+        "judge": "object",
+        "n_samples": "int64",
+        "n_judged": "int64",
+        "n_no": "int64",
+        "n_unjudged": "int64",
+        "no_rate": "float64",
+    },
+    key=("story_id", "model", "judge", "cut"),
+    doc="No-rate per cut: n_no / n_judged (share of judged endings that miss the remainder; NaN "
+    "when none was judged).",
+)
+
+TENSION_STORIES = Table(
+    "tension stories",
+    {
+        "story_id": "object",
+        "story_type": "object",
+        "model": "object",
+        "judge": "object",
+        "n_cuts": "int64",
+        "n_unjudged": "int64",
+        "no_rate": "float64",
+        "late_no_rate": "float64",
+        "retention": "float64",
+    },
+    key=("story_id", "model", "judge"),
+    extra=True,
+    doc="Story statistics (shares 0-1): mean and late (pct >= 0.8) no-rate, post-spike "
+    "retention, and one inflection_rate_<angle> column per vertex-angle threshold (degrees).",
+)
+
+TENSION_PMI = Table(
+    "tension PMI",
+    {
+        **_CUT,
+        "n_tokens": "int64",
+        "nll_alone": "float64",
+        "nll_context": "float64",
+        "pmi": "float64",
+    },
+    key=("story_id", "model", "cut"),
+    doc="Per cut: mean NLL of the remainder's n_tokens tokens alone and after the prefix "
+    "(nats/token), pmi = nll_alone - nll_context.",
+)
+
+TENSION_CALIBRATION = Table(
+    "tension judge calibration",
+    {
+        "model": "object",
+        "k": "int64",
+        "embedding_model": "object",
+        "seed": "int64",
+        "half": "object",
+        "n_stories": "int64",
+        "n_forecasts": "int64",
+        "n_empty": "int64",
+        "threshold": "float64",
+        "accuracy": "float64",
+        "pairwise_accuracy": "float64",
+        "mean_right": "float64",
+        "mean_wrong": "float64",
+    },
+    key=("model", "half"),
+    doc="Embedding-judge threshold (cosine) fitted on one half of ROCStories stories from the "
+    "forecaster model's K forecasts per story (cosine with the right and the wrong ending), and "
+    "its accuracy on both halves (shares 0-1); n_empty forecasts without text are left out.",
+)
+
+TENSION_GROUPS = Table(
+    "tension group means",
+    {
+        "model": "object",
+        "judge": "object",
+        "k": "int64",
+        "story_type": "object",
+        "measure": "object",
+        "n": "int64",
+        "mean": "float64",
+        "sd": "float64",
+        "ci_low": "float64",
+        "ci_high": "float64",
+    },
+    doc="Mean, SD and t-based CI of a tension story statistic per group (forecaster, judge, K).",
+)
+
+TENSION_EFFECTS = Table(
+    "tension effects",
+    {
+        "model": "object",
+        "judge": "object",
+        "k": "int64",
+        "contrast": "object",
+        "group_a": "object",
+        "group_b": "object",
+        "measure": "object",
+        "artefacts": "object",
+        "pairing": "object",
+        "n_a": "int64",
+        "n_b": "int64",
+        "mean_a": "float64",
+        "mean_b": "float64",
+        "diff": "float64",
+        "diff_ci_low": "float64",
+        "diff_ci_high": "float64",
+        "t": "float64",
+        "p_t": "float64",
+        "w": "float64",
+        "p_w": "float64",
+        "g": "float64",
+        "g_ci_low": "float64",
+        "g_ci_high": "float64",
+    },
+    doc="Group a vs b: diff = mean difference a - b with its t-based CI (paired: mean of the "
+    "per-prompt differences; unpaired: Welch), paired by prompt (paired t, Wilcoxon; HANNA: a = "
+    "Human) or unpaired (Welch's t), Hedges' g with CI; artefacts: chat-artefact stories "
+    "included or excluded.",
+)
+
+TENSION_LIKELIHOOD = Table(
+    "tension likelihood vs sampled",
+    {
+        "model": "object",
+        "judge": "object",
+        "pmi_model": "object",
+        "n": "int64",
+        "spearman_rho": "float64",
+        "p": "float64",
+    },
+    doc="Spearman's rho of the story PMI (nats/token) and the sampled story no-rate.",
+)
+
 
 # ---- fabula entropy
 

@@ -380,6 +380,100 @@ def plot_holes_outputs():
     return outputs
 
 
+# --- tension (workflow/rules/tension.smk) ----------------------------------------------------
+
+TENSION = checked(plan.tension_plan, config, MODELS)
+TS = config["tension"]
+TENSION_EMBEDDING_JUDGE = plan.TENSION_EMBEDDING_JUDGE
+
+
+def tension_model(wildcards):
+    return MODEL_SPECS[wildcards.model].scoring_settings()
+
+
+def tension_judge(wildcards):
+    return plan.tension_judge_settings(config, wildcards.judge)
+
+
+def tension_judge_model(wildcards):
+    """The LLM judge's model settings ({} for the embedding judge)."""
+    if wildcards.judge in MODEL_SPECS:
+        return MODEL_SPECS[wildcards.judge].scoring_settings()
+    return {}
+
+
+def tension_judge_inputs(wildcards):
+    """The forecaster's calibration table (embedding judge without a fixed threshold) or the
+    LLM judge's GGUF."""
+    if wildcards.judge in MODEL_SPECS:
+        return {"gguf": f"resources/models/{wildcards.judge}.gguf"}
+    if TS["embedding"]["threshold"] is None:
+        return {"calibration": f"results/tension/calibration/{wildcards.model}.csv"}
+    return {}
+
+
+def tension_scores(wildcards):
+    return expand(
+        "results/{corpus}/tension/stories/{model}/{judge}.parquet",
+        corpus=wildcards.corpus,
+        model=TENSION["forecasters"],
+        judge=TENSION["judges"],
+    )
+
+
+def tension_pmi(wildcards):
+    return expand(
+        "results/{corpus}/tension/pmi/{model}.parquet",
+        corpus=wildcards.corpus,
+        model=TENSION["pmi_models"],
+    )
+
+
+def tension_contrasts(wildcards):
+    """Unpaired contrasts of a corpus without prompt pairs (HANNA is paired by prompt)."""
+    if wildcards.corpus in SAMPLED_CORPORA:
+        return []
+    return plan.contrasts(config, wildcards.corpus)
+
+
+def tension_marked_angle(wildcards):
+    """The vertex-angle threshold whose reversals the example curves mark (the middle one)."""
+    angles = sorted(TS["curves"]["angles"])
+    return angles[len(angles) // 2]
+
+
+def tension_outputs():
+    """The tension stage's final tables, calibration tables and figures (when it is enabled)."""
+    if not TENSION["corpora"]:
+        return []
+    per_corpus = expand(
+        [
+            "results/{corpus}/tension/group_means.csv",
+            "results/{corpus}/tension/effects.csv",
+            "results/{corpus}/tension/likelihood_vs_sampled.csv",
+            "results/{corpus}/tension/story_measures.parquet",
+            "results/{corpus}/figures/tension_by_group.png",
+            "results/{corpus}/figures/tension_inflection_rates.png",
+        ],
+        corpus=TENSION["corpora"],
+    )
+    curves = expand(
+        "results/{corpus}/figures/tension_curves/{model}/{judge}.png",
+        corpus=TENSION["corpora"],
+        model=TENSION["forecasters"],
+        judge=TENSION["judges"],
+    )
+    calibration = []
+    if (
+        TENSION_EMBEDDING_JUDGE in TENSION["judges"]
+        and TS["embedding"]["threshold"] is None
+    ):
+        calibration = expand(
+            "results/tension/calibration/{model}.csv", model=TENSION["forecasters"]
+        )
+    return per_corpus + curves + calibration
+
+
 # --- final products ---------------------------------------------------------------------------
 
 
@@ -428,4 +522,5 @@ def final_outputs():
         corpus=COMPARED,
     )
     outputs += plot_holes_outputs()
+    outputs += tension_outputs()
     return outputs

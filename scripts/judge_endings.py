@@ -1,0 +1,53 @@
+"""Rule judge_endings: one judge's verdict on every ending, the no-rate curves and the story
+statistics."""
+
+import logging
+from pathlib import Path
+
+from storyflow import tables
+from storyflow.lm.connect import open_answerer
+from storyflow.lm.registry import ModelSpec
+from storyflow.measures.tension import curves, judges
+from storyflow.runner import run
+
+
+def main(smk):
+    log = logging.getLogger("storyflow.judge_endings")
+    settings = smk.params.judge
+    endings = tables.read(tables.TENSION_ENDINGS, smk.input.endings)
+    cuts = tables.read(tables.TENSION_CUTS, smk.input.cuts)
+    if settings["kind"] == "embedding":
+        from storyflow.lm.embeddings import load_encoder
+
+        threshold = settings["threshold"]
+        if threshold is None:
+            calibration = tables.read(tables.TENSION_CALIBRATION, smk.input.calibration)
+            threshold = float(calibration["threshold"].iloc[0])
+            log.info("calibrated threshold %.4f (%s)", threshold, smk.input.calibration)
+        encode = load_encoder(settings["model"], threads=smk.threads, key="tension.embedding.model")
+        verdicts = judges.judge_by_embedding(endings, cuts, encode, threshold)
+    else:
+        spec = ModelSpec.from_config({**smk.params.judge_model, "source": {"path": smk.input.gguf}})
+        answerer = open_answerer(spec, smk.input.gguf, n_ctx=4096, n_threads=smk.threads)
+        frame = judges.JudgePrompt(
+            settings["system"], settings["user"], settings["cue"], spec.prompt
+        )
+        llm = answerer.scorer.llm
+        verdicts = judges.judge_by_model(
+            endings,
+            cuts,
+            lambda prompt: answerer.answer(prompt, judges.YES_NO),
+            lambda actual, predicted: frame.render(llm, actual, predicted, spec.name),
+            spec.name,
+        )
+    log.info("%s", verdicts["status"].value_counts().to_dict())
+    rates = curves.cut_no_rates(verdicts)
+    stories = curves.story_statistics(rates, curves.CurveSettings(**smk.params.curves))
+    for path in smk.output:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    verdicts.to_parquet(smk.output.judgments, index=False)
+    rates.to_parquet(smk.output.curves, index=False)
+    stories.to_parquet(smk.output.stories, index=False)
+
+
+run(main, snakemake)

@@ -1,0 +1,23 @@
+"""Narrative tension by ending forecasting (after Sui et al. 2026; docs/method.md §9,
+docs/tension.md).
+
+A story is tense where a reader cannot yet tell how it ends. At each *cut* (after a sentence) a
+forecaster model samples K endings from the text so far; a judge decides whether each predicted
+ending captures the general direction of the actual remainder; the cut's **no-rate** is the
+share of judged endings that do not (0-1).
+
+- :mod:`~storyflow.measures.tension.cuts`: where a story is cut (pct of its tokens, filters, cap);
+- :mod:`~storyflow.measures.tension.forecast`: the forecast prompt and K sampled endings per cut;
+- :mod:`~storyflow.measures.tension.judges`: the embedding judge (cosine ≥ a threshold) and the
+  LLM judge (closed Y/N answer);
+- :mod:`~storyflow.measures.tension.calibration`: the embedding threshold of a forecaster, fitted
+  on its forecasts of ROCStories stories against their right and wrong endings;
+- :mod:`~storyflow.measures.tension.curves`: no-rate curves and the story statistics (mean,
+  late no-rate, post-spike retention, inflection rate);
+- :mod:`~storyflow.measures.tension.likelihood`: the cheap companion, the pointwise mutual
+  information of the remainder with the prefix (nats/token);
+- :mod:`~storyflow.measures.tension.compare`: group means with CIs, paired effects (HANNA: each
+  LLM vs the human story of the same prompt), the story-measures table.
+
+Rules: workflow/rules/tension.smk.
+"""

@@ -1,0 +1,274 @@
+"""Tension across groups of stories: group means, contrasts, and the tables other stages read.
+
+- :func:`group_means`: per forecaster × judge × story type × measure, the mean, SD (n − 1) and
+  t-based CI over stories (NaN values, e.g. a story with no peak, are left out and not counted).
+- :func:`paired_effects`: HANNA's design, one human story and six LLM stories per prompt: each
+  LLM vs the human story of the same prompt, and all LLMs (per prompt, the mean of its LLM
+  stories) vs the human; paired t, Wilcoxon signed-rank and Hedges' g with CI, with and without
+  the stories that carry chat artefacts (a pair is dropped when either story has one).
+- :func:`contrast_effects`: corpora without prompt pairs (HIPPOCORPUS story types): the
+  configured contrasts "a vs b", Welch's t and Hedges' g.
+- :func:`likelihood_vs_sampled`: Spearman's ρ between the story PMI (nats/token) and the sampled
+  no-rate.
+- :func:`story_measures`: the long table of the cross-measure comparison, one row per story ×
+  model × measure for every story of the corpus (NaN for excluded stories).
+
+Positive t and g mean group a (the LLM) higher.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from storyflow import tables
+from storyflow.stats import contrast_members, group_label, hedges_g, welch_t
+
+log = logging.getLogger(__name__)
+
+#: Units of the story statistics (for the story-measures table).
+UNITS = {
+    "no_rate": "share of endings (0-1)",
+    "late_no_rate": "share of endings (0-1)",
+    "retention": "drop in share of endings (0-1)",
+    "inflection_rate": "share of cuts (0-1)",
+    "pmi": "nats/token",
+}
+KEY = ["model", "judge"]
+
+
+def measure_columns(stories: pd.DataFrame) -> list[str]:
+    """The story statistics of a tension story table, in order."""
+    fixed = ["no_rate", "late_no_rate", "retention"]
+    return fixed + [c for c in stories.columns if c.startswith("inflection_rate_")]
+
+
+def long_scores(stories: pd.DataFrame) -> pd.DataFrame:
+    """One row per story × model × judge × measure (``value``; NaN rows dropped)."""
+    long = stories.melt(
+        id_vars=["story_id", "story_type", *KEY],
+        value_vars=measure_columns(stories),
+        var_name="measure",
+        value_name="value",
+    )
+    return long.dropna(subset=["value"])
+
+
+def mean_ci(values: np.ndarray, confidence: float) -> tuple[float, float, float, float]:
+    """(mean, SD, CI low, CI high) with a t interval; NaN where n is too small."""
+    n = len(values)
+    if n == 0:
+        return (math.nan,) * 4
+    mean = float(values.mean())
+    if n < 2:
+        return mean, math.nan, math.nan, math.nan
+    sd = float(values.std(ddof=1))
+    half = float(sps.t.ppf((1 + confidence) / 2, n - 1)) * sd / math.sqrt(n)
+    return mean, sd, mean - half, mean + half
+
+
+def group_means(stories: pd.DataFrame, k: int, confidence: float) -> pd.DataFrame:
+    """Mean, SD and CI per model × judge × story type × measure (:data:`tables.TENSION_GROUPS`)."""
+    rows = []
+    for (model, judge, group, measure), grp in long_scores(stories).groupby(
+        [*KEY, "story_type", "measure"], sort=False
+    ):
+        values = grp["value"].to_numpy(float)
+        rows.append((model, judge, k, group, measure, len(values), *mean_ci(values, confidence)))
+    return tables.TENSION_GROUPS.frame(rows)
+
+
+EFFECT_STATISTICS = [
+    "diff", "diff_ci_low", "diff_ci_high", "t", "p_t", "w", "p_w", "g", "g_ci_low", "g_ci_high"
+]  # fmt: skip
+
+
+def _paired_row(a: np.ndarray, b: np.ndarray, confidence: float) -> dict[str, float]:
+    """Paired t (with the t-based CI of the mean paired difference ``a`` − ``b``), Wilcoxon
+    and Hedges' g of ``a`` − ``b`` (same prompts in the same order)."""
+    out = dict.fromkeys(EFFECT_STATISTICS, math.nan)
+    if len(a) < 2:
+        return out
+    diff = a - b
+    out["diff"] = float(diff.mean())
+    if diff.std() > 0:
+        res = sps.ttest_rel(a, b)
+        out["t"], out["p_t"] = float(res.statistic), float(res.pvalue)
+        ci = res.confidence_interval(confidence)
+        out["diff_ci_low"], out["diff_ci_high"] = float(ci.low), float(ci.high)
+    if np.any(diff != 0):
+        res = sps.wilcoxon(a, b, zero_method="wilcox")
+        out["w"], out["p_w"] = float(res.statistic), float(res.pvalue)
+    if a.std() > 0 or b.std() > 0:
+        out["g"], out["g_ci_low"], out["g_ci_high"] = hedges_g(a, b, confidence)
+    return out
+
+
+def paired_effects(
+    stories: pd.DataFrame,
+    labels: pd.DataFrame,
+    k: int,
+    confidence: float,
+    reference: str = "Human",
+) -> pd.DataFrame:
+    """``reference`` vs each other group and vs all of them, paired by ``prompt_id``
+    (:data:`tables.TENSION_EFFECTS`; group a = ``reference``, so ``diff``, t and g are
+    reference − group, e.g. Human − LLM). A group with several stories of a prompt ("all LLMs")
+    enters with their mean.
+
+    ``labels``: the corpus's stories table (story_id, prompt_id, artefact).
+    """
+    meta = labels.drop_duplicates("story_id").set_index("story_id")[["prompt_id", "artefact"]]
+    scores = long_scores(stories).join(meta, on="story_id")
+    rows = []
+    for (model, judge, measure), grp in scores.groupby([*KEY, "measure"], sort=False):
+        ref = grp[grp["story_type"] == reference].set_index("prompt_id")
+        others = grp[grp["story_type"] != reference]
+        sides = [(g, sub) for g, sub in others.groupby("story_type", sort=True)]
+        sides.append(("all LLMs", others))
+        for name, sub in sides:
+            for artefacts in ("included", "excluded"):
+                a_side = sub if artefacts == "included" else sub[~sub["artefact"].astype(bool)]
+                r_side = ref if artefacts == "included" else ref[~ref["artefact"].astype(bool)]
+                per_prompt = a_side.groupby("prompt_id")["value"].mean()
+                common = per_prompt.index.intersection(r_side.index)
+                a = r_side.loc[common, "value"].to_numpy(float)
+                b = per_prompt.loc[common].to_numpy(float)
+                rows.append(
+                    {
+                        "model": model,
+                        "judge": judge,
+                        "k": k,
+                        "contrast": f"{reference} vs {name}",
+                        "group_a": reference,
+                        "group_b": name,
+                        "measure": measure,
+                        "artefacts": artefacts,
+                        "pairing": "prompt",
+                        "n_a": len(a),
+                        "n_b": len(b),
+                        "mean_a": a.mean() if len(a) else math.nan,
+                        "mean_b": b.mean() if len(b) else math.nan,
+                        **_paired_row(a, b, confidence),
+                    }
+                )
+    return tables.TENSION_EFFECTS.frame(pd.DataFrame(rows, columns=tables.TENSION_EFFECTS.names))
+
+
+def contrast_effects(
+    stories: pd.DataFrame,
+    labels: pd.DataFrame,
+    contrasts: Sequence[Mapping[str, object]],
+    k: int,
+    confidence: float,
+) -> pd.DataFrame:
+    """Unpaired contrasts (Welch's t with the CI of the difference of means a − b, Hedges'
+    g) for corpora without prompt pairs."""
+    members = contrast_members(labels, contrasts)
+    scores = long_scores(stories)
+    rows = []
+    for (model, judge, measure), grp in scores.groupby([*KEY, "measure"], sort=False):
+        for contrast in contrasts:
+            ids_a, ids_b = members[str(contrast["name"])]
+            a = grp.loc[grp["story_id"].isin(ids_a), "value"].to_numpy(float)
+            b = grp.loc[grp["story_id"].isin(ids_b), "value"].to_numpy(float)
+            row = {
+                "model": model,
+                "judge": judge,
+                "k": k,
+                "contrast": contrast["name"],
+                "group_a": group_label(contrast, "a"),
+                "group_b": group_label(contrast, "b"),
+                "measure": measure,
+                "artefacts": "included",
+                "pairing": "none",
+                "n_a": len(a),
+                "n_b": len(b),
+                "mean_a": a.mean() if len(a) else math.nan,
+                "mean_b": b.mean() if len(b) else math.nan,
+                **dict.fromkeys(EFFECT_STATISTICS, math.nan),
+            }
+            if len(a) and len(b):
+                row["diff"] = a.mean() - b.mean()
+            if len(a) >= 2 and len(b) >= 2 and (a.std() > 0 or b.std() > 0):
+                row["t"], _, row["p_t"] = welch_t(a, b)
+                ci = sps.ttest_ind(a, b, equal_var=False).confidence_interval(confidence)
+                row["diff_ci_low"], row["diff_ci_high"] = float(ci.low), float(ci.high)
+                row["g"], row["g_ci_low"], row["g_ci_high"] = hedges_g(a, b, confidence)
+            rows.append(row)
+    return tables.TENSION_EFFECTS.frame(pd.DataFrame(rows, columns=tables.TENSION_EFFECTS.names))
+
+
+def story_pmi(pmi: pd.DataFrame) -> pd.DataFrame:
+    """Mean PMI over each story's cuts (nats/token), per scoring model."""
+    return pmi.groupby(["story_id", "model"], sort=False)["pmi"].mean().reset_index()
+
+
+def likelihood_vs_sampled(stories: pd.DataFrame, pmi: pd.DataFrame) -> pd.DataFrame:
+    """Spearman's ρ of story PMI and sampled no-rate per forecaster × judge × scoring model
+    (:data:`tables.TENSION_LIKELIHOOD`); a negative ρ: more predictable remainders, fewer
+    missed endings."""
+    rows = []
+    per_story = story_pmi(pmi)
+    for (model, judge), grp in stories.groupby(KEY, sort=False):
+        for scorer, scored in per_story.groupby("model", sort=False):
+            both = grp.merge(scored, on="story_id").dropna(subset=["no_rate", "pmi"])
+            rho, p = (math.nan, math.nan)
+            if len(both) >= 3 and both["no_rate"].std() > 0 and both["pmi"].std() > 0:
+                res = sps.spearmanr(both["pmi"], both["no_rate"])
+                rho, p = float(res.statistic), float(res.pvalue)
+            rows.append((model, judge, scorer, len(both), rho, p))
+    return tables.TENSION_LIKELIHOOD.frame(rows)
+
+
+def story_measures(
+    story_ids: Sequence[str],
+    stories: pd.DataFrame,
+    pmi: pd.DataFrame | None,
+    forecasters: Sequence[str],
+    judges: Sequence[str],
+    pmi_models: Sequence[str],
+) -> pd.DataFrame:
+    """:data:`tables.STORY_MEASURES` rows for every story id × (forecaster, judge) measure and
+    every PMI model; stories without a value (excluded, NaN statistics) get NaN."""
+    ids = pd.Index(list(story_ids), name="story_id")
+    frames = []
+    for model in forecasters:
+        for judge in judges:
+            sub = stories[(stories["model"] == model) & (stories["judge"] == judge)]
+            sub = sub.drop_duplicates("story_id").set_index("story_id").reindex(ids)
+            for column in measure_columns(stories):
+                base = "inflection_rate" if column.startswith("inflection_rate_") else column
+                name = f"tension_{column}.{judge}"
+                frames.append(
+                    pd.DataFrame(
+                        {
+                            "story_id": ids,
+                            "model": model,
+                            "measure": name,
+                            "value": sub[column].to_numpy(float),
+                            "unit": UNITS[base],
+                        }
+                    )
+                )
+    if pmi is not None:
+        per_story = story_pmi(pmi)
+        for model in pmi_models:
+            values = per_story[per_story["model"] == model].set_index("story_id")["pmi"]
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "story_id": ids,
+                        "model": model,
+                        "measure": "tension_pmi",
+                        "value": values.reindex(ids).to_numpy(float),
+                        "unit": UNITS["pmi"],
+                    }
+                )
+            )
+    return tables.STORY_MEASURES.frame(pd.concat(frames, ignore_index=True))

@@ -1,0 +1,133 @@
+"""Where a story is cut: after sentence i of the spaCy split, the prefix is s1..si and the truth
+is the whole remainder s(i+1)..sN.
+
+``pct(i)`` = prefix tokens / story tokens, counted with the forecaster's tokenizer (each sentence
+tokenized on its own, with a leading space after the first, as the NLL engine does). A cut is
+kept when ``min_pct <= pct <= max_pct`` and sentence i has at least ``min_words`` words
+(whitespace-separated). Stories over ``max_story_words`` words, with fewer than two sentences or
+with no kept cut are excluded (listed with the reason). With ``max_cuts`` set, a story keeps at
+most that many of its cuts, evenly spaced over its kept cuts (first and last included).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from storyflow import tables
+from storyflow.errors import StoryflowError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CutSettings:
+    """Which cuts are kept (see the module docstring); ``max_cuts`` None = all kept cuts."""
+
+    min_pct: float = 0.10
+    max_pct: float = 0.99
+    min_words: int = 10
+    max_story_words: int = 5000
+    max_cuts: int | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.min_pct <= self.max_pct <= 1:
+            raise StoryflowError(
+                "config: tension.cuts needs 0 <= min_pct <= max_pct <= 1, "
+                f"not min_pct={self.min_pct}, max_pct={self.max_pct}"
+            )
+        if self.max_cuts is not None and self.max_cuts < 1:
+            raise StoryflowError(f"config: tension.cuts.max_cuts must be >= 1, not {self.max_cuts}")
+
+
+def sentence_tokens(sentences: Sequence[str], tokenize: Callable[[str], list[int]]) -> list[int]:
+    """Tokens per sentence: the first as written, the others with a leading space."""
+    return [len(tokenize(s if i == 0 else " " + s)) for i, s in enumerate(sentences)]
+
+
+def evenly_spaced(n: int, cap: int | None) -> list[int]:
+    """Indices of ``min(n, cap)`` of ``n`` items, evenly spaced, first and last included."""
+    if cap is None or n <= cap:
+        return list(range(n))
+    if cap == 1:
+        return [n - 1]
+    return sorted({round(x) for x in np.linspace(0, n - 1, cap)})
+
+
+def story_cuts(
+    sentences: Sequence[str], n_tokens: Sequence[int], settings: CutSettings
+) -> tuple[list[tuple[int, float, int]], str | None]:
+    """Kept cuts of one story as ``(sentence_idx, pct, prefix_tokens)`` and, when there is
+    none, why: the story is excluded (``None`` when it has cuts)."""
+    words = sum(len(s.split()) for s in sentences)
+    if len(sentences) == 0 or words == 0:
+        return [], "empty story"
+    if len(sentences) < 2:
+        return [], "one sentence: no cut leaves a remainder"
+    if words > settings.max_story_words:
+        return [], f"{words} words, over tension.cuts.max_story_words ({settings.max_story_words})"
+    total = sum(n_tokens)
+    prefix = np.cumsum(n_tokens)
+    candidates = [
+        (i, float(prefix[i] / total), int(prefix[i]))
+        for i in range(len(sentences) - 1)  # the last sentence leaves no remainder
+        if settings.min_pct <= prefix[i] / total <= settings.max_pct
+        and len(sentences[i].split()) >= settings.min_words
+    ]
+    if not candidates:
+        return [], (
+            f"no cut with {settings.min_pct} <= pct <= {settings.max_pct} after a sentence of "
+            f">= {settings.min_words} words"
+        )
+    return [candidates[j] for j in evenly_spaced(len(candidates), settings.max_cuts)], None
+
+
+def plan_cuts(
+    stories: pd.DataFrame,
+    sentences: pd.DataFrame,
+    tokenize: Callable[[str], list[int]],
+    settings: CutSettings,
+    model: str,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The cuts of every story (:data:`tables.TENSION_CUTS`) and the stories excluded
+    (:data:`tables.TENSION_EXCLUDED`), for the forecaster ``model`` (its ``tokenize``)."""
+    by_story = {
+        sid: grp.sort_values("sentence_idx")["text"].astype(str).tolist()
+        for sid, grp in sentences.groupby("story_id", sort=False)
+    }
+    rows, excluded = [], []
+    for story in stories.itertuples(index=False):
+        sents = by_story.get(story.story_id, [])
+        counts = sentence_tokens(sents, tokenize)
+        cuts, reason = story_cuts(sents, counts, settings)
+        if reason is not None:
+            excluded.append((story.story_id, story.story_type, model, len(sents), reason))
+            continue
+        for number, (i, pct, prefix_tokens) in enumerate(cuts):
+            rows.append(
+                (
+                    story.story_id,
+                    story.story_type,
+                    model,
+                    number,
+                    i,
+                    pct,
+                    prefix_tokens,
+                    sum(counts),
+                    " ".join(sents[: i + 1]),
+                    " ".join(sents[i + 1 :]),
+                )
+            )
+    for sid, _, _, _, reason in excluded:
+        log.info("story %s excluded: %s", sid, reason)
+    log.info(
+        "%d cuts in %d stories; %d stories excluded",
+        len(rows),
+        len(stories) - len(excluded),
+        len(excluded),
+    )
+    return tables.TENSION_CUTS.frame(rows), tables.TENSION_EXCLUDED.frame(excluded)

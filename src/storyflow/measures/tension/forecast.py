@@ -1,0 +1,174 @@
+"""Forecasts: K endings sampled from the story so far, at every cut.
+
+The forecaster sees the prompt of Sui et al. (2026): with a chat template (instruct models) a
+system message and a user message holding the prefix; base models get the same texts as a plain
+frame ending in a cue line (``"In two or three sentences, this is how the story ends:"``) that
+the sample continues. The K endings of one cut are one batch sharing the prompt (the sampler
+decodes the prompt once); sample k of a cut is seeded by ``(cut seed, k)``, and the cut seed is
+drawn from ``(seed, story id, cut)`` (:func:`cut_seed`), so a story's endings do not depend on
+the other stories of the run.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pandas as pd
+from tqdm import tqdm
+
+from storyflow import tables
+from storyflow.errors import StoryflowError
+from storyflow.lm.backends.llama_cpp import VocabOnly
+from storyflow.lm.connect import open_sampler
+from storyflow.lm.prompts import generation_prompt, prompt_tokens
+from storyflow.lm.registry import ModelSpec
+from storyflow.lm.sampling import Sampler, SamplingSettings, check_k
+from storyflow.seeds import item_rng
+
+log = logging.getLogger(__name__)
+
+PREFIX_FIELD = "{prefix}"
+
+
+@dataclass(frozen=True)
+class ForecastPrompt:
+    """The forecast prompt: ``system`` and ``user`` texts (``user`` holds ``{prefix}``); ``cue``
+    ends the plain frame of base models; ``mode``: ``chat`` or ``plain`` (the model's)."""
+
+    system: str
+    user: str
+    cue: str
+    mode: str
+
+    def __post_init__(self) -> None:
+        if self.user.count(PREFIX_FIELD) != 1:
+            raise StoryflowError(
+                f"config: tension.prompts.user must contain {PREFIX_FIELD} exactly once "
+                "(where the story so far goes)"
+            )
+
+    def render(self, llm: Any, prefix: str, model_name: str = "model") -> str:
+        """The prompt text for the story so far ``prefix``, ending where the ending begins."""
+        messages = [{"role": "user", "content": self.user.replace(PREFIX_FIELD, prefix)}]
+        if self.system:
+            messages.insert(0, {"role": "system", "content": self.system})
+        cue = self.cue if self.mode == "plain" else ""
+        return generation_prompt(llm, messages, mode=self.mode, cue=cue, model_name=model_name)
+
+
+def cut_seed(seed: int, story_id: str, cut: int) -> int:
+    """The sampling seed of one cut: a 31-bit integer drawn from ``(seed, story id, cut)``."""
+    return int(item_rng(seed, f"{story_id}:{cut}").integers(2**31))
+
+
+def check_settings(k: int, settings: Mapping[str, Any]) -> SamplingSettings:
+    """The sampling settings of the config block ``tension.sampling``; ``k`` checked (>= 1)."""
+    try:
+        check_k(k)
+    except StoryflowError as err:
+        raise StoryflowError(f"config: tension.k must be an integer >= 1, not {k!r}") from err
+    if not settings["temperature"] > 0:
+        raise StoryflowError(
+            f"config: tension.sampling.temperature must be > 0, not {settings['temperature']!r}"
+        )
+    try:
+        return SamplingSettings(
+            temperature=float(settings["temperature"]),
+            top_p=float(settings["top_p"]),
+            max_tokens=int(settings["max_tokens"]),
+            stop=tuple(settings.get("stop") or ()),
+            seed=int(settings["seed"]),
+        )
+    except StoryflowError as err:
+        raise StoryflowError(f"config: tension.sampling: {err}") from err
+
+
+def prompt_window(llm: Any, prompts: list[str], max_tokens: int) -> int:
+    """Context window that holds the longest prompt plus ``max_tokens`` (rounded up to 64)."""
+    longest = max((len(prompt_tokens(llm, p)) for p in prompts), default=1)
+    return -(-(longest + max_tokens + 1) // 64) * 64
+
+
+def sample_endings(
+    sampler: Sampler,
+    prompts: list[str],
+    cuts: pd.DataFrame,
+    k: int,
+    settings: SamplingSettings,
+) -> pd.DataFrame:
+    """K endings per cut (:data:`tables.TENSION_ENDINGS`): ``prompts[i]`` is cut i's prompt.
+
+    ``n_tokens``: generated tokens of the ending (forecaster's tokenizer); ``finish_reason``:
+    ``eos``, ``stop`` or ``length`` (``max_tokens`` reached).
+    """
+    rows = []
+    progress = tqdm(list(zip(cuts.itertuples(index=False), prompts, strict=True)), desc="cuts")
+    for cut, prompt in progress:
+        seed = cut_seed(settings.seed, cut.story_id, cut.cut)
+        for sample in sampler.sample(prompt, k, replace(settings, seed=seed)):
+            rows.append(
+                (
+                    cut.story_id,
+                    cut.story_type,
+                    cut.model,
+                    cut.cut,
+                    cut.sentence_idx,
+                    cut.pct,
+                    sample.index,
+                    seed,
+                    sample.text.strip(),
+                    len(sample.tokens),
+                    sample.finish_reason,
+                )
+            )
+    endings = tables.TENSION_ENDINGS.frame(rows)
+    empty = int((endings["text"] == "").sum())
+    if empty:
+        log.warning(
+            "%d of %d endings are empty (no text): they get no verdict", empty, len(endings)
+        )
+    return endings
+
+
+def forecast_cuts(
+    spec: ModelSpec,
+    gguf: str,
+    cuts: pd.DataFrame,
+    k: int,
+    sampling: Mapping[str, Any],
+    prompts: Mapping[str, str],
+    threads: int,
+) -> pd.DataFrame:
+    """K endings per cut from the forecaster ``spec`` (weights ``gguf``) with the config's
+    ``tension.sampling`` and ``tension.prompts`` (:func:`sample_endings`); logs the generated
+    tokens per second."""
+    settings = check_settings(k, sampling)
+    frame = ForecastPrompt(prompts["system"], prompts["user"], prompts["cue"], spec.prompt)
+    llm = VocabOnly(gguf).llm
+    texts = [frame.render(llm, prefix, spec.name) for prefix in cuts["prefix"]]
+    sampler = open_sampler(
+        spec,
+        gguf,
+        n_ctx=prompt_window(llm, texts, settings.max_tokens),
+        n_seq=min(k, int(sampling["n_seq"])),
+        n_threads=threads,
+    )
+    start = time.perf_counter()
+    endings = sample_endings(sampler, texts, cuts, k, settings)
+    seconds = time.perf_counter() - start
+    generated = int(endings["n_tokens"].sum())
+    log.info(
+        "%s: %d endings of %d cuts in %.1f s: %d generated tokens (%.1f tokens/s), %d evaluated",
+        spec.name,
+        len(endings),
+        len(cuts),
+        seconds,
+        generated,
+        generated / max(seconds, 1e-9),
+        getattr(sampler, "tokens_evaluated", -1),
+    )
+    return endings

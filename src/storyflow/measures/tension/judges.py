@@ -1,0 +1,133 @@
+"""Judges: does a predicted ending capture the general direction of the actual remainder?
+
+Two kinds, chosen in config (``tension.judges``):
+
+- **embedding** (``"embedding"``): cosine of the sentence embeddings (all-MiniLM-L6-v2, unit
+  vectors) of the predicted ending and the actual remainder; a match when the cosine is at least
+  a threshold. The threshold is calibrated per forecaster on its own forecasts of ROCStories
+  stories (:mod:`storyflow.measures.tension.calibration`) unless the config fixes one in
+  [-1, 1]. ``score`` = the cosine.
+- **LLM** (a model name of ``models:``): the model is asked whether the predicted ending captures
+  the broad plot trajectory of the actual continuation and answers a closed choice, Y or N, read
+  from its answer probabilities (no text generated; ``storyflow.lm.answers``). ``score`` =
+  P(Y) renormalised over {Y, N}; a match when P(Y) > 0.5. ``mass`` = P(Y) + P(N) before
+  renormalising (a low mass flags a prompt the model does not read as a Y/N question).
+
+An ending with no text gets no verdict (``status`` ``empty forecast``); an answer set with no
+probability (mass 0 or not finite) neither (``empty answer set``). Both are counted by the
+curves and left out of the no-rate's denominator.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from storyflow import tables
+from storyflow.errors import StoryflowError
+from storyflow.lm.prompts import generation_prompt
+
+log = logging.getLogger(__name__)
+
+EMBEDDING = "embedding"
+JUDGED, EMPTY_FORECAST, EMPTY_ANSWERS = "judged", "empty forecast", "empty answer set"
+#: Answer options of the LLM judge (each with its variants, see storyflow.lm.answers).
+YES_NO = {"Y": ["Y", " Y", "Yes", " Yes"], "N": ["N", " N", "No", " No"]}
+
+
+def check_threshold(threshold: float | None) -> None:
+    """Stop unless ``threshold`` is None (calibrate) or a cosine in [-1, 1]."""
+    if threshold is not None and not -1 <= float(threshold) <= 1:
+        raise StoryflowError(
+            f"config: tension.embedding.threshold must be in [-1, 1] (a cosine) or null "
+            f"(calibrate on ROCStories), not {threshold!r}"
+        )
+
+
+def _verdicts(endings: pd.DataFrame, judge: str, scores, matches, masses, statuses) -> pd.DataFrame:
+    frame = endings[["story_id", "story_type", "model", "cut", "sentence_idx", "pct", "sample"]]
+    frame = frame.assign(judge=judge, score=scores, mass=masses, match=matches, status=statuses)
+    return tables.TENSION_JUDGMENTS.frame(frame)
+
+
+def remainders_of(endings: pd.DataFrame, cuts: pd.DataFrame) -> pd.Series:
+    """The actual remainder of each ending's cut (aligned with ``endings``)."""
+    truth = cuts.set_index(["story_id", "cut"])["remainder"]
+    index = pd.MultiIndex.from_frame(endings[["story_id", "cut"]])
+    return pd.Series(truth.reindex(index).to_numpy(), index=endings.index)
+
+
+def judge_by_embedding(
+    endings: pd.DataFrame,
+    cuts: pd.DataFrame,
+    encode: Callable[[Sequence[str]], np.ndarray],
+    threshold: float,
+) -> pd.DataFrame:
+    """Embedding verdicts (:data:`tables.TENSION_JUDGMENTS`): match when cosine >= threshold."""
+    check_threshold(threshold)
+    truth = remainders_of(endings, cuts)
+    has_text = endings["text"].str.strip() != ""
+    scores = np.full(len(endings), np.nan)
+    if has_text.any():
+        predicted = encode(endings.loc[has_text, "text"].tolist())
+        actual = encode(truth[has_text].tolist())
+        scores[has_text.to_numpy()] = np.einsum("ij,ij->i", predicted, actual)
+    matches = pd.array(
+        [s >= threshold if not math.isnan(s) else pd.NA for s in scores], dtype="boolean"
+    )
+    statuses = np.where(has_text, JUDGED, EMPTY_FORECAST)
+    return _verdicts(endings, EMBEDDING, scores, matches, np.nan, statuses)
+
+
+@dataclass(frozen=True)
+class JudgePrompt:
+    """The LLM judge's question: ``system`` and ``user`` texts with ``{actual}`` and
+    ``{predicted}``; ``cue`` ends the plain frame of base models; ``mode`` chat or plain."""
+
+    system: str
+    user: str
+    cue: str
+    mode: str
+
+    def render(self, llm: Any, actual: str, predicted: str, model_name: str = "model") -> str:
+        text = self.user.replace("{actual}", actual).replace("{predicted}", predicted)
+        messages = [{"role": "user", "content": text}]
+        if self.system:
+            messages.insert(0, {"role": "system", "content": self.system})
+        cue = self.cue if self.mode == "plain" else ""
+        return generation_prompt(llm, messages, mode=self.mode, cue=cue, model_name=model_name)
+
+
+def judge_by_model(
+    endings: pd.DataFrame,
+    cuts: pd.DataFrame,
+    answer: Callable[[str], Any],
+    render: Callable[[str, str], str],
+    judge: str,
+) -> pd.DataFrame:
+    """LLM verdicts: ``render(actual, predicted)`` is the prompt, ``answer(prompt)`` its
+    :class:`~storyflow.lm.answers.ClosedAnswer` over :data:`YES_NO`; match when P(Y) > 0.5."""
+    truth = remainders_of(endings, cuts)
+    scores, masses, matches, statuses = [], [], [], []
+    rows = list(zip(endings["text"], truth, strict=True))
+    for predicted, actual in tqdm(rows, desc=f"judge {judge}"):
+        if not predicted.strip():
+            scores.append(math.nan), masses.append(math.nan)
+            matches.append(pd.NA), statuses.append(EMPTY_FORECAST)
+            continue
+        result = answer(render(actual, predicted))
+        if not (result.mass > 0 and math.isfinite(result.mass)):
+            scores.append(math.nan), masses.append(result.mass)
+            matches.append(pd.NA), statuses.append(EMPTY_ANSWERS)
+            continue
+        p_yes = result.probs[result.options.index("Y")]
+        scores.append(p_yes), masses.append(result.mass)
+        matches.append(p_yes > 0.5), statuses.append(JUDGED)
+    return _verdicts(endings, judge, scores, pd.array(matches, dtype="boolean"), masses, statuses)

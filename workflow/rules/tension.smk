@@ -1,0 +1,250 @@
+# Narrative tension by ending forecasting (docs/tension.md): cuts, sampled endings, judges,
+# no-rate curves, the PMI companion and the group comparisons.
+
+
+rule plan_tension_cuts:
+    input:
+        stories="results/{corpus}/stories.parquet",
+        sentences="results/{corpus}/sentences.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        cuts="results/{corpus}/tension/cuts/{model}.parquet",
+        excluded="results/{corpus}/tension/excluded/{model}.csv",
+    log:
+        "logs/{corpus}/tension/plan_tension_cuts/{model}.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        cuts=TS["cuts"],
+        model=tension_model,
+    script:
+        "../../scripts/plan_tension_cuts.py"
+
+
+rule sample_endings:
+    input:
+        cuts="results/{corpus}/tension/cuts/{model}.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        endings="results/{corpus}/tension/endings/{model}.parquet",
+    log:
+        "logs/{corpus}/tension/sample_endings/{model}.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+        model=one_of(TENSION["forecasters"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        k=TS["k"],
+        sampling=TS["sampling"],
+        prompts=TS["prompts"],
+        model=tension_model,
+    script:
+        "../../scripts/sample_endings.py"
+
+
+rule sample_calibration_endings:
+    input:
+        stories="results/rocstories/stories.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        endings="results/tension/calibration/endings/{model}.parquet",
+    log:
+        "logs/tension/sample_calibration_endings/{model}.log",
+    wildcard_constraints:
+        model=one_of(TENSION["forecasters"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        stories=TS["embedding"]["calibration_stories"],
+        k=TS["k"],
+        sampling=TS["sampling"],
+        prompts=TS["prompts"],
+        model=tension_model,
+    script:
+        "../../scripts/sample_calibration_endings.py"
+
+
+rule calibrate_tension_judge:
+    input:
+        stories="results/rocstories/stories.parquet",
+        endings="results/tension/calibration/endings/{model}.parquet",
+    output:
+        table=report(
+            "results/tension/calibration/{model}.csv",
+            caption="../report/tension_calibration.rst",
+            category="Tension",
+        ),
+    log:
+        "logs/tension/calibrate_tension_judge/{model}.log",
+    wildcard_constraints:
+        model=one_of(TENSION["forecasters"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        embedding_model=TS["embedding"]["model"],
+        seed=TS["embedding"]["seed"],
+    script:
+        "../../scripts/calibrate_tension_judge.py"
+
+
+rule judge_endings:
+    input:
+        unpack(tension_judge_inputs),
+        endings="results/{corpus}/tension/endings/{model}.parquet",
+        cuts="results/{corpus}/tension/cuts/{model}.parquet",
+    output:
+        judgments="results/{corpus}/tension/judgments/{model}/{judge}.parquet",
+        curves="results/{corpus}/tension/curves/{model}/{judge}.parquet",
+        stories="results/{corpus}/tension/stories/{model}/{judge}.parquet",
+    log:
+        "logs/{corpus}/tension/judge_endings/{model}/{judge}.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+        model=one_of(TENSION["forecasters"]),
+        judge=one_of(TENSION["judges"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        judge=tension_judge,
+        judge_model=tension_judge_model,
+        curves=TS["curves"],
+    script:
+        "../../scripts/judge_endings.py"
+
+
+rule score_tension_pmi:
+    input:
+        cuts="results/{corpus}/tension/cuts/{model}.parquet",
+        sentences="results/{corpus}/sentences.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        pmi="results/{corpus}/tension/pmi/{model}.parquet",
+    log:
+        "logs/{corpus}/tension/score_tension_pmi/{model}.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+        model=one_of(TENSION["pmi_models"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        model=tension_model,
+    script:
+        "../../scripts/score_tension_pmi.py"
+
+
+rule summarize_tension:
+    input:
+        stories="results/{corpus}/stories.parquet",
+        scores=tension_scores,
+        pmi=tension_pmi,
+    output:
+        groups=report(
+            "results/{corpus}/tension/group_means.csv",
+            caption="../report/tension_groups.rst",
+            category="Tension",
+            subcategory="{corpus}",
+        ),
+        effects=report(
+            "results/{corpus}/tension/effects.csv",
+            caption="../report/tension_effects.rst",
+            category="Tension",
+            subcategory="{corpus}",
+        ),
+        likelihood="results/{corpus}/tension/likelihood_vs_sampled.csv",
+        measures="results/{corpus}/tension/story_measures.parquet",
+    log:
+        "logs/{corpus}/tension/summarize_tension.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        k=TS["k"],
+        confidence=TS["confidence"],
+        contrasts=tension_contrasts,
+        forecasters=TENSION["forecasters"],
+        judges=TENSION["judges"],
+        pmi_models=TENSION["pmi_models"],
+    script:
+        "../../scripts/summarize_tension.py"
+
+
+rule plot_tension_by_group:
+    input:
+        groups="results/{corpus}/tension/group_means.csv",
+    output:
+        png=report(
+            "results/{corpus}/figures/tension_by_group.png",
+            caption="../report/tension_by_group.rst",
+            category="Tension",
+            subcategory="{corpus}",
+        ),
+        pdf="results/{corpus}/figures/tension_by_group.pdf",
+    log:
+        "logs/{corpus}/tension/plot_tension_by_group.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        dpi=config["figures"]["dpi"],
+    script:
+        "../../scripts/plot_tension_by_group.py"
+
+
+rule plot_tension_curves:
+    input:
+        curves="results/{corpus}/tension/curves/{model}/{judge}.parquet",
+    output:
+        png=report(
+            "results/{corpus}/figures/tension_curves/{model}/{judge}.png",
+            caption="../report/tension_curves.rst",
+            category="Tension",
+            subcategory="{corpus}",
+        ),
+        pdf="results/{corpus}/figures/tension_curves/{model}/{judge}.pdf",
+    log:
+        "logs/{corpus}/tension/plot_tension_curves/{model}/{judge}.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+        model=one_of(TENSION["forecasters"]),
+        judge=one_of(TENSION["judges"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        dpi=config["figures"]["dpi"],
+        smoothing=TS["curves"]["smoothing"],
+        angle=tension_marked_angle,
+    script:
+        "../../scripts/plot_tension_curves.py"
+
+
+rule plot_inflection_rates:
+    input:
+        stories=tension_scores,
+    output:
+        png=report(
+            "results/{corpus}/figures/tension_inflection_rates.png",
+            caption="../report/tension_inflection_rates.rst",
+            category="Tension",
+            subcategory="{corpus}",
+        ),
+        pdf="results/{corpus}/figures/tension_inflection_rates.pdf",
+    log:
+        "logs/{corpus}/tension/plot_inflection_rates.log",
+    wildcard_constraints:
+        corpus=one_of(TENSION["corpora"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        dpi=config["figures"]["dpi"],
+    script:
+        "../../scripts/plot_inflection_rates.py"
