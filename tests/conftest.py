@@ -165,6 +165,18 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory, snakemake: Snakemake) -> 
     return workdir
 
 
+MEASURES_CONFIG = REPO / "tests" / "config" / "measures.yaml"
+
+
+@pytest.fixture(scope="session")
+def measures_run(tmp_path_factory: pytest.TempPathFactory, snakemake: Snakemake) -> Path:
+    """Working directory of one finished run of every measure on the same tiny stories and their
+    comparison (tests/config/measures.yaml over the tiny config); read-only, as ``tiny_run``."""
+    workdir = tmp_path_factory.mktemp("measures_run")
+    snakemake(workdir, "--cores", "2", configfiles=[MEASURES_CONFIG])
+    return workdir
+
+
 def run_script(name: str, **smk: object) -> None:
     """Run ``scripts/<name>.py`` as Snakemake would, with a stand-in ``snakemake`` object."""
     root = logging.getLogger()

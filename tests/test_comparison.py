@@ -227,3 +227,45 @@ def test_compared_corpora_are_those_two_measures_score() -> None:
     with pytest.raises(StoryflowError, match="'hanna', which only narrative_sense scores"):
         plan.comparison_corpora(config)
     assert plan.comparison_corpora(_config(comparison={"enabled": False})) == []
+
+
+# --- the whole workflow: every measure on the same tiny stories ----------------------------
+
+
+@pytest.mark.slow
+def test_story_table_of_a_run_holds_every_measure_of_every_story(measures_run) -> None:
+    results = measures_run / "results" / "hippocorpus"
+    stories = tables.read(tables.STORIES, results / "stories.parquet")
+    table = tables.read(tables.STORY_TABLE, results / "measures.parquet")
+    handed = {
+        measure: tables.read(tables.STORY_MEASURES, results / measure / "story_measures.parquet")
+        for measure in ("sequentiality", "tension", "fabula_entropy", "plot_holes")
+    }
+    models = sorted({m for frame in handed.values() for m in frame["model"]} - {""})
+    # one row per story and model, every story of the sample, no other
+    assert len(table) == len(stories) * len(models)
+    assert set(table["story_id"]) == set(stories["story_id"])
+    assert not table.duplicated(["story_id", "model"]).any()
+    # every measure's every score, in its column, on its story's row
+    columns = story_table.measure_columns(table)
+    indexed = table.set_index(["story_id", "model"])
+    for measure, frame in handed.items():
+        names = set(frame["measure"])
+        assert names and names <= set(columns), f"{measure}: {names - set(columns)} missing"
+        for row in frame.itertuples(index=False):
+            for model in [row.model] if row.model else models:
+                cell = indexed.loc[(row.story_id, model), row.measure]
+                assert cell == pytest.approx(row.value, nan_ok=True)
+    units = tables.read(tables.MEASURE_UNITS, results / "tables" / "measure_units.csv")
+    assert set(units["measure"]) == set(columns) and units["unit"].notna().all()
+    correlations = tables.read(
+        tables.MEASURE_CORRELATIONS, results / "tables" / "measure_correlations.csv"
+    )
+    diagonal = correlations[correlations["measure_a"] == correlations["measure_b"]]
+    assert (diagonal["rho"] == 1).all()
+    separation_table = tables.read(
+        tables.MEASURE_SEPARATION, results / "tables" / "measure_separation.csv"
+    )
+    assert set(separation_table["contrast"]) == {"imagined_vs_recalled", "retold_vs_recalled"}
+    for figure in ("measure_correlations", "measure_separation"):
+        assert (results / "figures" / f"{figure}.png").stat().st_size > 10_000

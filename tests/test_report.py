@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
+from conftest import MEASURES_CONFIG
 
 if TYPE_CHECKING:
     from conftest import Snakemake
@@ -27,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 REPORT_DIR = REPO / "workflow" / "report"
 RULE_FILES = sorted((REPO / "workflow" / "rules").glob("*.smk"))
 GLOBAL_DESCRIPTION = "workflow.rst"
-# report(...) outputs of the tiny run: file name -> caption file
+# report(...) outputs of every rule: file name pattern -> caption file
 REPORT_ITEM = re.compile(r'report\(\s*"([^"]+)",\s*caption="\.\./report/([^"]+\.rst)"')
 
 
@@ -58,14 +59,18 @@ def test_every_caption_belongs_to_a_report_output() -> None:
 
 
 @pytest.fixture(scope="module")
-def report(snakemake: Snakemake, tiny_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The HTML report of the tiny run (written once per module)."""
+def report(
+    snakemake: Snakemake, measures_run: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The HTML report of the run of every measure and their comparison (written once)."""
     path = tmp_path_factory.mktemp("report") / "report.html"
-    snakemake(tiny_run, "--report", str(path))
+    snakemake(measures_run, "--report", str(path), configfiles=[MEASURES_CONFIG])
     return path
 
 
-def test_report_holds_every_figure_and_table_with_its_caption(report: Path, tiny_run: Path) -> None:
+def test_report_holds_every_figure_and_table_with_its_caption(
+    report: Path, measures_run: Path
+) -> None:
     text = report.read_text(encoding="utf-8")
     # self-contained: no script or stylesheet fetched from elsewhere
     assert not re.search(r"<script[^>]*\ssrc=\"https?:", text)
@@ -75,7 +80,7 @@ def test_report_holds_every_figure_and_table_with_its_caption(report: Path, tiny
     names = {Path(pattern).name for pattern in items}
     assert {"sample_counts.csv", "effect_sizes.csv", "effect_sizes.png"} <= names
     for pattern, caption in items.items():
-        produced = list(tiny_run.glob(pattern))
+        produced = list(measures_run.glob(pattern))
         if not produced:  # an output of a stage the tiny config switches off (books, ...)
             continue
         name = Path(pattern).name
