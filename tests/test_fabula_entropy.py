@@ -310,7 +310,7 @@ def test_gate_indices_and_comparison_on_made_up_readers() -> None:
     assert set(measures.model) == {"good", "bad", "pooled"}
     assert (
         measures.set_index(["story_id", "model", "measure"]).value.loc[
-            ("s20", "pooled", "fei_etc_soft")
+            ("s20", "pooled", "fabula_entropy.etc_soft")
         ]
         != measures.value.max()
     )  # NaN

@@ -165,7 +165,7 @@ def test_tiny_run_writes_calibrated_verdicts_curves_and_story_measures(tension_r
     measures = tables.read(tables.STORY_MEASURES, corpus / "story_measures.parquet")
     per_story = measures.groupby(["model", "measure"])["story_id"].apply(set)
     assert all(ids == set(stories["story_id"]) for ids in per_story)
-    assert {"tension_no_rate.embedding", "tension_pmi"} <= set(measures["measure"])
+    assert {"tension.no_rate.embedding", "tension.pmi"} <= set(measures["measure"])
     figures = results / "hippocorpus" / "figures"
     for name in ("tension_by_group", "tension_inflection_rates"):
         assert (figures / f"{name}.png").stat().st_size > 0 and (figures / f"{name}.pdf").exists()

@@ -449,7 +449,7 @@ STORY_MEASURES = Table(
     doc="One story-level score per row, the form in which every measure hands its results to the "
     "cross-measure comparison (results/<corpus>/<measure>/story_measures.parquet). model: the "
     "model the score depends on ('' when it depends on none); measure: the score's name, prefixed "
-    "by its measure (e.g. tension_no_rate.embedding); value: the score (NaN where it is undefined "
+    "by its measure (e.g. tension.no_rate.embedding); value: the score (NaN where it is undefined "
     "for the story, the reason in the measure's log); unit: the value's unit (e.g. 'nats/token', "
     "'bits', 'share of endings (0-1)'). Every story of the measure's stories table has its rows.",
 )

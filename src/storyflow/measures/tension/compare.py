@@ -244,7 +244,7 @@ def story_measures(
             sub = sub.drop_duplicates("story_id").set_index("story_id").reindex(ids)
             for column in measure_columns(stories):
                 base = "inflection_rate" if column.startswith("inflection_rate_") else column
-                name = f"tension_{column}.{judge}"
+                name = f"tension.{column}.{judge}"
                 frames.append(
                     pd.DataFrame(
                         {
@@ -265,7 +265,7 @@ def story_measures(
                     {
                         "story_id": ids,
                         "model": model,
-                        "measure": "tension_pmi",
+                        "measure": "tension.pmi",
                         "value": values.reindex(ids).to_numpy(float),
                         "unit": UNITS["pmi"],
                     }
