@@ -9,7 +9,7 @@ from storyflow.runner import run
 def main(smk):
     scores, answers = score_benchmark(
         made_path=smk.input.made,
-        answer_paths=list(smk.input.answers),
+        answer_paths=[*smk.input.answers, *smk.input.nli],
         settings=smk.params.settings,
     )
     Path(smk.output.scores).parent.mkdir(parents=True, exist_ok=True)

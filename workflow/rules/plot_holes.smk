@@ -254,10 +254,30 @@ rule detect_benchmark_plot_holes:
         "../../scripts/detect_benchmark_plot_holes.py"
 
 
+rule detect_benchmark_plot_holes_nli:
+    input:
+        made="results/flawedfictions/plot_holes/made/flawedfictions.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        answers="results/flawedfictions/plot_holes/nli/{model}.parquet",
+    log:
+        "logs/flawedfictions/plot_holes/detect_benchmark_plot_holes_nli/{model}.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        model=model_scoring,
+        settings={"nli": PH["nli"], "min_sentences": PH["min_sentences"]},
+        verdicts=None,
+    script:
+        "../../scripts/detect_plot_holes_nli.py"
+
+
 rule score_benchmark_plot_holes:
     input:
         made="results/flawedfictions/plot_holes/made/flawedfictions.parquet",
         answers=ph_benchmark_answers,
+        nli=ph_benchmark_nli,
     output:
         scores=report(
             "results/flawedfictions/plot_holes/scores.csv",
