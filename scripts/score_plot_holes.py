@@ -10,7 +10,7 @@ from storyflow.runner import run
 def main(smk):
     outputs = score_corpus(
         made_paths=list(smk.input.made),
-        answer_paths=list(smk.input.answers),
+        answer_paths=[*smk.input.answers, *smk.input.nli],
         surprisal_paths=list(smk.input.surprisal),
         stories=tables.read(tables.STORIES, smk.input.stories, needs=["story_id"]),
         corpus=smk.wildcards.corpus,

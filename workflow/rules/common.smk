@@ -314,6 +314,9 @@ PH_CORPORA = checked(plan.plot_hole_corpora, config) if PH["enabled"] else []
 PH_DETECTORS = checked(plan.plot_hole_detectors, config) if PH["enabled"] else []
 PH_SURPRISAL = checked(plan.plot_hole_surprisal_models, config) if PH["enabled"] else []
 PH_MAKERS = checked(plan.plot_hole_makers, config) if PH["enabled"] else []
+PH_BENCHMARK = checked(plan.plot_hole_benchmark, config) if PH["enabled"] else None
+PH_DETECTION = plan.plot_hole_detector_settings(config)
+PH_NLI = checked(plan.plot_hole_nli_models, config) if PH["enabled"] else []
 
 
 def ph_made(wildcards):
@@ -338,6 +341,28 @@ def ph_surprisal(wildcards):
         corpus=wildcards.corpus,
         model=PH_SURPRISAL,
     )
+
+
+def ph_nli(wildcards):
+    return expand(
+        "results/{corpus}/plot_holes/nli/{model}.parquet",
+        corpus=wildcards.corpus,
+        model=PH_NLI,
+    )
+
+
+def ph_benchmark_file(wildcards):
+    return [PH_BENCHMARK] if PH_BENCHMARK else []
+
+
+def ph_benchmark_answers(wildcards):
+    return expand(
+        "results/flawedfictions/plot_holes/answers/{model}.parquet", model=PH_DETECTORS
+    )
+
+
+def ph_benchmark_nli(wildcards):
+    return expand("results/flawedfictions/plot_holes/nli/{model}.parquet", model=PH_NLI)
 
 
 def ph_maker_gguf(wildcards):
@@ -377,6 +402,8 @@ def plot_holes_outputs():
         )
     if "hanna" in PH_CORPORA:
         outputs.append("results/hanna/plot_holes/detection_rates.csv")
+    if PH_BENCHMARK:
+        outputs.append("results/flawedfictions/plot_holes/scores.csv")
     return outputs
 
 

@@ -76,10 +76,32 @@ rule detect_plot_holes:
     threads: 2
     params:
         model=model_scoring,
-        settings={k: PH[k] for k in ("prompts", "detection")},
+        settings=PH_DETECTION,
         verdicts=PH["model_maker"]["verdicts"],
     script:
         "../../scripts/detect_plot_holes.py"
+
+
+rule detect_plot_holes_nli:
+    input:
+        made=ph_made,
+        verdicts=ph_verdicts,
+        gguf="resources/models/{model}.gguf",
+    output:
+        answers="results/{corpus}/plot_holes/nli/{model}.parquet",
+    log:
+        "logs/{corpus}/plot_holes/detect_plot_holes_nli/{model}.log",
+    wildcard_constraints:
+        corpus=one_of(PH_CORPORA),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        model=model_scoring,
+        settings={"nli": PH["nli"], "min_sentences": PH["min_sentences"]},
+        verdicts=PH["model_maker"]["verdicts"],
+    script:
+        "../../scripts/detect_plot_holes_nli.py"
 
 
 rule score_plot_hole_surprisal:
@@ -107,6 +129,7 @@ rule score_plot_holes:
         made=ph_made,
         verdicts=ph_verdicts,
         answers=ph_answers,
+        nli=ph_nli,
         surprisal=ph_surprisal,
         stories="results/{corpus}/stories.parquet",
     output:
@@ -130,6 +153,7 @@ rule score_plot_holes:
             "seed": PH["seed"],
             "confidence": config["stats"]["confidence"],
             "surprisal_z": PH["detection"]["surprisal_z"],
+            "unparseable": PH["detection"]["unparseable"],
             "verdicts": PH["model_maker"]["verdicts"],
         },
         detectors=PH_DETECTORS,
@@ -192,3 +216,85 @@ rule plot_plot_holes:
         dpi=config["figures"]["dpi"],
     script:
         "../../scripts/plot_plot_holes.py"
+
+
+# The published FlawedFictions benchmark (plot_holes.benchmark), run by the same detectors.
+
+
+rule read_plot_hole_benchmark:
+    input:
+        benchmark=ph_benchmark_file,
+    output:
+        made="results/flawedfictions/plot_holes/made/flawedfictions.parquet",
+    log:
+        "logs/flawedfictions/plot_holes/read_plot_hole_benchmark.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        spacy_model=config["sentences"]["spacy_model"],
+    script:
+        "../../scripts/read_plot_hole_benchmark.py"
+
+
+rule detect_benchmark_plot_holes:
+    input:
+        made="results/flawedfictions/plot_holes/made/flawedfictions.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        answers="results/flawedfictions/plot_holes/answers/{model}.parquet",
+    log:
+        "logs/flawedfictions/plot_holes/detect_benchmark_plot_holes/{model}.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        model=model_scoring,
+        settings=PH_DETECTION,
+    script:
+        "../../scripts/detect_benchmark_plot_holes.py"
+
+
+rule detect_benchmark_plot_holes_nli:
+    input:
+        made="results/flawedfictions/plot_holes/made/flawedfictions.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        answers="results/flawedfictions/plot_holes/nli/{model}.parquet",
+    log:
+        "logs/flawedfictions/plot_holes/detect_benchmark_plot_holes_nli/{model}.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        model=model_scoring,
+        settings={"nli": PH["nli"], "min_sentences": PH["min_sentences"]},
+        verdicts=None,
+    script:
+        "../../scripts/detect_plot_holes_nli.py"
+
+
+rule score_benchmark_plot_holes:
+    input:
+        made="results/flawedfictions/plot_holes/made/flawedfictions.parquet",
+        answers=ph_benchmark_answers,
+        nli=ph_benchmark_nli,
+    output:
+        scores=report(
+            "results/flawedfictions/plot_holes/scores.csv",
+            caption="../report/plot_holes_benchmark.rst",
+            category="Plot holes",
+            subcategory="FlawedFictions",
+        ),
+        answers="results/flawedfictions/plot_holes/answers.parquet",
+    log:
+        "logs/flawedfictions/plot_holes/score_benchmark_plot_holes.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        settings={
+            "seed": PH["seed"],
+            "confidence": config["stats"]["confidence"],
+            "unparseable": PH["detection"]["unparseable"],
+        },
+    script:
+        "../../scripts/score_benchmark_plot_holes.py"

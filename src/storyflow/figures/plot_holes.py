@@ -14,6 +14,8 @@ import pandas as pd
 
 from storyflow.figures.common import save
 
+KIND_COLOURS = {"baseline": "0.6", "surprisal": "C1", "nli": "C2", "model": "C0"}
+
 
 def plot_ceeval(scores: pd.DataFrame, paths: Sequence[str | Path], dpi: int) -> None:
     """One panel per maker: CEEval-Full of each detector (share 0-1) with its bootstrap CI;
@@ -25,9 +27,7 @@ def plot_ceeval(scores: pd.DataFrame, paths: Sequence[str | Path], dpi: int) -> 
         y = np.arange(len(s))
         value = s["ceeval_full"].to_numpy(float)
         err = np.vstack([value - s["ceeval_ci_low"], s["ceeval_ci_high"] - value])
-        colours = [
-            "0.6" if k == "baseline" else "C1" if k == "surprisal" else "C0" for k in s["kind"]
-        ]
+        colours = [KIND_COLOURS.get(k, "C0") for k in s["kind"]]
         ax.barh(y, np.nan_to_num(value), xerr=np.nan_to_num(err), color=colours, capsize=2)
         ax.set_yticks(y, s["detector"], fontsize=7)
         ax.axvline(0.5, ls="--", color="k", lw=0.8)

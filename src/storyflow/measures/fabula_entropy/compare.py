@@ -263,8 +263,9 @@ def story_measures(
 ) -> pd.DataFrame:
     """The original stories' indices as :data:`tables.STORY_MEASURES` rows: for every story of
     the corpus × model (each model's prompt variants pooled, or its one reader; "pooled" for
-    the gated readers; "human" for human answers) × measure ``fabula_entropy.<kind>_<soft|hard>``, in
-    bits; NaN where the story got no questions of that kind (the exclusion table says why)."""
+    the gated readers; "human" for human answers) × measure
+    ``fabula_entropy.<kind>_<soft|hard>``, in bits; NaN where the story got no questions of
+    that kind (the exclusion table says why)."""
     models = list(dict.fromkeys(readers["model"]))
     pool_of = {}
     for model in models:
@@ -281,7 +282,9 @@ def story_measures(
                 for measure in MEASURES:
                     key = (pool_name, kind, sid)
                     value = original.at[key, measure] if key in original.index else math.nan
-                    rows.append((sid, label, f"fabula_entropy.{kind}_{measure}", float(value), "bits"))
+                    rows.append(
+                        (sid, label, f"fabula_entropy.{kind}_{measure}", float(value), "bits")
+                    )
     return tables.STORY_MEASURES.frame(rows)
 
 

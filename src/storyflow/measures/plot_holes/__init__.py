@@ -11,6 +11,9 @@ Modules:
 - :mod:`.detect`: detectors asked with a configured model (classification as a closed choice,
   two-way localization as strictly parsed line numbers);
 - :mod:`.surprisal`: the surprisal baseline and its controls (F−D, C−D, F−O);
+- :mod:`.nli`: the NLI baseline, a configured model judging sentence pairs (act 1 × acts 2-3);
+- :mod:`.scoring`: scores per maker × detector (with the unparseable-answer policy), the story
+  measures, the human-vs-LLM detection rates, the benchmark's scores;
 - :mod:`.ceeval`: the CEEval-Full metric, classification scores, bootstrap CIs, baselines;
 - :mod:`.review`: the human review sheet and its verdicts; :mod:`.benchmark`: the published
   FlawedFictions files.

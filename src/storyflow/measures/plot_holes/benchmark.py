@@ -5,7 +5,8 @@ A file (JSON lines, a JSON list, or CSV) holds one story per record with, by def
 ``contradicted_lines`` (the quoted lines, a list or newline-separated text). Each story is split
 into sentences with spaCy; a gold line matches the sentences whose text it contains (or that
 contain it), whitespace and case ignored. A gold line that matches no sentence is an error
-naming the story, never a silent miss.
+naming the story, never a silent miss; so is a story marked as flawed whose gold lines are
+empty.
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ def _lines(value: Any) -> list[str]:
 
 def match_lines(story_id: str, gold: list[str], sentences: list[str], what: str) -> list[int]:
     """1-based numbers of the sentences each gold line matches (see the module docstring)."""
+    if not gold:
+        raise StoryflowError(
+            f"FlawedFictions story {story_id}: marked as having an error but its {what} lines "
+            "are empty; give the lines in the file or remove the story"
+        )
     norm = [_norm(s) for s in sentences]
     found: set[int] = set()
     for line in gold:

@@ -102,7 +102,8 @@ def detect(
     options = YES_NO_CHAT if spec.prompt == "chat" else YES_NO_PLAIN
     greedy = SamplingSettings(temperature=0, max_tokens=settings.max_tokens, stop=("\n",))
     cache: dict[tuple[str, ...], tuple[float, int]] = {}
-    rows, too_long = [], 0
+    rows: list[tuple] = []
+    too_long: list[str] = []
     for item in tqdm(
         items.itertuples(index=False),
         total=len(items),
@@ -121,7 +122,7 @@ def detect(
                 cache[sents] = (answerer.answer(prompt, options).probs[0], n_tokens)
         p_error, n_tokens = cache[sents]
         if math.isnan(p_error):
-            too_long += 1
+            too_long.append(item.item_id)
         says = bool(p_error > settings.threshold)
         answer, status, pe, pc = "", "not_asked", None, None
         if says and item.maker != "original":
@@ -159,9 +160,12 @@ def detect(
         )
     if too_long:
         log.warning(
-            "%d story version(s) do not fit n_ctx = %d: p_error NaN (says no)",
-            too_long,
+            "%d story version(s) do not fit n_ctx = %d (plot_holes.detection.n_ctx): p_error "
+            "NaN, counted as saying no in the scores and left out of the human-vs-LLM "
+            "rates: %s",
+            len(too_long),
             settings.n_ctx,
+            ", ".join(too_long),
         )
     return tables.PLOT_HOLE_ANSWERS.frame(rows)
 

@@ -17,13 +17,14 @@ import numpy as np
 import pandas as pd
 
 from storyflow import tables
+from storyflow.errors import StoryflowError
 from storyflow.measures.plot_holes.ceeval import bootstrap_ci, score_detector
 
 log = logging.getLogger(__name__)
 
 
 def detector_kind(detector: str) -> str:
-    """``baseline``, ``surprisal`` or ``model`` from a detector's name."""
+    """``baseline``, ``surprisal``, ``nli`` or ``model`` from a detector's name."""
     return detector.split(":", 1)[0] if ":" in detector else "model"
 
 
@@ -35,24 +36,65 @@ def _verification(labels: pd.Series) -> str:
     return "verified" if found <= {"yes"} else "unverified"
 
 
+UNPARSEABLE_POLICIES = ("wrong", "exclude")
+UNPARSED = ("unparseable", "out_of_range")
+
+
+def apply_unparseable_policy(group: pd.DataFrame, policy: str) -> pd.DataFrame:
+    """One detector's answers on one maker's set under ``plot_holes.detection.unparseable``:
+    ``wrong`` keeps every story (an unparseable localization scores 0, :func:`ceeval_full`);
+    ``exclude`` drops each story whose answer could not be parsed together with the other
+    version of the same story (its original or flawed twin), so the set stays balanced 1:1."""
+    if policy not in UNPARSEABLE_POLICIES:
+        raise StoryflowError(
+            f"config: plot_holes.detection.unparseable is {policy!r}; choose one of "
+            f"{', '.join(UNPARSEABLE_POLICIES)}"
+        )
+    if policy == "wrong":
+        return group
+    dropped = set(group.loc[group["answer_status"].isin(UNPARSED), "story_id"])
+    return group[~group["story_id"].isin(dropped)]
+
+
 def scores_table(
-    answers: pd.DataFrame, made: pd.DataFrame, corpus: str, *, confidence: float, seed: int
+    answers: pd.DataFrame,
+    made: pd.DataFrame,
+    corpus: str,
+    *,
+    confidence: float,
+    seed: int,
+    unparseable: str = "wrong",
 ) -> pd.DataFrame:
     """PLOT_HOLE_SCORES rows: one per maker × detector on the balanced O + F set.
 
-    A model detector that said "yes" to flawed stories but never gave a parseable localization
-    answer gets CEEval-Full NaN (logged): it is reported as unparseable, not scored.
+    Unparseable localization answers are counted (``n_unparseable``, before the policy) and
+    scored under ``unparseable`` (:func:`apply_unparseable_policy`; ``n_excluded``: stories
+    dropped by it). A model detector that said "yes" to flawed stories but never gave a
+    parseable localization answer gets CEEval-Full NaN (logged): it is reported as
+    unparseable, not scored.
     """
     scored = answers[(answers["maker"] != "original") & answers["version"].isin(["O", "F"])]
     verification = made.groupby("maker")["verification"].agg(_verification)
     rows = []
-    for (maker, detector), group in scored.groupby(["maker", "detector"], sort=True):
+    for (maker, detector), shown in scored.groupby(["maker", "detector"], sort=True):
+        group = apply_unparseable_policy(shown, unparseable)
+        n_unparseable = int(shown["answer_status"].isin(UNPARSED).sum())
+        if n_unparseable:
+            log.info(
+                "%s on %s: %d unparseable localization answer(s), policy %r (%d stories excluded)",
+                detector,
+                maker,
+                n_unparseable,
+                unparseable,
+                len(shown) - len(group),
+            )
         s = score_detector(group, confidence=confidence, seed=seed)
-        asked = group["answer_status"].isin(["ok", "unparseable", "out_of_range"])
+        s["n_unparseable"] = n_unparseable
+        asked = shown["answer_status"].isin(["ok", *UNPARSED])
         if (
             detector_kind(detector) == "model"
             and asked.any()
-            and not (group["answer_status"] == "ok").any()
+            and not (shown["answer_status"] == "ok").any()
         ):
             log.warning(
                 "%s: no parseable localization answer (%d asked): CEEval-Full not reported",
@@ -72,6 +114,8 @@ def scores_table(
                 "detector": detector,
                 "kind": detector_kind(detector),
                 **s,
+                "unparseable_policy": unparseable,
+                "n_excluded": len(shown) - len(group),
                 "verification": verification.get(maker, "exact"),
             }
         )
@@ -83,8 +127,8 @@ def story_measures(
     stories: pd.DataFrame, answers: pd.DataFrame, contrasts: pd.DataFrame, models: Sequence[str]
 ) -> pd.DataFrame:
     """Rows of the cross-measure table for every story of ``stories`` and every model:
-    ``plot_hole_p_error`` (P(yes) on the unmodified story, share 0-1) and
-    ``plot_hole_surprisal_f_minus_d`` (nats/token; NaN where the controlled maker made no
+    ``plot_holes.p_error`` (P(yes) on the unmodified story, share 0-1) and
+    ``plot_holes.surprisal_f_minus_d`` (nats/token; NaN where the controlled maker made no
     versions of the story or the model scored none, logged)."""
     original = answers[answers["maker"] == "original"].set_index(["story_id", "detector"])
     f_minus_d = (
@@ -92,17 +136,26 @@ def story_measures(
         if len(contrasts)
         else pd.Series(dtype=float)
     )
-    rows, missing = [], 0
+    rows, missing, unread = [], 0, []
     for story in stories["story_id"].astype(str):
         for model in models:
             p = original["p_error"].get((story, model), math.nan)
             d = f_minus_d.get((story, model), math.nan)
             missing += math.isnan(d)
-            rows.append((story, model, "plot_hole_p_error", float(p), "share (0-1)"))
-            rows.append((story, model, "plot_hole_surprisal_f_minus_d", float(d), "nats/token"))
+            if math.isnan(p):
+                unread.append(f"{story} ({model})")
+            rows.append((story, model, "plot_holes.p_error", float(p), "share (0-1)"))
+            rows.append((story, model, "plot_holes.surprisal_f_minus_d", float(d), "nats/token"))
+    if unread:
+        log.warning(
+            "plot_holes.p_error is NaN for %d story × model pair(s): the story does not fit "
+            "plot_holes.detection.n_ctx (see the detect_plot_holes log): %s",
+            len(unread),
+            ", ".join(unread),
+        )
     if missing:
         log.info(
-            "plot_hole_surprisal_f_minus_d is NaN for %d story × model pairs: the "
+            "plot_holes.surprisal_f_minus_d is NaN for %d story × model pairs: the "
             "controlled maker made no versions of the story (skipped stories are listed "
             "in skipped.csv) or the model is not a surprisal model",
             missing,
@@ -124,6 +177,10 @@ def human_vs_llm(
     their difference (LLM − human, share 0-1) with a bootstrap CI over prompts, and whether the
     detector is the best available one (``best``)."""
     original = answers[answers["maker"] == "original"]
+    # a story the detector could not read (p_error NaN: longer than n_ctx) has no verdict
+    original = original.assign(
+        says_error=original["says_error"].astype(float).where(original["p_error"].notna())
+    )
     labelled = original.merge(stories[["story_id", "story_type", "prompt_id"]], on="story_id")
     rows = []
     for detector, g in labelled.groupby("detector", sort=True):
@@ -162,6 +219,15 @@ def best_detector(scores: pd.DataFrame) -> str | None:
             "detector"
         ]
     )
+
+
+def shown_versions(made: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The O and F versions of every made story (the scored set), as one PLOT_HOLE_STORIES
+    frame."""
+    parts = [m[m["version"].isin(["O", "F"])] for m in made]
+    if not parts:
+        return tables.PLOT_HOLE_STORIES.empty()
+    return tables.PLOT_HOLE_STORIES.frame(pd.concat(parts, ignore_index=True))
 
 
 def detection_items(
@@ -240,8 +306,8 @@ def score_corpus(
     """Every detector's answers (models, surprisal detectors, baselines), the scores table,
     the surprisal contrasts per model and the story measures of one corpus.
 
-    ``settings``: ``seed``, ``confidence``, ``surprisal_z`` and ``verdicts`` (a completed
-    review sheet or None).
+    ``settings``: ``seed``, ``confidence``, ``surprisal_z``, ``unparseable`` (the policy) and
+    ``verdicts`` (a completed review sheet or None).
     """
     from storyflow.measures.plot_holes import detect, surprisal
 
@@ -268,8 +334,41 @@ def score_corpus(
     )
     measures = story_measures(stories, answers, per_story, detectors)
     return CorpusScores(
-        scores=scores_table(answers, made, corpus, confidence=confidence, seed=seed),
+        scores=scores_table(
+            answers,
+            made,
+            corpus,
+            confidence=confidence,
+            seed=seed,
+            unparseable=str(settings["unparseable"]),
+        ),
         surprisal=summary,
         answers=answers,
         story_measures=tables.STORY_MEASURES.frame(measures),
     )
+
+
+def score_benchmark(
+    *, made_path: str, answer_paths: Sequence[str], settings: Mapping[str, Any]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The scores table (corpus ``flawedfictions``) and every detector's answers on a
+    FlawedFictions file read by :func:`storyflow.measures.plot_holes.benchmark.read_benchmark`:
+    the configured models' answers plus the always-no and random baselines. The file's own
+    balance of flawed and unflawed stories is kept. ``settings``: ``seed``, ``confidence``
+    and ``unparseable`` (the policy)."""
+    from storyflow.measures.plot_holes import detect
+
+    seed = int(settings["seed"])
+    made = tables.read(tables.PLOT_HOLE_STORIES, made_path)
+    parts = [tables.read(tables.PLOT_HOLE_ANSWERS, p) for p in answer_paths]
+    parts.append(detect.baseline_answers(made, seed))
+    answers = tables.PLOT_HOLE_ANSWERS.frame(pd.concat(parts, ignore_index=True))
+    scores = scores_table(
+        answers,
+        made,
+        "flawedfictions",
+        confidence=float(settings["confidence"]),
+        seed=seed,
+        unparseable=str(settings["unparseable"]),
+    )
+    return scores, answers

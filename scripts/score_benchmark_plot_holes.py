@@ -1,0 +1,20 @@
+"""Rule score_benchmark_plot_holes: CEEval-Full and the other scores on FlawedFictions."""
+
+from pathlib import Path
+
+from storyflow.measures.plot_holes.scoring import score_benchmark
+from storyflow.runner import run
+
+
+def main(smk):
+    scores, answers = score_benchmark(
+        made_path=smk.input.made,
+        answer_paths=[*smk.input.answers, *smk.input.nli],
+        settings=smk.params.settings,
+    )
+    Path(smk.output.scores).parent.mkdir(parents=True, exist_ok=True)
+    scores.to_csv(smk.output.scores, index=False)
+    answers.to_parquet(smk.output.answers, index=False)
+
+
+run(main, snakemake)
