@@ -98,6 +98,22 @@ def reader_pools(readers: pd.DataFrame) -> list[tuple[str, list[str], bool]]:
     return pools
 
 
+def _story_means(per_q: pd.DataFrame) -> pd.DataFrame:
+    """Per story, version and kind: the number of questions and the mean of each per-question
+    entropy (soft, hard, reader_entropy, disagreement; bits)."""
+    return (
+        per_q.groupby(["story_id", "version", "kind"], sort=False)
+        .agg(
+            n_questions=("soft", "size"),
+            soft=("soft", "mean"),
+            hard=("hard", "mean"),
+            reader_entropy=("reader_entropy", "mean"),
+            disagreement=("disagreement", "mean"),
+        )
+        .reset_index()
+    )
+
+
 def story_indices(
     answers: pd.DataFrame,
     questions: pd.DataFrame,
@@ -124,15 +140,7 @@ def story_indices(
             **{k: pooled[k] for k in ("soft", "hard", "reader_entropy", "disagreement")}
         )
         story = (
-            per_q.groupby(["story_id", "version", "kind"], sort=False)
-            .agg(
-                n_questions=("soft", "size"),
-                soft=("soft", "mean"),
-                hard=("hard", "mean"),
-                reader_entropy=("reader_entropy", "mean"),
-                disagreement=("disagreement", "mean"),
-            )
-            .reset_index()
+            _story_means(per_q)
             .merge(labels, on=["story_id", "version"])
             .assign(pool=name, readers=",".join(cols), gated=gated)
         )
@@ -172,15 +180,7 @@ def human_indices(
     )
     n = int(p["n_readers"].sum())
     story = (
-        per_q.groupby(["story_id", "version", "kind"], sort=False)
-        .agg(
-            n_questions=("soft", "size"),
-            soft=("soft", "mean"),
-            hard=("hard", "mean"),
-            reader_entropy=("reader_entropy", "mean"),
-            disagreement=("disagreement", "mean"),
-        )
-        .reset_index()
+        _story_means(per_q)
         .merge(versions[["story_id", "version", "condition", "k"]], on=["story_id", "version"])
         .assign(pool="human", readers=f"human ({n} answers)", gated=True)
     )

@@ -72,12 +72,18 @@ class DetectorSettings:
         )
 
 
-def _prompt(llm: Any, spec: ModelSpec, template: str, sentences: Sequence[str]) -> str:
-    text = template.format(story=numbered(sentences), format=ANSWER_FORMAT)
-    messages = [{"role": "user", "content": text}]
+def question_prompt(llm: Any, spec: ModelSpec, question: str) -> str:
+    """``question`` as the user's turn, rendered for ``spec``: its chat template, or the plain
+    frame ending in :data:`CUE` for a base model."""
+    messages = [{"role": "user", "content": question}]
     if spec.prompt == "chat":
         return generation_prompt(llm, messages, mode="chat", model_name=spec.name)
     return generation_prompt(llm, messages, mode="plain", cue=CUE)
+
+
+def _prompt(llm: Any, spec: ModelSpec, template: str, sentences: Sequence[str]) -> str:
+    text = template.format(story=numbered(sentences), format=ANSWER_FORMAT)
+    return question_prompt(llm, spec, text)
 
 
 def detect(

@@ -32,11 +32,10 @@ from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.lm.connect import open_answerer
-from storyflow.lm.prompts import generation_prompt
 from storyflow.lm.registry import ModelSpec
 from storyflow.measures.plot_holes.acts import act_bounds
 from storyflow.measures.plot_holes.ceeval import ceeval_full
-from storyflow.measures.plot_holes.detect import CUE, YES_NO_CHAT, YES_NO_PLAIN
+from storyflow.measures.plot_holes.detect import YES_NO_CHAT, YES_NO_PLAIN, question_prompt
 
 log = logging.getLogger(__name__)
 
@@ -75,12 +74,7 @@ def sentence_pairs(n_sentences: int, min_sentences: int) -> list[tuple[int, int]
 
 
 def _pair_prompt(llm: Any, spec: ModelSpec, template: str, premise: str, hypothesis: str) -> str:
-    messages = [
-        {"role": "user", "content": template.format(premise=premise, hypothesis=hypothesis)}
-    ]
-    if spec.prompt == "chat":
-        return generation_prompt(llm, messages, mode="chat", model_name=spec.name)
-    return generation_prompt(llm, messages, mode="plain", cue=CUE)
+    return question_prompt(llm, spec, template.format(premise=premise, hypothesis=hypothesis))
 
 
 def nli_answers(
