@@ -36,7 +36,7 @@ def separation(
     labels = table.drop_duplicates("story_id")
     free = set(model_free)
     if free:
-        shared = table.drop_duplicates("story_id").assign(model="")
+        shared = labels.assign(model="")
         table = pd.concat(
             [table[table["model"] != ""].drop(columns=list(free & set(table.columns))), shared],
             ignore_index=True,
