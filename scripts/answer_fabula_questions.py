@@ -1,24 +1,21 @@
 """Rule answer_fabula_questions: P(yes) of one reader model for every question of a corpus."""
 
-from pathlib import Path
-
 from storyflow import tables
+from storyflow.lm.connect import job_spec
 from storyflow.measures.fabula_entropy.readers import answer_corpus
 from storyflow.runner import run
 
 
 def main(smk):
     answers, cost = answer_corpus(
-        smk.params.model,
-        smk.input.gguf,
+        job_spec(smk.params.model, smk.config["models"]),
+        smk.input.get("gguf"),
         tables.read(tables.FEI_VERSIONS, smk.input.versions),
         tables.read(tables.FEI_QUESTIONS, smk.input.questions),
         smk.params.reading,
         n_threads=smk.threads,
         n_gpu_layers=smk.params.n_gpu_layers,
     )
-    Path(smk.output.answers).parent.mkdir(parents=True, exist_ok=True)
-    Path(smk.output.cost).parent.mkdir(parents=True, exist_ok=True)
     answers.to_parquet(smk.output.answers, index=False)
     cost.to_csv(smk.output.cost, index=False)
 

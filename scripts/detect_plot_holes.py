@@ -1,30 +1,27 @@
 """Rule detect_plot_holes: one model's answers on the made stories and every original."""
 
-from pathlib import Path
-
 from storyflow import tables
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.connect import job_spec, open_model
 from storyflow.measures.plot_holes.detect import DetectorSettings, detect
 from storyflow.measures.plot_holes.scoring import detection_items, read_made
 from storyflow.runner import run
 
 
 def main(smk):
-    made, _ = read_made(list(smk.input.made), smk.params.verdicts)
+    made, _ = read_made(list(smk.input.made), next(iter(smk.input.verdicts), None))
     items = detection_items(
         made,
         tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "text"]),
         tables.read(tables.SENTENCES, smk.input.sentences),
     )
-    answers = detect(
-        ModelSpec.from_config(smk.params.model),
-        smk.input.gguf,
-        items,
-        DetectorSettings.from_config(smk.params.settings),
+    settings = DetectorSettings.from_config(smk.params.settings)
+    model = open_model(
+        job_spec(smk.params.model, smk.config["models"]),
+        smk.input.get("gguf"),
+        n_ctx=settings.n_ctx,
         n_threads=smk.threads,
     )
-    Path(smk.output.answers).parent.mkdir(parents=True, exist_ok=True)
-    answers.to_parquet(smk.output.answers, index=False)
+    detect(model, items, settings).to_parquet(smk.output.answers, index=False)
 
 
 run(main, snakemake)

@@ -2,11 +2,9 @@
 statistics."""
 
 import logging
-from pathlib import Path
 
 from storyflow import tables
-from storyflow.lm.connect import open_answerer
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.connect import job_spec, open_model
 from storyflow.measures.tension import curves, judges
 from storyflow.runner import run
 
@@ -27,24 +25,19 @@ def main(smk):
         encode = load_encoder(settings["model"], threads=smk.threads, key="tension.embedding.model")
         verdicts = judges.judge_by_embedding(endings, cuts, encode, threshold)
     else:
-        spec = ModelSpec.from_config({**smk.params.judge_model, "source": {"path": smk.input.gguf}})
-        answerer = open_answerer(spec, smk.input.gguf, n_ctx=4096, n_threads=smk.threads)
-        frame = judges.JudgePrompt(
-            settings["system"], settings["user"], settings["cue"], spec.prompt
-        )
-        llm = answerer.scorer.llm
+        spec = job_spec(smk.params.judge_model, smk.config["models"])
+        model = open_model(spec, smk.input.get("gguf"), n_ctx=4096, n_threads=smk.threads)
+        frame = judges.JudgePrompt(settings["system"], settings["user"], settings["cue"])
         verdicts = judges.judge_by_model(
             endings,
             cuts,
-            lambda prompt: answerer.answer(prompt, judges.YES_NO),
-            lambda actual, predicted: frame.render(llm, actual, predicted, spec.name),
+            lambda prompt: model.answer(prompt, judges.YES_NO),
+            lambda actual, predicted: frame.render(model, actual, predicted),
             spec.name,
         )
     log.info("%s", verdicts["status"].value_counts().to_dict())
     rates = curves.cut_no_rates(verdicts)
     stories = curves.story_statistics(rates, curves.CurveSettings(**smk.params.curves))
-    for path in smk.output:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
     verdicts.to_parquet(smk.output.judgments, index=False)
     rates.to_parquet(smk.output.curves, index=False)
     stories.to_parquet(smk.output.stories, index=False)

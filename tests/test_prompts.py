@@ -128,6 +128,7 @@ def test_model_registry_applies_defaults_once_and_keeps_served_models_out_of_nll
             {
                 "name": "big",
                 "variant": "instruct",
+                "roles": ["tension.judge"],
                 "source": {"server": {"base_url": "http://127.0.0.1:8080/v1", "model": "m"}},
             },
         ]
@@ -141,5 +142,8 @@ def test_model_registry_applies_defaults_once_and_keeps_served_models_out_of_nll
     }
     assert specs["big"].served and not specs["local"].served
     assert weight_models(specs) == ["local"]
+    assert specs["local"].roles == ("sequentiality",)  # the default role
+    # a served instruct model without a tokenizer file: the server's chat template
+    assert specs["big"].scoring_settings()["source"] == {"server": {"model": "m", "api": "chat"}}
     with pytest.raises(StoryflowError, match="'local' is used twice"):
         model_specs([{"name": "local"}, {"name": "local"}])

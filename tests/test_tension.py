@@ -53,7 +53,9 @@ def test_plan_cuts_lists_excluded_stories() -> None:
     sentences = pd.DataFrame(
         {"story_id": ["a", "a", "b"], "sentence_idx": [0, 1, 0], "text": [WORDS10, WORDS10, "Hi."]}
     )
-    planned, excluded = cuts.plan_cuts(stories, sentences, str.split, cuts.CutSettings(), "m")
+    planned, excluded = cuts.plan_cuts(
+        stories, sentences, lambda text: len(text.split()), cuts.CutSettings(), "m"
+    )
     assert planned[["story_id", "sentence_idx", "pct"]].values.tolist() == [["a", 0, 0.5]]
     assert planned.loc[0, "remainder"] == WORDS10
     assert excluded["story_id"].tolist() == ["b"] and "one sentence" in excluded.loc[0, "reason"]
@@ -132,7 +134,7 @@ def test_invalid_settings_name_the_key() -> None:
     with pytest.raises(StoryflowError, match=r"tension\.embedding\.threshold"):
         judges.check_threshold(1.5)
     with pytest.raises(StoryflowError, match=r"\{prefix\}"):
-        forecast.ForecastPrompt("", "no field", "", "chat")
+        forecast.ForecastPrompt("", "no field", "")
 
 
 def test_best_threshold_separates_scores() -> None:
@@ -164,7 +166,7 @@ def axis_encoder(angles: dict[str, float]):
 
 def test_calibration_cuts_are_the_context_with_the_right_ending() -> None:
     cloze = cloze_stories(4)
-    cut = calibration.calibration_cuts(cloze, str.split, "m").iloc[0]
+    cut = calibration.calibration_cuts(cloze, lambda text: len(text.split()), "m").iloc[0]
     assert (cut.prefix, cut.remainder, cut.model, cut.cut) == (cloze.context[0], "right 0", "m", 0)
     assert (cut.prefix_tokens, cut.story_tokens) == (6, 8) and cut.pct == pytest.approx(6 / 8)
     with pytest.raises(StoryflowError, match="at least 4 ROCStories"):

@@ -58,11 +58,13 @@ PREFIX = (
 
 @pytest.fixture(scope="module")
 def forecast_prompt(packaged_models: dict[str, Path]) -> str:
-    from storyflow.lm.backends.llama_cpp import VocabOnly
+    from storyflow.lm.connect import open_model
+    from storyflow.lm.registry import ModelSpec
     from storyflow.measures.tension.forecast import ForecastPrompt
 
-    frame = ForecastPrompt(PROMPTS["system"], PROMPTS["user"], PROMPTS["cue"], "chat")
-    return frame.render(VocabOnly(packaged_models["smollm2"]).llm, PREFIX, FORECASTER)
+    spec = ModelSpec.from_config({"name": FORECASTER, "variant": "instruct", "source": {}})
+    frame = ForecastPrompt(PROMPTS["system"], PROMPTS["user"], PROMPTS["cue"])
+    return frame.render(open_model(spec, packaged_models["smollm2"]), PREFIX)
 
 
 def one_cut(story_id: str = "s", cut: int = 0) -> pd.DataFrame:

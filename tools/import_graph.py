@@ -21,7 +21,7 @@ PACKAGE = "storyflow"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("errors", "runner", "history", "seeds", "tables")),
     ("data and models", ("corpora", "sentences", "lm")),
-    ("statistics", ("stats", "lmer")),
+    ("statistics", ("stats", "lmer", "validity")),
     (
         "measures",
         (

@@ -61,6 +61,84 @@ def resolve_alternatives(
     return config
 
 
+#: Config keys naming models of ``models`` for a role (null: the models with that role).
+MODEL_REFERENCES: tuple[tuple[str, ...], ...] = (
+    ("tension", "forecasters"),
+    ("tension", "judges"),
+    ("tension", "pmi", "models"),
+    ("fabula_entropy", "readers"),
+    ("plot_holes", "detectors"),
+    ("plot_holes", "surprisal_models"),
+    ("plot_holes", "model_maker", "model"),
+    ("plot_holes", "nli", "models"),
+)
+
+
+def resolve_model_references(
+    config: dict[str, Any], sources: Sequence[Mapping[str, Any] | None]
+) -> list[str]:
+    """Let a config file that replaces ``models`` drop the model names of earlier files.
+
+    Snakemake replaces the ``models`` list of an earlier config file but merges the measure
+    blocks key by key, so a model list named by the default config (``tension.forecasters:
+    [smollm2-135m-instruct]``) would survive into a config whose ``models`` no longer holds that
+    model. For each key of :data:`MODEL_REFERENCES` set only by sources before the last one
+    that sets ``models``, the key is reset to None (the models with the role, from the new list).
+    Returns the keys reset (changed in place).
+    """
+    last_models = max((i for i, s in enumerate(sources) if s and "models" in s), default=-1)
+    reset = []
+    for path in MODEL_REFERENCES:
+        setters = [i for i, s in enumerate(sources) if path[-1] in _block(s, path[:-1])]
+        if setters and max(setters) < last_models:
+            block = _block(config, path[:-1])
+            if isinstance(block, dict) and block.get(path[-1]) is not None:
+                block[path[-1]] = None
+                reset.append(".".join(path))
+    return reset
+
+
+def models_with_role(config: Mapping[str, Any], role: str) -> list[str]:
+    """The models of ``config['models']`` whose ``roles`` include ``role``, in config order."""
+    return [m["name"] for m in config["models"] if role in m.get("roles", ["sequentiality"])]
+
+
+def role_models(
+    config: Mapping[str, Any], key: str, names: Sequence[str] | None, role: str
+) -> list[str]:
+    """The models named by config key ``key`` (``names``), or, when it is null, the models with
+    ``role``; each must be in ``models``, and a served model cannot take a role that scores
+    text with local weights (:data:`storyflow.lm.registry.LOCAL_ROLES`)."""
+    from storyflow.lm.registry import LOCAL_ROLES
+
+    every = [m["name"] for m in config["models"]]
+    chosen = models_with_role(config, role) if names is None else list(names)
+    unknown = [n for n in chosen if n not in every]
+    if unknown:
+        raise StoryflowError(
+            f"config: {key} names unknown model(s) {', '.join(unknown)}; the models are "
+            f"{', '.join(every)} (or leave {key} null: the models with the role {role})"
+        )
+    served = {m["name"] for m in config["models"] if "server" in m["source"]}
+    if role in LOCAL_ROLES and served & set(chosen):
+        raise StoryflowError(
+            f"config: {key} names served model(s) {', '.join(sorted(served & set(chosen)))}; "
+            f"the role {role} scores text with local weights"
+        )
+    return chosen
+
+
+def sequentiality_models(config: Mapping[str, Any]) -> list[str]:
+    """The models that score NLLs for sequentiality: those with the role ``sequentiality``."""
+    chosen = models_with_role(config, "sequentiality")
+    if not chosen:
+        raise StoryflowError(
+            "config: no model has the role sequentiality (models[].roles), so nothing scores "
+            "the NLLs of the sequentiality analysis; add sequentiality to a local model's roles"
+        )
+    return chosen
+
+
 def sequentiality_corpora(config: Mapping[str, Any]) -> list[str]:
     """Corpora of the sequentiality analysis: HIPPOCORPUS, books (when on), the user's CSVs."""
     books = ["books"] if config["books"]["enabled"] else []
@@ -277,43 +355,38 @@ def plot_hole_corpora(config: Mapping[str, Any]) -> list[str]:
     return chosen
 
 
-def _model_list(config: Mapping[str, Any], key: str, names: list[str] | None) -> list[str]:
-    local = [m["name"] for m in config["models"] if "server" not in m["source"]]
-    every = [m["name"] for m in config["models"]]
-    chosen = local if names is None else list(names)
-    unknown = [n for n in chosen if n not in every]
-    if unknown:
-        raise StoryflowError(
-            f"config: plot_holes.{key} names unknown model(s) {', '.join(unknown)}; the models "
-            f"are {', '.join(every)}"
-        )
-    return chosen
-
-
 def plot_hole_detectors(config: Mapping[str, Any]) -> list[str]:
-    """The detector models (``plot_holes.detectors``; null = every model with local weights)."""
-    return _model_list(config, "detectors", config["plot_holes"]["detectors"])
+    """The detector models (``plot_holes.detectors``; null = the role plot_holes.detector)."""
+    names = config["plot_holes"]["detectors"]
+    return role_models(config, "plot_holes.detectors", names, "plot_holes.detector")
 
 
 def plot_hole_surprisal_models(config: Mapping[str, Any]) -> list[str]:
-    """The surprisal models (``plot_holes.surprisal_models``; null = the detectors), local only."""
+    """The surprisal baseline's models (``plot_holes.surprisal_models``; null = the role
+    plot_holes.surprisal), local weights only."""
     names = config["plot_holes"]["surprisal_models"]
-    chosen = (
-        plot_hole_detectors(config)
-        if names is None
-        else _model_list(config, "surprisal_models", names)
+    return role_models(config, "plot_holes.surprisal_models", names, "plot_holes.surprisal")
+
+
+def plot_hole_maker_model(config: Mapping[str, Any]) -> str | None:
+    """The paper's maker (``plot_holes.model_maker.model``; null = the model with the role
+    plot_holes.maker), or None: the controlled maker only."""
+    name = config["plot_holes"]["model_maker"]["model"]
+    chosen = role_models(
+        config, "plot_holes.model_maker.model", None if name is None else [name], "plot_holes.maker"
     )
-    served = [m["name"] for m in config["models"] if "server" in m["source"]]
-    return [n for n in chosen if n not in served]
+    if len(chosen) > 1:
+        raise StoryflowError(
+            f"config: models {', '.join(chosen)} all have the role plot_holes.maker; give it to "
+            "one model, or name one in plot_holes.model_maker.model"
+        )
+    return chosen[0] if chosen else None
 
 
 def plot_hole_makers(config: Mapping[str, Any]) -> list[str]:
-    """``controlled``, plus ``model`` when ``plot_holes.model_maker.model`` names a model."""
-    maker = config["plot_holes"]["model_maker"]["model"]
-    if maker is None:
-        return ["controlled"]
-    _model_list(config, "model_maker.model", [maker])
-    return ["controlled", "model"]
+    """``controlled``, plus ``model`` when a model makes plot holes
+    (:func:`plot_hole_maker_model`)."""
+    return ["controlled"] if plot_hole_maker_model(config) is None else ["controlled", "model"]
 
 
 # ---- tension (ending forecasting; docs/tension.md)
@@ -321,22 +394,13 @@ def plot_hole_makers(config: Mapping[str, Any]) -> list[str]:
 TENSION_EMBEDDING_JUDGE = "embedding"
 
 
-def tension_plan(config: Mapping[str, Any], models: Sequence[str]) -> dict[str, list[str]]:
-    """The tension stage's corpora, forecasters, judges and PMI models, checked against the
-    model registry (``models``: configured names) and the settings' ranges, or {} when off."""
+def tension_plan(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The tension stage's corpora, forecasters, judges and PMI models (each list null in the
+    config: the models with the role), checked against the model registry and the settings'
+    ranges; empty lists when the stage is off."""
     tension = config["tension"]
     if not tension["enabled"]:
         return {"corpora": [], "forecasters": [], "judges": [], "pmi_models": []}
-
-    def known(key: str, names: Sequence[str]) -> list[str]:
-        for name in names:
-            if name not in models:
-                raise StoryflowError(
-                    f"config: tension.{key} names model {name!r}, which is not in `models` "
-                    f"(configured: {', '.join(models)})"
-                )
-        return list(names)
-
     if isinstance(tension["k"], bool) or not int(tension["k"]) >= 1:
         raise StoryflowError(f"config: tension.k must be an integer >= 1, not {tension['k']!r}")
     if not tension["sampling"]["temperature"] > 0:
@@ -349,16 +413,30 @@ def tension_plan(config: Mapping[str, Any], models: Sequence[str]) -> dict[str, 
         raise StoryflowError(
             f"config: tension.embedding.threshold must be in [-1, 1] or null, not {threshold!r}"
         )
-    judges = [
-        j if j == TENSION_EMBEDDING_JUDGE else known("judges", [j])[0] for j in tension["judges"]
-    ]
+    forecasters = role_models(
+        config, "tension.forecasters", tension["forecasters"], "tension.forecaster"
+    )
+    if not forecasters:
+        raise StoryflowError(
+            "config: tension is enabled but no model forecasts endings: give a model the role "
+            "tension.forecaster (models[].roles) or name one in tension.forecasters"
+        )
+    named = tension["judges"]
+    if named is None:
+        judges = [TENSION_EMBEDDING_JUDGE, *models_with_role(config, "tension.judge")]
+    else:
+        models = [j for j in named if j != TENSION_EMBEDDING_JUDGE]
+        role_models(config, "tension.judges", models, "tension.judge")
+        judges = list(named)
     for corpus in tension["corpora"]:
         corpora.corpus_kind(config, corpus)
     return {
         "corpora": list(tension["corpora"]),
-        "forecasters": known("forecasters", tension["forecasters"]),
+        "forecasters": forecasters,
         "judges": judges,
-        "pmi_models": known("pmi.models", tension["pmi"]["models"]),
+        "pmi_models": role_models(
+            config, "tension.pmi.models", tension["pmi"]["models"], "tension.pmi"
+        ),
     }
 
 
@@ -409,19 +487,18 @@ def fabula_entropy_items(config: Mapping[str, Any], corpus: str) -> dict[str, An
     }
 
 
-def fabula_entropy_readers(config: Mapping[str, Any], local_models: Sequence[str]) -> list[str]:
-    """The reader models (``fabula_entropy.readers``; null = every model with local weights),
-    each one of ``local_models``."""
-    readers = config["fabula_entropy"]["readers"]
-    if readers is None:
-        return list(local_models)
-    unknown = [m for m in readers if m not in local_models]
-    if unknown:
+def fabula_entropy_readers(config: Mapping[str, Any]) -> list[str]:
+    """The reader models (``fabula_entropy.readers``; null = the role fabula_entropy.reader)."""
+    readers = role_models(
+        config, "fabula_entropy.readers", config["fabula_entropy"]["readers"],
+        "fabula_entropy.reader",
+    )  # fmt: skip
+    if not readers:
         raise StoryflowError(
-            f"config: fabula_entropy.readers names {unknown}, which are not models with local "
-            f"weights in `models` ({', '.join(local_models)}); add them there or remove them"
+            "config: fabula_entropy is enabled but no model reads: give a model the role "
+            "fabula_entropy.reader (models[].roles) or name readers in fabula_entropy.readers"
         )
-    return list(readers)
+    return readers
 
 
 def fabula_entropy_reading(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -464,12 +541,7 @@ def plot_hole_detector_settings(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def plot_hole_nli_models(config: Mapping[str, Any]) -> list[str]:
-    """``plot_holes.nli.models``: the models of the NLI baseline (local weights; [] = off)."""
-    chosen = _model_list(config, "nli.models", config["plot_holes"]["nli"]["models"])
-    served = [m["name"] for m in config["models"] if "server" in m["source"]]
-    if set(chosen) & set(served):
-        raise StoryflowError(
-            f"config: plot_holes.nli.models names served model(s) "
-            f"{', '.join(sorted(set(chosen) & set(served)))}; the NLI baseline needs local weights"
-        )
-    return chosen
+    """The NLI baseline's models (``plot_holes.nli.models``; null = the role plot_holes.nli;
+    [] = no NLI baseline)."""
+    names = config["plot_holes"]["nli"]["models"]
+    return role_models(config, "plot_holes.nli.models", names, "plot_holes.nli")

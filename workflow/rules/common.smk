@@ -12,7 +12,7 @@ from storyflow import corpora, plan
 from storyflow.corpora.selection import SAMPLED
 from storyflow.corpora.user_csv import group_values
 from storyflow.errors import StoryflowError
-from storyflow.lm.registry import model_specs, weight_models
+from storyflow.lm.registry import model_specs
 
 min_version("9.0")
 
@@ -39,6 +39,10 @@ def checked(decide, *args):
 
 
 checked(plan.resolve_alternatives, config, config_sources())
+for _key in plan.resolve_model_references(config, config_sources()):
+    logger.info(
+        f"storyflow: {_key} named models of an earlier config file: the role decides"
+    )
 validate(config, schema="../schemas/config.schema.yaml")
 
 
@@ -46,6 +50,9 @@ MODEL_SPECS = checked(
     model_specs, config["models"]
 )  # typed specs, defaults applied once
 MODELS = list(MODEL_SPECS)
+SEQUENTIALITY_MODELS = checked(
+    plan.sequentiality_models, config
+)  # local, role sequentiality
 USER_CORPORA = list(config["corpora"])  # the user's CSV corpora (config `corpora:`)
 SAMPLED_CORPORA = list(SAMPLED)  # HANNA, ROCStories (config `stories:`)
 CORPORA = plan.sequentiality_corpora(config)
@@ -213,6 +220,15 @@ def model_scoring(wildcards):
     return MODEL_SPECS[wildcards.model].scoring_settings()
 
 
+def weights_of(name):
+    """Input: model ``name``'s GGUF (``gguf``) when it has local weights; nothing when served."""
+    return {} if MODEL_SPECS[name].served else {"gguf": f"resources/models/{name}.gguf"}
+
+
+def model_weights(wildcards):
+    return weights_of(wildcards.model)
+
+
 def nll_settings(wildcards):
     return plan.nll_settings(config, wildcards.corpus)
 
@@ -225,7 +241,7 @@ def per_model_plans(table):
             "results/{corpus}/tables/{table}/{model}.csv",
             corpus=wildcards.corpus,
             table=table,
-            model=MODELS,
+            model=SEQUENTIALITY_MODELS,
         )
 
     return paths
@@ -248,7 +264,7 @@ def per_model_tables(wildcards, level):
     return expand(
         "results/{corpus}/sequentiality/{model}/{level}.parquet",
         corpus=wildcards.corpus,
-        model=MODELS,
+        model=SEQUENTIALITY_MODELS,
         level=level,
     )
 
@@ -314,6 +330,7 @@ PH_CORPORA = checked(plan.plot_hole_corpora, config) if PH["enabled"] else []
 PH_DETECTORS = checked(plan.plot_hole_detectors, config) if PH["enabled"] else []
 PH_SURPRISAL = checked(plan.plot_hole_surprisal_models, config) if PH["enabled"] else []
 PH_MAKERS = checked(plan.plot_hole_makers, config) if PH["enabled"] else []
+PH_MAKER_MODEL = checked(plan.plot_hole_maker_model, config) if PH["enabled"] else None
 PH_BENCHMARK = checked(plan.plot_hole_benchmark, config) if PH["enabled"] else None
 PH_DETECTION = plan.plot_hole_detector_settings(config)
 PH_NLI = checked(plan.plot_hole_nli_models, config) if PH["enabled"] else []
@@ -365,12 +382,12 @@ def ph_benchmark_nli(wildcards):
     return expand("results/flawedfictions/plot_holes/nli/{model}.parquet", model=PH_NLI)
 
 
-def ph_maker_gguf(wildcards):
-    return f"resources/models/{PH['model_maker']['model']}.gguf"
+def ph_maker_weights(wildcards):
+    return weights_of(PH_MAKER_MODEL)
 
 
 def ph_maker_spec(wildcards):
-    return MODEL_SPECS[PH["model_maker"]["model"]].scoring_settings()
+    return MODEL_SPECS[PH_MAKER_MODEL].scoring_settings()
 
 
 def ph_maker_settings(wildcards):
@@ -409,7 +426,7 @@ def plot_holes_outputs():
 
 # --- tension (workflow/rules/tension.smk) ----------------------------------------------------
 
-TENSION = checked(plan.tension_plan, config, MODELS)
+TENSION = checked(plan.tension_plan, config)
 TS = config["tension"]
 TENSION_EMBEDDING_JUDGE = plan.TENSION_EMBEDDING_JUDGE
 
@@ -431,9 +448,9 @@ def tension_judge_model(wildcards):
 
 def tension_judge_inputs(wildcards):
     """The forecaster's calibration table (embedding judge without a fixed threshold) or the
-    LLM judge's GGUF."""
+    LLM judge's GGUF (none for a served judge)."""
     if wildcards.judge in MODEL_SPECS:
-        return {"gguf": f"resources/models/{wildcards.judge}.gguf"}
+        return weights_of(wildcards.judge)
     if TS["embedding"]["threshold"] is None:
         return {"calibration": f"results/tension/calibration/{wildcards.model}.csv"}
     return {}

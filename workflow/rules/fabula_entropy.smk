@@ -30,9 +30,9 @@ rule make_fabula_items:
 
 rule answer_fabula_questions:
     input:
+        unpack(model_weights),
         versions="results/{corpus}/fabula_entropy/versions.parquet",
         questions="results/{corpus}/fabula_entropy/questions.parquet",
-        gguf="resources/models/{model}.gguf",
     output:
         answers="results/{corpus}/fabula_entropy/answers/{model}.parquet",
         cost="results/{corpus}/fabula_entropy/cost/{model}.csv",

@@ -3,11 +3,7 @@
 
 FEI = config["fabula_entropy"]
 FEI_CORPORA = checked(plan.fabula_entropy_corpora, config) if FEI["enabled"] else []
-FEI_READERS = (
-    checked(plan.fabula_entropy_readers, config, weight_models(MODEL_SPECS))
-    if FEI["enabled"]
-    else []
-)
+FEI_READERS = checked(plan.fabula_entropy_readers, config) if FEI["enabled"] else []
 
 
 def fei_items(wildcards):

@@ -8,6 +8,8 @@ rule plan_nll:
         excluded="results/{corpus}/tables/nll_excluded/{model}.csv",
     log:
         "logs/{corpus}/plan_nll/{model}.log",
+    wildcard_constraints:
+        model=one_of(SEQUENTIALITY_MODELS),
     conda:
         "../../envs/storyflow.yaml"
     params:
@@ -30,7 +32,7 @@ rule estimate_nll_time:
     conda:
         "../../envs/storyflow.yaml"
     params:
-        models=MODELS,
+        models=SEQUENTIALITY_MODELS,
         tokens_per_second=config["nll"]["tokens_per_second"],
     script:
         "../../scripts/estimate_nll_time.py"
@@ -47,6 +49,8 @@ rule score_nll_shard:
         nll="results/{corpus}/nll/{model}/shard-{shard}.parquet",
     log:
         "logs/{corpus}/score_nll/{model}/shard-{shard}.log",
+    wildcard_constraints:
+        model=one_of(SEQUENTIALITY_MODELS),
     conda:
         "../../envs/storyflow.yaml"
     threads: 2
@@ -68,6 +72,8 @@ rule gather_nll:
         nll="results/{corpus}/nll/{model}.parquet",
     log:
         "logs/{corpus}/gather_nll/{model}.log",
+    wildcard_constraints:
+        model=one_of(SEQUENTIALITY_MODELS),
     conda:
         "../../envs/storyflow.yaml"
     script:

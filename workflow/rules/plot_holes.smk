@@ -32,9 +32,9 @@ rule make_controlled_plot_holes:
 
 rule make_model_plot_holes:
     input:
+        unpack(ph_maker_weights),
         stories="results/{corpus}/stories.parquet",
         sentences="results/{corpus}/sentences.parquet",
-        gguf=ph_maker_gguf,
     output:
         made="results/{corpus}/plot_holes/made/model.parquet",
         skipped="results/{corpus}/plot_holes/skipped/model.csv",
@@ -60,11 +60,11 @@ rule make_model_plot_holes:
 
 rule detect_plot_holes:
     input:
+        unpack(model_weights),
         made=ph_made,
         verdicts=ph_verdicts,
         stories="results/{corpus}/stories.parquet",
         sentences="results/{corpus}/sentences.parquet",
-        gguf="resources/models/{model}.gguf",
     output:
         answers="results/{corpus}/plot_holes/answers/{model}.parquet",
     log:
@@ -77,16 +77,15 @@ rule detect_plot_holes:
     params:
         model=model_scoring,
         settings=PH_DETECTION,
-        verdicts=PH["model_maker"]["verdicts"],
     script:
         "../../scripts/detect_plot_holes.py"
 
 
 rule detect_plot_holes_nli:
     input:
+        unpack(model_weights),
         made=ph_made,
         verdicts=ph_verdicts,
-        gguf="resources/models/{model}.gguf",
     output:
         answers="results/{corpus}/plot_holes/nli/{model}.parquet",
     log:
@@ -99,7 +98,6 @@ rule detect_plot_holes_nli:
     params:
         model=model_scoring,
         settings={"nli": PH["nli"], "min_sentences": PH["min_sentences"]},
-        verdicts=PH["model_maker"]["verdicts"],
     script:
         "../../scripts/detect_plot_holes_nli.py"
 
@@ -238,8 +236,8 @@ rule read_plot_hole_benchmark:
 
 rule detect_benchmark_plot_holes:
     input:
+        unpack(model_weights),
         made="results/flawedfictions/plot_holes/made/flawedfictions.parquet",
-        gguf="resources/models/{model}.gguf",
     output:
         answers="results/flawedfictions/plot_holes/answers/{model}.parquet",
     log:
@@ -256,8 +254,9 @@ rule detect_benchmark_plot_holes:
 
 rule detect_benchmark_plot_holes_nli:
     input:
+        unpack(model_weights),
         made="results/flawedfictions/plot_holes/made/flawedfictions.parquet",
-        gguf="resources/models/{model}.gguf",
+        verdicts=[],
     output:
         answers="results/flawedfictions/plot_holes/nli/{model}.parquet",
     log:
@@ -268,7 +267,6 @@ rule detect_benchmark_plot_holes_nli:
     params:
         model=model_scoring,
         settings={"nli": PH["nli"], "min_sentences": PH["min_sentences"]},
-        verdicts=None,
     script:
         "../../scripts/detect_plot_holes_nli.py"
 

@@ -30,7 +30,7 @@ rule fit_regressions:
     params:
         specs=REGRESSION_SPECS,
         skipped=REGRESSION_SKIPPED,
-        models=MODELS,
+        models=SEQUENTIALITY_MODELS,
         formulation=config["regression"]["formulation"],
         fdr_alpha=config["regression"]["fdr_alpha"],
         confidence=config["stats"]["confidence"],

@@ -4,9 +4,9 @@
 
 rule plan_tension_cuts:
     input:
+        unpack(model_weights),
         stories="results/{corpus}/stories.parquet",
         sentences="results/{corpus}/sentences.parquet",
-        gguf="resources/models/{model}.gguf",
     output:
         cuts="results/{corpus}/tension/cuts/{model}.parquet",
         excluded="results/{corpus}/tension/excluded/{model}.csv",
@@ -25,8 +25,8 @@ rule plan_tension_cuts:
 
 rule sample_endings:
     input:
+        unpack(model_weights),
         cuts="results/{corpus}/tension/cuts/{model}.parquet",
-        gguf="resources/models/{model}.gguf",
     output:
         endings="results/{corpus}/tension/endings/{model}.parquet",
     log:
@@ -48,8 +48,8 @@ rule sample_endings:
 
 rule sample_calibration_endings:
     input:
+        unpack(model_weights),
         stories="results/rocstories/stories.parquet",
-        gguf="resources/models/{model}.gguf",
     output:
         endings="results/tension/calibration/endings/{model}.parquet",
     log:

@@ -1,37 +1,50 @@
-"""Open a configured model for the measures that write and answer: one call per capability.
+"""Open a configured model for the measures that write and answer: one object per model.
 
-A measure names a model of the config's ``models:`` list; :func:`open_sampler` and
-:func:`open_answerer` turn its :class:`~storyflow.lm.registry.ModelSpec` into the backend that
-runs it: llama.cpp or transformers on the local GGUF (``model_path``, materialised by the
-``materialize_model`` rule), or the OpenAI-compatible HTTP client for a served model. The
-returned objects share one interface whatever the backend:
+A measure names a model of the config's ``models:`` list; :func:`open_model` turns its
+:class:`~storyflow.lm.registry.ModelSpec` into a :class:`LanguageModel`, whatever runs it:
+llama.cpp or transformers on the local GGUF (``model_path``, materialised by the
+``materialize_model`` rule), or the OpenAI-compatible HTTP client for a served model
+(``source: {server: ...}``: no weights on this machine, none materialised). The object does
+three things, the same way for every backend:
 
-- a :class:`~storyflow.lm.sampling.Sampler`: ``sample(prompt, k, settings) -> list[Sample]``;
-- an :class:`Answerer`: ``answer(prompt, options) -> ClosedAnswer`` (probabilities of whole
-  answer strings, docs/lm.md).
+- :meth:`LanguageModel.render`: a prompt from messages, ending where the model's reply begins:
+  the model's chat template (instruct models; read from the GGUF, or from
+  ``source.server.tokenizer`` for a served model), the plain frame with a cue line (base models),
+  or, for a served model on the chat API, the messages themselves
+  (:class:`~storyflow.lm.prompts.Messages`: the server applies its own template);
+- :meth:`LanguageModel.answer` / :meth:`~LanguageModel.answers`: closed-choice answers, the
+  probability of each whole answer string (docs/lm.md);
+- :meth:`LanguageModel.sample`: K continuations, seeded per sample.
+
+:meth:`LanguageModel.count` counts a prompt's tokens with the model's tokenizer; a served model
+without a tokenizer file counts words instead (``token_unit`` says which).
+
+The weights are loaded on first use: a job that only renders and counts (cut planning, cost
+estimates) never loads them, and the context window (``n_ctx``) may be set after counting.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
 from storyflow.errors import StoryflowError
-from storyflow.lm.answers import ClosedAnswer, Options, answer
+from storyflow.lm.answers import ClosedAnswer, Options, answers
 from storyflow.lm.backends import Scorer
+from storyflow.lm.prompts import Messages, Prompt, check_messages, generation_prompt, prompt_tokens
 from storyflow.lm.registry import ModelSpec
-from storyflow.lm.sampling import Sampler
+from storyflow.lm.sampling import Sample, Sampler, SamplingSettings
 
-if TYPE_CHECKING:
-    pass
+log = logging.getLogger(__name__)
 
 
 class Answerer(Protocol):
     """A model that answers closed-choice questions."""
 
-    def answer(self, prompt: Sequence[int] | str, options: Options) -> ClosedAnswer:
+    def answer(self, prompt: Prompt, options: Options) -> ClosedAnswer:
         """The probability of each option (whole answer string) after ``prompt``."""
         ...
 
@@ -43,85 +56,245 @@ class ScorerAnswerer:
     scorer: Scorer
 
     def answer(self, prompt: Sequence[int] | str, options: Options) -> ClosedAnswer:
-        return answer(self.scorer, prompt, options)
+        return self.answers([prompt], options)[0]
+
+    def answers(
+        self, prompts: Sequence[Sequence[int] | str], options: Options
+    ) -> list[ClosedAnswer]:
+        return answers(self.scorer, prompts, options)
 
 
-def _server(spec: ModelSpec):
+def http_backend(spec: ModelSpec) -> Any:
+    """The HTTP client of a served model (``source.server``), with its runtime settings."""
     from storyflow.lm.backends.http import HttpBackend
 
-    server = spec.source["server"]
-    return HttpBackend(server["base_url"], server["model"], server.get("api_key_env"))
-
-
-def _weights(spec: ModelSpec, model_path: str | Path | None) -> Path:
-    if model_path is None:
-        raise StoryflowError(
-            f"model {spec.name!r} runs locally: give its GGUF (resources/models/{spec.name}.gguf)"
-        )
-    return Path(model_path)
-
-
-def open_sampler(
-    spec: ModelSpec,
-    model_path: str | Path | None = None,
-    *,
-    n_ctx: int = 2048,
-    n_seq: int = 1,
-    n_threads: int = 1,
-    n_gpu_layers: int = 0,
-) -> Sampler:
-    """The sampler of ``spec``: K continuations per prompt, seeded per sample (docs/lm.md).
-
-    ``n_ctx``: tokens of prompt + continuation per sequence; ``n_seq``: sequences decoded in
-    one llama.cpp batch (a GPU takes 16 and more; on a CPU batching saves little).
-    """
-    if spec.served:
-        return _server(spec)
-    path = _weights(spec, model_path)
-    if spec.backend == "transformers":
-        from storyflow.lm.backends.transformers import TransformersSampler
-
-        device = "cuda" if n_gpu_layers != 0 else "cpu"
-        return TransformersSampler(path, dtype=spec.dtype, device=device, n_threads=n_threads)
-    from storyflow.lm.backends.llama_cpp_sampler import LlamaCppSampler
-
-    return LlamaCppSampler(
-        path, n_ctx=n_ctx, n_seq=n_seq, n_threads=n_threads, n_gpu_layers=n_gpu_layers
+    server = spec.server
+    return HttpBackend(
+        server["base_url"],
+        server["model"],
+        server.get("api_key_env"),
+        float(server.get("timeout") or 120.0),
+        concurrency=int(server.get("concurrency") or 1),
+        api=server.get("api") or "completions",
+        answers=server.get("answers") or "auto",
+        top_logprobs=int(server.get("top_logprobs") or 20),
     )
 
 
-def open_answerer(
+@dataclass
+class LanguageModel:
+    """One configured model, opened for rendering prompts, answering and sampling.
+
+    ``spec``: the model; ``model_path``: its GGUF (local weights; None for a served model);
+    ``n_ctx``: tokens of prompt + answer or continuation a local model holds (may be raised
+    until the weights are loaded); ``n_threads``, ``n_gpu_layers``: llama.cpp's; ``n_seq``:
+    samples decoded together; ``share_prefix``: the scorer reuses the longest common beginning
+    of consecutive prompts (many questions about one story; docs/lm.md, "Shared prefixes").
+    """
+
+    spec: ModelSpec
+    model_path: str | Path | None = None
+    n_ctx: int = 2048
+    n_threads: int = 1
+    n_gpu_layers: int = 0
+    n_seq: int = 1
+    share_prefix: bool = False
+    _vocab: Any = field(default=None, init=False, repr=False)
+    _answerer: Any = field(default=None, init=False, repr=False)
+    _sampler: Any = field(default=None, init=False, repr=False)
+    _http: Any = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.spec.served:
+            self._http = http_backend(self.spec)
+        elif self.model_path is None:
+            raise StoryflowError(
+                f"model {self.spec.name!r} runs locally: give its GGUF "
+                f"(resources/models/{self.spec.name}.gguf)"
+            )
+
+    # --- prompts and tokens ----------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def mode(self) -> str:
+        """``chat`` (the model's chat template) or ``plain`` (base models)."""
+        return self.spec.prompt
+
+    @property
+    def tokenizer(self) -> Any:
+        """llama.cpp's ``Llama`` of the model's vocabulary (no weights), or None for a served
+        model without ``source.server.tokenizer``."""
+        if self._vocab is None:
+            path = self.model_path if not self.spec.served else self.spec.server.get("tokenizer")
+            if path:
+                from storyflow.lm.backends.llama_cpp import VocabOnly
+
+                self._vocab = VocabOnly(path).llm
+        return self._vocab
+
+    @property
+    def chat_api(self) -> bool:
+        """Whether prompts go to the server as messages (its own chat template)."""
+        return self.spec.served and self.spec.server.get("api") == "chat"
+
+    @property
+    def token_unit(self) -> str:
+        """What :meth:`count` counts: ``tokens`` (the model's tokenizer) or ``words``."""
+        return "words" if self.tokenizer is None else "tokens"
+
+    def render(self, messages: Sequence[Mapping[str, str]], *, cue: str = "") -> Prompt:
+        """The prompt of ``messages`` (system and user turns), ending where the reply begins.
+
+        ``cue``: the last line of the plain frame of a base model (ignored in chat mode, where
+        the template sets the reply's start)."""
+        check_messages(messages)
+        if self.chat_api:
+            return Messages(tuple((m["role"], m["content"]) for m in messages))
+        if self.mode == "chat":
+            return generation_prompt(self.tokenizer, messages, mode="chat", model_name=self.name)
+        return generation_prompt(None, messages, mode="plain", cue=cue)
+
+    def count(self, prompt: Prompt | str) -> int:
+        """Tokens of a rendered prompt or a text (the model's tokenizer; words without one)."""
+        text = prompt.text if isinstance(prompt, Messages) else prompt
+        if self.tokenizer is None:
+            return len(text.split())
+        return len(prompt_tokens(self.tokenizer, text))
+
+    def count_text(self, text: str) -> int:
+        """Tokens of a piece of story text, no special tokens (words without a tokenizer)."""
+        if self.tokenizer is None:
+            return len(text.split())
+        return len(self.tokenizer.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    @property
+    def window(self) -> int | None:
+        """The context window a prompt must fit (None: the server decides)."""
+        return None if self.spec.served else self.n_ctx
+
+    def training_window(self) -> int | None:
+        """The model's training context length in tokens (None when unknown)."""
+        if self.tokenizer is None:
+            return None
+        from storyflow.lm.backends.llama_cpp import training_context
+
+        value = training_context(self.tokenizer)
+        return value if value < 2**31 - 1 else None
+
+    # --- answers and samples ---------------------------------------------------------------------
+
+    def _open_answerer(self) -> Any:
+        if self._http is not None:
+            return self._http
+        if self._answerer is None:
+            if self.spec.backend == "transformers":
+                from storyflow.lm.backends.transformers import TransformersScorer
+
+                scorer: Any = TransformersScorer(
+                    self.model_path,
+                    dtype=self.spec.dtype,
+                    device="cuda" if self.n_gpu_layers != 0 else "cpu",
+                    n_threads=self.n_threads,
+                )
+            else:
+                from storyflow.lm.backends.llama_cpp import LlamaCppScorer
+
+                scorer = LlamaCppScorer(
+                    self.model_path,
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    n_gpu_layers=self.n_gpu_layers,
+                    share_prefix=self.share_prefix,
+                )
+            self._answerer = ScorerAnswerer(scorer)
+        return self._answerer
+
+    def _open_sampler(self) -> Sampler:
+        if self._http is not None:
+            return self._http
+        if self._sampler is None:
+            if self.spec.backend == "transformers":
+                from storyflow.lm.backends.transformers import TransformersSampler
+
+                self._sampler = TransformersSampler(
+                    self.model_path,
+                    dtype=self.spec.dtype,
+                    device="cuda" if self.n_gpu_layers != 0 else "cpu",
+                    n_threads=self.n_threads,
+                )
+            else:
+                from storyflow.lm.backends.llama_cpp_sampler import LlamaCppSampler
+
+                self._sampler = LlamaCppSampler(
+                    self.model_path,
+                    n_ctx=self.n_ctx,
+                    n_seq=self.n_seq,
+                    n_threads=self.n_threads,
+                    n_gpu_layers=self.n_gpu_layers,
+                )
+        return self._sampler
+
+    def answer(self, prompt: Prompt, options: Options) -> ClosedAnswer:
+        """The answer distribution over ``options`` after ``prompt`` (see storyflow.lm.answers)."""
+        return self.answers([prompt], options)[0]
+
+    def answers(self, prompts: Sequence[Prompt], options: Options) -> list[ClosedAnswer]:
+        """One answer distribution per prompt, all over ``options``."""
+        return self._open_answerer().answers(list(prompts), options)
+
+    def sample(self, prompt: Prompt, k: int, settings: SamplingSettings) -> list[Sample]:
+        """Samples 0..k-1 of ``prompt`` (sample k seeded by ``(settings.seed, k)``)."""
+        return self._open_sampler().sample(prompt, k, settings)
+
+    @property
+    def tokens_evaluated(self) -> int:
+        """Tokens run through the local model so far (answers and samples; -1 when served)."""
+        if self._http is not None:
+            return -1
+        total = 0
+        if self._answerer is not None:
+            total += self._answerer.scorer.tokens_evaluated
+        if self._sampler is not None:
+            total += getattr(self._sampler, "tokens_evaluated", 0)
+        return total
+
+
+def job_spec(settings: Mapping[str, Any], config_models: Sequence[Mapping[str, Any]]) -> ModelSpec:
+    """The spec a rule's job runs: ``settings`` (the rule's params,
+    :meth:`ModelSpec.scoring_settings`) completed with what never reaches params, a served
+    model's runtime settings (``base_url``, key variable, concurrency, timeout: read from the
+    config's ``models`` entry of the same name, so moving a server re-runs nothing)."""
+    entry = {**settings, "roles": []}  # a job's model plays the rule's role, whatever it is
+    if "source" in settings:  # served
+        configured = next((m for m in config_models if m.get("name") == settings["name"]), {})
+        runtime = dict((configured.get("source") or {}).get("server") or {})
+        entry["source"] = {"server": {**runtime, **settings["source"]["server"]}}
+    else:
+        entry["source"] = {"path": "(local GGUF)"}
+    return ModelSpec.from_config(entry)
+
+
+def open_model(
     spec: ModelSpec,
     model_path: str | Path | None = None,
     *,
     n_ctx: int = 2048,
     n_threads: int = 1,
     n_gpu_layers: int = 0,
+    n_seq: int = 1,
     share_prefix: bool = False,
-) -> Answerer:
-    """The closed-choice answerer of ``spec`` (``n_ctx``: tokens of prompt + longest option).
-
-    ``share_prefix``: llama.cpp evaluates only what a prompt adds to the previous prompt's
-    common beginning (many questions after one story; docs/lm.md, "Shared prefixes").
-    """
-    if spec.served:
-        return _server(spec)
-    path = _weights(spec, model_path)
-    if spec.backend == "transformers":
-        from storyflow.lm.backends.transformers import TransformersScorer
-
-        device = "cuda" if n_gpu_layers != 0 else "cpu"
-        return ScorerAnswerer(
-            TransformersScorer(path, dtype=spec.dtype, device=device, n_threads=n_threads)
-        )
-    from storyflow.lm.backends.llama_cpp import LlamaCppScorer
-
-    return ScorerAnswerer(
-        LlamaCppScorer(
-            path,
-            n_ctx=n_ctx,
-            n_threads=n_threads,
-            n_gpu_layers=n_gpu_layers,
-            share_prefix=share_prefix,
-        )
+) -> LanguageModel:
+    """The :class:`LanguageModel` of ``spec`` (``model_path``: its GGUF; None when served)."""
+    return LanguageModel(
+        spec,
+        model_path,
+        n_ctx=n_ctx,
+        n_threads=n_threads,
+        n_gpu_layers=n_gpu_layers,
+        n_seq=n_seq,
+        share_prefix=share_prefix,
     )

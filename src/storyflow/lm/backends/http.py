@@ -18,6 +18,16 @@ some hosted APIs offer. Standard library only (``urllib.request``, ``json``).
   tokenizes the variant together with the end of the prompt (one token across the boundary) is
   reported as an error rather than scored.
 
+* **chat API** (``api = "chat"``): a prompt given as :class:`~storyflow.lm.prompts.Messages`
+  (the server renders them with its own chat template) goes to ``POST {base_url}/chat/completions``;
+  samples as above, answers from the top log-probabilities of the one generated token
+  (``logprobs``, ``top_logprobs``), since that endpoint echoes no prompt log-probabilities.
+* **top log-probabilities** (``answers = "top_logprobs"``, and always for messages): one token
+  is generated (temperature 0) and the server's ``top_logprobs`` most probable first tokens are
+  read; an option variant gets the log-probability of the listed token equal to it (exact for
+  one-token answers such as "Yes"), else of the longest listed token it starts with (the first
+  token's probability: an upper bound for a longer answer), else none (``-inf``: less mass).
+
 ``extra_body``: fields added to every request, for server-specific settings (the llama.cpp
 server's default sampler also applies top-k 40, min-p 0.05 and a repeat penalty of 1.1:
 :data:`LLAMA_CPP_PLAIN_SAMPLING` turns them off). See docs/lm.md for what each server supports.
@@ -26,6 +36,7 @@ server's default sampler also applies top-k 40, min-p 0.05 and a repeat penalty 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import urllib.error
 import urllib.request
@@ -37,7 +48,13 @@ import numpy as np
 
 from storyflow.errors import StoryflowError
 from storyflow.lm.answers import ClosedAnswer, Options, option_variants
+from storyflow.lm.prompts import Messages, Prompt
 from storyflow.lm.sampling import Sample, SamplingSettings, check_k
+
+APIS = ("completions", "chat")
+ANSWER_METHODS = ("auto", "echo", "top_logprobs")
+
+log = logging.getLogger(__name__)
 
 LLAMA_CPP_PLAIN_SAMPLING = {"top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0}
 """llama-cpp-python server fields that leave only temperature and top-p in its sampler."""
@@ -55,7 +72,11 @@ class HttpBackend:
     knows; ``api_key_env``: name of the environment variable holding the API key (sent as a
     bearer token; None: no key); ``timeout``: seconds to wait for each response; ``concurrency``:
     requests in flight at once (servers batch concurrent requests); ``extra_body``: fields added
-    to every request.
+    to every request; ``api``: ``completions`` (prompts as text) or ``chat`` (prompts as
+    messages, the server's chat template); ``answers``: how closed choices are read from text
+    prompts, ``echo`` (exact prompt log-probabilities), ``top_logprobs`` (the first generated
+    token's, ``top_logprobs`` of them; module docstring) or ``auto`` (echo where the server
+    scores prompts, found on the first question; else top log-probabilities).
     """
 
     def __init__(
@@ -67,7 +88,17 @@ class HttpBackend:
         *,
         concurrency: int = 1,
         extra_body: dict[str, Any] | None = None,
+        api: str = "completions",
+        answers: str = "auto",
+        top_logprobs: int = 20,
     ) -> None:
+        if api not in APIS:
+            raise StoryflowError(f"server api must be one of {APIS}, not {api!r}")
+        if answers not in ANSWER_METHODS:
+            raise StoryflowError(f"server answers must be one of {ANSWER_METHODS}, not {answers!r}")
+        self.api = api
+        self.answer_method = answers
+        self.top_logprobs = top_logprobs
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.timeout = timeout
@@ -104,16 +135,6 @@ class HttpBackend:
         except json.JSONDecodeError as err:
             raise StoryflowError(f"{url} did not answer JSON: {text[:200]!r}") from err
 
-    def _completion(self, body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        """(first choice, usage) of a ``/completions`` request."""
-        answer = self.post("/completions", body)
-        try:
-            return answer["choices"][0], answer.get("usage") or {}
-        except (KeyError, IndexError, TypeError) as err:
-            raise StoryflowError(
-                f"{self.base_url}/completions: no choices in {answer!r:.300}"
-            ) from err
-
     def _map(self, function: Any, items: Sequence[Any]) -> list[Any]:
         if self.concurrency <= 1 or len(items) <= 1:
             return [function(item) for item in items]
@@ -122,13 +143,27 @@ class HttpBackend:
 
     # --- sampling ---------------------------------------------------------------------------------
 
-    def sample(self, prompt: str, k: int, settings: SamplingSettings) -> list[Sample]:
-        """Samples 0..k-1 of ``prompt`` (rendered text), one request each (module docstring)."""
+    def _request(self, prompt: Prompt, body: dict[str, Any]) -> tuple[dict[str, Any], dict]:
+        """(first choice, usage) of ``body`` sent for ``prompt``: text to ``/completions``,
+        messages to ``/chat/completions``."""
+        if isinstance(prompt, Messages):
+            answer = self.post("/chat/completions", {"messages": prompt.as_dicts(), **body})
+            path = "/chat/completions"
+        else:
+            answer = self.post("/completions", {"prompt": prompt, **body})
+            path = "/completions"
+        try:
+            return answer["choices"][0], answer.get("usage") or {}
+        except (KeyError, IndexError, TypeError) as err:
+            raise StoryflowError(f"{self.base_url}{path}: no choices in {answer!r:.300}") from err
+
+    def sample(self, prompt: Prompt, k: int, settings: SamplingSettings) -> list[Sample]:
+        """Samples 0..k-1 of ``prompt`` (rendered text, or messages for the chat API), one
+        request each (module docstring)."""
         check_k(k)
 
         def one(index: int) -> Sample:
             body: dict[str, Any] = {
-                "prompt": prompt,
                 "n": 1,
                 "max_tokens": settings.max_tokens,
                 "temperature": settings.temperature,
@@ -137,13 +172,15 @@ class HttpBackend:
             }
             if settings.stop:
                 body["stop"] = list(settings.stop)
-            choice, _ = self._completion(body)
+            choice, _ = self._request(prompt, body)
             reason = choice.get("finish_reason")
             if reason == "stop":
                 reason = "stop" if settings.stop else "eos"
             elif reason != "length":
                 raise StoryflowError(f"{self.base_url}: unknown finish_reason {reason!r}")
-            return Sample(index, str(choice.get("text", "")), (), reason)
+            message = choice.get("message") or {}
+            text = message.get("content") if isinstance(prompt, Messages) else choice.get("text")
+            return Sample(index, str(text or ""), (), reason)
 
         return self._map(one, list(range(k)))
 
@@ -151,14 +188,8 @@ class HttpBackend:
 
     def variant_logprob(self, prompt: str, variant: str) -> float:
         """ln P(variant | prompt) in nats: the sum over the variant's tokens (module docstring)."""
-        body = {
-            "prompt": prompt + variant,
-            "max_tokens": 1,
-            "temperature": 0.0,
-            "echo": True,
-            "logprobs": 1,
-        }
-        choice, usage = self._completion(body)
+        body = {"max_tokens": 1, "temperature": 0.0, "echo": True, "logprobs": 1}
+        choice, usage = self._request(prompt + variant, body)
         scored = choice.get("logprobs") or {}
         tokens, logprobs = scored.get("tokens"), scored.get("token_logprobs")
         if not tokens or logprobs is None or "completion_tokens" not in usage:
@@ -169,21 +200,107 @@ class HttpBackend:
         end = len(tokens) - int(usage["completion_tokens"])
         return trailing_logprob(tokens[:end], logprobs[:end], variant, self.base_url)
 
-    def answer(self, prompt: str, options: Options) -> ClosedAnswer:
-        """The answer distribution over ``options`` after ``prompt`` (rendered text)."""
+    def first_token_logprobs(self, prompt: Prompt) -> dict[str, float]:
+        """The server's most probable first tokens after ``prompt`` (text or messages) and their
+        log-probabilities in nats: one token generated at temperature 0."""
+        body: dict[str, Any] = {"max_tokens": 1, "temperature": 0.0}
+        if isinstance(prompt, Messages):
+            body |= {"logprobs": True, "top_logprobs": self.top_logprobs}
+        else:
+            body |= {"logprobs": self.top_logprobs}
+        choice, _ = self._request(prompt, body)
+        scored = choice.get("logprobs") or {}
+        try:
+            if isinstance(prompt, Messages):
+                listed = scored["content"][0]["top_logprobs"]
+                return {str(t["token"]): float(t["logprob"]) for t in listed}
+            return {str(t): float(lp) for t, lp in scored["top_logprobs"][0].items()}
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as err:
+            raise StoryflowError(
+                f"{self.base_url} returned no top log-probabilities of the first token "
+                f"(got {scored!r:.200}): the server does not support logprobs on this endpoint "
+                "(docs/lm.md, HTTP backend)"
+            ) from err
+
+    def _probe_echo(self, prompt: str | None, variants: Sequence[str]) -> None:
+        """``answers: auto``: try one echo request; where the server refuses echo or returns no
+        prompt log-probabilities, read the first token's top log-probabilities from now on."""
+        if prompt is None:
+            return
+        try:
+            self.variant_logprob(prompt, variants[0])
+        except StoryflowError as err:
+            if "cannot reach" in str(err):
+                raise
+            log.warning(
+                "%s (model %s) does not score prompts (echo): %s; closed choices are read from "
+                "the top log-probabilities of one generated token instead (docs/lm.md)",
+                self.base_url,
+                self.model,
+                str(err)[:200],
+            )
+            self.answer_method = "top_logprobs"
+        else:
+            self.answer_method = "echo"
+
+    def answer(self, prompt: Prompt, options: Options) -> ClosedAnswer:
+        """The answer distribution over ``options`` after ``prompt``."""
         return self.answers([prompt], options)[0]
 
-    def answers(self, prompts: Sequence[str], options: Options) -> list[ClosedAnswer]:
-        """One :class:`ClosedAnswer` per prompt (one request per prompt and variant)."""
+    def answers(self, prompts: Sequence[Prompt], options: Options) -> list[ClosedAnswer]:
+        """One :class:`ClosedAnswer` per prompt: exact, one request per prompt and variant
+        (``echo``, text prompts), or from one request per prompt (``top_logprobs``, and every
+        messages prompt)."""
         names, variants = option_variants(options)
-        pairs = [(p, v) for p in prompts for group in variants for v in group]
-        totals = iter(self._map(lambda pair: self.variant_logprob(*pair), pairs))
-        return [
-            ClosedAnswer.from_variant_logprobs(
-                names, variants, [[next(totals) for _ in group] for group in variants]
+        flat = [v for group in variants for v in group]
+        if self.answer_method == "auto":
+            self._probe_echo(next((p for p in prompts if not isinstance(p, Messages)), None), flat)
+        by_echo = [self.answer_method == "echo" and not isinstance(p, Messages) for p in prompts]
+        pairs = [(p, v) for p, echo in zip(prompts, by_echo, strict=True) if echo for v in flat]
+        exact = iter(self._map(lambda pair: self.variant_logprob(*pair), pairs))
+        listed = iter(
+            self._map(
+                self.first_token_logprobs,
+                [p for p, echo in zip(prompts, by_echo, strict=True) if not echo],
             )
-            for _ in prompts
-        ]
+        )
+        results = []
+        for echo in by_echo:
+            if echo:
+                totals = iter([next(exact) for _ in flat])
+            else:
+                totals = iter(first_token_match(next(listed), flat, self.base_url))
+            results.append(
+                ClosedAnswer.from_variant_logprobs(
+                    names, variants, [[next(totals) for _ in group] for group in variants]
+                )
+            )
+        return results
+
+
+def first_token_match(top: dict[str, float], variants: Sequence[str], where: str) -> list[float]:
+    """ln P of each answer variant read from the first token's top log-probabilities ``top``
+    (token text → nats): the token equal to the variant, else the longest listed token the
+    variant starts with, else ``-inf``. Two variants read from the same token cannot be told
+    apart: an error naming them."""
+    chosen: dict[str, str] = {}
+    values = []
+    for variant in variants:
+        if variant in top:
+            token = variant
+        else:
+            prefixes = [t for t in top if t and variant.startswith(t)]
+            token = max(prefixes, key=len) if prefixes else ""
+        if token:
+            if token in chosen:
+                raise StoryflowError(
+                    f"{where}: the answers {chosen[token]!r} and {variant!r} begin with the same "
+                    f"token {token!r}, so one generated token cannot tell them apart: use "
+                    "answers that differ in their first token, or answers: echo"
+                )
+            chosen[token] = variant
+        values.append(top[token] if token else float("-inf"))
+    return values
 
 
 def trailing_logprob(

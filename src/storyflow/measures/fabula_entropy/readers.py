@@ -34,8 +34,6 @@ from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
-from storyflow.lm.answers import answer
-from storyflow.lm.prompts import generation_prompt, prompt_tokens
 
 log = logging.getLogger(__name__)
 
@@ -102,8 +100,12 @@ def label_options(labels: Mapping[str, Sequence[str]], mode: str) -> dict[str, l
     return {name: [space + v.strip() for v in labels[name]] for name in ("yes", "no")}
 
 
-def check_labels(llm: Any, options: Mapping[str, Sequence[str]], model: str) -> None:
-    """Every label must tokenize and read back unchanged in the model's vocabulary."""
+def check_labels(model: Any, options: Mapping[str, Sequence[str]]) -> None:
+    """Every label must tokenize and read back unchanged in the model's vocabulary (checked
+    where the vocabulary is on this machine; a served model's server tokenizes)."""
+    llm = model.tokenizer
+    if llm is None:
+        return
     bad = []
     for variants in options.values():
         for label in variants:
@@ -113,8 +115,8 @@ def check_labels(llm: Any, options: Mapping[str, Sequence[str]], model: str) -> 
                 bad.append(label)
     if bad:
         raise StoryflowError(
-            f"model {model!r}: the answer labels {bad} are not in its vocabulary (they do not "
-            "tokenize and read back unchanged); set fabula_entropy.labels to words it has"
+            f"model {model.name!r}: the answer labels {bad} are not in its vocabulary (they do "
+            "not tokenize and read back unchanged); set fabula_entropy.labels to words it has"
         )
 
 
@@ -126,52 +128,45 @@ def calibrated(p: float, p0: float) -> float:
 
 
 def answer_questions(
-    scorer: Any,
-    model: str,
-    mode: str,
+    model: Any,
     versions: pd.DataFrame,
     questions: pd.DataFrame,
     settings: ReaderSettings,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """P(yes) of every question for each prompt variant, and the cost row of the model.
 
-    ``scorer``: a llama.cpp scorer (``LlamaCppScorer(..., share_prefix=True)``); ``mode``:
-    ``chat`` or ``plain`` (the model's resolved prompt mode). Returns (answers, cost) as
-    :data:`tables.FEI_ANSWERS` and :data:`tables.FEI_COST`.
+    ``model``: a :class:`storyflow.lm.connect.LanguageModel` (a local one opened with
+    ``share_prefix``, so each story is evaluated once per version and variant). Returns
+    (answers, cost) as :data:`tables.FEI_ANSWERS` and :data:`tables.FEI_COST`.
     """
-    llm = scorer.llm
-    options = label_options(settings.labels, mode)
-    check_labels(llm, options, model)
-    cue = CUE if mode == "plain" else ""
-    longest = max(
-        len(llm.tokenize(v.encode(), add_bos=False, special=False))
-        for vs in options.values()
-        for v in vs
-    )
+    name = model.name
+    options = label_options(settings.labels, model.mode)
+    check_labels(model, options)
+    longest = max(model.count_text(v) for vs in options.values() for v in vs)
     text = {(r.story_id, r.version): r.text.split("\n") for r in versions.itertuples()}
     prior: dict[tuple[str, str, int], float] = {}
 
     def p_yes(lines: Sequence[str], question: str, variant: str, where: str) -> tuple[float, float]:
-        prompt = generation_prompt(llm, messages(lines, question, variant), mode=mode, cue=cue)
-        ids = prompt_tokens(llm, prompt)
-        if len(ids) + longest > settings.n_ctx:
+        prompt = model.render(messages(lines, question, variant), cue=CUE)
+        if model.window is not None and model.count(prompt) + longest > model.window:
             raise StoryflowError(
-                f"{where}: the prompt has {len(ids)} tokens, more than fabula_entropy.n_ctx "
-                f"({settings.n_ctx}) allows; raise n_ctx or lower the corpus's lines"
+                f"{where}: the prompt has {model.count(prompt)} tokens, more than "
+                f"fabula_entropy.n_ctx ({model.window}) allows; raise n_ctx or lower the "
+                "corpus's lines"
             )
-        result = answer(scorer, ids, options)
+        result = model.answer(prompt, options)
         yes = result.probs[0]
         return (1.0 - yes if variant in NEGATED else yes), result.mass
 
     rows = []
-    start, tokens0 = time.perf_counter(), scorer.tokens_evaluated
+    start, tokens0 = time.perf_counter(), model.tokens_evaluated
     n_answers = 0
     groups = questions.groupby(["story_id", "version"], sort=False)
-    for (sid, version), group in tqdm(groups, total=groups.ngroups, desc=f"answers {model}"):
+    for (sid, version), group in tqdm(groups, total=groups.ngroups, desc=f"answers {name}"):
         lines = text[(sid, version)]
         for variant in settings.variants:
             for q in group.itertuples(index=False):
-                where = f"model {model}, story {sid}, version {version}, {q.question_id}"
+                where = f"model {name}, story {sid}, version {version}, {q.question_id}"
                 p, mass = p_yes(lines, q.text, variant, where)
                 n_answers += 1
                 raw = p
@@ -186,9 +181,9 @@ def answer_questions(
                         sid,
                         version,
                         q.question_id,
-                        model,
+                        name,
                         variant,
-                        f"{model}/{variant}",
+                        f"{name}/{variant}",
                         p,
                         raw,
                         mass,
@@ -201,30 +196,30 @@ def answer_questions(
     cost = tables.FEI_COST.frame(
         [
             (
-                model,
+                name,
                 n_q,
                 n_answers,
                 seconds,
                 n_answers / seconds if seconds > 0 else np.nan,
-                scorer.tokens_evaluated - tokens0,
+                model.tokens_evaluated - tokens0,
             )
         ]
     )
     log.info(
         "%s: %d answers (%d questions × %d variants%s) in %.1f s: %.2f answers/s, %d tokens",
-        model,
+        name,
         n_answers,
         n_q,
         len(settings.variants),
         " + calibration" if settings.calibration else "",
         seconds,
         n_answers / max(seconds, 1e-9),
-        scorer.tokens_evaluated - tokens0,
+        model.tokens_evaluated - tokens0,
     )
     if answers["low_mass"].any():
         log.warning(
             "%s: %d of %d answers have label mass below %.2f",
-            model,
+            name,
             int(answers["low_mass"].sum()),
             len(answers),
             settings.min_mass,
@@ -233,8 +228,8 @@ def answer_questions(
 
 
 def answer_corpus(
-    model: Mapping[str, str],
-    gguf: str,
+    spec: Any,
+    model_path: str | None,
     versions: pd.DataFrame,
     questions: pd.DataFrame,
     reading: Mapping[str, Any],
@@ -242,22 +237,17 @@ def answer_corpus(
     n_threads: int = 1,
     n_gpu_layers: int = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every answer of one model (``model``: its ``ModelSpec.scoring_settings()``) about a
-    corpus, with the story prefix shared across its questions (llama.cpp backend)."""
-    from storyflow.lm.backends.llama_cpp import LlamaCppScorer
+    """Every answer of one reader model ``spec`` (a ``ModelSpec``; ``model_path`` its GGUF, None
+    when served) about a corpus, with the story prefix shared across its questions."""
+    from storyflow.lm.connect import open_model
 
     settings = ReaderSettings.from_params(reading)
-    if model.get("backend", "llama.cpp") != "llama.cpp":
-        raise StoryflowError(
-            f"model {model['name']!r}: fabula-entropy readers run on the llama.cpp backend, not "
-            f"{model['backend']!r}; set its backend to llama.cpp or leave it out of "
-            "fabula_entropy.readers"
-        )
-    scorer = LlamaCppScorer(
-        gguf,
+    model = open_model(
+        spec,
+        model_path,
         n_ctx=settings.n_ctx,
         n_threads=n_threads,
         n_gpu_layers=n_gpu_layers,
         share_prefix=True,
     )
-    return answer_questions(scorer, model["name"], model["prompt"], versions, questions, settings)
+    return answer_questions(model, versions, questions, settings)

@@ -22,16 +22,14 @@ import math
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from tqdm import tqdm
 
 from storyflow import tables
-from storyflow.lm.connect import open_answerer, open_sampler
-from storyflow.lm.prompts import generation_prompt
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.connect import LanguageModel
+from storyflow.lm.prompts import Prompt
 from storyflow.lm.sampling import SamplingSettings
 from storyflow.measures.plot_holes.ceeval import ANSWER_FORMAT, ceeval_full, parse_localization
 from storyflow.seeds import item_rng
@@ -72,40 +70,26 @@ class DetectorSettings:
         )
 
 
-def question_prompt(llm: Any, spec: ModelSpec, question: str) -> str:
-    """``question`` as the user's turn, rendered for ``spec``: its chat template, or the plain
-    frame ending in :data:`CUE` for a base model."""
-    messages = [{"role": "user", "content": question}]
-    if spec.prompt == "chat":
-        return generation_prompt(llm, messages, mode="chat", model_name=spec.name)
-    return generation_prompt(llm, messages, mode="plain", cue=CUE)
+def question_prompt(model: LanguageModel, question: str) -> Prompt:
+    """``question`` as the user's turn, rendered for ``model``: its chat template, the plain
+    frame ending in :data:`CUE` for a base model, or messages for a chat API."""
+    return model.render([{"role": "user", "content": question}], cue=CUE)
 
 
-def _prompt(llm: Any, spec: ModelSpec, template: str, sentences: Sequence[str]) -> str:
-    text = template.format(story=numbered(sentences), format=ANSWER_FORMAT)
-    return question_prompt(llm, spec, text)
+def _prompt(model: LanguageModel, template: str, sentences: Sequence[str]) -> Prompt:
+    return question_prompt(model, template.format(story=numbered(sentences), format=ANSWER_FORMAT))
 
 
-def detect(
-    spec: ModelSpec,
-    model_path: str | Path,
-    items: pd.DataFrame,
-    settings: DetectorSettings,
-    *,
-    n_threads: int = 1,
-    n_gpu_layers: int = 0,
-) -> pd.DataFrame:
-    """PLOT_HOLE_ANSWERS rows of model ``spec`` for every story version of ``items``
+def yes_no(model: LanguageModel) -> dict[str, list[str]]:
+    """The yes/no answer variants: bare after a chat template, after a space in a plain frame."""
+    return YES_NO_PLAIN if model.mode == "plain" else YES_NO_CHAT
+
+
+def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings) -> pd.DataFrame:
+    """PLOT_HOLE_ANSWERS rows of ``model`` for every story version of ``items``
     (PLOT_HOLE_STORIES rows). Equal texts are asked once; localization only after a "yes" on a
     version with ground truth (maker not ``original``)."""
-    from storyflow.lm.backends.llama_cpp import VocabOnly
-
-    llm = VocabOnly(model_path).llm
-    answerer = open_answerer(
-        spec, model_path, n_ctx=settings.n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers
-    )
-    sampler = None
-    options = YES_NO_CHAT if spec.prompt == "chat" else YES_NO_PLAIN
+    options = yes_no(model)
     greedy = SamplingSettings(temperature=0, max_tokens=settings.max_tokens, stop=("\n",))
     cache: dict[tuple[str, ...], tuple[float, int]] = {}
     rows: list[tuple] = []
@@ -113,35 +97,27 @@ def detect(
     for item in tqdm(
         items.itertuples(index=False),
         total=len(items),
-        desc=f"detect ({spec.name})",
+        desc=f"detect ({model.name})",
         unit="story",
         file=sys.stderr,
         mininterval=5.0,
     ):
         sents = tuple(item.sentences)
-        prompt = _prompt(llm, spec, settings.classify, sents)
-        n_tokens = len(llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
+        prompt = _prompt(model, settings.classify, sents)
+        n_tokens = model.count(prompt)
         if sents not in cache:
-            if n_tokens + 8 > settings.n_ctx:
+            if model.window is not None and n_tokens + 8 > model.window:
                 cache[sents] = (math.nan, n_tokens)
             else:
-                cache[sents] = (answerer.answer(prompt, options).probs[0], n_tokens)
+                cache[sents] = (model.answer(prompt, options).probs[0], n_tokens)
         p_error, n_tokens = cache[sents]
         if math.isnan(p_error):
             too_long.append(item.item_id)
         says = bool(p_error > settings.threshold)
         answer, status, pe, pc = "", "not_asked", None, None
         if says and item.maker != "original":
-            ask = _prompt(llm, spec, settings.localize, sents)
-            if sampler is None:
-                sampler = open_sampler(
-                    spec,
-                    model_path,
-                    n_ctx=settings.n_ctx,
-                    n_threads=n_threads,
-                    n_gpu_layers=n_gpu_layers,
-                )
-            answer = sampler.sample(ask, 1, greedy)[0].text
+            ask = _prompt(model, settings.localize, sents)
+            answer = model.sample(ask, 1, greedy)[0].text
             parsed = parse_localization(answer, len(sents))
             status = parsed.status
             pe, pc = (parsed.error, parsed.contradicts) if parsed.ok else (None, None)
@@ -152,7 +128,7 @@ def detect(
                 item.story_id,
                 item.maker,
                 item.version,
-                spec.name,
+                model.name,
                 bool(item.has_error),
                 p_error,
                 says,
@@ -170,7 +146,7 @@ def detect(
             "NaN, counted as saying no in the scores and left out of the human-vs-LLM "
             "rates: %s",
             len(too_long),
-            settings.n_ctx,
+            model.window,
             ", ".join(too_long),
         )
     return tables.PLOT_HOLE_ANSWERS.frame(rows)

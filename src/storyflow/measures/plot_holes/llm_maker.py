@@ -37,7 +37,6 @@ import pandas as pd
 from tqdm import tqdm
 
 from storyflow import tables
-from storyflow.lm.prompts import generation_prompt
 from storyflow.lm.sampling import SamplingSettings
 from storyflow.measures.plot_holes.acts import split_acts
 
@@ -122,23 +121,25 @@ class MakerSettings:
     seed: int = 0
     min_sentences: int = 6
 
+    @classmethod
+    def from_params(
+        cls, params: Mapping[str, Any], *, seed: int, min_sentences: int
+    ) -> MakerSettings:
+        """The settings of ``plot_holes.model_maker`` (without ``model`` and ``verdicts``)."""
+        return cls(**params, seed=int(seed), min_sentences=int(min_sentences))
+
 
 class ModelMaker:
-    """Runs the steps with a sampler and an answerer of one model (docs/lm.md)."""
+    """Runs the steps with one model (a :class:`storyflow.lm.connect.LanguageModel`)."""
 
-    def __init__(
-        self, sampler: Any, answerer: Any, llm: Any, mode: str, nlp: Any, settings: MakerSettings
-    ) -> None:
-        self.sampler, self.answerer, self.llm, self.mode = sampler, answerer, llm, mode
-        self.nlp, self.s = nlp, settings
+    def __init__(self, model: Any, nlp: Any, settings: MakerSettings) -> None:
+        self.model, self.nlp, self.s = model, nlp, settings
+        self.mode = model.mode
         self.log: list[tuple] = []
 
-    def _prompt(self, step: str, **fields: str) -> str:
+    def _prompt(self, step: str, **fields: str) -> Any:
         text = self.s.prompts[step].format(**fields)
-        cue = "" if self.mode == "chat" else "Answer:"
-        return generation_prompt(
-            self.llm, [{"role": "user", "content": text}], mode=self.mode, cue=cue
-        )
+        return self.model.render([{"role": "user", "content": text}], cue="Answer:")
 
     def _generate(
         self,
@@ -154,10 +155,11 @@ class ModelMaker:
             stop=stop,
             seed=self.s.seed,
         )
-        return [s.text for s in self.sampler.sample(prompt, k, settings)]
+        return [s.text for s in self.model.sample(prompt, k, settings)]
 
-    def _record(self, story: str, attempt: int, step: str, status: str, prompt: str, output: str):
-        self.log.append((story, attempt, step, status, prompt, output))
+    def _record(self, story: str, attempt: int, step: str, status: str, prompt: Any, output: str):
+        text = prompt if isinstance(prompt, str) else prompt.text  # messages for a chat API
+        self.log.append((story, attempt, step, status, text, output))
 
     def make(self, story_id: str, sentences: Sequence[str]) -> tuple[Patch, str] | str:
         """The kept edit and its proposition, or the reason the story has none."""
@@ -174,7 +176,7 @@ class ModelMaker:
         relevant = []
         for prop in props:
             prompt = self._prompt("relevance", proposition=prop, act1=act1, later=later)
-            choice = self.answerer.answer(
+            choice = self.model.answer(
                 prompt, ["0", "1", "2", "3"] if self.mode == "chat" else [" 0", " 1", " 2", " 3"]
             )
             score = int(choice.best.strip())

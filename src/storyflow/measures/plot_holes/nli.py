@@ -24,18 +24,16 @@ import math
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from tqdm import tqdm
 
 from storyflow import tables
-from storyflow.lm.connect import open_answerer
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.connect import LanguageModel
 from storyflow.measures.plot_holes.acts import act_bounds
 from storyflow.measures.plot_holes.ceeval import ceeval_full
-from storyflow.measures.plot_holes.detect import YES_NO_CHAT, YES_NO_PLAIN, question_prompt
+from storyflow.measures.plot_holes.detect import question_prompt, yes_no
 
 log = logging.getLogger(__name__)
 
@@ -73,35 +71,17 @@ def sentence_pairs(n_sentences: int, min_sentences: int) -> list[tuple[int, int]
     return [(i, j) for i in range(first_later) for j in range(first_later, n_sentences)]
 
 
-def _pair_prompt(llm: Any, spec: ModelSpec, template: str, premise: str, hypothesis: str) -> str:
-    return question_prompt(llm, spec, template.format(premise=premise, hypothesis=hypothesis))
-
-
-def nli_answers(
-    spec: ModelSpec,
-    model_path: str | Path,
-    items: pd.DataFrame,
-    settings: NliSettings,
-    *,
-    n_threads: int = 1,
-    n_gpu_layers: int = 0,
-) -> pd.DataFrame:
+def nli_answers(model: LanguageModel, items: pd.DataFrame, settings: NliSettings) -> pd.DataFrame:
     """PLOT_HOLE_ANSWERS rows of detector ``nli:<model>`` for every story version of
     ``items`` (PLOT_HOLE_STORIES rows); ``n_prompt_tokens`` counts the prompt tokens of the
     pairs the version needed (cached pairs included)."""
-    from storyflow.lm.backends.llama_cpp import VocabOnly
-
-    llm = VocabOnly(model_path).llm
-    answerer = open_answerer(
-        spec, model_path, n_ctx=settings.n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers
-    )
-    options = YES_NO_CHAT if spec.prompt == "chat" else YES_NO_PLAIN
+    options = yes_no(model)
     cache: dict[tuple[str, str], tuple[float, int]] = {}
     rows, no_acts = [], []
     for item in tqdm(
         items.itertuples(index=False),
         total=len(items),
-        desc=f"nli ({spec.name})",
+        desc=f"nli ({model.name})",
         unit="story",
         file=sys.stderr,
         mininterval=5.0,
@@ -111,10 +91,11 @@ def nli_answers(
         for i, j in sentence_pairs(len(sents), settings.min_sentences):
             key = (sents[i], sents[j])
             if key not in cache:
-                prompt = _pair_prompt(llm, spec, settings.prompt, *key)
-                size = len(llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
-                too_long = size + 8 > settings.n_ctx
-                p_yes = math.nan if too_long else answerer.answer(prompt, options).probs[0]
+                question = settings.prompt.format(premise=key[0], hypothesis=key[1])
+                prompt = question_prompt(model, question)
+                size = model.count(prompt)
+                too_long = model.window is not None and size + 8 > model.window
+                p_yes = math.nan if too_long else model.answer(prompt, options).probs[0]
                 cache[key] = (p_yes, size)
             p_yes, size = cache[key]
             n_tokens += size
@@ -130,7 +111,7 @@ def nli_answers(
                 item.story_id,
                 item.maker,
                 item.version,
-                PREFIX + spec.name,
+                PREFIX + model.name,
                 bool(item.has_error),
                 best,
                 says,

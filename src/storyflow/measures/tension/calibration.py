@@ -59,16 +59,14 @@ def calibration_stories(cloze: pd.DataFrame, n: int) -> pd.DataFrame:
     return chosen
 
 
-def calibration_cuts(
-    cloze: pd.DataFrame, tokenize: Callable[[str], list[int]], model: str
-) -> pd.DataFrame:
+def calibration_cuts(cloze: pd.DataFrame, count: Callable[[str], int], model: str) -> pd.DataFrame:
     """Each cloze story as one cut (:data:`tables.TENSION_CUTS`): prefix = the four context
     sentences, remainder = the right ending, pct = context tokens / (context + right ending)
-    tokens (forecaster's tokenizer)."""
+    tokens (``count``: tokens of a text with the forecaster's tokenizer)."""
     rows = []
     for story in cloze.itertuples(index=False):
-        prefix_tokens = len(tokenize(story.context))
-        story_tokens = prefix_tokens + len(tokenize(" " + story.right_ending))
+        prefix_tokens = count(story.context)
+        story_tokens = prefix_tokens + count(" " + story.right_ending)
         rows.append(
             (
                 story.story_id,

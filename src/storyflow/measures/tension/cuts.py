@@ -44,9 +44,10 @@ class CutSettings:
             raise StoryflowError(f"config: tension.cuts.max_cuts must be >= 1, not {self.max_cuts}")
 
 
-def sentence_tokens(sentences: Sequence[str], tokenize: Callable[[str], list[int]]) -> list[int]:
-    """Tokens per sentence: the first as written, the others with a leading space."""
-    return [len(tokenize(s if i == 0 else " " + s)) for i, s in enumerate(sentences)]
+def sentence_tokens(sentences: Sequence[str], count: Callable[[str], int]) -> list[int]:
+    """Tokens per sentence (``count``: tokens of a text): the first as written, the others with
+    a leading space."""
+    return [count(s if i == 0 else " " + s) for i, s in enumerate(sentences)]
 
 
 def evenly_spaced(n: int, cap: int | None) -> list[int]:
@@ -89,12 +90,13 @@ def story_cuts(
 def plan_cuts(
     stories: pd.DataFrame,
     sentences: pd.DataFrame,
-    tokenize: Callable[[str], list[int]],
+    count: Callable[[str], int],
     settings: CutSettings,
     model: str,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The cuts of every story (:data:`tables.TENSION_CUTS`) and the stories excluded
-    (:data:`tables.TENSION_EXCLUDED`), for the forecaster ``model`` (its ``tokenize``)."""
+    (:data:`tables.TENSION_EXCLUDED`), for the forecaster ``model`` (``count``: the tokens of
+    a text with its tokenizer)."""
     by_story = {
         sid: grp.sort_values("sentence_idx")["text"].astype(str).tolist()
         for sid, grp in sentences.groupby("story_id", sort=False)
@@ -102,7 +104,7 @@ def plan_cuts(
     rows, excluded = [], []
     for story in stories.itertuples(index=False):
         sents = by_story.get(story.story_id, [])
-        counts = sentence_tokens(sents, tokenize)
+        counts = sentence_tokens(sents, count)
         cuts, reason = story_cuts(sents, counts, settings)
         if reason is not None:
             excluded.append((story.story_id, story.story_type, model, len(sents), reason))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,10 +22,8 @@ from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
-from storyflow.lm.backends.llama_cpp import VocabOnly
-from storyflow.lm.connect import open_sampler
-from storyflow.lm.prompts import generation_prompt, prompt_tokens
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.connect import LanguageModel
+from storyflow.lm.prompts import Prompt
 from storyflow.lm.sampling import Sampler, SamplingSettings, check_k
 from storyflow.seeds import item_rng
 
@@ -37,12 +35,11 @@ PREFIX_FIELD = "{prefix}"
 @dataclass(frozen=True)
 class ForecastPrompt:
     """The forecast prompt: ``system`` and ``user`` texts (``user`` holds ``{prefix}``); ``cue``
-    ends the plain frame of base models; ``mode``: ``chat`` or ``plain`` (the model's)."""
+    ends the plain frame of base models."""
 
     system: str
     user: str
     cue: str
-    mode: str
 
     def __post_init__(self) -> None:
         if self.user.count(PREFIX_FIELD) != 1:
@@ -51,13 +48,16 @@ class ForecastPrompt:
                 "(where the story so far goes)"
             )
 
-    def render(self, llm: Any, prefix: str, model_name: str = "model") -> str:
-        """The prompt text for the story so far ``prefix``, ending where the ending begins."""
+    def messages(self, prefix: str) -> list[dict[str, str]]:
+        """The system and user turns for the story so far ``prefix``."""
         messages = [{"role": "user", "content": self.user.replace(PREFIX_FIELD, prefix)}]
         if self.system:
             messages.insert(0, {"role": "system", "content": self.system})
-        cue = self.cue if self.mode == "plain" else ""
-        return generation_prompt(llm, messages, mode=self.mode, cue=cue, model_name=model_name)
+        return messages
+
+    def render(self, model: LanguageModel, prefix: str) -> Prompt:
+        """The prompt for the story so far ``prefix``, ending where the ending begins."""
+        return model.render(self.messages(prefix), cue=self.cue)
 
 
 def cut_seed(seed: int, story_id: str, cut: int) -> int:
@@ -87,15 +87,15 @@ def check_settings(k: int, settings: Mapping[str, Any]) -> SamplingSettings:
         raise StoryflowError(f"config: tension.sampling: {err}") from err
 
 
-def prompt_window(llm: Any, prompts: list[str], max_tokens: int) -> int:
+def prompt_window(model: LanguageModel, prompts: Sequence[Prompt], max_tokens: int) -> int:
     """Context window that holds the longest prompt plus ``max_tokens`` (rounded up to 64)."""
-    longest = max((len(prompt_tokens(llm, p)) for p in prompts), default=1)
+    longest = max((model.count(p) for p in prompts), default=1)
     return -(-(longest + max_tokens + 1) // 64) * 64
 
 
 def sample_endings(
-    sampler: Sampler,
-    prompts: list[str],
+    sampler: Sampler | LanguageModel,
+    prompts: Sequence[Prompt],
     cuts: pd.DataFrame,
     k: int,
     settings: SamplingSettings,
@@ -135,40 +135,31 @@ def sample_endings(
 
 
 def forecast_cuts(
-    spec: ModelSpec,
-    gguf: str,
+    model: LanguageModel,
     cuts: pd.DataFrame,
     k: int,
     sampling: Mapping[str, Any],
     prompts: Mapping[str, str],
-    threads: int,
 ) -> pd.DataFrame:
-    """K endings per cut from the forecaster ``spec`` (weights ``gguf``) with the config's
-    ``tension.sampling`` and ``tension.prompts`` (:func:`sample_endings`); logs the generated
-    tokens per second."""
+    """K endings per cut from the forecaster ``model`` with the config's ``tension.sampling``
+    and ``tension.prompts`` (:func:`sample_endings`); logs the generated tokens per second."""
     settings = check_settings(k, sampling)
-    frame = ForecastPrompt(prompts["system"], prompts["user"], prompts["cue"], spec.prompt)
-    llm = VocabOnly(gguf).llm
-    texts = [frame.render(llm, prefix, spec.name) for prefix in cuts["prefix"]]
-    sampler = open_sampler(
-        spec,
-        gguf,
-        n_ctx=prompt_window(llm, texts, settings.max_tokens),
-        n_seq=min(k, int(sampling["n_seq"])),
-        n_threads=threads,
-    )
+    frame = ForecastPrompt(prompts["system"], prompts["user"], prompts["cue"])
+    texts = [frame.render(model, prefix) for prefix in cuts["prefix"]]
+    model.n_ctx = prompt_window(model, texts, settings.max_tokens)
+    model.n_seq = min(k, int(sampling["n_seq"]))
     start = time.perf_counter()
-    endings = sample_endings(sampler, texts, cuts, k, settings)
+    endings = sample_endings(model, texts, cuts, k, settings)
     seconds = time.perf_counter() - start
     generated = int(endings["n_tokens"].sum())
     log.info(
         "%s: %d endings of %d cuts in %.1f s: %d generated tokens (%.1f tokens/s), %d evaluated",
-        spec.name,
+        model.name,
         len(endings),
         len(cuts),
         seconds,
         generated,
         generated / max(seconds, 1e-9),
-        getattr(sampler, "tokens_evaluated", -1),
+        model.tokens_evaluated,
     )
     return endings

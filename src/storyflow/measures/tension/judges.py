@@ -32,7 +32,6 @@ from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
-from storyflow.lm.prompts import generation_prompt
 
 log = logging.getLogger(__name__)
 
@@ -89,20 +88,22 @@ def judge_by_embedding(
 @dataclass(frozen=True)
 class JudgePrompt:
     """The LLM judge's question: ``system`` and ``user`` texts with ``{actual}`` and
-    ``{predicted}``; ``cue`` ends the plain frame of base models; ``mode`` chat or plain."""
+    ``{predicted}``; ``cue`` ends the plain frame of base models."""
 
     system: str
     user: str
     cue: str
-    mode: str
 
-    def render(self, llm: Any, actual: str, predicted: str, model_name: str = "model") -> str:
+    def messages(self, actual: str, predicted: str) -> list[dict[str, str]]:
         text = self.user.replace("{actual}", actual).replace("{predicted}", predicted)
         messages = [{"role": "user", "content": text}]
         if self.system:
             messages.insert(0, {"role": "system", "content": self.system})
-        cue = self.cue if self.mode == "plain" else ""
-        return generation_prompt(llm, messages, mode=self.mode, cue=cue, model_name=model_name)
+        return messages
+
+    def render(self, model: Any, actual: str, predicted: str) -> Any:
+        """The prompt for one ending (``model``: a :class:`storyflow.lm.connect.LanguageModel`)."""
+        return model.render(self.messages(actual, predicted), cue=self.cue)
 
 
 def judge_by_model(

@@ -1,0 +1,214 @@
+"""Validity checks: can a model do the job a measure gives it? (docs/validity.md)
+
+A measure's number describes the story only when the model behind it does its role: a reader
+that says "yes" to every question, a forecaster whose endings are no nearer the true ending
+than a wrong one, a judge that calls everything a match, a detector that flags every story.
+Each such role is checked on items with *known* answers, in the same run and before the
+results that rest on it; every check is one row of :data:`storyflow.tables.VALIDITY`, and a
+model passes a role when all its checks pass. Results resting on a failed role stay in the
+tables, labelled, and out of pooled indices and headline figures.
+
+This module holds what every check shares: the statistics (ROC AUC, balanced accuracy, Wilson
+and bootstrap intervals, which stay inside the statistic's range), the row builder, the
+verdicts and their summary in words. The checks themselves live with their measures.
+
+Units: shares, accuracies and AUCs are in [0, 1]; 0.5 is chance for a balanced accuracy, a
+pairwise accuracy and an AUC.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from storyflow import tables
+
+#: How a check's value decides: the value itself reaches the threshold, or the lower end of its
+#: confidence interval is above it (the statistic is better than the threshold beyond doubt).
+RULES = ("value >= threshold", "ci_low > threshold")
+
+
+def roc_auc(scores: Sequence[float] | np.ndarray, truth: Sequence[int] | np.ndarray) -> float:
+    """ROC AUC of ``scores`` for binary ``truth`` (1 = positive): the probability that a random
+    positive scores above a random negative, ties counting half (Mann–Whitney U / (n₁ n₀));
+    NaN when a class is missing."""
+    s, t = np.asarray(scores, float), np.asarray(truth)
+    pos, neg = s[t == 1], s[t == 0]
+    if len(pos) == 0 or len(neg) == 0:
+        return math.nan
+    return float(sps.mannwhitneyu(pos, neg).statistic / (len(pos) * len(neg)))
+
+
+def balanced_accuracy(
+    said: Sequence[bool] | np.ndarray, truth: Sequence[int] | np.ndarray
+) -> float:
+    """Mean of the true-positive and the true-negative rate of the binary decisions ``said``
+    (0.5 for a model that always says the same; NaN when a class is missing)."""
+    d, t = np.asarray(said, bool), np.asarray(truth).astype(bool)
+    if t.all() or not t.any():
+        return math.nan
+    return float((d[t].mean() + (~d[~t]).mean()) / 2)
+
+
+def wilson_interval(successes: int, n: int, confidence: float) -> tuple[float, float]:
+    """Wilson score interval of a share ``successes / n`` (inside [0, 1]; NaN for n = 0)."""
+    if n == 0:
+        return math.nan, math.nan
+    ci = sps.binomtest(int(successes), int(n)).proportion_ci(confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def bootstrap_ci(
+    units: Sequence[Any],
+    statistic: Callable[[Sequence[Any]], float],
+    *,
+    confidence: float,
+    resamples: int,
+    seed: int,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``statistic`` over resamples of ``units`` (drawn with
+    replacement, as many as there are): the units are the independent items, e.g. stories, each
+    holding all its forecasts. A percentile interval stays inside the statistic's range. NaN
+    with fewer than 2 units or no resamples; resamples whose statistic is NaN are left out."""
+    units = list(units)
+    if len(units) < 2 or resamples < 1:
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    values = np.array(
+        [
+            statistic([units[i] for i in rng.integers(0, len(units), len(units))])
+            for _ in range(resamples)
+        ]
+    )
+    values = values[~np.isnan(values)]
+    if len(values) == 0:
+        return math.nan, math.nan
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(values, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+def mean_ci(
+    values: Sequence[float] | np.ndarray,
+    *,
+    confidence: float,
+    resamples: int,
+    seed: int,
+) -> tuple[float, float, float]:
+    """Mean of ``values`` and its percentile bootstrap interval: for bounded quantities (shares,
+    no-rates, entropies) whose t interval would leave their range at small n. NaN bounds with
+    fewer than 2 values."""
+    x = np.asarray(values, float)
+    x = x[~np.isnan(x)]
+    if len(x) == 0:
+        return math.nan, math.nan, math.nan
+    low, high = bootstrap_ci(
+        list(x), lambda v: float(np.mean(v)), confidence=confidence, resamples=resamples, seed=seed
+    )
+    return float(x.mean()), low, high
+
+
+def decide(value: float, ci_low: float, threshold: float, rule: str) -> bool:
+    """Whether a check passes under ``rule`` (:data:`RULES`); a NaN statistic never passes."""
+    if rule not in RULES:
+        raise ValueError(f"unknown rule {rule!r}; use one of {RULES}")
+    if rule == RULES[0]:
+        return bool(not math.isnan(value) and value >= threshold)
+    return bool(not math.isnan(ci_low) and ci_low > threshold)
+
+
+def check(
+    measure: str,
+    corpus: str,
+    role: str,
+    model: str,
+    name: str,
+    value: float,
+    ci: tuple[float, float],
+    threshold: float,
+    rule: str,
+    n: int,
+    detail: str,
+) -> tuple:
+    """One :data:`storyflow.tables.VALIDITY` row, its verdict decided by :func:`decide`."""
+    passed = decide(float(value), float(ci[0]), float(threshold), rule)
+    return (
+        measure, corpus, role, model, name, float(value), float(ci[0]), float(ci[1]),
+        float(threshold), rule, int(n), passed, detail,
+    )  # fmt: skip
+
+
+def frame(rows: Sequence[tuple]) -> pd.DataFrame:
+    """Rows of :func:`check` as the validity table."""
+    return tables.VALIDITY.frame(rows)
+
+
+ROLE_KEYS = ["measure", "corpus", "role", "model"]
+
+
+def verdicts(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per measure × corpus × role × model: ``passed`` when every check passed, and
+    ``failed`` the names of the checks that did not."""
+    if table.empty:
+        return pd.DataFrame(columns=[*ROLE_KEYS, "passed", "failed"])
+    grouped = table.groupby(ROLE_KEYS, sort=False)
+    out = grouped["passed"].all().rename("passed").reset_index()
+    failed = grouped.apply(
+        lambda g: ", ".join(g.loc[~g["passed"], "check"]), include_groups=False
+    ).rename("failed")
+    return out.merge(failed.reset_index(), on=ROLE_KEYS)
+
+
+def passed_models(table: pd.DataFrame, measure: str, role: str) -> dict[str, bool]:
+    """model → verdict for one measure and role (all corpora: a model must pass in each)."""
+    mine = table[(table["measure"] == measure) & (table["role"] == role)]
+    return {m: bool(g["passed"].all()) for m, g in mine.groupby("model", sort=False)}
+
+
+NAMES = {
+    "sequentiality": "sequentiality",
+    "tension": "tension",
+    "fabula_entropy": "fabula entropy",
+    "plot_holes": "plot holes",
+    "narrative_sense": "narrative sense",
+}
+
+
+def describe(table: pd.DataFrame) -> list[str]:
+    """The validity table in words, one sentence per measure and role, e.g. "fabula entropy:
+    1 of 3 readers valid (qwen/standard); failed: smollm2/standard (balanced_accuracy)"."""
+    lines = []
+    judged = verdicts(table)
+    for (measure, role), group in judged.groupby(["measure", "role"], sort=False):
+        per_model = group.groupby("model", sort=False).agg(
+            passed=("passed", "all"), failed=("failed", lambda f: ", ".join(x for x in f if x))
+        )
+        good = [m for m, r in per_model.iterrows() if r["passed"]]
+        bad = [f"{m} ({r['failed']})" for m, r in per_model.iterrows() if not r["passed"]]
+        corpora = ", ".join(dict.fromkeys(group["corpus"]))
+        noun = role if len(per_model) == 1 else f"{role}s"
+        text = f"{NAMES.get(measure, measure)}: {len(good)} of {len(per_model)} {noun} valid"
+        text += f" ({', '.join(good)})" if good else ""
+        text += f"; failed: {'; '.join(bad)}" if bad else ""
+        lines.append(f"{text} [checked on {corpora}]")
+    return lines
+
+
+def summary_of(path: str) -> list[str]:
+    """:func:`describe` of the validity table at ``path``, or [] when it does not exist yet."""
+    from pathlib import Path
+
+    if not Path(path).is_file():
+        return []
+    return describe(tables.read(tables.VALIDITY, path))
+
+
+def small_groups(sizes: Mapping[str, int], minimum: int) -> list[str]:
+    """The groups of a contrast with fewer than ``minimum`` stories (config
+    ``validity.min_group_size``): a contrast with any is reported but not tested."""
+    return [g for g, n in sizes.items() if n < minimum]
