@@ -25,6 +25,7 @@ include: "workflow/rules/fabula_entropy.smk"
 include: "workflow/rules/comparison.smk"
 include: "workflow/rules/plot_holes.smk"
 include: "workflow/rules/tension.smk"
+include: "workflow/rules/validity.smk"
 
 
 rule all:

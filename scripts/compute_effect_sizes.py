@@ -16,6 +16,7 @@ def main(smk):
         confidence=float(smk.params["confidence"]),
         min_sentences=int(smk.params["min_sentences"]),
         labels=labels,
+        min_group_size=int(smk.params["min_group_size"]),
     )
     effects.to_csv(smk.output["table"], index=False)
     stats.contrast_summary(effects).to_csv(smk.output["summary"], index=False)

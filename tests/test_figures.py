@@ -137,6 +137,20 @@ def test_plot_sequentiality_single_panel(tmp_path: Path) -> None:
     assert tick_labels(axes[0]) == HISTORIES
 
 
+def test_one_finite_history_still_draws_its_interval(tmp_path: Path) -> None:
+    """With nll.max_history 1 each line has one finite point: a band over one x is invisible, so
+    the point gets an error bar (every plotted mean has its interval)."""
+    summary = make_summary(models=("m1",), formulations=("context",))
+    summary = summary[summary["history"].isin(["1", "full"])]
+    fig = plot_sequentiality(summary, [tmp_path / "a.png"], **SIZE)
+    (ax,) = panels(fig)
+    bars = [c for c in ax.containers if hasattr(c, "has_yerr") and c.has_yerr]
+    at_h1 = [b for b in bars if list(b.lines[0].get_xdata()) == [1.0]]
+    assert len(at_h1) == 2  # one per story type
+    segments = at_h1[0].lines[2][0].get_segments()
+    assert segments[0][1][1] - segments[0][0][1] == pytest.approx(0.06)  # ci_high - ci_low
+
+
 def test_plot_effect_sizes_panels_and_lines(tmp_path: Path) -> None:
     paths = [tmp_path / "b.png", tmp_path / "b.pdf"]
     fig = plot_effect_sizes(make_effects(), paths, **SIZE)
@@ -153,6 +167,16 @@ def test_plot_effect_sizes_panels_and_lines(tmp_path: Path) -> None:
     retold = next(line for line in axes[0].get_lines() if line.get_label() == "retold vs recalled")
     assert np.isnan(retold.get_ydata()[1])
     assert contrast_colors(["x", "y"]) == contrast_colors(["x", "y"])
+
+
+def test_untested_contrasts_are_named_with_their_sizes(tmp_path: Path) -> None:
+    effects = make_effects(models=("m1",), formulations=("context",))
+    small = effects["contrast"] == "retold_vs_recalled"
+    effects = effects.assign(tested=~small, n_a=2, n_b=2)
+    effects.loc[small, ["g", "g_ci_low", "g_ci_high"]] = np.nan
+    fig = plot_effect_sizes(effects, [tmp_path / "b.png"], **SIZE)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == ["imagined vs recalled", "retold vs recalled (not tested: 2 vs 2 stories)"]
 
 
 def test_plot_contrast_sequentiality_draws_both_groups_with_t_intervals(tmp_path: Path) -> None:
@@ -236,7 +260,7 @@ def test_scripts_end_to_end(tmp_path: Path) -> None:
     run_script(
         "compute_effect_sizes",
         input={"stories": [str(out["story.parquet"])], "labels": tmp_path / "stories.parquet"},
-        params={**params, "contrasts": contrasts},
+        params={**params, "contrasts": contrasts, "min_group_size": 2},
         output={"table": out["eff.csv"], "summary": out["contrast.csv"]},
     )
     summary = pd.read_csv(out["summ.csv"], dtype={"history": str})

@@ -4,6 +4,7 @@ corpus of the user's own (kind csv) through the whole sequentiality path."""
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -225,3 +226,50 @@ def test_a_user_config_switches_the_sample_to_a_fraction(snakemake, tmp_path: Pa
     for story_type in ("recalled", "imagined", "retold"):
         n = by_type.loc[story_type, "n_in_corpus"] - by_type.loc[story_type, "n_excluded"]
         assert by_type.loc[story_type, "n_sampled"] == round(0.01 * n)
+
+
+CONFIG_FILES = sorted(p.name for p in (REPO / "config").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("name", CONFIG_FILES)
+def test_every_config_file_plans(name: str, data_mirror: Path, tmp_path: Path) -> None:
+    """Each file of config/ plans every step (a dry run, as a user would start it). A file that
+    replaces `models` leaves no model name of the default behind (its measures' model lists
+    follow the roles of its own models), and a served model is never materialised or scored
+    for NLL."""
+    import json
+    import subprocess
+    import sys
+
+    command = [
+        sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+        "--directory", str(tmp_path), "-n",
+        "--config", "data=" + json.dumps({"mirror": str(data_mirror)}),
+    ]  # fmt: skip
+    if name != "config.yaml":
+        command += ["--configfile", str(REPO / "config" / name)]
+
+    def dry_run(*args: str) -> str:
+        result = subprocess.run(
+            [*command, *args], cwd=REPO, capture_output=True, text=True, timeout=600
+        )
+        assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+        return result.stdout
+
+    planned = set(re.findall(r"^(\w+)\s+\d+$", dry_run("--quiet", "rules"), flags=re.M))
+    cfg = yaml.safe_load((REPO / "config" / name).read_text())
+    for block, rule in (
+        ("tension", "sample_endings"),
+        ("fabula_entropy", "answer_fabula_questions"),
+        ("plot_holes", "detect_plot_holes"),
+        ("comparison", "build_story_table"),
+    ):
+        if (cfg.get(block) or {}).get("enabled"):
+            assert rule in planned, f"{name}: {block} is enabled but {rule} is not planned"
+    assert {"score_nll_shard", "gather_validity"} <= planned
+    served = [m["name"] for m in cfg.get("models", []) if "server" in m["source"]]
+    if served:
+        jobs = dry_run()
+        for model in served:
+            assert f"resources/models/{model}.gguf" not in jobs
+            assert f"nll/{model}" not in jobs

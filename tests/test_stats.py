@@ -224,6 +224,23 @@ def test_contrast_with_a_small_group_gives_nan_and_a_warning(
     assert not out.loc[out.contrast == "imagined_vs_recalled", "g"].isna().iloc[0]
 
 
+def test_contrast_below_the_minimum_group_size_is_reported_but_not_tested(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """validity.min_group_size: imagined (3) vs recalled (4) is tested at a minimum of 3, not at
+    5; the sizes and means stay, the test statistics go (books compare 2 passages with 2)."""
+    table = story_table({"imagined": A, "recalled": B, "retold": [1.0, 1.5, 2.5]})
+    tested = contrast_effects(table, CONTRASTS, confidence=0.95, min_sentences=2, min_group_size=3)
+    assert tested["tested"].all() and tested.loc[tested.measure == "seq", "g"].notna().all()
+    with caplog.at_level(logging.WARNING, logger="storyflow"):
+        out = contrast_effects(table, CONTRASTS, confidence=0.95, min_sentences=2, min_group_size=5)
+    assert "fewer than 5 stories" in caplog.text and "not tested" in caplog.text
+    assert not out["tested"].any()
+    assert out[["t", "df", "p", "g", "g_ci_low", "g_ci_high"]].isna().all().all()
+    seq = out[(out.contrast == "imagined_vs_recalled") & (out.measure == "seq")].iloc[0]
+    assert (seq["n_a"], seq["n_b"], seq["mean_a"], seq["mean_b"]) == (3, 4, 4.0, 2.5)
+
+
 def test_contrast_naming_an_absent_group_is_a_user_error() -> None:
     table = story_table({"imagined": A, "recalled": B})
     with pytest.raises(StoryflowError) as err:

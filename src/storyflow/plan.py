@@ -302,6 +302,21 @@ def story_measure_files(config: Mapping[str, Any]) -> dict[str, list[str]]:
     return runs
 
 
+def validity_files(config: Mapping[str, Any]) -> list[str]:
+    """The validity tables (:data:`storyflow.tables.VALIDITY`) the enabled measures write, in
+    measure order; gathered into ``results/validity.csv`` (docs/validity.md)."""
+    files: list[str] = []
+    if config["tension"]["enabled"]:
+        files += [f"results/tension/validity/{m}.csv" for m in tension_plan(config)["forecasters"]]
+    if config["fabula_entropy"]["enabled"]:
+        files += [
+            f"results/{c}/fabula_entropy/validity.csv" for c in fabula_entropy_corpora(config)
+        ]
+    if config["plot_holes"]["enabled"]:
+        files.append("results/plot_holes/validity.csv")
+    return files
+
+
 def comparison_corpora(config: Mapping[str, Any]) -> list[str]:
     """The corpora compared across measures: ``comparison.corpora``, or (null) every corpus that
     two or more enabled measures score. A listed corpus that fewer than two measures score is

@@ -285,6 +285,7 @@ def contrast_effects(
     confidence: float,
     min_sentences: int,
     labels: pd.DataFrame | None = None,
+    min_group_size: int = 2,
 ) -> pd.DataFrame:
     """Welch's t-test and Hedges' g for each contrast "group a vs group b" of stories.
 
@@ -298,14 +299,17 @@ def contrast_effects(
         labels: The corpus's story labels (one row per ``story_id``; e.g. its stories table).
             Defaults to ``story_seq``'s ``story_id`` and ``story_type``. A ``document_id``
             column (the book a passage comes from) is counted in ``n_docs_a``/``n_docs_b``.
+        min_group_size: A contrast cell whose groups are not both this large (stories) is not
+            tested: its sizes, means and SDs are reported, t, df, p and g are NaN and ``tested``
+            is False (config ``validity.min_group_size``; at 2 vs 2 a g of 14 says nothing).
 
     Returns:
         ``model, formulation, history, contrast, group_a, group_b, measure, n_a, n_b, n_docs_a,
-        n_docs_b, mean_a, mean_b, sd_a, sd_b, t, df, p, g, g_ci_low, g_ci_high``, one row per
-        model × formulation × history × contrast × measure. n = stories (passages), n_docs =
-        distinct documents among them (= n without ``document_id``). Means and SDs (n − 1) in
-        nats/token; t and g > 0 = group a higher. When a group has fewer than 2 stories in a
-        cell, its statistics are NaN (a warning is logged).
+        n_docs_b, mean_a, mean_b, sd_a, sd_b, t, df, p, g, g_ci_low, g_ci_high, tested``, one
+        row per model × formulation × history × contrast × measure. n = stories (passages),
+        n_docs = distinct documents among them (= n without ``document_id``). Means and SDs
+        (n − 1) in nats/token; t and g > 0 = group a higher. When a group has fewer than
+        ``min_group_size`` stories in a cell, its test statistics are NaN (a warning is logged).
 
     Raises:
         StoryflowError: a contrast's group matches no story (see :func:`contrast_members`).
@@ -356,7 +360,8 @@ def contrast_effects(
                 "sd_a": a.std(ddof=1) if a.size > 1 else math.nan,
                 "sd_b": b.std(ddof=1) if b.size > 1 else math.nan,
             }
-            if a.size < 2 or b.size < 2:
+            row["tested"] = a.size >= max(2, min_group_size) and b.size >= max(2, min_group_size)
+            if not row["tested"]:
                 row.update(dict.fromkeys(["t", "df", "p", "g", "g_ci_low", "g_ci_high"], math.nan))
                 small.setdefault((name, model, formulation, measure), set()).add(history)
             else:
@@ -367,18 +372,20 @@ def contrast_effects(
         if measure != MEASURES[0]:
             continue  # the measures share their stories: warn once per cell
         log.warning(
-            "contrast %s, model %s, formulation %s: a group has fewer than 2 stories at "
-            "history %s; its statistics are NaN",
+            "contrast %s, model %s, formulation %s: a group has fewer than %d stories at "
+            "history %s: not tested (t, p and g NaN; validity.min_group_size)",
             name,
             model,
             formulation,
+            max(2, min_group_size),
             ", ".join(sorted(histories, key=history_key)),
         )
     effects = pd.DataFrame(rows, columns=EFFECT_COLUMNS)
     order = {c["name"]: i for i, c in enumerate(contrasts)}
     effects = effects.assign(_c=effects["contrast"].map(order))
     effects = _sort(effects, [*GROUP_KEY, "_c", "measure"]).drop(columns="_c")
-    return effects.astype({"n_a": int, "n_b": int, "n_docs_a": int, "n_docs_b": int})
+    types = {"n_a": int, "n_b": int, "n_docs_a": int, "n_docs_b": int, "tested": bool}
+    return effects.astype(types)
 
 
 def contrast_summary(effects: pd.DataFrame) -> pd.DataFrame:

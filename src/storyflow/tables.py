@@ -332,8 +332,11 @@ EFFECTS = Table(
         "g": "float64",
         "g_ci_low": "float64",
         "g_ci_high": "float64",
+        "tested": "bool",
     },
-    doc="Welch's t and Hedges' g (with CI) of group a minus group b per contrast and measure.",
+    doc="Welch's t and Hedges' g (with CI) of group a minus group b per contrast and measure. "
+    "tested: both groups have at least validity.min_group_size stories; when not, t, df, p and g "
+    "are NaN (the sizes and means stay).",
 )
 
 # --------------------------------------------------------------------------- narrative sense

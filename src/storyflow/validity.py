@@ -212,3 +212,39 @@ def small_groups(sizes: Mapping[str, int], minimum: int) -> list[str]:
     """The groups of a contrast with fewer than ``minimum`` stories (config
     ``validity.min_group_size``): a contrast with any is reported but not tested."""
     return [g for g, n in sizes.items() if n < minimum]
+
+
+def contrast_checks(effects: pd.DataFrame, corpus: str, minimum: int) -> pd.DataFrame:
+    """Validity rows of a corpus's sequentiality contrasts (measure ``sequentiality``, role
+    ``contrast``, model = the contrast's name, check ``min_group_size``): the smaller group's
+    stories against ``minimum``, from :data:`storyflow.tables.EFFECTS` (largest sizes over the
+    table's cells)."""
+    rows = []
+    for name, group in effects.groupby("contrast", sort=False):
+        n_a, n_b = int(group["n_a"].max()), int(group["n_b"].max())
+        rows.append(
+            check(
+                "sequentiality", corpus, "contrast", str(name), "min_group_size",
+                float(min(n_a, n_b)), (math.nan, math.nan), float(minimum),
+                RULES[0], n_a + n_b,
+                f"{group['group_a'].iloc[0]} ({n_a}) vs {group['group_b'].iloc[0]} ({n_b}) "
+                "stories; a smaller group is reported but not tested",
+            )
+        )  # fmt: skip
+    return frame(rows)
+
+
+def gather(tables_: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Every measure's validity rows in one table (:data:`storyflow.tables.VALIDITY`), in the
+    order given; a repeated (measure, corpus, role, model, check) is an error."""
+    from storyflow.errors import StoryflowError
+
+    table = tables.VALIDITY.frame(pd.concat(list(tables_), ignore_index=True))
+    repeated = table.duplicated(list(tables.VALIDITY.key))
+    if repeated.any():
+        row = table[repeated].iloc[0]
+        raise StoryflowError(
+            f"validity check {row['check']!r} of {row['measure']} {row['role']} {row['model']} "
+            f"on {row['corpus']} is written twice"
+        )
+    return table

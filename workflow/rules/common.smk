@@ -8,7 +8,7 @@ from pathlib import Path
 from snakemake.logging import logger
 from snakemake.utils import min_version, validate
 
-from storyflow import corpora, plan
+from storyflow import corpora, plan, validity
 from storyflow.corpora.selection import SAMPLED
 from storyflow.corpora.user_csv import group_values
 from storyflow.errors import StoryflowError
@@ -63,6 +63,10 @@ REGRESSION_SPECS, REGRESSION_SKIPPED = checked(plan.regression_plan, config)
 COMPARISON = config["comparison"]
 COMPARED = checked(plan.comparison_corpora, config)
 STORY_MEASURE_FILES = plan.story_measure_files(config)
+VALIDITY_FILES = checked(plan.validity_files, config)
+# The last run's validity table in words, for the report's first page (workflow.rst); empty
+# before the first run. Not a setting: it changes no job.
+config["_validity_summary"] = validity.summary_of("results/validity.csv")
 for _spec, _reason in REGRESSION_SKIPPED.items():
     logger.warning(f"regression {_spec} skipped: {_reason}")
 
@@ -567,4 +571,5 @@ def final_outputs():
     )
     outputs += plot_holes_outputs()
     outputs += tension_outputs()
+    outputs.append("results/validity.csv")
     return outputs

@@ -44,5 +44,6 @@ rule compute_effect_sizes:
         contrasts=corpus_contrasts,
         confidence=config["stats"]["confidence"],
         min_sentences=config["stats"]["min_sentences"],
+        min_group_size=config["validity"]["min_group_size"],
     script:
         "../../scripts/compute_effect_sizes.py"

@@ -180,9 +180,7 @@ def plot_sequentiality(
         for offset, story_type in zip(offsets, types, strict=True):
             finite, full = _split(panel[panel["story_type"] == story_type], positions)
             color = colors[story_type]
-            ax.fill_between(
-                finite["x"], finite["ci_low"], finite["ci_high"], color=color, alpha=0.15, lw=0
-            )
+            _interval(ax, finite, color, "mean", "ci_low", "ci_high")
             ax.plot(
                 finite["x"],
                 finite["mean"],
@@ -222,7 +220,9 @@ def plot_effect_sizes(
     Args:
         effects: Output of :func:`storyflow.stats.contrast_effects`; rows with
             ``measure == "seq"`` are drawn (``g`` with ``g_ci_low``/``g_ci_high``; g > 0 = the
-            first-named group is more sequential). A dashed line marks g = 0.
+            first-named group is more sequential). A dashed line marks g = 0. A contrast never
+            ``tested`` (groups below ``validity.min_group_size``) is named in the legend with
+            its group sizes and not drawn.
         paths: Files to write (format from the extension).
         dpi: Resolution of raster formats.
         width_per_panel, height_per_panel: Panel size in inches.
@@ -242,6 +242,12 @@ def plot_effect_sizes(
     contrasts = unique(data["contrast"])
     names = data.drop_duplicates("contrast").set_index("contrast")
     labels = [f"{names.at[c, 'group_a']} vs {names.at[c, 'group_b']}" for c in contrasts]
+    if "tested" in data:  # groups below validity.min_group_size: named, not drawn
+        for i, c in enumerate(contrasts):
+            rows = data[data["contrast"] == c]
+            if not rows["tested"].astype(bool).any():
+                sizes = f"{rows['n_a'].max()} vs {rows['n_b'].max()} stories"
+                labels[i] += f" (not tested: {sizes})"
     colors = contrast_colors(contrasts)
     ncols = _legend_columns(labels, width_per_panel * len(formulations))
     positions = _x_positions(data["history"])
@@ -345,9 +351,7 @@ def plot_contrast_sequentiality(
             ).assign(high=lambda d, h=half: d["mean"] + h)
             finite, full = _split(rows, positions)
             label = f"{side}: {names.at[contrast, f'group_{side}']}"
-            ax.fill_between(
-                finite["x"], finite["low"], finite["high"], color=color, alpha=0.15, lw=0
-            )
+            _interval(ax, finite, color, "mean", "low", "high")
             ax.plot(
                 finite["x"], finite["mean"], color=color, marker="o", ms=2.5, lw=1.2, label=label
             )
@@ -375,6 +379,15 @@ def _legend_rows(labels: Sequence[str], ncols: int) -> int:
 def _dodge(n: int, width: float) -> list[float]:
     """Horizontal offsets spreading n series over ``width`` (x units) around 0."""
     return [0.0] if n <= 1 else list(np.linspace(-width / 2, width / 2, n))
+
+
+def _interval(ax: Axes, rows: pd.DataFrame, color: object, y: str, low: str, high: str) -> None:
+    """The confidence interval of a line's points: a band over two or more points, an error bar
+    on a single one (a band over one x is invisible: ``nll.max_history: 1``)."""
+    if len(rows) >= 2:
+        ax.fill_between(rows["x"], rows[low], rows[high], color=color, alpha=0.15, lw=0)
+    else:
+        _error_points(ax, rows, 0.0, color, y, low, high)
 
 
 def _error_points(
