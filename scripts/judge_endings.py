@@ -2,6 +2,7 @@
 statistics."""
 
 import logging
+import time
 
 from storyflow import tables
 from storyflow.lm.connect import job_spec, open_model
@@ -23,17 +24,30 @@ def main(smk):
             threshold = float(calibration["threshold"].iloc[0])
             log.info("calibrated threshold %.4f (%s)", threshold, smk.input.calibration)
         encode = load_encoder(settings["model"], threads=smk.threads, key="tension.embedding.model")
-        verdicts = judges.judge_by_embedding(endings, cuts, encode, threshold)
+        verdicts = judges.judge_by_embedding(
+            endings, cuts, encode, threshold, settings["chunk_words"]
+        )
     else:
         spec = job_spec(smk.params.judge_model, smk.config["models"])
-        model = open_model(spec, smk.input.get("gguf"), n_ctx=4096, n_threads=smk.threads)
+        model = open_model(spec, smk.input.get("gguf"), n_threads=smk.threads)
         frame = judges.JudgePrompt(settings["system"], settings["user"], settings["cue"])
+        model.n_ctx = judges.judge_window(
+            model, frame, cuts["remainder"].tolist(), endings["text"].tolist()
+        )
+        start = time.perf_counter()
         verdicts = judges.judge_by_model(
             endings,
             cuts,
             lambda prompt: model.answer(prompt, judges.YES_NO),
             lambda actual, predicted: frame.render(model, actual, predicted),
             spec.name,
+        )
+        log.info(
+            "%s judged %d endings in %.1f s (%d tokens evaluated)",
+            spec.name,
+            len(verdicts),
+            time.perf_counter() - start,
+            model.tokens_evaluated,
         )
     log.info("%s", verdicts["status"].value_counts().to_dict())
     rates = curves.cut_no_rates(verdicts)
