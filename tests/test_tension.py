@@ -4,6 +4,7 @@ the forecaster (docs/tension.md)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -552,3 +553,55 @@ def test_figures_draw_failed_models_hollow_and_grey_and_small_groups_without_bar
         "good / embedding", "bad / embedding\nfailed validity: forecaster bad pairwise_accuracy"
     ]  # fmt: skip
     assert all(len(ax.containers) == 1 for ax in rates.axes)  # group x's bars; y has none
+
+
+# --- the plan -------------------------------------------------------------------------------------
+
+
+def test_the_plan_checks_models_before_the_summary_and_serves_models_without_weights(
+    snakemake, tmp_path
+) -> None:
+    """A dry run of the tiny tension config with a served forecaster and a served LLM judge
+    next to the local SmolLM2: every forecaster gets its validity checks, which the summary
+    reads (upstream of every labelled result); the served model gets every tension job (cuts,
+    endings, calibration, the LLM judge's calibration and verdicts) and never a GGUF."""
+    import yaml
+    from test_reruns import parse_jobs
+
+    repo = Path(__file__).resolve().parents[1]
+    config = yaml.safe_load((repo / "tests" / "config" / "tension.yaml").read_text())
+    served = {
+        "name": "served",
+        "variant": "instruct",
+        "roles": ["tension.forecaster", "tension.judge"],
+        "source": {"server": {"base_url": "http://127.0.0.1:9/v1", "model": "m"}},
+    }
+    local = "smollm2-135m-instruct"
+    change = {
+        "models": [*config["models"], served],
+        "tension": {**config["tension"], "forecasters": [local, "served"]},
+    }
+    path = tmp_path / "served.yaml"
+    path.write_text(yaml.safe_dump(change))
+    result = snakemake(
+        tmp_path / "run",
+        "--dry-run",
+        configfiles=[repo / "tests" / "config" / "tension.yaml", path],
+        targets=["results/hippocorpus/tension/group_means.csv"],
+    )
+    jobs = parse_jobs(result.stdout)
+    summary = next(job for job in jobs if job["rule"] == "summarize_tension")
+    for forecaster in (local, "served"):
+        assert f"results/tension/validity/{forecaster}.csv" in summary["input"]
+    checks = {job["wc_model"]: job for job in jobs if job["rule"] == "check_tension_validity"}
+    assert set(checks) == {local, "served"}
+    # judges null: the embedding judge and the model with the role, on both forecasters
+    for forecaster in (local, "served"):
+        assert f"judgments/{forecaster}/served.parquet" in checks[forecaster]["input"]
+    rules = {(job["rule"], job.get("wc_model"), job.get("wc_judge")) for job in jobs}
+    for rule in ("plan_tension_cuts", "sample_endings", "sample_calibration_endings"):
+        assert (rule, "served", None) in rules
+    assert ("judge_calibration_endings", local, "served") in rules
+    assert ("judge_endings", "served", "served") in rules
+    assert not [job for job in jobs if "served.gguf" in job.get("input", "")]
+    assert ("materialize_model", "served", None) not in rules
