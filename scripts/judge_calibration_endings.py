@@ -2,9 +2,6 @@
 ROCStories forecasts, each against the right and the wrong ending (the judge's validity check;
 two judge prompts per forecast, timed in the log)."""
 
-import logging
-import time
-
 from storyflow import tables
 from storyflow.lm.connect import job_spec, open_model
 from storyflow.measures.tension import judges
@@ -13,7 +10,6 @@ from storyflow.runner import run
 
 
 def main(smk):
-    log = logging.getLogger("storyflow.judge_calibration_endings")
     p = smk.params
     endings = tables.read(tables.TENSION_ENDINGS, smk.input.endings)
     cloze = tables.read(tables.STORIES, smk.input.stories)
@@ -21,13 +17,8 @@ def main(smk):
     model = open_model(spec, smk.input.get("gguf"), n_threads=smk.threads)
     frame = judges.JudgePrompt(p.judge["system"], p.judge["user"], p.judge["cue"])
     stories = cloze[cloze["story_id"].isin(endings["story_id"])]
-    model.n_ctx = judges.judge_window(
-        model,
-        frame,
-        [*stories["right_ending"], *stories["wrong_ending"]],
-        endings["text"].tolist(),
-    )
-    start = time.perf_counter()
+    actual = [*stories["right_ending"], *stories["wrong_ending"]]
+    model.n_ctx = judges.judge_window(model, frame, actual, endings["text"].tolist())
     verdicts = judge_calibration(
         endings,
         cloze,
@@ -35,20 +26,6 @@ def main(smk):
         lambda prompt: model.answer(prompt, judges.YES_NO),
         lambda actual, predicted: frame.render(model, actual, predicted),
         spec.name,
-    )
-    seconds = time.perf_counter() - start
-    forecasts = verdicts.loc[verdicts["ending"] == "right", "status"].ne("empty forecast").sum()
-    log.info(
-        "%s judged %d held-out forecasts of %s against both endings: %d prompts in %.1f s "
-        "(%.2f s per forecast, %d tokens evaluated); %s",
-        spec.name,
-        forecasts,
-        p.forecaster,
-        2 * forecasts,
-        seconds,
-        seconds / max(forecasts, 1),
-        model.tokens_evaluated,
-        verdicts["status"].value_counts().to_dict(),
     )
     verdicts.to_parquet(smk.output.judgments, index=False)
 

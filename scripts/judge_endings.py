@@ -2,7 +2,6 @@
 statistics."""
 
 import logging
-import time
 
 from storyflow import tables
 from storyflow.lm.connect import job_spec, open_model
@@ -34,20 +33,12 @@ def main(smk):
         model.n_ctx = judges.judge_window(
             model, frame, cuts["remainder"].tolist(), endings["text"].tolist()
         )
-        start = time.perf_counter()
         verdicts = judges.judge_by_model(
             endings,
             cuts,
             lambda prompt: model.answer(prompt, judges.YES_NO),
             lambda actual, predicted: frame.render(model, actual, predicted),
             spec.name,
-        )
-        log.info(
-            "%s judged %d endings in %.1f s (%d tokens evaluated)",
-            spec.name,
-            len(verdicts),
-            time.perf_counter() - start,
-            model.tokens_evaluated,
         )
     log.info("%s", verdicts["status"].value_counts().to_dict())
     rates = curves.cut_no_rates(verdicts)

@@ -112,7 +112,6 @@ rule judge_calibration_endings:
         "../../envs/storyflow.yaml"
     threads: 2
     params:
-        forecaster=lambda wildcards: wildcards.model,
         judge=tension_judge,
         judge_model=tension_judge_model,
         seed=TS["embedding"]["seed"],

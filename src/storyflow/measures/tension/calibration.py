@@ -19,6 +19,7 @@ on nothing. The checks themselves: :mod:`storyflow.measures.tension.validity`.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -239,8 +240,23 @@ def judge_calibration(
     held_out = endings[endings["story_id"].map(halves) == "held-out"]
     truth = cloze.drop_duplicates("story_id").set_index("story_id")
     frames = []
+    start = time.perf_counter()
     for ending, column in (("right", "right_ending"), ("wrong", "wrong_ending")):
         cuts = pd.DataFrame({"story_id": truth.index, "cut": 0, "remainder": truth[column]})
         verdicts = judge_by_model(held_out, cuts.reset_index(drop=True), answer, render, judge)
         frames.append(verdicts.assign(ending=ending, half="held-out"))
-    return tables.TENSION_CALIBRATION_JUDGMENTS.frame(pd.concat(frames, ignore_index=True))
+    seconds = time.perf_counter() - start
+    table = tables.TENSION_CALIBRATION_JUDGMENTS.frame(pd.concat(frames, ignore_index=True))
+    forecasts = int((held_out["text"].str.strip() != "").sum())
+    log.info(
+        "judge %s: %d held-out forecasts of %s judged against both endings (%d prompts) in "
+        "%.1f s: %.2f s per forecast; %s",
+        judge,
+        forecasts,
+        ", ".join(dict.fromkeys(held_out["model"].astype(str))),
+        2 * forecasts,
+        seconds,
+        seconds / max(forecasts, 1),
+        table["status"].value_counts().to_dict(),
+    )
+    return table

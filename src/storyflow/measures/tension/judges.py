@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -191,6 +192,7 @@ def judge_by_model(
     truth = remainders_of(endings, cuts)
     scores, masses, matches, statuses = [], [], [], []
     rows = list(zip(endings["text"], truth, strict=True))
+    start = time.perf_counter()
     for predicted, actual in tqdm(rows, desc=f"judge {judge}"):
         if not predicted.strip():
             scores.append(math.nan), masses.append(math.nan)
@@ -204,4 +206,13 @@ def judge_by_model(
         p_yes = result.probs[result.options.index("Y")]
         scores.append(p_yes), masses.append(result.mass)
         matches.append(p_yes > 0.5), statuses.append(JUDGED)
+    seconds = time.perf_counter() - start
+    asked = sum(status != EMPTY_FORECAST for status in statuses)
+    log.info(
+        "judge %s: %d prompts in %.1f s (%.3f s per prompt)",
+        judge,
+        asked,
+        seconds,
+        seconds / max(asked, 1),
+    )
     return _verdicts(endings, judge, scores, pd.array(matches, dtype="boolean"), masses, statuses)

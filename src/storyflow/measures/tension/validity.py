@@ -169,7 +169,7 @@ def judge_rows(
         f"match rate against right endings {totals[0] / totals[1]:.3f}, no-match rate "
         f"against wrong endings {totals[2] / totals[3]:.3f}"
         if totals[1] and totals[3]
-        else "no verdicts"
+        else "no verdict against the right or the wrong endings"
     )
     detail = (
         f"{n} held-out forecasts of {forecaster} ({len(units)} ROCStories stories), each judged "
