@@ -605,3 +605,24 @@ def test_the_plan_checks_models_before_the_summary_and_serves_models_without_wei
     assert ("judge_endings", "served", "served") in rules
     assert not [job for job in jobs if "served.gguf" in job.get("input", "")]
     assert ("materialize_model", "served", None) not in rules
+
+
+def test_the_judges_context_window_holds_its_longest_prompt() -> None:
+    """The LLM judge's window is sized to its prompts (it was a fixed 4,096 tokens, too short
+    for the remainder of an early cut in a 5,000-word story)."""
+
+    class Words:
+        def render(self, messages, cue=""):
+            return " ".join(m["content"] for m in messages)
+
+        def count(self, prompt):
+            return len(prompt.split())
+
+        def count_text(self, text):
+            return len(text.split())
+
+    frame = judges.JudgePrompt("sys", "A: {actual} P: {predicted}", "")
+    remainder = " ".join(["word"] * 6000)
+    window = judges.judge_window(Words(), frame, ["short", remainder], ["an ending", "end"])
+    longest = Words().count(frame.render(Words(), remainder, "an ending"))
+    assert longest + 16 <= window < longest + 16 + 64 and window % 64 == 0
