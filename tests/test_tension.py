@@ -489,7 +489,15 @@ def test_llm_judge_verdicts_and_the_labels_of_results() -> None:
             )
         ]
     )  # fmt: skip
-    wide = tension_validity.model_verdicts(judged)
+    empty = tables.TENSION_CALIBRATION_JUDGMENTS.frame(
+        [
+            ("r1", "rocstories", "f", 0, 3, 0.8, 2, "llm", np.nan, np.nan, None,
+             "empty forecast", ending, "held-out")
+            for ending in ("right", "wrong")
+        ]
+    )  # fmt: skip
+    judged = pd.concat([judged, empty], ignore_index=True)
+    wide = tension_validity.model_verdicts(judged)  # a forecast without text was not asked
     assert len(wide) == 10 and wide["wrong_match"].isna().sum() == 5
     cosines = hand_cosines([4] * 10)
     table = tension_validity.checks(

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from storyflow import tables, validity
-from storyflow.measures.tension.judges import EMBEDDING
+from storyflow.measures.tension.judges import EMBEDDING, EMPTY_FORECAST
 
 MEASURE, CORPUS = "tension", "rocstories"
 #: Chance level of a balanced or pairwise accuracy.
@@ -67,7 +67,7 @@ class CheckSettings:
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> CheckSettings:
-        """From a rule's params (:func:`storyflow.plan.tension_validity_settings`)."""
+        """From a rule's params (:func:`storyflow.plan.tension_check_settings`)."""
         return cls(**{key: params[key] for key in cls.__dataclass_fields__})
 
 
@@ -98,9 +98,10 @@ def forecaster_check(cosines: pd.DataFrame, forecaster: str, settings: CheckSett
     return validity.check(
         MEASURE, CORPUS, "forecaster", forecaster, "pairwise_accuracy", value, ci,
         settings.min_pairwise, validity.RULES[1], len(mine),
-        f"share of {len(mine)} forecasts (K per story, {len(units)} ROCStories stories, from "
-        "the four context sentences) whose sentence-embedding cosine with the right ending "
-        "exceeds that with the wrong one; chance 0.5; CI: percentile bootstrap over stories",
+        f"share of {len(mine)} forecasts with text ({len(units)} ROCStories stories, up to "
+        f"{max((u[1] for u in units), default=0)} per story, from the four context sentences) "
+        "whose sentence-embedding cosine with the right ending exceeds that with the wrong one; "
+        "chance 0.5; CI: percentile bootstrap over stories",
     )  # fmt: skip
 
 
@@ -125,6 +126,7 @@ def model_verdicts(judgments: pd.DataFrame) -> pd.DataFrame:
     :func:`judge_rows`' input: one row per forecast, score and match against either ending
     (missing where the judge gave no verdict)."""
     keys = ["story_id", "sample"]
+    judgments = judgments[judgments["status"] != EMPTY_FORECAST]  # no text: not asked
     wide = judgments.pivot_table(
         index=keys, columns="ending", values=["score", "match"], aggfunc="first", dropna=False
     )
