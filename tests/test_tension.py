@@ -244,11 +244,17 @@ def test_calibration_fits_on_one_half_and_scores_the_other() -> None:
     # except story r0, whose wrong ending is the closer one (10°, cos 0.98)
     angles = {f"right {i}": 40.0 for i in range(10)} | {f"wrong {i}": 70.0 for i in range(10)}
     angles |= {"wrong 0": 10.0, "forecast": 0.0}
+    # the contexts: nearer the right ending (35°) but in story r1 (75°)
+    angles |= {f"Context {i} one. Two. Three. Four.": 35.0 for i in range(10)}
+    angles["Context 1 one. Two. Three. Four."] = 75.0
     endings = calibration_endings(["forecast", "forecast"] * 9 + ["forecast", " "])
     encode = axis_encoder(angles)
     cosines = calibration.ending_cosines(endings, cloze, encode, 3)
     assert len(cosines) == 19 and set(cosines["half"]) == {"fit", "held-out"}
     assert cosines.groupby("story_id")["half"].nunique().eq(1).all()  # a story in one half
+    by_story = cosines.drop_duplicates("story_id").set_index("story_id")
+    echoes = by_story["context_right"] > by_story["context_wrong"]
+    assert echoes.sum() == 9 and not echoes["r1"]
     threshold, table = calibration.calibrate_threshold(endings, cosines, 3, "e")
     assert np.cos(np.radians(70)) < threshold <= np.cos(np.radians(40))
     assert table["half"].tolist() == ["fit", "held-out"]
@@ -426,13 +432,15 @@ def test_figures_draw_the_example_stories_and_every_table(tmp_path) -> None:
 def hand_cosines(wins_per_story: list[int], k: int = 4, model: str = "f") -> pd.DataFrame:
     """Calibration cosines of len(wins_per_story) stories with k forecasts each, of which the
     first ``wins`` are nearer the right ending (0.6 vs 0.2) and the rest nearer the wrong one
-    (0.3 vs 0.5); stories alternate fit / held-out."""
+    (0.3 vs 0.5); stories alternate fit / held-out; the context is nearer the right ending in
+    three stories of four."""
     rows = []
     for i, wins in enumerate(wins_per_story):
+        context = (0.5, 0.4) if i % 4 < 3 else (0.3, 0.4)
         for sample in range(k):
             right, wrong = (0.6, 0.2) if sample < wins else (0.3, 0.5)
             half = "fit" if i % 2 == 0 else "held-out"
-            rows.append((model, f"r{i}", sample, half, right, wrong))
+            rows.append((model, f"r{i}", sample, half, right, wrong, *context))
     return tables.TENSION_CALIBRATION_COSINES.frame(rows)
 
 
@@ -447,6 +455,9 @@ def test_forecaster_check_needs_its_interval_above_chance() -> None:
     assert table["value"] == pytest.approx(70 / 80) and table["n"] == 80
     assert 0.5 < table["ci_low"] < 0.875 < table["ci_high"] <= 1 and table["passed"]
     assert table["rule"] == "ci_low > threshold" and table["threshold"] == 0.5
+    assert (
+        "the context sentences themselves, as a forecast: 0.750 of the stories" in (table["detail"])
+    )
     # SmolLM2-like: 56 % nearer the right ending over 20 stories that differ a lot: the
     # interval reaches below 0.5
     weak = tension_validity.forecaster_check(hand_cosines([4, 1, 3, 1] * 5), "f", CHECKS)

@@ -866,12 +866,16 @@ TENSION_CALIBRATION_COSINES = Table(
         "half": "object",
         "right": "float64",
         "wrong": "float64",
+        "context_right": "float64",
+        "context_wrong": "float64",
     },
     key=("model", "story_id", "sample"),
     doc="One row per calibration forecast with text (ROCStories story, forecaster model): its "
     "half (fit or held-out, seeded per story) and the cosines (-1..1) of its sentence embedding "
-    "with the story's right and wrong ending. Read by the forecaster check (share with right > "
-    "wrong) and the embedding judge's threshold and check.",
+    "with the story's right and wrong ending; context_right, context_wrong: the same for the "
+    "story's four context sentences (the baseline of a forecaster that repeats the story). Read "
+    "by the forecaster check (share with right > wrong) and the embedding judge's threshold and "
+    "check.",
 )
 
 TENSION_CALIBRATION_JUDGMENTS = Table(

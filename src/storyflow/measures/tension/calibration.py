@@ -129,17 +129,18 @@ def ending_cosines(
     """Per forecast with text (:data:`tables.TENSION_CALIBRATION_COSINES`): its story, sample,
     half (:func:`split_halves` of the stories of ``endings``) and the cosines (-1..1) of the
     forecast with the story's right and wrong ending (texts read whole,
-    :func:`~storyflow.measures.tension.judges.embed_whole`)."""
+    :func:`~storyflow.measures.tension.judges.embed_whole`); ``context_right`` and
+    ``context_wrong``: the same cosines for the story's four context sentences, the forecast of
+    a forecaster that only repeats the story so far (a baseline)."""
     halves = split_halves(endings["story_id"], seed)
     judged = endings[endings["text"].str.strip() != ""]
     truth = cloze.drop_duplicates("story_id").set_index("story_id").loc[judged["story_id"]]
     forecasts = embed_whole(encode, judged["text"].tolist(), chunk_words)
-    right = np.einsum(
-        "ij,ij->i", forecasts, embed_unique(encode, truth["right_ending"].tolist(), chunk_words)
-    )
-    wrong = np.einsum(
-        "ij,ij->i", forecasts, embed_unique(encode, truth["wrong_ending"].tolist(), chunk_words)
-    )
+    right_vectors = embed_unique(encode, truth["right_ending"].tolist(), chunk_words)
+    wrong_vectors = embed_unique(encode, truth["wrong_ending"].tolist(), chunk_words)
+    right = np.einsum("ij,ij->i", forecasts, right_vectors)
+    wrong = np.einsum("ij,ij->i", forecasts, wrong_vectors)
+    context = embed_unique(encode, truth["context"].tolist(), chunk_words)
     return tables.TENSION_CALIBRATION_COSINES.frame(
         pd.DataFrame(
             {
@@ -149,6 +150,8 @@ def ending_cosines(
                 "half": [halves[sid] for sid in judged["story_id"]],
                 "right": right,
                 "wrong": wrong,
+                "context_right": np.einsum("ij,ij->i", context, right_vectors),
+                "context_wrong": np.einsum("ij,ij->i", context, wrong_vectors),
             }
         )
     )

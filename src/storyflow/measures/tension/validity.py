@@ -95,13 +95,17 @@ def forecaster_check(cosines: pd.DataFrame, forecaster: str, settings: CheckSett
     units = [(int(g["win"].sum()), len(g)) for _, g in wins.groupby("story_id", sort=False)]
     value = _share(units)
     ci = _interval(units, _share, settings)
+    stories = mine.drop_duplicates("story_id")
+    echo = float((stories["context_right"] > stories["context_wrong"]).mean())
     return validity.check(
         MEASURE, CORPUS, "forecaster", forecaster, "pairwise_accuracy", value, ci,
         settings.min_pairwise, validity.RULES[1], len(mine),
         f"share of {len(mine)} forecasts with text ({len(units)} ROCStories stories, up to "
         f"{max((u[1] for u in units), default=0)} per story, from the four context sentences) "
         "whose sentence-embedding cosine with the right ending exceeds that with the wrong one; "
-        "chance 0.5; CI: percentile bootstrap over stories",
+        f"chance 0.5; the context sentences themselves, as a forecast: {echo:.3f} of the "
+        "stories (a forecaster that repeats the story so far); CI: percentile bootstrap over "
+        "stories",
     )  # fmt: skip
 
 
