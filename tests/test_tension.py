@@ -589,6 +589,7 @@ def test_the_plan_checks_models_before_the_summary_and_serves_models_without_wei
 
     repo = Path(__file__).resolve().parents[1]
     config = yaml.safe_load((repo / "tests" / "config" / "tension.yaml").read_text())
+    tiny = yaml.safe_load((repo / "tests" / "config" / "tiny.yaml").read_text())
     served = {
         "name": "served",
         "variant": "instruct",
@@ -597,7 +598,7 @@ def test_the_plan_checks_models_before_the_summary_and_serves_models_without_wei
     }
     local = "smollm2-135m-instruct"
     change = {
-        "models": [*config["models"], served],
+        "models": [*tiny["models"], served],
         "tension": {**config["tension"], "forecasters": [local, "served"]},
     }
     path = tmp_path / "served.yaml"

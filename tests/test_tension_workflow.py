@@ -69,7 +69,7 @@ def forecast_prompt(packaged_models: dict[str, Path]) -> str:
 
 def one_cut(story_id: str = "s", cut: int = 0) -> pd.DataFrame:
     return tables.TENSION_CUTS.frame(
-        [(story_id, "t", FORECASTER, cut, 1, 0.5, 40, 80, PREFIX, "The rest.")]
+        [(story_id, "t", FORECASTER, cut, 1, 0.5, 40, 80, "tokens", PREFIX, "The rest.")]
     )
 
 
