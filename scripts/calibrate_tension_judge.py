@@ -1,11 +1,12 @@
-"""Rule calibrate_tension_judge: the embedding judge's threshold for one forecaster, from its
-forecasts of ROCStories stories against their right and wrong endings."""
+"""Rule calibrate_tension_judge: one forecaster's ROCStories forecasts against their right and
+wrong endings (sentence-embedding cosines, seeded halves) and the embedding judge's threshold
+fitted on them."""
 
 from pathlib import Path
 
 from storyflow import tables
 from storyflow.lm.embeddings import load_encoder
-from storyflow.measures.tension.calibration import calibrate_threshold
+from storyflow.measures.tension.calibration import calibrate_threshold, ending_cosines
 from storyflow.runner import run
 
 
@@ -14,9 +15,11 @@ def main(smk):
     cloze = tables.read(tables.STORIES, smk.input.stories)
     endings = tables.read(tables.TENSION_ENDINGS, smk.input.endings)
     encode = load_encoder(p.embedding_model, threads=smk.threads, key="tension.embedding.model")
-    _, table = calibrate_threshold(endings, cloze, encode, p.seed, p.embedding_model)
+    cosines = ending_cosines(endings, cloze, encode, p.seed, p.chunk_words)
+    _, table = calibrate_threshold(endings, cosines, p.seed, p.embedding_model)
     Path(smk.output.table).parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(smk.output.table, index=False)
+    cosines.to_parquet(smk.output.cosines, index=False)
 
 
 run(main, snakemake)

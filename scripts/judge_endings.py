@@ -23,11 +23,16 @@ def main(smk):
             threshold = float(calibration["threshold"].iloc[0])
             log.info("calibrated threshold %.4f (%s)", threshold, smk.input.calibration)
         encode = load_encoder(settings["model"], threads=smk.threads, key="tension.embedding.model")
-        verdicts = judges.judge_by_embedding(endings, cuts, encode, threshold)
+        verdicts = judges.judge_by_embedding(
+            endings, cuts, encode, threshold, settings["chunk_words"]
+        )
     else:
         spec = job_spec(smk.params.judge_model, smk.config["models"])
-        model = open_model(spec, smk.input.get("gguf"), n_ctx=4096, n_threads=smk.threads)
+        model = open_model(spec, smk.input.get("gguf"), n_threads=smk.threads)
         frame = judges.JudgePrompt(settings["system"], settings["user"], settings["cue"])
+        model.n_ctx = judges.judge_window(
+            model, frame, cuts["remainder"].tolist(), endings["text"].tolist()
+        )
         verdicts = judges.judge_by_model(
             endings,
             cuts,

@@ -15,6 +15,7 @@ def main(smk):
         model.count_text,
         CutSettings(**smk.params.cuts),
         model.name,
+        model.token_unit,
     )
     cuts.to_parquet(smk.output.cuts, index=False)
     excluded.to_csv(smk.output.excluded, index=False)

@@ -1,4 +1,5 @@
-"""Rule plot_inflection_rates: mean inflection rate per group by vertex-angle threshold."""
+"""Rule plot_inflection_rates: mean inflection rate per group by vertex-angle threshold, with
+its interval, results of models that failed their validity checks drawn hollow."""
 
 from storyflow import tables
 from storyflow.figures.tension import plot_inflection_rates
@@ -6,8 +7,8 @@ from storyflow.runner import run
 
 
 def main(smk):
-    stories = tables.read_all(tables.TENSION_STORIES, smk.input.stories)
-    plot_inflection_rates(stories, list(smk.output), smk.params.dpi)
+    groups = tables.read(tables.TENSION_GROUPS, smk.input.groups)
+    plot_inflection_rates(groups, list(smk.output), smk.params.dpi)
 
 
 run(main, snakemake)

@@ -16,7 +16,7 @@ def main(smk):
     cloze = calibration.calibration_stories(
         tables.read(tables.STORIES, smk.input.stories), p.stories
     )
-    cuts = calibration.calibration_cuts(cloze, model.count_text, model.name)
+    cuts = calibration.calibration_cuts(cloze, model.count_text, model.name, model.token_unit)
     endings = forecast_cuts(model, cuts, p.k, p.sampling, p.prompts)
     endings.to_parquet(smk.output.endings, index=False)
 

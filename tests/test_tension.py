@@ -4,28 +4,38 @@ the forecaster (docs/tension.md)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats as sps
 
-from storyflow import tables
+from storyflow import tables, validity
 from storyflow.errors import StoryflowError
 from storyflow.measures.tension import calibration, compare, curves, cuts, forecast, judges
+from storyflow.measures.tension import validity as tension_validity
 
 WORDS10 = "one two three four five six seven eight nine ten"
 
 
-def test_cuts_keep_pct_window_and_long_sentences() -> None:
+def test_cuts_keep_pct_window_and_the_papers_minimum_context() -> None:
+    """Sui et al.: position i (the prefix s1..si) is skipped when the *preceding* sentence
+    s(i-1) has fewer than 10 words; the old rule looked at si itself."""
     sentences = [WORDS10 + ".", "Short one.", WORDS10 + " more.", WORDS10 + ".", "End."]
     n_tokens = [10, 2, 11, 10, 67]  # 100 tokens
     kept, reason = cuts.story_cuts(sentences, n_tokens, cuts.CutSettings())
     assert reason is None
-    # after s0: pct 0.10 (kept); s1: too short; s2: 0.23; s3: 0.33; s4 is the last sentence
-    assert kept == [(0, 0.10, 10), (2, 0.23, 23), (3, 0.33, 33)]
-    narrow = cuts.CutSettings(min_pct=0.2, max_pct=0.3)
-    assert cuts.story_cuts(sentences, n_tokens, narrow)[0] == [(2, 0.23, 23)]
+    # after s0: no preceding sentence; after s1 (pct 0.12): s0 has 10 words (kept); after s2
+    # (0.23): s1 is short; after s3 (0.33): s2 has 11 words (kept); s4 is the last sentence
+    assert kept == [(1, 0.12, 12), (3, 0.33, 33)]
+    narrow = cuts.CutSettings(min_pct=0.1, max_pct=0.2)
+    assert cuts.story_cuts(sentences, n_tokens, narrow)[0] == [(1, 0.12, 12)]
+    only_short = cuts.CutSettings(min_pct=0.2, max_pct=0.3)  # after s2, preceded by "Short one."
+    assert cuts.story_cuts(sentences, n_tokens, only_short)[0] == []
+    # min_words 0 switches the rule off: the first position is kept too
+    every = cuts.story_cuts(sentences, n_tokens, cuts.CutSettings(min_words=0))[0]
+    assert [i for i, _, _ in every] == [0, 1, 2, 3]
 
 
 def test_cuts_cap_is_evenly_spaced() -> None:
@@ -48,15 +58,21 @@ def test_bad_stories_are_excluded_with_a_reason(sentences, reason) -> None:
     assert kept == [] and reason in why
 
 
-def test_plan_cuts_lists_excluded_stories() -> None:
+def test_plan_cuts_lists_excluded_stories_and_the_unit() -> None:
     stories = pd.DataFrame({"story_id": ["a", "b"], "story_type": ["x", "y"], "text": ["", ""]})
     sentences = pd.DataFrame(
-        {"story_id": ["a", "a", "b"], "sentence_idx": [0, 1, 0], "text": [WORDS10, WORDS10, "Hi."]}
+        {
+            "story_id": ["a", "a", "a", "b"],
+            "sentence_idx": [0, 1, 2, 0],
+            "text": [WORDS10, WORDS10, WORDS10, "Hi."],
+        }
     )
     planned, excluded = cuts.plan_cuts(
-        stories, sentences, lambda text: len(text.split()), cuts.CutSettings(), "m"
+        stories, sentences, lambda text: len(text.split()), cuts.CutSettings(), "m", "words"
     )
-    assert planned[["story_id", "sentence_idx", "pct"]].values.tolist() == [["a", 0, 0.5]]
+    # after s0: no preceding sentence; after s1: 20 of 30 words, preceded by 10 words
+    assert planned[["story_id", "sentence_idx"]].values.tolist() == [["a", 1]]
+    assert planned.loc[0, "pct"] == pytest.approx(2 / 3) and planned.loc[0, "unit"] == "words"
     assert planned.loc[0, "remainder"] == WORDS10
     assert excluded["story_id"].tolist() == ["b"] and "one sentence" in excluded.loc[0, "reason"]
 
@@ -96,33 +112,64 @@ def test_zigzag_reversals_are_counted() -> None:
     zigzag = [0, 1, 0, 1, 0, 1, 0]
     # unsmoothed (width 1): every interior point reverses, all with sharp angles
     turns = curves.reversals(pct, zigzag, smoothing=1)
-    assert [j for j, _ in turns] == [1, 2, 3, 4, 5]
+    assert [(first, last) for first, last, _ in turns] == [(j, j) for j in range(1, 6)]
     # on the unit square: neighbours 1/6 apart in x, 1 in y: angle 2·atan(1/6) = 18.9°
-    assert all(angle == pytest.approx(2 * math.degrees(math.atan(1 / 6))) for _, angle in turns)
+    assert all(angle == pytest.approx(2 * math.degrees(math.atan(1 / 6))) for *_, angle in turns)
     stats = curves.curve_statistics(pct, zigzag, curves.CurveSettings(smoothing=1))
     assert stats["inflection_rate_30"] == pytest.approx(5 / 7)
     # smoothed over 3 cuts: 1/2, 1/3, 2/3, 1/3, 2/3, 1/3, 1/2 reverses at positions 1..5
-    assert [j for j, _ in curves.reversals(pct, zigzag)] == [1, 2, 3, 4, 5]
+    assert [first for first, _, _ in curves.reversals(pct, zigzag)] == [1, 2, 3, 4, 5]
 
 
-def test_post_spike_drops_on_a_hand_made_curve() -> None:
+def test_a_flat_top_of_the_smoothed_curve_is_one_reversal() -> None:
+    """At K = 4 the no-rate takes 5 values and the smoothed curve has flat stretches: a rise, a
+    flat top and a fall is one reversal (strict sign changes found none)."""
+    pct = np.linspace(0.1, 0.6, 6)
+    no_rate = [0.0, 0.5, 0.5, 0.5, 0.5, 0.0]
+    # smoothed over 3: 0.25, 1/3, 0.5, 0.5, 1/3, 0.25 (the 0.5s as sums of thirds: ties)
+    turns = curves.reversals(pct, no_rate)
+    assert [(first, last) for first, last, _ in turns] == [(2, 3)]
+    # vertex in the middle of the flat top, (0.5, 1) on the unit square; neighbours (0.2, 0.32)
+    # and (0.8, 0.32): the same angle on either side
+    smooth = curves.unit_square(curves.moving_average(no_rate))
+    half = math.degrees(math.atan2(0.3, 1 - smooth[1]))
+    assert turns[0][2] == pytest.approx(2 * half)
+    stats = curves.curve_statistics(pct, no_rate, curves.CurveSettings())
+    assert stats["inflection_rate_120"] == pytest.approx(1 / 6)
+    # a flat step on the way up is no reversal; the same without smoothing: one flat top
+    assert curves.reversals(pct, [0.0, 0.25, 0.5, 0.5, 0.75, 1.0], smoothing=1) == []
+    assert len(curves.reversals(pct, no_rate, smoothing=1)) == 1
+    # rounding noise of the moving average is no direction: a curve flat up to 1e-16
+    assert curves.reversals(pct, [0.5, 0.5 + 1e-16, 0.5, 0.5 - 1e-16, 0.5, 0.5], 1) == []
+
+
+def test_post_spike_convergence_on_a_hand_made_curve() -> None:
+    """Two peaks: (min of the next 10 cuts − peak) / peak × 100, a negative percentage
+    (the old statistic was the absolute drop, 0.5 and 0.5, positive)."""
+    two_peaks = [0.25, 0.75, 0.5, 0.25, 1.0, 0.5]
+    # peak 0.75 falls to 0.25 (−66.7 %), peak 1.0 to 0.5 (−50 %)
+    assert curves.post_spike_convergence(two_peaks) == pytest.approx([-200 / 3, -50.0])
+    stats = curves.curve_statistics(np.linspace(0.1, 0.6, 6), two_peaks, curves.CurveSettings())
+    assert stats["post_spike_convergence"] == pytest.approx((-200 / 3 - 50) / 2)
     curve = [0.2, 0.8, 0.5, 0.6, 0.1, 0.3, 0.9, 0.4]
     # peaks at 1 (0.8; next 10 cuts' min 0.1), 3 (0.6; min 0.1), 6 (0.9; min 0.4)
-    assert curves.post_spike_drops(curve) == pytest.approx([0.7, 0.5, 0.5])
-    assert curves.post_spike_drops(curve, window=1) == pytest.approx([0.3, 0.5, 0.5])
-    settings = curves.CurveSettings()
-    stats = curves.curve_statistics(np.linspace(0.1, 0.95, 8), curve, settings)
-    assert stats["retention"] == pytest.approx(1.7 / 3)
+    expected = [(0.1 - 0.8) / 0.8, (0.1 - 0.6) / 0.6, (0.4 - 0.9) / 0.9]
+    assert curves.post_spike_convergence(curve) == pytest.approx([100 * e for e in expected])
+    window_1 = [(0.5 - 0.8) / 0.8, (0.1 - 0.6) / 0.6, (0.4 - 0.9) / 0.9]
+    assert curves.post_spike_convergence(curve, window=1) == pytest.approx(
+        [100 * e for e in window_1]
+    )
+    stats = curves.curve_statistics(np.linspace(0.1, 0.95, 8), curve, curves.CurveSettings())
     assert stats["late_no_rate"] == pytest.approx(np.mean([0.9, 0.4]))  # pct 0.83, 0.95
 
 
 def test_short_or_peakless_curves_give_nan() -> None:
     settings = curves.CurveSettings()
     two = curves.curve_statistics([0.2, 0.5], [0.5, 1.0], settings)
-    assert two["no_rate"] == 0.75 and math.isnan(two["retention"])
+    assert two["no_rate"] == 0.75 and math.isnan(two["post_spike_convergence"])
     assert math.isnan(two["inflection_rate_60"])
     rising = curves.curve_statistics([0.2, 0.5, 0.7], [0.1, 0.5, 0.9], settings)
-    assert math.isnan(rising["retention"]) and rising["inflection_rate_60"] == 0
+    assert math.isnan(rising["post_spike_convergence"]) and rising["inflection_rate_60"] == 0
 
 
 def test_invalid_settings_name_the_key() -> None:
@@ -175,21 +222,40 @@ def test_calibration_cuts_are_the_context_with_the_right_ending() -> None:
         calibration.calibration_stories(cloze.drop(columns="wrong_ending"), 10)
 
 
+def calibration_endings(texts: list[str]) -> pd.DataFrame:
+    """Calibration endings of stories r0..r9, two per story (``texts`` in story order)."""
+    return pd.DataFrame(
+        {
+            "story_id": [f"r{i}" for i in range(10) for _ in range(2)],
+            "story_type": "rocstories",
+            "model": "m",
+            "cut": 0,
+            "sentence_idx": 3,
+            "pct": 0.8,
+            "sample": [0, 1] * 10,
+            "text": texts,
+        }
+    )
+
+
 def test_calibration_fits_on_one_half_and_scores_the_other() -> None:
     cloze = cloze_stories(10)
     # forecasts at 0° (and one empty); right endings at 40° (cos 0.77), wrong at 70° (cos 0.34),
     # except story r0, whose wrong ending is the closer one (10°, cos 0.98)
     angles = {f"right {i}": 40.0 for i in range(10)} | {f"wrong {i}": 70.0 for i in range(10)}
     angles |= {"wrong 0": 10.0, "forecast": 0.0}
-    endings = pd.DataFrame(
-        {
-            "story_id": [f"r{i}" for i in range(10) for _ in range(2)],
-            "model": "m",
-            "sample": [0, 1] * 10,
-            "text": ["forecast", "forecast"] * 9 + ["forecast", " "],
-        }
-    )
-    threshold, table = calibration.calibrate_threshold(endings, cloze, axis_encoder(angles), 3, "e")
+    # the contexts: nearer the right ending (35°) but in story r1 (75°)
+    angles |= {f"Context {i} one. Two. Three. Four.": 35.0 for i in range(10)}
+    angles["Context 1 one. Two. Three. Four."] = 75.0
+    endings = calibration_endings(["forecast", "forecast"] * 9 + ["forecast", " "])
+    encode = axis_encoder(angles)
+    cosines = calibration.ending_cosines(endings, cloze, encode, 3)
+    assert len(cosines) == 19 and set(cosines["half"]) == {"fit", "held-out"}
+    assert cosines.groupby("story_id")["half"].nunique().eq(1).all()  # a story in one half
+    by_story = cosines.drop_duplicates("story_id").set_index("story_id")
+    echoes = by_story["context_right"] > by_story["context_wrong"]
+    assert echoes.sum() == 9 and not echoes["r1"]
+    threshold, table = calibration.calibrate_threshold(endings, cosines, 3, "e")
     assert np.cos(np.radians(70)) < threshold <= np.cos(np.radians(40))
     assert table["half"].tolist() == ["fit", "held-out"]
     assert table["n_stories"].tolist() == [5, 5] and table["n_forecasts"].sum() == 19
@@ -200,9 +266,68 @@ def test_calibration_fits_on_one_half_and_scores_the_other() -> None:
     row = half_of_r0.iloc[0]
     assert row["accuracy"] == pytest.approx(1 - 2 / (2 * row["n_forecasts"]))
     assert row["pairwise_accuracy"] == pytest.approx(1 - 2 / row["n_forecasts"])
-    # the halves are seeded: the same seed gives the same table, another may split differently
-    again = calibration.calibrate_threshold(endings, cloze, axis_encoder(angles), 3, "e")[1]
-    pd.testing.assert_frame_equal(table, again)
+    # the halves are seeded: the same seed gives the same table
+    again = calibration.ending_cosines(endings, cloze, encode, 3)
+    pd.testing.assert_frame_equal(table, calibration.calibrate_threshold(endings, again, 3, "e")[1])
+    assert calibration.split_halves(list(reversed(cloze["story_id"])), 3) == (
+        calibration.split_halves(cloze["story_id"], 3)
+    )
+
+
+def test_llm_judge_calibration_asks_about_the_held_out_half_against_both_endings() -> None:
+    from storyflow.lm.answers import ClosedAnswer
+
+    cloze = cloze_stories(10)
+    endings = calibration_endings(["forecast"] * 19 + [""])
+    asked = []
+
+    def answer(prompt: str) -> ClosedAnswer:
+        asked.append(prompt)
+        p_yes = 0.9 if prompt.startswith("right") else 0.2
+        return ClosedAnswer(("Y", "N"), (0.0, 0.0), (p_yes, 1 - p_yes), 0.5, (), ())
+
+    verdicts = calibration.judge_calibration(
+        endings, cloze, 3, answer, lambda actual, predicted: f"{actual} | {predicted}", "j"
+    )
+    halves = calibration.split_halves(endings["story_id"], 3)
+    held = [sid for sid, half in halves.items() if half == "held-out"]
+    assert set(verdicts["story_id"]) == set(held) and (verdicts["half"] == "held-out").all()
+    judged = verdicts[verdicts["status"] == "judged"]
+    empty = int((endings["story_id"].isin(held) & (endings["text"] == "")).sum())
+    assert len(asked) == len(judged) == 2 * (2 * len(held) - empty)  # two prompts a forecast
+    assert (judged.loc[judged["ending"] == "right", "match"]).all()
+    assert not (judged.loc[judged["ending"] == "wrong", "match"]).any()
+    assert verdicts["score"].isna().sum() == 2 * empty
+
+
+def test_embedding_reads_a_long_text_whole() -> None:
+    """all-MiniLM-L6-v2 reads 256 word pieces: a longer text is embedded in runs of at most
+    ``chunk_words`` words, its vector the renormalised mean of theirs (the old judge embedded
+    the first ~200 words only)."""
+    seen = []
+
+    def encode(texts):
+        seen.extend(texts)
+        # a word "up" points along x, "down" along y; a text: the unit mean of its words
+        vectors = np.array(
+            [[t.split().count("up"), t.split().count("down")] for t in texts], dtype=float
+        )
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    long = " ".join(["up"] * 10 + ["down"] * 30)  # 40 words: 4 runs of 10 at chunk_words 10
+    short = "up down"
+    vectors = judges.embed_whole(encode, [long, short], chunk_words=10)
+    assert seen == ["up " * 9 + "up", *["down " * 9 + "down"] * 3, short]
+    # the mean of (1, 0) and three (0, 1): (1, 3) / sqrt(10); the short text as the encoder
+    assert vectors[0] == pytest.approx(np.array([1, 3]) / math.sqrt(10))
+    assert vectors[1] == pytest.approx(np.array([1, 1]) / math.sqrt(2))
+    seen.clear()
+    truncated = judges.embed_whole(encode, [long], chunk_words=None)  # one piece: as it is
+    assert seen == [long] and truncated[0] == pytest.approx(np.array([1, 3]) / math.sqrt(10))
+    # nearly equal runs: 25 words at 10 per run are 3 runs of 9, 8 and 8
+    seen.clear()
+    judges.embed_whole(encode, [" ".join(["up"] * 25)], chunk_words=10)
+    assert [len(t.split()) for t in seen] == [9, 8, 8]
 
 
 def test_paired_effects_pair_by_prompt_and_drop_artefacts() -> None:
@@ -211,22 +336,75 @@ def test_paired_effects_pair_by_prompt_and_drop_artefacts() -> None:
         rows.append((f"Human-{prompt}", "Human", 0.2 + 0.01 * prompt, False))
         rows.append((f"A-{prompt}", "A", 0.5 + 0.02 * prompt, prompt == 0))
     frame = pd.DataFrame(rows, columns=["story_id", "story_type", "no_rate", "artefact"])
-    stories = frame.assign(model="m", judge="j", late_no_rate=np.nan, retention=np.nan)
+    stories = frame.assign(model="m", judge="j", late_no_rate=np.nan, post_spike_convergence=np.nan)
     labels = frame.assign(prompt_id=[i // 2 for i in range(10)])
-    effects = compare.paired_effects(stories, labels, k=4, confidence=0.95)
+    settings = compare.Intervals(resamples=500, seed=1)
+    effects = compare.paired_effects(stories, labels, 4, settings)
     no_rate = effects[(effects["measure"] == "no_rate") & (effects["group_b"] == "A")]
     kept = no_rate.set_index("artefacts")
     assert (no_rate["contrast"] == "Human vs A").all()
     assert kept.loc["included", "n_a"] == 5 and kept.loc["excluded", "n_a"] == 4
     included = kept.loc["included"]
-    # Human - A per prompt: -(0.3 + 0.01 * prompt), mean -0.32, SD 0.0158 (n = 5)
+    # Human - A per prompt: -(0.3 + 0.01 * prompt), mean -0.32 (n = 5)
     assert included["diff"] == pytest.approx(included["mean_a"] - included["mean_b"])
     assert included["diff"] == pytest.approx(-0.32)
-    half = sps.t.ppf(0.975, 4) * np.std([0.30, 0.31, 0.32, 0.33, 0.34], ddof=1) / math.sqrt(5)
-    assert (included["diff_ci_low"], included["diff_ci_high"]) == pytest.approx(
-        (-0.32 - half, -0.32 + half)
-    )
-    assert included["t"] < 0 and included["g"] < 0
+    # the CI is the bootstrap of the mean paired difference: inside the differences' range
+    diffs = -(0.3 + 0.01 * np.arange(5))
+    expected = validity.mean_ci(diffs, confidence=0.95, resamples=500, seed=1)[1:]
+    assert (included["diff_ci_low"], included["diff_ci_high"]) == pytest.approx(expected)
+    assert diffs.min() <= included["diff_ci_low"] < included["diff_ci_high"] <= diffs.max()
+    assert included["t"] < 0 and included["g"] < 0 and included["tested"]
+    # without the artefact story 4 pairs remain, fewer than validity.min_group_size (5): the
+    # difference stays, nothing is tested
+    excluded = kept.loc["excluded"]
+    assert excluded["diff"] == pytest.approx(np.mean(diffs[1:])) and not excluded["tested"]
+    assert "4 pairs < validity.min_group_size (5)" in excluded["flag"]
+    assert excluded[["diff_ci_low", "t", "w", "g"]].isna().all()
+    # no validity table given: every row says its models were not checked
+    assert not effects["valid"].any() and effects["failed"].str.contains("not checked").all()
+
+
+def test_group_means_of_shares_stay_inside_0_1_and_small_groups_get_no_interval() -> None:
+    """The HANNA late no-rate of a 4-story group had a t interval of [-0.19, 0.57]; here a
+    hand-made group of 4 no-rates (0, 0, 0, 1): t leaves [0, 1], the bootstrap does not, and
+    below validity.min_group_size there is no interval at all."""
+    values = [0.0, 0.0, 0.0, 1.0]
+    stories = pd.DataFrame(
+        {
+            "story_id": list("abcd"), "story_type": "g", "model": "m", "judge": "j",
+            "no_rate": values, "late_no_rate": np.nan, "post_spike_convergence": np.nan,
+        }
+    )  # fmt: skip
+    half = sps.t.ppf(0.975, 3) * np.std(values, ddof=1) / 2
+    assert 0.25 - half < 0 and 0.25 + half > 1  # the old t interval
+    small = compare.Intervals(min_group_size=4, resamples=1000, seed=3)
+    row = compare.group_means(stories, 4, small).iloc[0]
+    assert row["n"] == 4 and row["mean"] == pytest.approx(0.25) and row["flag"] == ""
+    assert 0 <= row["ci_low"] <= 0.25 <= row["ci_high"] <= 1
+    assert row["sd"] == pytest.approx(0.5)
+    default = compare.group_means(stories, 4, compare.Intervals()).iloc[0]
+    assert default["mean"] == pytest.approx(0.25) and default["n"] == 4
+    assert math.isnan(default["ci_low"]) and math.isnan(default["ci_high"])
+    assert default["flag"] == "4 stories < validity.min_group_size (5): no CI"
+
+
+def test_unpaired_contrasts_need_the_minimum_group_size() -> None:
+    ids = [f"s{i}" for i in range(12)]
+    labels = pd.DataFrame({"story_id": ids, "story_type": ["a"] * 8 + ["b"] * 4})
+    stories = labels.assign(
+        model="m", judge="j", no_rate=[0.6, 0.7, 0.8, 0.9, 0.6, 0.7, 0.8, 0.9, 0.1, 0.2, 0.3, 0.2],
+        late_no_rate=np.nan, post_spike_convergence=np.nan,
+    )  # fmt: skip
+    contrast = [{"name": "a vs b", "a": {"story_type": "a"}, "b": {"story_type": "b"}}]
+    settings = compare.Intervals(resamples=500, seed=2)
+    small = compare.contrast_effects(stories, labels, contrast, 4, settings).iloc[0]
+    assert (small["n_a"], small["n_b"]) == (8, 4) and small["diff"] == pytest.approx(0.75 - 0.2)
+    assert not small["tested"] and math.isnan(small["g"]) and math.isnan(small["diff_ci_low"])
+    assert "4 stories in a group < validity.min_group_size (5)" in small["flag"]
+    enough = compare.Intervals(resamples=500, seed=2, min_group_size=4)
+    row = compare.contrast_effects(stories, labels, contrast, 4, enough).iloc[0]
+    assert row["tested"] and row["flag"] == "" and row["g"] > 0 and row["t"] > 0
+    assert 0 < row["diff_ci_low"] < 0.55 < row["diff_ci_high"] < 1
 
 
 def test_figures_draw_the_example_stories_and_every_table(tmp_path) -> None:
@@ -240,9 +418,231 @@ def test_figures_draw_the_example_stories_and_every_table(tmp_path) -> None:
     rates = tables.TENSION_CURVES.frame(frame.assign(no_rate=frame["n_no"] / frame["n_judged"]))
     assert figures.example_stories(rates) == ["b", "c"]  # the most cuts per group
     stats = curves.story_statistics(rates, curves.CurveSettings())
-    groups = compare.group_means(stats, k=4, confidence=0.95)
+    groups = compare.group_means(stats, 4, compare.Intervals(min_group_size=2))
     figures.plot_example_curves(rates, [tmp_path / "curves.png"], 50)
     figures.plot_tension_by_group(groups, [tmp_path / "groups.png"], 50)
-    figures.plot_inflection_rates(stats, [tmp_path / "rates.png", tmp_path / "rates.pdf"], 50)
+    figures.plot_inflection_rates(groups, [tmp_path / "rates.png", tmp_path / "rates.pdf"], 50)
     for name in ("curves.png", "groups.png", "rates.png", "rates.pdf"):
         assert (tmp_path / name).stat().st_size > 1000
+
+
+# --- validity checks -----------------------------------------------------------------------------
+
+
+def hand_cosines(wins_per_story: list[int], k: int = 4, model: str = "f") -> pd.DataFrame:
+    """Calibration cosines of len(wins_per_story) stories with k forecasts each, of which the
+    first ``wins`` are nearer the right ending (0.6 vs 0.2) and the rest nearer the wrong one
+    (0.3 vs 0.5); stories alternate fit / held-out; the context is nearer the right ending in
+    three stories of four."""
+    rows = []
+    for i, wins in enumerate(wins_per_story):
+        context = (0.5, 0.4) if i % 4 < 3 else (0.3, 0.4)
+        for sample in range(k):
+            right, wrong = (0.6, 0.2) if sample < wins else (0.3, 0.5)
+            half = "fit" if i % 2 == 0 else "held-out"
+            rows.append((model, f"r{i}", sample, half, right, wrong, *context))
+    return tables.TENSION_CALIBRATION_COSINES.frame(rows)
+
+
+CHECKS = tension_validity.CheckSettings(resamples=1000, seed=5)
+
+
+def test_forecaster_check_needs_its_interval_above_chance() -> None:
+    good = tension_validity.forecaster_check(hand_cosines([4, 3, 4, 3] * 5), "f", CHECKS)
+    table = validity.frame([good]).iloc[0]
+    assert (table["role"], table["model"]) == ("forecaster", "f")
+    assert table["check"] == "pairwise_accuracy"
+    assert table["value"] == pytest.approx(70 / 80) and table["n"] == 80
+    assert 0.5 < table["ci_low"] < 0.875 < table["ci_high"] <= 1 and table["passed"]
+    assert table["rule"] == "ci_low > threshold" and table["threshold"] == 0.5
+    assert (
+        "the context sentences themselves, as a forecast: 0.750 of the stories" in (table["detail"])
+    )
+    # SmolLM2-like: 56 % nearer the right ending over 20 stories that differ a lot: the
+    # interval reaches below 0.5
+    weak = tension_validity.forecaster_check(hand_cosines([4, 1, 3, 1] * 5), "f", CHECKS)
+    weak = validity.frame([weak]).iloc[0]
+    assert weak["value"] == pytest.approx(0.5625) and weak["ci_low"] < 0.5 < weak["ci_high"]
+    assert not weak["passed"]
+
+
+def test_judge_checks_on_held_out_forecasts() -> None:
+    cosines = hand_cosines([4, 4, 3, 2] * 5)
+    # threshold 0.4: right 0.6 matches, right 0.3 does not; wrong 0.2 does not, 0.5 does
+    verdicts = tension_validity.embedding_verdicts(cosines, 0.4)
+    held = cosines[cosines["half"] == "held-out"]
+    assert len(verdicts) == len(held) == 40  # stories r1, r3, ...: 4 and 2 wins
+    rows = validity.frame(tension_validity.judge_rows(verdicts, "f", "embedding", CHECKS, "t"))
+    assert rows["check"].tolist() == [
+        "balanced_accuracy[f]", "balanced_accuracy_vs_chance[f]"
+    ]  # fmt: skip
+    # 30 of 40 forecasts win: right matches 30/40, wrong rejected 30/40: balanced 0.75
+    assert rows["value"].tolist() == pytest.approx([0.75, 0.75])
+    assert rows["passed"].tolist() == [True, True] and (rows["model"] == "embedding").all()
+    assert "pairwise accuracy 0.750" in rows.loc[0, "detail"]
+    # a judge that says "match" to everything: balanced accuracy 0.5, fails both
+    always = verdicts.assign(right_match=True, wrong_match=True)
+    rows = validity.frame(tension_validity.judge_rows(always, "f", "yes-man", CHECKS, "t"))
+    assert rows["value"].tolist() == pytest.approx([0.5, 0.5]) and not rows["passed"].any()
+
+
+def test_llm_judge_verdicts_and_the_labels_of_results() -> None:
+    judged = tables.TENSION_CALIBRATION_JUDGMENTS.frame(
+        [
+            (sid, "rocstories", "f", 0, 3, 0.8, sample, "llm", score, 0.9, match, status, ending,
+             "held-out")
+            for sid in ("r1", "r3", "r5", "r7", "r9")
+            for sample in range(2)
+            for ending, score, match, status in (
+                ("right", 0.8, True, "judged"),
+                ("wrong", 0.6 if sample else np.nan, True if sample else None,
+                 "judged" if sample else "empty answer set"),
+            )
+        ]
+    )  # fmt: skip
+    empty = tables.TENSION_CALIBRATION_JUDGMENTS.frame(
+        [
+            ("r1", "rocstories", "f", 0, 3, 0.8, 2, "llm", np.nan, np.nan, None,
+             "empty forecast", ending, "held-out")
+            for ending in ("right", "wrong")
+        ]
+    )  # fmt: skip
+    judged = pd.concat([judged, empty], ignore_index=True)
+    wide = tension_validity.model_verdicts(judged)  # a forecast without text was not asked
+    assert len(wide) == 10 and wide["wrong_match"].isna().sum() == 5
+    cosines = hand_cosines([4] * 10)
+    table = tension_validity.checks(
+        "f", cosines, 0.4, "fitted", {"llm": judged}, ["embedding", "llm"], CHECKS
+    )
+    assert table["role"].tolist() == ["forecaster", "judge", "judge", "judge", "judge"]
+    llm = table[table["model"] == "llm"]
+    # right: 10 of 10 match; wrong: 5 verdicts, all "match" (wrong): balanced (1 + 0) / 2
+    assert llm["value"].tolist() == pytest.approx([0.5, 0.5]) and not llm["passed"].any()
+    assert "P(Y) > 0.5" in llm["detail"].iloc[0]
+    assert tension_validity.labels(table, "f", "embedding") == (True, "")
+    valid, failed = tension_validity.labels(table, "f", "llm")
+    assert not valid
+    assert failed == "judge llm balanced_accuracy, balanced_accuracy_vs_chance"
+    assert tension_validity.labels(table, "g", "embedding") == (
+        False, "forecaster g not checked; judge embedding not checked"
+    )  # fmt: skip
+
+
+def test_figures_draw_failed_models_hollow_and_grey_and_small_groups_without_bars() -> None:
+    from matplotlib.colors import to_rgba
+
+    from storyflow.figures import tension as figures
+
+    rows = []
+    for model, judge, valid in (("good", "embedding", True), ("bad", "embedding", False)):
+        for measure in ("no_rate", "inflection_rate_60", "inflection_rate_120"):
+            for group, n in (("x", 10), ("y", 3)):
+                ci = (0.3, 0.6) if n >= 5 else (np.nan, np.nan)
+                rows.append(
+                    (model, judge, 4, group, measure, n, 0.45, 0.1, *ci,
+                     "" if n >= 5 else "3 stories < validity.min_group_size (5): no CI",
+                     valid, "" if valid else "forecaster bad pairwise_accuracy")
+                )  # fmt: skip
+    groups = tables.TENSION_GROUPS.frame(rows)
+    fig = figures.tension_by_group_figure(groups)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels[0] == "good / embedding (K = 4)"
+    assert labels[1] == (
+        "bad / embedding (K = 4): failed validity (forecaster bad pairwise_accuracy)"
+    )
+    assert "too few stories" in labels[2]
+    handles = fig.legends[0].legend_handles
+    assert handles[1].get_markerfacecolor() == "none"
+    assert to_rgba(handles[1].get_color()) == to_rgba(figures.FAILED_COLOR)
+    no_rate = fig.axes[0]
+    # per series: one error bar (group x) and one bare hollow point (group y)
+    assert len(no_rate.containers) == 2
+    with_bars = [container.lines[0] for container in no_rate.containers]
+    caps = [cap for container in no_rate.containers for cap in container.lines[1]]
+    bare = [line for line in no_rate.lines if line not in with_bars + caps]
+    assert [len(line.get_xdata()) for line in bare] == [1, 1]  # group y of either series
+    assert all(line.get_markerfacecolor() == "none" for line in bare)
+    assert to_rgba(with_bars[0].get_markerfacecolor()) == to_rgba("C0")  # valid: filled
+    failed_bar = no_rate.containers[1].lines[0]
+    assert to_rgba(failed_bar.get_color()) == to_rgba(figures.FAILED_COLOR)
+    assert failed_bar.get_markerfacecolor() == "none"
+    rates = figures.inflection_rates_figure(groups)
+    titles = [ax.get_title() for ax in rates.axes]
+    assert titles == [
+        "good / embedding", "bad / embedding\nfailed validity: forecaster bad pairwise_accuracy"
+    ]  # fmt: skip
+    assert all(len(ax.containers) == 1 for ax in rates.axes)  # group x's bars; y has none
+
+
+# --- the plan -------------------------------------------------------------------------------------
+
+
+def test_the_plan_checks_models_before_the_summary_and_serves_models_without_weights(
+    snakemake, tmp_path
+) -> None:
+    """A dry run of the tiny tension config with a served forecaster and a served LLM judge
+    next to the local SmolLM2: every forecaster gets its validity checks, which the summary
+    reads (upstream of every labelled result); the served model gets every tension job (cuts,
+    endings, calibration, the LLM judge's calibration and verdicts) and never a GGUF."""
+    import yaml
+    from test_reruns import parse_jobs
+
+    repo = Path(__file__).resolve().parents[1]
+    config = yaml.safe_load((repo / "tests" / "config" / "tension.yaml").read_text())
+    tiny = yaml.safe_load((repo / "tests" / "config" / "tiny.yaml").read_text())
+    served = {
+        "name": "served",
+        "variant": "instruct",
+        "roles": ["tension.forecaster", "tension.judge"],
+        "source": {"server": {"base_url": "http://127.0.0.1:9/v1", "model": "m"}},
+    }
+    local = "smollm2-135m-instruct"
+    change = {
+        "models": [*tiny["models"], served],
+        "tension": {**config["tension"], "forecasters": [local, "served"]},
+    }
+    path = tmp_path / "served.yaml"
+    path.write_text(yaml.safe_dump(change))
+    result = snakemake(
+        tmp_path / "run",
+        "--dry-run",
+        configfiles=[repo / "tests" / "config" / "tension.yaml", path],
+        targets=["results/hippocorpus/tension/group_means.csv"],
+    )
+    jobs = parse_jobs(result.stdout)
+    summary = next(job for job in jobs if job["rule"] == "summarize_tension")
+    for forecaster in (local, "served"):
+        assert f"results/tension/validity/{forecaster}.csv" in summary["input"]
+    checks = {job["wc_model"]: job for job in jobs if job["rule"] == "check_tension_validity"}
+    assert set(checks) == {local, "served"}
+    # judges null: the embedding judge and the model with the role, on both forecasters
+    for forecaster in (local, "served"):
+        assert f"judgments/{forecaster}/served.parquet" in checks[forecaster]["input"]
+    rules = {(job["rule"], job.get("wc_model"), job.get("wc_judge")) for job in jobs}
+    for rule in ("plan_tension_cuts", "sample_endings", "sample_calibration_endings"):
+        assert (rule, "served", None) in rules
+    assert ("judge_calibration_endings", local, "served") in rules
+    assert ("judge_endings", "served", "served") in rules
+    assert not [job for job in jobs if "served.gguf" in job.get("input", "")]
+    assert ("materialize_model", "served", None) not in rules
+
+
+def test_the_judges_context_window_holds_its_longest_prompt() -> None:
+    """The LLM judge's window is sized to its prompts (it was a fixed 4,096 tokens, too short
+    for the remainder of an early cut in a 5,000-word story)."""
+
+    class Words:
+        def render(self, messages, cue=""):
+            return " ".join(m["content"] for m in messages)
+
+        def count(self, prompt):
+            return len(prompt.split())
+
+        def count_text(self, text):
+            return len(text.split())
+
+    frame = judges.JudgePrompt("sys", "A: {actual} P: {predicted}", "")
+    remainder = " ".join(["word"] * 6000)
+    window = judges.judge_window(Words(), frame, ["short", remainder], ["an ending", "end"])
+    longest = Words().count(frame.render(Words(), remainder, "an ending"))
+    assert longest + 16 <= window < longest + 16 + 64 and window % 64 == 0

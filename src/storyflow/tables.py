@@ -730,13 +730,15 @@ TENSION_CUTS = Table(
         **_CUT,
         "prefix_tokens": "int64",
         "story_tokens": "int64",
+        "unit": "object",
         "prefix": "object",
         "remainder": "object",
     },
     key=("story_id", "model", "cut"),
     doc="One row per kept cut: after sentence sentence_idx (0-based), cut = 0, 1, ... in story "
-    "order; pct = prefix_tokens / story_tokens (forecaster model's tokens); prefix = sentences "
-    "0..sentence_idx, remainder = the rest (the truth).",
+    "order; pct = prefix_tokens / story_tokens, counted in unit: 'tokens' (the forecaster "
+    "model's tokenizer) or 'words' (a served model without a tokenizer file); prefix = "
+    "sentences 0..sentence_idx, remainder = the rest (the truth).",
 )
 
 TENSION_EXCLUDED = Table(
@@ -811,12 +813,14 @@ TENSION_STORIES = Table(
         "n_unjudged": "int64",
         "no_rate": "float64",
         "late_no_rate": "float64",
-        "retention": "float64",
+        "post_spike_convergence": "float64",
     },
     key=("story_id", "model", "judge"),
     extra=True,
-    doc="Story statistics (shares 0-1): mean and late (pct >= 0.8) no-rate, post-spike "
-    "retention, and one inflection_rate_<angle> column per vertex-angle threshold (degrees).",
+    doc="Story statistics: mean and late (pct >= 0.8) no-rate (shares 0-1), post-spike "
+    "convergence (mean over the curve's peaks of (min of the next cuts - peak) / peak x 100, "
+    "percent, negative) and one inflection_rate_<angle> column per vertex-angle threshold "
+    "(degrees; share of cuts 0-1).",
 )
 
 TENSION_PMI = Table(
@@ -856,6 +860,47 @@ TENSION_CALIBRATION = Table(
     "its accuracy on both halves (shares 0-1); n_empty forecasts without text are left out.",
 )
 
+TENSION_CALIBRATION_COSINES = Table(
+    "tension calibration cosines",
+    {
+        "model": "object",
+        "story_id": "object",
+        "sample": "int64",
+        "half": "object",
+        "right": "float64",
+        "wrong": "float64",
+        "context_right": "float64",
+        "context_wrong": "float64",
+    },
+    key=("model", "story_id", "sample"),
+    doc="One row per calibration forecast with text (ROCStories story, forecaster model): its "
+    "half (fit or held-out, seeded per story) and the cosines (-1..1) of its sentence embedding "
+    "with the story's right and wrong ending; context_right, context_wrong: the same for the "
+    "story's four context sentences (the baseline of a forecaster that repeats the story). Read "
+    "by the forecaster check (share with right > wrong) and the embedding judge's threshold and "
+    "check.",
+)
+
+TENSION_CALIBRATION_JUDGMENTS = Table(
+    "tension calibration judgments",
+    {
+        **_CUT,
+        "sample": "int64",
+        "judge": "object",
+        "score": "float64",
+        "mass": "float64",
+        "match": "boolean",
+        "status": "object",
+        "ending": "object",
+        "half": "object",
+    },
+    key=("story_id", "model", "judge", "sample", "ending"),
+    doc="An LLM judge's verdicts on the held-out half's calibration forecasts of a forecaster "
+    "(model): each forecast judged against the story's right ending (ending 'right', should "
+    "match) and its wrong ending ('wrong', should not); score = P(Y) over {Y, N}, mass = P(Y) + "
+    "P(N), match = P(Y) > 0.5 (missing without a verdict, see status).",
+)
+
 TENSION_GROUPS = Table(
     "tension group means",
     {
@@ -869,8 +914,15 @@ TENSION_GROUPS = Table(
         "sd": "float64",
         "ci_low": "float64",
         "ci_high": "float64",
+        "flag": "object",
+        "valid": "bool",
+        "failed": "object",
     },
-    doc="Mean, SD and t-based CI of a tension story statistic per group (forecaster, judge, K).",
+    doc="Mean, SD (n - 1) and percentile-bootstrap CI (over stories, inside the statistic's "
+    "range) of a tension story statistic per group (forecaster, judge, K); n = stories with a "
+    "value. flag: why a row has no CI ('' when it has one: fewer than validity.min_group_size "
+    "stories). valid: the forecaster and the judge passed their validity checks "
+    "(results/tension/validity/<model>.csv); failed: the checks they failed ('' when valid).",
 )
 
 TENSION_EFFECTS = Table(
@@ -899,11 +951,18 @@ TENSION_EFFECTS = Table(
         "g": "float64",
         "g_ci_low": "float64",
         "g_ci_high": "float64",
+        "tested": "bool",
+        "flag": "object",
+        "valid": "bool",
+        "failed": "object",
     },
-    doc="Group a vs b: diff = mean difference a - b with its t-based CI (paired: mean of the "
-    "per-prompt differences; unpaired: Welch), paired by prompt (paired t, Wilcoxon; HANNA: a = "
-    "Human) or unpaired (Welch's t), Hedges' g with CI; artefacts: chat-artefact stories "
-    "included or excluded.",
+    doc="Group a vs b: diff = mean difference a - b with its percentile-bootstrap CI (paired: "
+    "mean of the per-prompt differences, prompts resampled; unpaired: difference of means, "
+    "each group resampled), paired by prompt (paired t, Wilcoxon; HANNA: a = Human) or "
+    "unpaired (Welch's t), Hedges' g with CI; artefacts: chat-artefact stories included or "
+    "excluded. tested: both sides have at least validity.min_group_size stories (pairs); when "
+    "not, n and means stay and the CI, tests and g are NaN, flag says why. valid, failed: as "
+    "in the group means.",
 )
 
 TENSION_LIKELIHOOD = Table(

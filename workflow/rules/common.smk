@@ -433,6 +433,10 @@ def plot_holes_outputs():
 TENSION = checked(plan.tension_plan, config)
 TS = config["tension"]
 TENSION_EMBEDDING_JUDGE = plan.TENSION_EMBEDDING_JUDGE
+# LLM judges (models of `models`), checked on the calibration forecasts by their own rule
+TENSION_MODEL_JUDGES = [j for j in TENSION["judges"] if j != TENSION_EMBEDDING_JUDGE]
+TENSION_CHECKS = plan.tension_check_settings(config)  # validity thresholds, bootstrap
+TENSION_INTERVALS = plan.tension_intervals(config)  # group CIs, min_group_size
 
 
 def tension_model(wildcards):
@@ -458,6 +462,25 @@ def tension_judge_inputs(wildcards):
     if TS["embedding"]["threshold"] is None:
         return {"calibration": f"results/tension/calibration/{wildcards.model}.csv"}
     return {}
+
+
+def tension_judge_weights(wildcards):
+    """The LLM judge's GGUF (none for a served judge)."""
+    return weights_of(wildcards.judge)
+
+
+def tension_calibration_judgments(wildcards):
+    """Every LLM judge's verdicts on the forecaster's held-out calibration forecasts."""
+    return expand(
+        "results/tension/calibration/judgments/{model}/{judge}.parquet",
+        model=wildcards.model,
+        judge=TENSION_MODEL_JUDGES,
+    )
+
+
+def tension_validity_files(wildcards):
+    """The validity checks of every forecaster (and of the judges on its forecasts)."""
+    return expand("results/tension/validity/{model}.csv", model=TENSION["forecasters"])
 
 
 def tension_scores(wildcards):
@@ -491,7 +514,8 @@ def tension_marked_angle(wildcards):
 
 
 def tension_outputs():
-    """The tension stage's final tables, calibration tables and figures (when it is enabled)."""
+    """The tension stage's final tables, calibration and validity tables and figures (when it
+    is enabled)."""
     if not TENSION["corpora"]:
         return []
     per_corpus = expand(
@@ -511,14 +535,13 @@ def tension_outputs():
         model=TENSION["forecasters"],
         judge=TENSION["judges"],
     )
-    calibration = []
-    if (
-        TENSION_EMBEDDING_JUDGE in TENSION["judges"]
-        and TS["embedding"]["threshold"] is None
-    ):
-        calibration = expand(
-            "results/tension/calibration/{model}.csv", model=TENSION["forecasters"]
-        )
+    calibration = expand(
+        [
+            "results/tension/calibration/{model}.csv",
+            "results/tension/validity/{model}.csv",
+        ],
+        model=TENSION["forecasters"],
+    )
     return per_corpus + curves + calibration
 
 

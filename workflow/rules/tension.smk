@@ -1,5 +1,6 @@
-# Narrative tension by ending forecasting (docs/tension.md): cuts, sampled endings, judges,
-# no-rate curves, the PMI companion and the group comparisons.
+# Narrative tension by ending forecasting (docs/tension.md): cuts, sampled endings, the
+# forecasters' ROCStories forecasts (judge calibration and validity checks), judges, no-rate
+# curves, the PMI companion and the group comparisons (labelled with the checks' verdicts).
 
 
 rule plan_tension_cuts:
@@ -79,6 +80,7 @@ rule calibrate_tension_judge:
             caption="../report/tension_calibration.rst",
             category="Tension",
         ),
+        cosines="results/tension/calibration/cosines/{model}.parquet",
     log:
         "logs/tension/calibrate_tension_judge/{model}.log",
     wildcard_constraints:
@@ -88,9 +90,60 @@ rule calibrate_tension_judge:
     threads: 2
     params:
         embedding_model=TS["embedding"]["model"],
+        chunk_words=TS["embedding"]["chunk_words"],
         seed=TS["embedding"]["seed"],
     script:
         "../../scripts/calibrate_tension_judge.py"
+
+
+rule judge_calibration_endings:
+    input:
+        unpack(tension_judge_weights),
+        stories="results/rocstories/stories.parquet",
+        endings="results/tension/calibration/endings/{model}.parquet",
+    output:
+        judgments="results/tension/calibration/judgments/{model}/{judge}.parquet",
+    log:
+        "logs/tension/judge_calibration_endings/{model}/{judge}.log",
+    wildcard_constraints:
+        model=one_of(TENSION["forecasters"]),
+        judge=one_of(TENSION_MODEL_JUDGES),
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        judge=tension_judge,
+        judge_model=tension_judge_model,
+        seed=TS["embedding"]["seed"],
+    script:
+        "../../scripts/judge_calibration_endings.py"
+
+
+rule check_tension_validity:
+    input:
+        cosines="results/tension/calibration/cosines/{model}.parquet",
+        calibration="results/tension/calibration/{model}.csv",
+        judgments=tension_calibration_judgments,
+    output:
+        table=report(
+            "results/tension/validity/{model}.csv",
+            caption="../report/tension_validity.rst",
+            category="Tension",
+        ),
+    log:
+        "logs/tension/check_tension_validity/{model}.log",
+    wildcard_constraints:
+        model=one_of(TENSION["forecasters"]),
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        forecaster=lambda wildcards: wildcards.model,
+        threshold=TS["embedding"]["threshold"],
+        judges=TENSION["judges"],
+        model_judges=TENSION_MODEL_JUDGES,
+        settings=TENSION_CHECKS,
+    script:
+        "../../scripts/check_tension_validity.py"
 
 
 rule judge_endings:
@@ -145,6 +198,7 @@ rule summarize_tension:
         stories="results/{corpus}/stories.parquet",
         scores=tension_scores,
         pmi=tension_pmi,
+        validity=tension_validity_files,
     output:
         groups=report(
             "results/{corpus}/tension/group_means.csv",
@@ -168,7 +222,7 @@ rule summarize_tension:
         "../../envs/storyflow.yaml"
     params:
         k=TS["k"],
-        confidence=TS["confidence"],
+        intervals=TENSION_INTERVALS,
         contrasts=tension_contrasts,
         forecasters=TENSION["forecasters"],
         judges=TENSION["judges"],
@@ -229,7 +283,7 @@ rule plot_tension_curves:
 
 rule plot_inflection_rates:
     input:
-        stories=tension_scores,
+        groups="results/{corpus}/tension/group_means.csv",
     output:
         png=report(
             "results/{corpus}/figures/tension_inflection_rates.png",

@@ -6,18 +6,22 @@ forecaster model samples K endings from the text so far; a judge decides whether
 ending captures the general direction of the actual remainder; the cut's **no-rate** is the
 share of judged endings that do not (0-1).
 
-- :mod:`~storyflow.measures.tension.cuts`: where a story is cut (pct of its tokens, filters, cap);
+- :mod:`~storyflow.measures.tension.cuts`: where a story is cut (pct of its tokens, the paper's
+  minimum-context rule, cap);
 - :mod:`~storyflow.measures.tension.forecast`: the forecast prompt and K sampled endings per cut;
-- :mod:`~storyflow.measures.tension.judges`: the embedding judge (cosine ≥ a threshold) and the
-  LLM judge (closed Y/N answer);
-- :mod:`~storyflow.measures.tension.calibration`: the embedding threshold of a forecaster, fitted
-  on its forecasts of ROCStories stories against their right and wrong endings;
+- :mod:`~storyflow.measures.tension.judges`: the embedding judge (cosine of the whole texts ≥ a
+  threshold) and the LLM judge (closed Y/N answer);
+- :mod:`~storyflow.measures.tension.calibration`: a forecaster's forecasts of ROCStories stories
+  against their right and wrong endings: the embedding threshold, fitted on one half, and the
+  LLM judges' verdicts on the other;
+- :mod:`~storyflow.measures.tension.validity`: the validity checks of the forecaster and of each
+  judge on those forecasts, and the labels they give the results;
 - :mod:`~storyflow.measures.tension.curves`: no-rate curves and the story statistics (mean,
-  late no-rate, post-spike retention, inflection rate);
+  late no-rate, post-spike convergence, inflection rate);
 - :mod:`~storyflow.measures.tension.likelihood`: the cheap companion, the pointwise mutual
   information of the remainder with the prefix (nats/token);
-- :mod:`~storyflow.measures.tension.compare`: group means with CIs, paired effects (HANNA: each
-  LLM vs the human story of the same prompt), the story-measures table.
+- :mod:`~storyflow.measures.tension.compare`: group means with bootstrap CIs, paired effects
+  (HANNA: each LLM vs the human story of the same prompt), the story-measures table.
 
 Rules: workflow/rules/tension.smk.
 """

@@ -1,27 +1,34 @@
-"""Calibration of the embedding judge on ROCStories: forecasts against the right and wrong ending.
+"""Forecasts of ROCStories stories, judged against their right and wrong endings: the
+calibration of the embedding judge and the items with known answers of the validity checks.
 
-The judge compares a *forecast* with the actual remainder, so the threshold is fitted on the same
-kind of pair. For each ROCStories cloze story the configured forecaster samples K endings from
-the four context sentences, with the tension forecast prompt and sampling settings
+For each ROCStories cloze story the configured forecaster samples K endings from the four
+context sentences, with the tension forecast prompt and sampling settings
 (:func:`calibration_cuts` makes each story one cut; ``storyflow.measures.tension.forecast``
-samples it). Each forecast is embedded and compared (cosine) with the story's right ending
-(a pair that should match) and its wrong ending (a pair that should not). The stories are split
-in two halves at random (seeded per story id; all forecasts of a story fall in the same half);
-on the ``fit`` half the threshold that classifies most pairs correctly (match when cosine >=
-threshold) is chosen, and its accuracy is reported on both halves. The threshold therefore
-belongs to one forecaster (and its K and sampling settings): each forecaster has its own table.
+samples it). Each forecast with text is embedded (:func:`storyflow.measures.tension.judges.
+embed_whole`) and compared (cosine) with the story's right ending (a pair that should match) and
+its wrong ending (a pair that should not): :func:`ending_cosines`. The stories are split in two
+halves at random (:func:`split_halves`: seeded per story id; all forecasts of a story fall in
+the same half); on the ``fit`` half the threshold that classifies most pairs correctly (match
+when cosine >= threshold) is chosen, and its accuracy is reported on both halves
+(:func:`calibrate_threshold`). The threshold therefore belongs to one forecaster (and its K and
+sampling settings): each forecaster has its own table. An LLM judge is asked about the
+``held-out`` half's forecasts against both endings (:func:`judge_calibration`); it is fitted
+on nothing. The checks themselves: :mod:`storyflow.measures.tension.validity`.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
+from storyflow.measures.tension.judges import CHUNK_WORDS, embed_unique, embed_whole, judge_by_model
 from storyflow.seeds import item_rng
 
 log = logging.getLogger(__name__)
@@ -52,17 +59,19 @@ def calibration_stories(cloze: pd.DataFrame, n: int) -> pd.DataFrame:
     chosen = complete.head(n).reset_index(drop=True)
     if len(chosen) < MIN_STORIES:
         raise StoryflowError(
-            f"calibrating the embedding judge needs at least {MIN_STORIES} ROCStories stories, "
-            f"not {len(chosen)}: raise stories.rocstories.stories and "
-            "tension.embedding.calibration_stories (or fix tension.embedding.threshold)"
+            f"the tension calibration (judge threshold and validity checks) needs at least "
+            f"{MIN_STORIES} ROCStories stories, not {len(chosen)}: raise "
+            "stories.rocstories.stories and tension.embedding.calibration_stories"
         )
     return chosen
 
 
-def calibration_cuts(cloze: pd.DataFrame, count: Callable[[str], int], model: str) -> pd.DataFrame:
+def calibration_cuts(
+    cloze: pd.DataFrame, count: Callable[[str], int], model: str, unit: str = "tokens"
+) -> pd.DataFrame:
     """Each cloze story as one cut (:data:`tables.TENSION_CUTS`): prefix = the four context
     sentences, remainder = the right ending, pct = context tokens / (context + right ending)
-    tokens (``count``: tokens of a text with the forecaster's tokenizer)."""
+    tokens (``count``: tokens of a text with the forecaster's tokenizer, or words: ``unit``)."""
     rows = []
     for story in cloze.itertuples(index=False):
         prefix_tokens = count(story.context)
@@ -77,11 +86,24 @@ def calibration_cuts(cloze: pd.DataFrame, count: Callable[[str], int], model: st
                 prefix_tokens / story_tokens,
                 prefix_tokens,
                 story_tokens,
+                unit,
                 story.context,
                 story.right_ending,
             )
         )
     return tables.TENSION_CUTS.frame(rows)
+
+
+def split_halves(story_ids: Sequence[str], seed: int) -> dict[str, str]:
+    """story id → ``fit`` or ``held-out``: each story draws a number from ``(seed, story id)``;
+    the stories below the median draw are the fit half (so a story's half depends on the seed
+    and the set of stories, not on their order)."""
+    ids = list(dict.fromkeys(story_ids))
+    draws = np.array([item_rng(seed, sid).random() for sid in ids])
+    median = np.median(draws) if len(ids) else 0.0
+    return {
+        sid: "fit" if draw < median else "held-out" for sid, draw in zip(ids, draws, strict=True)
+    }
 
 
 def best_threshold(right: np.ndarray, wrong: np.ndarray) -> float:
@@ -101,28 +123,43 @@ def ending_cosines(
     endings: pd.DataFrame,
     cloze: pd.DataFrame,
     encode: Callable[[Sequence[str]], np.ndarray],
+    seed: int,
+    chunk_words: int | None = CHUNK_WORDS,
 ) -> pd.DataFrame:
-    """Per forecast with text: story_id, sample, ``right`` and ``wrong`` (cosines of the
-    forecast with the story's right and wrong ending, -1..1)."""
+    """Per forecast with text (:data:`tables.TENSION_CALIBRATION_COSINES`): its story, sample,
+    half (:func:`split_halves` of the stories of ``endings``) and the cosines (-1..1) of the
+    forecast with the story's right and wrong ending (texts read whole,
+    :func:`~storyflow.measures.tension.judges.embed_whole`); ``context_right`` and
+    ``context_wrong``: the same cosines for the story's four context sentences, the forecast of
+    a forecaster that only repeats the story so far (a baseline)."""
+    halves = split_halves(endings["story_id"], seed)
     judged = endings[endings["text"].str.strip() != ""]
-    truth = cloze.set_index("story_id").loc[judged["story_id"]]
-    forecasts = encode(judged["text"].tolist())
-    right = np.einsum("ij,ij->i", forecasts, encode(truth["right_ending"].tolist()))
-    wrong = np.einsum("ij,ij->i", forecasts, encode(truth["wrong_ending"].tolist()))
-    return pd.DataFrame(
-        {
-            "story_id": judged["story_id"].to_numpy(),
-            "sample": judged["sample"].to_numpy(),
-            "right": right,
-            "wrong": wrong,
-        }
+    truth = cloze.drop_duplicates("story_id").set_index("story_id").loc[judged["story_id"]]
+    forecasts = embed_whole(encode, judged["text"].tolist(), chunk_words)
+    right_vectors = embed_unique(encode, truth["right_ending"].tolist(), chunk_words)
+    wrong_vectors = embed_unique(encode, truth["wrong_ending"].tolist(), chunk_words)
+    right = np.einsum("ij,ij->i", forecasts, right_vectors)
+    wrong = np.einsum("ij,ij->i", forecasts, wrong_vectors)
+    context = embed_unique(encode, truth["context"].tolist(), chunk_words)
+    return tables.TENSION_CALIBRATION_COSINES.frame(
+        pd.DataFrame(
+            {
+                "model": judged["model"].to_numpy(),
+                "story_id": judged["story_id"].to_numpy(),
+                "sample": judged["sample"].to_numpy(),
+                "half": [halves[sid] for sid in judged["story_id"]],
+                "right": right,
+                "wrong": wrong,
+                "context_right": np.einsum("ij,ij->i", context, right_vectors),
+                "context_wrong": np.einsum("ij,ij->i", context, wrong_vectors),
+            }
+        )
     )
 
 
 def calibrate_threshold(
     endings: pd.DataFrame,
-    cloze: pd.DataFrame,
-    encode: Callable[[Sequence[str]], np.ndarray],
+    cosines: pd.DataFrame,
     seed: int,
     embedding_model: str,
 ) -> tuple[float, pd.DataFrame]:
@@ -130,23 +167,17 @@ def calibrate_threshold(
     calibration table (:data:`tables.TENSION_CALIBRATION`, one row per half).
 
     ``endings``: the forecaster's endings of :func:`calibration_cuts` (:data:`tables.
-    TENSION_ENDINGS`); ``cloze``: story_id, right_ending, wrong_ending (the stories of
-    ``endings`` are used). Columns of the table:
-    the forecaster (``model``), ``k`` (forecasts per story), ``embedding_model``, ``seed``, the
-    ``half`` (``fit`` or ``held-out``), its ``n_stories``, ``n_forecasts`` (with text) and
-    ``n_empty`` (forecasts without text, left out), the ``threshold`` (cosine, fitted on the fit
-    half), ``accuracy`` (share of the half's forecast-ending pairs classified correctly: right
-    ending at or above the threshold, wrong ending below), ``pairwise_accuracy`` (share of
-    forecasts closer to the right ending than to the wrong one) and the mean cosine with the
-    right and the wrong ending.
+    TENSION_ENDINGS`); ``cosines``: their :func:`ending_cosines` (drawn with ``seed``).
+    Columns of the table: the forecaster (``model``), ``k`` (forecasts per story),
+    ``embedding_model``, ``seed``, the ``half`` (``fit`` or ``held-out``), its ``n_stories``,
+    ``n_forecasts`` (with text) and ``n_empty`` (forecasts without text, left out), the
+    ``threshold`` (cosine, fitted on the fit half), ``accuracy`` (share of the half's
+    forecast-ending pairs classified correctly: right ending at or above the threshold, wrong
+    ending below), ``pairwise_accuracy`` (share of forecasts closer to the right ending than to
+    the wrong one) and the mean cosine with the right and the wrong ending.
     """
-    cloze = cloze[cloze["story_id"].isin(endings["story_id"])]
-    cosines = ending_cosines(endings, cloze, encode)
-    ids = cloze["story_id"].tolist()
-    draws = np.array([item_rng(seed, sid).random() for sid in ids])
-    fit_ids = {sid for sid, draw in zip(ids, draws, strict=True) if draw < np.median(draws)}
-    in_fit = cosines["story_id"].isin(fit_ids).to_numpy()
-    fit = cosines[in_fit]
+    halves = split_halves(endings["story_id"], seed)
+    fit = cosines[cosines["half"] == "fit"]
     if fit.empty or len(fit) == len(cosines):
         raise StoryflowError(
             "calibrating the embedding judge: a half of the ROCStories stories has no forecast "
@@ -156,10 +187,10 @@ def calibrate_threshold(
     model = str(endings["model"].iloc[0])
     k = int(endings.groupby("story_id").size().max())
     rows = []
-    for half, mask in (("fit", in_fit), ("held-out", ~in_fit)):
-        part = cosines[mask]
+    for half in ("fit", "held-out"):
+        part = cosines[cosines["half"] == half]
         right, wrong = part["right"].to_numpy(), part["wrong"].to_numpy()
-        half_ids = fit_ids if half == "fit" else set(ids) - fit_ids
+        half_ids = {sid for sid, h in halves.items() if h == half}
         n_all = int(endings["story_id"].isin(half_ids).sum())
         rows.append(
             (
@@ -191,3 +222,44 @@ def calibrate_threshold(
         held_out["n_stories"],
     )
     return threshold, table
+
+
+def judge_calibration(
+    endings: pd.DataFrame,
+    cloze: pd.DataFrame,
+    seed: int,
+    answer: Callable[[Any], Any],
+    render: Callable[[str, str], Any],
+    judge: str,
+) -> pd.DataFrame:
+    """An LLM judge's verdicts on the ``held-out`` half's calibration forecasts (halves of
+    :func:`split_halves` with ``seed``), each judged against the story's right ending and its
+    wrong ending (:func:`~storyflow.measures.tension.judges.judge_by_model`: ``render(actual,
+    predicted)`` the prompt, ``answer(prompt)`` the closed Y/N answer; match when P(Y) > 0.5):
+    :data:`tables.TENSION_CALIBRATION_JUDGMENTS`, two rows per forecast (``ending`` right,
+    wrong). Costs two judge prompts per forecast (with or without text: an empty forecast gets
+    no verdict and no prompt)."""
+    halves = split_halves(endings["story_id"], seed)
+    held_out = endings[endings["story_id"].map(halves) == "held-out"]
+    truth = cloze.drop_duplicates("story_id").set_index("story_id")
+    frames = []
+    start = time.perf_counter()
+    for ending, column in (("right", "right_ending"), ("wrong", "wrong_ending")):
+        cuts = pd.DataFrame({"story_id": truth.index, "cut": 0, "remainder": truth[column]})
+        verdicts = judge_by_model(held_out, cuts.reset_index(drop=True), answer, render, judge)
+        frames.append(verdicts.assign(ending=ending, half="held-out"))
+    seconds = time.perf_counter() - start
+    table = tables.TENSION_CALIBRATION_JUDGMENTS.frame(pd.concat(frames, ignore_index=True))
+    forecasts = int((held_out["text"].str.strip() != "").sum())
+    log.info(
+        "judge %s: %d held-out forecasts of %s judged against both endings (%d prompts) in "
+        "%.1f s: %.2f s per forecast; %s",
+        judge,
+        forecasts,
+        ", ".join(dict.fromkeys(held_out["model"].astype(str))),
+        2 * forecasts,
+        seconds,
+        seconds / max(forecasts, 1),
+        table["status"].value_counts().to_dict(),
+    )
+    return table

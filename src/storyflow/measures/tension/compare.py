@@ -1,19 +1,30 @@
 """Tension across groups of stories: group means, contrasts, and the tables other stages read.
 
-- :func:`group_means`: per forecaster × judge × story type × measure, the mean, SD (n − 1) and
-  t-based CI over stories (NaN values, e.g. a story with no peak, are left out and not counted).
+- :func:`group_means`: per forecaster × judge × story type × measure, the mean, SD (n − 1) and a
+  percentile-bootstrap CI over stories (:func:`storyflow.validity.mean_ci`: inside the
+  statistic's range, where a t interval of a share at n = 4 reaches below 0 or above 1). NaN
+  values (e.g. a story with no peak) are left out and not counted. A group with fewer than
+  ``validity.min_group_size`` stories keeps its n, mean and SD but gets no CI (``flag`` says so).
 - :func:`paired_effects`: HANNA's design, one human story and six LLM stories per prompt: each
   LLM vs the human story of the same prompt, and all LLMs (per prompt, the mean of its LLM
-  stories) vs the human; paired t, Wilcoxon signed-rank and Hedges' g with CI, with and without
-  the stories that carry chat artefacts (a pair is dropped when either story has one).
+  stories) vs the human; the mean paired difference with a bootstrap CI (prompts resampled),
+  paired t, Wilcoxon signed-rank and Hedges' g with CI, with and without the stories that carry
+  chat artefacts (a pair is dropped when either story has one).
 - :func:`contrast_effects`: corpora without prompt pairs (HIPPOCORPUS story types): the
-  configured contrasts "a vs b", Welch's t and Hedges' g.
+  configured contrasts "a vs b", the difference of means with a bootstrap CI (each group
+  resampled), Welch's t and Hedges' g.
+
+  A contrast with fewer than ``validity.min_group_size`` pairs (paired) or stories in a group
+  (unpaired) keeps its sizes and means (and the difference) but is not tested: no CI, t,
+  Wilcoxon or g (``tested`` False, ``flag`` says why).
 - :func:`likelihood_vs_sampled`: Spearman's ρ between the story PMI (nats/token) and the sampled
   no-rate.
 - :func:`story_measures`: the long table of the cross-measure comparison, one row per story ×
   model × measure for every story of the corpus (NaN for excluded stories).
 
-Positive t and g mean group a (the LLM) higher.
+Every group-mean and effect row carries ``valid`` and ``failed``: whether its forecaster and
+judge passed their validity checks (:func:`storyflow.measures.tension.validity.labels`).
+Positive t and g mean group a higher.
 """
 
 from __future__ import annotations
@@ -21,12 +32,14 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from storyflow import tables
+from storyflow import tables, validity
+from storyflow.measures.tension.validity import label_frame
 from storyflow.stats import contrast_members, group_label, hedges_g, welch_t
 
 log = logging.getLogger(__name__)
@@ -35,16 +48,28 @@ log = logging.getLogger(__name__)
 UNITS = {
     "no_rate": "share of endings (0-1)",
     "late_no_rate": "share of endings (0-1)",
-    "retention": "drop in share of endings (0-1)",
+    "post_spike_convergence": "percent change of the no-rate after a peak (-100..0)",
     "inflection_rate": "share of cuts (0-1)",
     "pmi": "nats/token",
 }
 KEY = ["model", "judge"]
 
 
+@dataclass(frozen=True)
+class Intervals:
+    """How groups and contrasts are summarised: ``confidence`` level (``tension.confidence``),
+    bootstrap ``resamples`` and ``seed`` (``validity.bootstrap``, ``validity.seed``) and the
+    smallest group that gets an interval or a test (``validity.min_group_size``)."""
+
+    confidence: float = 0.95
+    resamples: int = 2000
+    seed: int = 2022
+    min_group_size: int = 5
+
+
 def measure_columns(stories: pd.DataFrame) -> list[str]:
     """The story statistics of a tension story table, in order."""
-    fixed = ["no_rate", "late_no_rate", "retention"]
+    fixed = ["no_rate", "late_no_rate", "post_spike_convergence"]
     return fixed + [c for c in stories.columns if c.startswith("inflection_rate_")]
 
 
@@ -59,28 +84,52 @@ def long_scores(stories: pd.DataFrame) -> pd.DataFrame:
     return long.dropna(subset=["value"])
 
 
-def mean_ci(values: np.ndarray, confidence: float) -> tuple[float, float, float, float]:
-    """(mean, SD, CI low, CI high) with a t interval; NaN where n is too small."""
+def too_small(n: int, settings: Intervals, what: str = "stories") -> str:
+    """The flag of a group of ``n`` ``what`` below ``min_group_size`` ('' when large enough)."""
+    if n >= settings.min_group_size:
+        return ""
+    return f"{n} {what} < validity.min_group_size ({settings.min_group_size}): not tested"
+
+
+def mean_interval(
+    values: np.ndarray, settings: Intervals
+) -> tuple[float, float, float, float, str]:
+    """(mean, SD, CI low, CI high, flag) of a group's values: the percentile-bootstrap CI of
+    the mean (:func:`storyflow.validity.mean_ci`); no CI (NaN) below ``min_group_size``."""
     n = len(values)
     if n == 0:
-        return (math.nan,) * 4
-    mean = float(values.mean())
-    if n < 2:
-        return mean, math.nan, math.nan, math.nan
-    sd = float(values.std(ddof=1))
-    half = float(sps.t.ppf((1 + confidence) / 2, n - 1)) * sd / math.sqrt(n)
-    return mean, sd, mean - half, mean + half
+        return math.nan, math.nan, math.nan, math.nan, "no story with a value"
+    sd = float(values.std(ddof=1)) if n >= 2 else math.nan
+    flag = too_small(n, settings)
+    if flag:
+        return float(values.mean()), sd, math.nan, math.nan, flag.replace("not tested", "no CI")
+    mean, low, high = validity.mean_ci(
+        values, confidence=settings.confidence, resamples=settings.resamples, seed=settings.seed
+    )
+    return mean, sd, low, high, ""
 
 
-def group_means(stories: pd.DataFrame, k: int, confidence: float) -> pd.DataFrame:
-    """Mean, SD and CI per model × judge × story type × measure (:data:`tables.TENSION_GROUPS`)."""
+def group_means(
+    stories: pd.DataFrame,
+    k: int,
+    settings: Intervals,
+    checks: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Mean, SD and CI per model × judge × story type × measure (:data:`tables.TENSION_GROUPS`),
+    labelled with the validity ``checks`` (:data:`tables.VALIDITY`; None: none, every row
+    ``valid`` False)."""
     rows = []
     for (model, judge, group, measure), grp in long_scores(stories).groupby(
         [*KEY, "story_type", "measure"], sort=False
     ):
         values = grp["value"].to_numpy(float)
-        rows.append((model, judge, k, group, measure, len(values), *mean_ci(values, confidence)))
-    return tables.TENSION_GROUPS.frame(rows)
+        rows.append(
+            (model, judge, k, group, measure, len(values), *mean_interval(values, settings))
+        )
+    columns = [c for c in tables.TENSION_GROUPS.names if c not in ("valid", "failed")]
+    frame = pd.DataFrame(rows, columns=columns)
+    checks = tables.VALIDITY.empty() if checks is None else checks
+    return tables.TENSION_GROUPS.frame(label_frame(frame, checks))
 
 
 EFFECT_STATISTICS = [
@@ -88,32 +137,55 @@ EFFECT_STATISTICS = [
 ]  # fmt: skip
 
 
-def _paired_row(a: np.ndarray, b: np.ndarray, confidence: float) -> dict[str, float]:
-    """Paired t (with the t-based CI of the mean paired difference ``a`` − ``b``), Wilcoxon
-    and Hedges' g of ``a`` − ``b`` (same prompts in the same order)."""
-    out = dict.fromkeys(EFFECT_STATISTICS, math.nan)
-    if len(a) < 2:
-        return out
+def _paired_row(a: np.ndarray, b: np.ndarray, settings: Intervals) -> dict[str, object]:
+    """The mean paired difference ``a`` − ``b`` with its bootstrap CI (pairs resampled), paired
+    t, Wilcoxon and Hedges' g of ``a`` − ``b`` (same prompts in the same order); below
+    ``min_group_size`` pairs only the difference."""
+    out: dict[str, object] = dict.fromkeys(EFFECT_STATISTICS, math.nan)
     diff = a - b
-    out["diff"] = float(diff.mean())
+    if len(diff):
+        out["diff"] = float(diff.mean())
+    out["flag"] = too_small(len(diff), settings, "pairs")
+    out["tested"] = not out["flag"]
+    if not out["tested"]:
+        return out
+    _, out["diff_ci_low"], out["diff_ci_high"] = validity.mean_ci(
+        diff, confidence=settings.confidence, resamples=settings.resamples, seed=settings.seed
+    )
     if diff.std() > 0:
         res = sps.ttest_rel(a, b)
         out["t"], out["p_t"] = float(res.statistic), float(res.pvalue)
-        ci = res.confidence_interval(confidence)
-        out["diff_ci_low"], out["diff_ci_high"] = float(ci.low), float(ci.high)
     if np.any(diff != 0):
         res = sps.wilcoxon(a, b, zero_method="wilcox")
         out["w"], out["p_w"] = float(res.statistic), float(res.pvalue)
     if a.std() > 0 or b.std() > 0:
-        out["g"], out["g_ci_low"], out["g_ci_high"] = hedges_g(a, b, confidence)
+        out["g"], out["g_ci_low"], out["g_ci_high"] = hedges_g(a, b, settings.confidence)
     return out
+
+
+def difference_ci(a: np.ndarray, b: np.ndarray, settings: Intervals) -> tuple[float, float]:
+    """Percentile-bootstrap CI of mean(a) − mean(b), each group resampled on its own."""
+    rng = np.random.default_rng(settings.seed)
+    draws_a = a[rng.integers(0, len(a), (settings.resamples, len(a)))].mean(axis=1)
+    draws_b = b[rng.integers(0, len(b), (settings.resamples, len(b)))].mean(axis=1)
+    alpha = (1 - settings.confidence) / 2
+    low, high = np.quantile(draws_a - draws_b, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+def _labelled_effects(rows: list[dict], checks: pd.DataFrame | None) -> pd.DataFrame:
+    columns = [c for c in tables.TENSION_EFFECTS.names if c not in ("valid", "failed")]
+    frame = pd.DataFrame(rows, columns=columns)
+    checks = tables.VALIDITY.empty() if checks is None else checks
+    return tables.TENSION_EFFECTS.frame(label_frame(frame, checks))
 
 
 def paired_effects(
     stories: pd.DataFrame,
     labels: pd.DataFrame,
     k: int,
-    confidence: float,
+    settings: Intervals,
+    checks: pd.DataFrame | None = None,
     reference: str = "Human",
 ) -> pd.DataFrame:
     """``reference`` vs each other group and vs all of them, paired by ``prompt_id``
@@ -121,7 +193,8 @@ def paired_effects(
     reference − group, e.g. Human − LLM). A group with several stories of a prompt ("all LLMs")
     enters with their mean.
 
-    ``labels``: the corpus's stories table (story_id, prompt_id, artefact).
+    ``labels``: the corpus's stories table (story_id, prompt_id, artefact); ``checks``: the
+    validity table the rows are labelled with.
     """
     meta = labels.drop_duplicates("story_id").set_index("story_id")[["prompt_id", "artefact"]]
     scores = long_scores(stories).join(meta, on="story_id")
@@ -154,10 +227,10 @@ def paired_effects(
                         "n_b": len(b),
                         "mean_a": a.mean() if len(a) else math.nan,
                         "mean_b": b.mean() if len(b) else math.nan,
-                        **_paired_row(a, b, confidence),
+                        **_paired_row(a, b, settings),
                     }
                 )
-    return tables.TENSION_EFFECTS.frame(pd.DataFrame(rows, columns=tables.TENSION_EFFECTS.names))
+    return _labelled_effects(rows, checks)
 
 
 def contrast_effects(
@@ -165,10 +238,12 @@ def contrast_effects(
     labels: pd.DataFrame,
     contrasts: Sequence[Mapping[str, object]],
     k: int,
-    confidence: float,
+    settings: Intervals,
+    checks: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Unpaired contrasts (Welch's t with the CI of the difference of means a − b, Hedges'
-    g) for corpora without prompt pairs."""
+    """Unpaired contrasts (the difference of means a − b with its bootstrap CI, Welch's t,
+    Hedges' g) for corpora without prompt pairs; ``checks``: the validity table the rows are
+    labelled with."""
     members = contrast_members(labels, contrasts)
     scores = long_scores(stories)
     rows = []
@@ -177,6 +252,7 @@ def contrast_effects(
             ids_a, ids_b = members[str(contrast["name"])]
             a = grp.loc[grp["story_id"].isin(ids_a), "value"].to_numpy(float)
             b = grp.loc[grp["story_id"].isin(ids_b), "value"].to_numpy(float)
+            flag = too_small(min(len(a), len(b)), settings, "stories in a group")
             row = {
                 "model": model,
                 "judge": judge,
@@ -192,16 +268,20 @@ def contrast_effects(
                 "mean_a": a.mean() if len(a) else math.nan,
                 "mean_b": b.mean() if len(b) else math.nan,
                 **dict.fromkeys(EFFECT_STATISTICS, math.nan),
+                "tested": not flag,
+                "flag": flag,
             }
             if len(a) and len(b):
                 row["diff"] = a.mean() - b.mean()
-            if len(a) >= 2 and len(b) >= 2 and (a.std() > 0 or b.std() > 0):
-                row["t"], _, row["p_t"] = welch_t(a, b)
-                ci = sps.ttest_ind(a, b, equal_var=False).confidence_interval(confidence)
-                row["diff_ci_low"], row["diff_ci_high"] = float(ci.low), float(ci.high)
-                row["g"], row["g_ci_low"], row["g_ci_high"] = hedges_g(a, b, confidence)
+            if not flag:
+                row["diff_ci_low"], row["diff_ci_high"] = difference_ci(a, b, settings)
+                if a.std() > 0 or b.std() > 0:
+                    row["t"], _, row["p_t"] = welch_t(a, b)
+                    row["g"], row["g_ci_low"], row["g_ci_high"] = hedges_g(
+                        a, b, settings.confidence
+                    )
             rows.append(row)
-    return tables.TENSION_EFFECTS.frame(pd.DataFrame(rows, columns=tables.TENSION_EFFECTS.names))
+    return _labelled_effects(rows, checks)
 
 
 def story_pmi(pmi: pd.DataFrame) -> pd.DataFrame:

@@ -9,16 +9,19 @@ Per story (its curve: no-rate against pct, cuts in story order):
 
 - ``no_rate``: the mean no-rate over its cuts (0-1);
 - ``late_no_rate``: the mean over cuts with pct >= ``late_pct`` (0.80; NaN when none);
-- ``retention``: post-spike retention. A *peak* is a cut whose no-rate is strictly above both
-  neighbours' (first and last cuts are never peaks); its drop is the peak's no-rate minus the
-  minimum of the next ``window`` (10) cuts; ``retention`` is the mean drop over peaks (0-1,
-  larger = tension released faster after a spike). NaN with no peak;
+- ``post_spike_convergence``: how sharply tension resolves after a spike (Sui et al.). A *peak*
+  is a cut whose no-rate is strictly above both neighbours' (first and last cuts are never
+  peaks); its convergence is the percentage change from the peak to the minimum of the next
+  ``window`` (10) cuts, (min − peak) / peak × 100 (percent, −100..0: a peak is above its next
+  cut, so the value is always negative); the story value is the mean over its peaks, more
+  negative = tension released more sharply. NaN with no peak;
 - ``inflection_rate_<α>``: the curve is smoothed by a centred moving average over 3 cuts (2 at
   either end), rescaled to the unit square (pct and smoothed no-rate each min-max scaled; a flat
-  axis maps to 0), and a cut is a *reversal* where the smoothed curve changes direction (strictly
-  up then strictly down, or the reverse); the rate is the share of the story's cuts that are a
-  reversal whose vertex angle (between the segments to its two neighbours, in degrees; 180 =
-  straight) is at most α.
+  axis maps to 0), and a cut is a *reversal* where the smoothed curve changes direction
+  (:func:`reversals`: up then down, or down then up, across any flat stretch between them; a
+  flat stretch is one reversal, placed at its middle); the rate is the share of the story's cuts
+  that are a reversal whose vertex angle (between the segments to the points before and after
+  it, in degrees; 180 = straight) is at most α.
 
 Curve statistics need at least ``min_cuts`` (3) cuts; a story with fewer gets NaN.
 """
@@ -74,11 +77,17 @@ def moving_average(values: Sequence[float], width: int = 3) -> np.ndarray:
     return series.rolling(width, center=True, min_periods=1).mean().to_numpy()
 
 
+#: Two smoothed no-rates closer than this are equal (a flat step): the moving average of shares
+#: on a 1/K grid carries rounding noise of about 1e-16, which must not count as a direction.
+TIE = 1e-9
+
+
 def unit_square(values: Sequence[float]) -> np.ndarray:
-    """``values`` min-max scaled to [0, 1]; all zeros when they are all equal."""
+    """``values`` min-max scaled to [0, 1]; all zeros when they are all equal (within
+    :data:`TIE`)."""
     arr = np.asarray(values, dtype=float)
     span = arr.max() - arr.min()
-    return np.zeros_like(arr) if span == 0 else (arr - arr.min()) / span
+    return np.zeros_like(arr) if span <= TIE else (arr - arr.min()) / span
 
 
 def vertex_angle(before: Sequence[float], vertex: Sequence[float], after: Sequence[float]) -> float:
@@ -89,28 +98,55 @@ def vertex_angle(before: Sequence[float], vertex: Sequence[float], after: Sequen
     return math.degrees(math.acos(max(-1.0, min(1.0, cos))))
 
 
+def flat_runs(values: Sequence[float]) -> list[tuple[int, int]]:
+    """``(first, last)`` position of each run of equal neighbouring values (within
+    :data:`TIE`), in order; a value unlike its neighbours is a run of one."""
+    y = np.asarray(values, dtype=float)
+    runs, first = [], 0
+    for j in range(1, len(y)):
+        if abs(y[j] - y[j - 1]) > TIE:
+            runs.append((first, j - 1))
+            first = j
+    if len(y):
+        runs.append((first, len(y) - 1))
+    return runs
+
+
 def reversals(
     pct: Sequence[float], no_rate: Sequence[float], smoothing: int = 3
-) -> list[tuple[int, float]]:
-    """``(cut position, vertex angle)`` of each reversal of the smoothed, rescaled curve."""
-    x = unit_square(pct)
-    y = unit_square(moving_average(no_rate, smoothing))
+) -> list[tuple[int, int, float]]:
+    """The reversals of the smoothed, rescaled curve: ``(first, last, angle)``.
+
+    The curve is smoothed (:func:`moving_average`) and rescaled (:func:`unit_square`); equal
+    neighbouring values (within :data:`TIE`) form a flat run (:func:`flat_runs`). A run that
+    has a run on either side is a reversal when the curve rises into it and falls out of it, or
+    the reverse: a strict peak or trough is a run of one cut (``first == last``), a flat top or
+    bottom (several cuts at the same smoothed no-rate, common at small K) is one reversal whose
+    vertex is the middle of the run. ``angle``: the vertex angle (degrees) between the segments
+    from the vertex to the cut before the run and the cut after it. A flat step on the way up or
+    down (rise, flat, rise) is no reversal.
+    """
+    smooth = moving_average(no_rate, smoothing)
+    x, y = unit_square(pct), unit_square(smooth)
+    runs = flat_runs(smooth)
     found = []
-    for j in range(1, len(y) - 1):
-        left, right = np.sign(y[j] - y[j - 1]), np.sign(y[j + 1] - y[j])
-        if left != 0 and right != 0 and left != right:
-            found.append(
-                (j, vertex_angle((x[j - 1], y[j - 1]), (x[j], y[j]), (x[j + 1], y[j + 1])))
-            )
+    for first, last in runs[1:-1]:
+        rise_in = smooth[first] > smooth[first - 1]
+        rise_out = smooth[last + 1] > smooth[last]
+        if rise_in != rise_out:
+            vertex = ((x[first] + x[last]) / 2, y[first])
+            angle = vertex_angle((x[first - 1], y[first - 1]), vertex, (x[last + 1], y[last + 1]))
+            found.append((first, last, angle))
     return found
 
 
-def post_spike_drops(no_rate: Sequence[float], window: int = 10) -> list[float]:
-    """For each peak (strictly above both neighbours), its drop to the minimum of the next
-    ``window`` cuts."""
+def post_spike_convergence(no_rate: Sequence[float], window: int = 10) -> list[float]:
+    """For each peak (a cut strictly above both neighbours), the percentage change from its
+    no-rate to the minimum of the next ``window`` cuts: (min − peak) / peak × 100 (percent,
+    negative: the next cut is below the peak, and a peak is above 0)."""
     y = np.asarray(no_rate, dtype=float)
     return [
-        float(y[j] - y[j + 1 : j + 1 + window].min())
+        float((y[j + 1 : j + 1 + window].min() - y[j]) / y[j] * 100)
         for j in range(1, len(y) - 1)
         if y[j] > y[j - 1] and y[j] > y[j + 1]
     ]
@@ -128,12 +164,12 @@ def curve_statistics(
         "late_no_rate": float(late.mean()) if len(late) else math.nan,
     }
     enough = len(y) >= settings.min_cuts
-    drops = post_spike_drops(y, settings.window) if enough else []
-    stats["retention"] = float(np.mean(drops)) if drops else math.nan
+    changes = post_spike_convergence(y, settings.window) if enough else []
+    stats["post_spike_convergence"] = float(np.mean(changes)) if changes else math.nan
     turns = reversals(pct, y, settings.smoothing) if enough else []
     for alpha in settings.angles:
         stats[angle_column(alpha)] = (
-            sum(angle <= alpha for _, angle in turns) / len(y) if enough else math.nan
+            sum(angle <= alpha for *_, angle in turns) / len(y) if enough else math.nan
         )
     return stats
 
@@ -144,8 +180,9 @@ def angle_column(alpha: float) -> str:
 
 
 def story_statistics(curves: pd.DataFrame, settings: CurveSettings) -> pd.DataFrame:
-    """One row per story × model × judge: n_cuts, no_rate, late_no_rate, retention and the
-    inflection rates (:data:`tables.TENSION_STORIES`, plus one column per angle)."""
+    """One row per story × model × judge: n_cuts, no_rate, late_no_rate,
+    post_spike_convergence and the inflection rates (:data:`tables.TENSION_STORIES`, plus one
+    column per angle)."""
     rows = []
     keys = ["story_id", "story_type", "model", "judge"]
     for key, grp in curves.groupby(keys, sort=False):

@@ -1,12 +1,17 @@
 """Where a story is cut: after sentence i of the spaCy split, the prefix is s1..si and the truth
 is the whole remainder s(i+1)..sN.
 
-``pct(i)`` = prefix tokens / story tokens, counted with the forecaster's tokenizer (each sentence
-tokenized on its own, with a leading space after the first, as the NLL engine does). A cut is
-kept when ``min_pct <= pct <= max_pct`` and sentence i has at least ``min_words`` words
-(whitespace-separated). Stories over ``max_story_words`` words, with fewer than two sentences or
-with no kept cut are excluded (listed with the reason). With ``max_cuts`` set, a story keeps at
-most that many of its cuts, evenly spaced over its kept cuts (first and last included).
+Positions follow Sui et al.: position i (1-based) is the prefix s1..si; in the tables
+``sentence_idx`` is the 0-based index of si (i − 1). ``pct(i)`` = prefix tokens / story
+tokens, counted with the forecaster's tokenizer (each sentence tokenized on its own, with a
+leading space after the first, as the NLL engine does; words for a served model without a
+tokenizer file, recorded in the ``unit`` column). Position i is kept when ``min_pct <= pct <=
+max_pct`` and the sentence *preceding* si, s(i−1), has at least ``min_words`` words
+(whitespace-separated): the paper's minimum-context rule, so position 1 (no preceding sentence)
+is kept only with ``min_words`` 0. Stories over ``max_story_words`` words, with fewer than two
+sentences or with no kept cut are excluded (listed with the reason). With ``max_cuts`` set, a
+story keeps at most that many of its cuts, evenly spaced over its kept cuts (first and last
+included).
 """
 
 from __future__ import annotations
@@ -59,6 +64,12 @@ def evenly_spaced(n: int, cap: int | None) -> list[int]:
     return sorted({round(x) for x in np.linspace(0, n - 1, cap)})
 
 
+def context_words(sentences: Sequence[str], i: int) -> int:
+    """Words of the sentence preceding the prefix's last one: s(i−1) of position i (0-based
+    ``i`` is the prefix's last sentence); 0 for the first position, which has none."""
+    return len(sentences[i - 1].split()) if i >= 1 else 0
+
+
 def story_cuts(
     sentences: Sequence[str], n_tokens: Sequence[int], settings: CutSettings
 ) -> tuple[list[tuple[int, float, int]], str | None]:
@@ -77,12 +88,12 @@ def story_cuts(
         (i, float(prefix[i] / total), int(prefix[i]))
         for i in range(len(sentences) - 1)  # the last sentence leaves no remainder
         if settings.min_pct <= prefix[i] / total <= settings.max_pct
-        and len(sentences[i].split()) >= settings.min_words
+        and context_words(sentences, i) >= settings.min_words
     ]
     if not candidates:
         return [], (
-            f"no cut with {settings.min_pct} <= pct <= {settings.max_pct} after a sentence of "
-            f">= {settings.min_words} words"
+            f"no cut with {settings.min_pct} <= pct <= {settings.max_pct} whose preceding "
+            f"sentence has >= {settings.min_words} words"
         )
     return [candidates[j] for j in evenly_spaced(len(candidates), settings.max_cuts)], None
 
@@ -93,10 +104,11 @@ def plan_cuts(
     count: Callable[[str], int],
     settings: CutSettings,
     model: str,
+    unit: str = "tokens",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The cuts of every story (:data:`tables.TENSION_CUTS`) and the stories excluded
     (:data:`tables.TENSION_EXCLUDED`), for the forecaster ``model`` (``count``: the tokens of
-    a text with its tokenizer)."""
+    a text with its tokenizer, or its words: ``unit`` says which)."""
     by_story = {
         sid: grp.sort_values("sentence_idx")["text"].astype(str).tolist()
         for sid, grp in sentences.groupby("story_id", sort=False)
@@ -120,6 +132,7 @@ def plan_cuts(
                     pct,
                     prefix_tokens,
                     sum(counts),
+                    unit,
                     " ".join(sents[: i + 1]),
                     " ".join(sents[i + 1 :]),
                 )
@@ -127,9 +140,10 @@ def plan_cuts(
     for sid, _, _, _, reason in excluded:
         log.info("story %s excluded: %s", sid, reason)
     log.info(
-        "%d cuts in %d stories; %d stories excluded",
+        "%d cuts in %d stories; %d stories excluded; pct counted in %s",
         len(rows),
         len(stories) - len(excluded),
         len(excluded),
+        unit,
     )
     return tables.TENSION_CUTS.frame(rows), tables.TENSION_EXCLUDED.frame(excluded)

@@ -4,9 +4,13 @@ Two kinds, chosen in config (``tension.judges``):
 
 - **embedding** (``"embedding"``): cosine of the sentence embeddings (all-MiniLM-L6-v2, unit
   vectors) of the predicted ending and the actual remainder; a match when the cosine is at least
-  a threshold. The threshold is calibrated per forecaster on its own forecasts of ROCStories
-  stories (:mod:`storyflow.measures.tension.calibration`) unless the config fixes one in
-  [-1, 1]. ``score`` = the cosine.
+  a threshold. The encoder reads at most 256 word pieces (about 200 words) and would drop the
+  rest of a long remainder, so every text is embedded whole (:func:`embed_whole`): a text of
+  more than ``chunk_words`` (128) words is split into nearly equal runs of consecutive words,
+  and its vector is the mean of their unit vectors, scaled to unit length. The threshold is
+  calibrated per forecaster on its own forecasts of ROCStories stories
+  (:mod:`storyflow.measures.tension.calibration`) unless the config fixes one in [-1, 1].
+  ``score`` = the cosine.
 - **LLM** (a model name of ``models:``): the model is asked whether the predicted ending captures
   the broad plot trajectory of the actual continuation and answers a closed choice, Y or N, read
   from its answer probabilities (no text generated; ``storyflow.lm.answers``). ``score`` =
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,20 +68,69 @@ def remainders_of(endings: pd.DataFrame, cuts: pd.DataFrame) -> pd.Series:
     return pd.Series(truth.reindex(index).to_numpy(), index=endings.index)
 
 
+#: Words per embedded piece of a long text: 128 words of HANNA stories gave at most 206
+#: all-MiniLM-L6-v2 word pieces (99th percentile 188), under its 256.
+CHUNK_WORDS = 128
+
+
+def embed_whole(
+    encode: Callable[[Sequence[str]], np.ndarray],
+    texts: Sequence[str],
+    chunk_words: int | None = CHUNK_WORDS,
+) -> np.ndarray:
+    """Unit-length embeddings of ``texts``, each read whole: a text of more than
+    ``chunk_words`` words is split into ceil(words / chunk_words) nearly equal runs of
+    consecutive words, each run embedded, and the text's vector is the mean of the runs' unit
+    vectors, scaled to unit length; a shorter text is embedded as it is. ``chunk_words`` None:
+    every text as it is (the encoder truncates what it cannot read)."""
+    pieces: list[str] = []
+    owner: list[int] = []
+    for t, text in enumerate(texts):
+        words = text.split()
+        if chunk_words is None or len(words) <= chunk_words:
+            pieces.append(text)
+            owner.append(t)
+            continue
+        for run in np.array_split(np.arange(len(words)), math.ceil(len(words) / chunk_words)):
+            pieces.append(" ".join(words[run[0] : run[-1] + 1]))
+            owner.append(t)
+    vectors = np.asarray(encode(pieces), dtype=float)
+    if len(pieces) == len(texts):
+        return vectors
+    sums = np.zeros((len(texts), vectors.shape[1]))
+    np.add.at(sums, np.asarray(owner), vectors)
+    return sums / np.linalg.norm(sums, axis=1, keepdims=True)
+
+
+def embed_unique(
+    encode: Callable[[Sequence[str]], np.ndarray],
+    texts: Sequence[str],
+    chunk_words: int | None = CHUNK_WORDS,
+) -> np.ndarray:
+    """:func:`embed_whole` of ``texts``, each distinct text embedded once (the K endings of a
+    cut share its remainder)."""
+    distinct = list(dict.fromkeys(texts))
+    vectors = embed_whole(encode, distinct, chunk_words)
+    row = {text: i for i, text in enumerate(distinct)}
+    return vectors[[row[text] for text in texts]]
+
+
 def judge_by_embedding(
     endings: pd.DataFrame,
     cuts: pd.DataFrame,
     encode: Callable[[Sequence[str]], np.ndarray],
     threshold: float,
+    chunk_words: int | None = CHUNK_WORDS,
 ) -> pd.DataFrame:
-    """Embedding verdicts (:data:`tables.TENSION_JUDGMENTS`): match when cosine >= threshold."""
+    """Embedding verdicts (:data:`tables.TENSION_JUDGMENTS`): match when the cosine of the
+    whole texts (:func:`embed_whole`) is at least ``threshold``."""
     check_threshold(threshold)
     truth = remainders_of(endings, cuts)
     has_text = endings["text"].str.strip() != ""
     scores = np.full(len(endings), np.nan)
     if has_text.any():
-        predicted = encode(endings.loc[has_text, "text"].tolist())
-        actual = encode(truth[has_text].tolist())
+        predicted = embed_whole(encode, endings.loc[has_text, "text"].tolist(), chunk_words)
+        actual = embed_unique(encode, truth[has_text].tolist(), chunk_words)
         scores[has_text.to_numpy()] = np.einsum("ij,ij->i", predicted, actual)
     matches = pd.array(
         [s >= threshold if not math.isnan(s) else pd.NA for s in scores], dtype="boolean"
@@ -106,6 +160,26 @@ class JudgePrompt:
         return model.render(self.messages(actual, predicted), cue=self.cue)
 
 
+#: Longest texts (by characters) counted by :func:`judge_window` on either side.
+LONGEST = 8
+
+
+def judge_window(
+    model: Any, frame: JudgePrompt, actual: Sequence[str], predicted: Sequence[str]
+) -> int:
+    """A context window (tokens) that holds every judge prompt of ``actual`` × ``predicted``
+    texts plus the answer: the prompt around empty texts, plus the most tokens among the
+    :data:`LONGEST` longest (in characters) actual and predicted texts, plus 16 tokens of
+    answer, rounded up to 64 (``model``: a :class:`storyflow.lm.connect.LanguageModel`)."""
+
+    def most(texts: Sequence[str]) -> int:
+        longest = sorted(set(texts), key=len, reverse=True)[:LONGEST]
+        return max((model.count_text(" " + text) for text in longest), default=0)
+
+    frame_tokens = model.count(frame.render(model, "", ""))
+    return -(-(frame_tokens + most(actual) + most(predicted) + 16) // 64) * 64
+
+
 def judge_by_model(
     endings: pd.DataFrame,
     cuts: pd.DataFrame,
@@ -118,6 +192,7 @@ def judge_by_model(
     truth = remainders_of(endings, cuts)
     scores, masses, matches, statuses = [], [], [], []
     rows = list(zip(endings["text"], truth, strict=True))
+    start = time.perf_counter()
     for predicted, actual in tqdm(rows, desc=f"judge {judge}"):
         if not predicted.strip():
             scores.append(math.nan), masses.append(math.nan)
@@ -131,4 +206,13 @@ def judge_by_model(
         p_yes = result.probs[result.options.index("Y")]
         scores.append(p_yes), masses.append(result.mass)
         matches.append(p_yes > 0.5), statuses.append(JUDGED)
+    seconds = time.perf_counter() - start
+    asked = sum(status != EMPTY_FORECAST for status in statuses)
+    log.info(
+        "judge %s: %d prompts in %.1f s (%.3f s per prompt)",
+        judge,
+        asked,
+        seconds,
+        seconds / max(asked, 1),
+    )
     return _verdicts(endings, judge, scores, pd.array(matches, dtype="boolean"), masses, statuses)

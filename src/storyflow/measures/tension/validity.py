@@ -1,0 +1,268 @@
+"""Validity checks of the tension measure's models: can the forecaster forecast, can each judge
+judge? (docs/tension.md, "Validity"; the shared statistics: :mod:`storyflow.validity`.)
+
+The items with known answers are the forecaster's calibration forecasts of ROCStories stories
+(:mod:`storyflow.measures.tension.calibration`): K endings sampled from each story's four
+context sentences, each with the story's right ending and a wrong one. The checks are computed
+in the run, before the group comparisons that rest on them (rule ``check_tension_validity``
+writes ``results/tension/validity/<forecaster>.csv``; ``summarize_tension`` reads it).
+
+- **Forecaster** (role ``forecaster``, model = the forecaster), check ``pairwise_accuracy``: the
+  share of its forecasts with text (every calibration story) whose sentence-embedding cosine
+  with the right ending exceeds that with the wrong ending (0-1; chance 0.5). Interval:
+  percentile bootstrap over stories, each resampled with all its forecasts. Passes when the
+  interval's lower end is above ``validity.forecaster.min_pairwise`` (0.5): a forecaster at
+  chance predicts nothing of the story, and its no-rates describe the model, not the story.
+- **Judge** (role ``judge``, model = the judge, one set of rows per forecaster whose forecasts
+  it judged: the check names end in ``[<forecaster>]``), on the forecasts of the ``held-out``
+  half of the stories, each judged against the right ending (a match is correct) and against
+  the wrong ending (no match is correct):
+
+  - ``balanced_accuracy[<f>]``: the mean of the two hit rates (share of right-ending verdicts
+    that match, share of wrong-ending verdicts that do not; 0-1, chance 0.5, a judge that
+    always says the same scores 0.5); passes when it reaches
+    ``validity.judge.min_balanced_accuracy`` (0.6);
+  - ``balanced_accuracy_vs_chance[<f>]``: the same value; passes when its bootstrap interval's
+    lower end is above 0.5 (better than a coin beyond doubt, not only at this sample);
+  - the pairwise accuracy (share of forecasts the judge scores higher against the right ending
+    than against the wrong one: a ranking, blind to the judge's threshold) is reported in the
+    detail of both rows with its interval, not decided on: the verdict is the judge's yes/no.
+
+  The embedding judge decides with its threshold fitted on the ``fit`` half (or the configured
+  ``tension.embedding.threshold``); an LLM judge with P(Y) > 0.5 (fitted on nothing).
+
+A (forecaster, judge) result is *valid* when the forecaster and the judge (on that forecaster's
+forecasts) passed every check; :func:`labels` says which failed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from storyflow import tables, validity
+from storyflow.measures.tension.judges import EMBEDDING, EMPTY_FORECAST
+
+MEASURE, CORPUS = "tension", "rocstories"
+#: Chance level of a balanced or pairwise accuracy.
+CHANCE = 0.5
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """Thresholds and interval settings of the checks (config ``validity`` and
+    ``stats.confidence``): ``confidence`` level, bootstrap ``resamples`` and ``seed``,
+    ``min_pairwise`` (forecaster), ``min_balanced_accuracy`` (judge)."""
+
+    confidence: float = 0.95
+    resamples: int = 2000
+    seed: int = 2022
+    min_pairwise: float = 0.5
+    min_balanced_accuracy: float = 0.6
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> CheckSettings:
+        """From a rule's params (:func:`storyflow.plan.tension_check_settings`)."""
+        return cls(**{key: params[key] for key in cls.__dataclass_fields__})
+
+
+def _interval(units: Sequence[Any], statistic, settings: CheckSettings) -> tuple[float, float]:
+    return validity.bootstrap_ci(
+        units,
+        statistic,
+        confidence=settings.confidence,
+        resamples=settings.resamples,
+        seed=settings.seed,
+    )
+
+
+def _share(units: Sequence[tuple[int, int]]) -> float:
+    """Successes / trials summed over units of ``(successes, trials)``."""
+    wins, n = np.sum(np.asarray(units, float), axis=0) if len(units) else (0.0, 0.0)
+    return float(wins / n) if n else math.nan
+
+
+def forecaster_check(cosines: pd.DataFrame, forecaster: str, settings: CheckSettings) -> tuple:
+    """The forecaster's ``pairwise_accuracy`` row (:data:`tables.VALIDITY`) from its
+    calibration cosines (:data:`tables.TENSION_CALIBRATION_COSINES`, both halves)."""
+    mine = cosines[cosines["model"] == forecaster]
+    wins = mine.assign(win=mine["right"] > mine["wrong"])
+    units = [(int(g["win"].sum()), len(g)) for _, g in wins.groupby("story_id", sort=False)]
+    value = _share(units)
+    ci = _interval(units, _share, settings)
+    stories = mine.drop_duplicates("story_id")
+    echo = float((stories["context_right"] > stories["context_wrong"]).mean())
+    return validity.check(
+        MEASURE, CORPUS, "forecaster", forecaster, "pairwise_accuracy", value, ci,
+        settings.min_pairwise, validity.RULES[1], len(mine),
+        f"share of {len(mine)} forecasts with text ({len(units)} ROCStories stories, up to "
+        f"{max((u[1] for u in units), default=0)} per story, from the four context sentences) "
+        "whose sentence-embedding cosine with the right ending exceeds that with the wrong one; "
+        f"chance 0.5; the context sentences themselves, as a forecast: {echo:.3f} of the "
+        "stories (a forecaster that repeats the story so far); CI: percentile bootstrap over "
+        "stories",
+    )  # fmt: skip
+
+
+def embedding_verdicts(cosines: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """The embedding judge on the held-out half's forecasts (:func:`judge_rows`' input):
+    scores are the cosines, a match is a cosine at or above ``threshold``."""
+    held = cosines[cosines["half"] == "held-out"]
+    return pd.DataFrame(
+        {
+            "story_id": held["story_id"].to_numpy(),
+            "sample": held["sample"].to_numpy(),
+            "right_score": held["right"].to_numpy(),
+            "wrong_score": held["wrong"].to_numpy(),
+            "right_match": pd.array(held["right"] >= threshold, dtype="boolean"),
+            "wrong_match": pd.array(held["wrong"] >= threshold, dtype="boolean"),
+        }
+    )
+
+
+def model_verdicts(judgments: pd.DataFrame) -> pd.DataFrame:
+    """An LLM judge's calibration verdicts (:data:`tables.TENSION_CALIBRATION_JUDGMENTS`) as
+    :func:`judge_rows`' input: one row per forecast, score and match against either ending
+    (missing where the judge gave no verdict)."""
+    keys = ["story_id", "sample"]
+    judgments = judgments[judgments["status"] != EMPTY_FORECAST]  # no text: not asked
+    wide = judgments.pivot_table(
+        index=keys, columns="ending", values=["score", "match"], aggfunc="first", dropna=False
+    )
+    out = pd.DataFrame(index=wide.index)
+    for ending in ("right", "wrong"):
+        out[f"{ending}_score"] = wide[("score", ending)].astype(float)
+        out[f"{ending}_match"] = pd.array(wide[("match", ending)], dtype="boolean")
+    return out.reset_index()
+
+
+def _balanced(units: Sequence[tuple[int, int, int, int]]) -> float:
+    hits, n_right, rejects, n_wrong = np.sum(np.asarray(units, float), axis=0)
+    if not n_right or not n_wrong:
+        return math.nan
+    return float((hits / n_right + rejects / n_wrong) / 2)
+
+
+def judge_rows(
+    verdicts: pd.DataFrame,
+    forecaster: str,
+    judge: str,
+    settings: CheckSettings,
+    decision: str,
+) -> list[tuple]:
+    """A judge's rows (:data:`tables.VALIDITY`) on one forecaster's held-out forecasts.
+
+    ``verdicts``: one row per forecast: story_id, right_score, wrong_score (the judge's score
+    against either ending), right_match, wrong_match (its verdicts; missing = none);
+    ``decision``: how the verdict was made, in words (for the detail)."""
+    units, pairs = [], []
+    for _, g in verdicts.groupby("story_id", sort=False):
+        right, wrong = g["right_match"].dropna(), g["wrong_match"].dropna()
+        units.append((int(right.sum()), len(right), int((~wrong.astype(bool)).sum()), len(wrong)))
+        both = g.dropna(subset=["right_score", "wrong_score"])
+        pairs.append((int((both["right_score"] > both["wrong_score"]).sum()), len(both)))
+    value = _balanced(units) if units else math.nan
+    ci = _interval(units, _balanced, settings)
+    pairwise, pair_ci = _share(pairs), _interval(pairs, _share, settings)
+    n = len(verdicts)
+    totals = np.sum(np.asarray(units, float), axis=0) if units else np.zeros(4)
+    rates = (
+        f"match rate against right endings {totals[0] / totals[1]:.3f}, no-match rate "
+        f"against wrong endings {totals[2] / totals[3]:.3f}"
+        if totals[1] and totals[3]
+        else "no verdict against the right or the wrong endings"
+    )
+    detail = (
+        f"{n} held-out forecasts of {forecaster} ({len(units)} ROCStories stories), each judged "
+        f"against the right ending (should match) and the wrong one (should not); {decision}; "
+        f"{rates}; pairwise accuracy {pairwise:.3f} [{pair_ci[0]:.3f}, {pair_ci[1]:.3f}] "
+        "(share scored higher against the right ending; reported, not decided on); CI: "
+        "percentile bootstrap over stories"
+    )
+    return [
+        validity.check(
+            MEASURE, CORPUS, "judge", judge, f"balanced_accuracy[{forecaster}]", value, ci,
+            settings.min_balanced_accuracy, validity.RULES[0], n, detail,
+        ),
+        validity.check(
+            MEASURE, CORPUS, "judge", judge, f"balanced_accuracy_vs_chance[{forecaster}]", value,
+            ci, CHANCE, validity.RULES[1], n, detail,
+        ),
+    ]  # fmt: skip
+
+
+def checks(
+    forecaster: str,
+    cosines: pd.DataFrame,
+    threshold: float,
+    threshold_source: str,
+    model_judgments: Mapping[str, pd.DataFrame],
+    judges: Sequence[str],
+    settings: CheckSettings,
+) -> pd.DataFrame:
+    """Every check of one forecaster and of each judge on its forecasts
+    (:data:`tables.VALIDITY`).
+
+    ``cosines``: the forecaster's calibration cosines; ``threshold``: the embedding judge's
+    (``threshold_source`` says where it comes from, for the detail); ``model_judgments``: LLM
+    judge → its calibration verdicts on this forecaster's forecasts; ``judges``: the judges
+    configured (``embedding`` and/or LLM judges), in order."""
+    rows = [forecaster_check(cosines, forecaster, settings)]
+    for judge in judges:
+        if judge == EMBEDDING:
+            verdicts = embedding_verdicts(cosines[cosines["model"] == forecaster], threshold)
+            decision = f"match when the cosine >= {threshold:.4f} ({threshold_source})"
+        else:
+            verdicts = model_verdicts(model_judgments[judge])
+            decision = "match when P(Y) > 0.5 (no fit)"
+        rows += judge_rows(verdicts, forecaster, judge, settings, decision)
+    return validity.frame(rows)
+
+
+def labels(table: pd.DataFrame, forecaster: str, judge: str) -> tuple[bool, str]:
+    """Whether the results of ``forecaster`` judged by ``judge`` rest on models that passed
+    their checks (``table``: the forecasters' validity tables), and the failed checks in words
+    (e.g. ``"forecaster pairwise_accuracy; judge embedding balanced_accuracy"``; a role with no
+    check row counts as failed: ``"judge embedding not checked"``)."""
+    mine = table[table["measure"] == MEASURE]
+    own = mine[(mine["role"] == "forecaster") & (mine["model"] == forecaster)]
+    suffix = f"[{forecaster}]"
+    judged = mine[
+        (mine["role"] == "judge")
+        & (mine["model"] == judge)
+        & mine["check"].astype(str).str.endswith(suffix)
+    ]
+    failed = []
+    for role, name, rows in (("forecaster", forecaster, own), ("judge", judge, judged)):
+        if rows.empty:
+            failed.append(f"{role} {name} not checked")
+            continue
+        bad = [str(c).removesuffix(suffix) for c in rows.loc[~rows["passed"], "check"]]
+        if bad:
+            failed.append(f"{role} {name} {', '.join(bad)}")
+    return not failed, "; ".join(failed)
+
+
+def label_frame(frame: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (rows with ``model`` = forecaster and ``judge``) with ``valid`` and
+    ``failed`` columns from the validity ``table`` (:func:`labels`)."""
+    verdicts = {
+        key: labels(table, *key)
+        for key in dict.fromkeys(zip(frame["model"], frame["judge"], strict=True))
+    }
+    pairs = list(zip(frame["model"], frame["judge"], strict=True))
+    return frame.assign(
+        valid=[verdicts[p][0] for p in pairs], failed=[verdicts[p][1] for p in pairs]
+    )
+
+
+def read_checks(paths: Sequence[str]) -> pd.DataFrame:
+    """The forecasters' validity tables, concatenated (an empty table for no path)."""
+    if not paths:
+        return tables.VALIDITY.empty()
+    return tables.read_all(tables.VALIDITY, paths)
