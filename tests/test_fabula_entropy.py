@@ -553,6 +553,36 @@ def test_no_reader_passing_leaves_no_headline_pool() -> None:
     assert "pooled" not in names and "all" in names
 
 
+def test_figures_draw_failed_readers_grey_and_hollow_and_every_mean_with_its_interval() -> None:
+    from matplotlib.colors import to_hex
+
+    from storyflow.figures import fabula_entropy as figures
+
+    versions, questions_, answers = _answers(np.random.default_rng(0), ("good", "good2", "yes"))
+    out = _summarize(versions, questions_, answers)
+    dose = figures.dose_figure(out["indices"], out["dose"])
+    ax = dose.axes[0]  # ETC, hard
+    labels = ax.get_legend_handles_labels()[1]
+    assert labels == ["good/standard", "good2/standard", "yes/standard (failed validity)", "pooled"]
+    handles = ax.get_legend_handles_labels()[0]
+    failed = handles[2].lines[0]
+    assert to_hex(failed.get_color()) == figures.FAILED and failed.get_markerfacecolor() == "none"
+    assert failed.get_linestyle() == "--"
+    assert handles[3].lines[0].get_markerfacecolor() != "none"
+    # every mean has its interval: one error bar per plotted point
+    for container in ax.containers:
+        assert container.has_yerr and len(container.lines[2][0].get_segments()) == 2
+    dist = figures.distributions_figure(out["indices"], out["dose"])
+    assert "good/standard,good2/standard" in dist.texts[0].get_text()
+    assert len(dist.axes[0].containers) == 2  # the mean and CI of each version
+    assert "hard" in dist.axes[0].get_ylabel() and "paper" in dist.axes[0].get_ylabel()
+    # no valid reader: the headline is every reader, drawn as not valid
+    only_yes = answers[answers.reader == "yes/standard"]
+    out = _summarize(versions, questions_, only_yes)
+    dist = figures.distributions_figure(out["indices"], out["dose"])
+    assert dist.texts[0].get_text().startswith("NOT VALID")
+
+
 # --- calibration (a made-up reader, no model) ----------------------------------------------------
 
 

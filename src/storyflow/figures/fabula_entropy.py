@@ -60,23 +60,26 @@ def plot_fabula_entropy(
     *,
     dpi: int = 150,
 ) -> None:
-    """Two figures from :data:`tables.FEI_STORY_INDICES` and :data:`tables.FEI_DOSE`.
+    """Both figures (:func:`distributions_figure`, :func:`dose_figure`), saved."""
+    save(distributions_figure(indices, dose), distribution_paths, dpi)
+    save(dose_figure(indices, dose), dose_paths, dpi)
 
-    Distributions (as the paper's figures 1-2): per index kind (columns) and measure (rows:
-    hard, the headline; soft, secondary), the story-level index in bits of the original and each
+
+def _kinds(indices: pd.DataFrame) -> list[str]:
+    return [k for k in ("ewc", "etc") if k in set(indices["kind"])] or ["etc"]
+
+
+def distributions_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:
+    """Distributions (as the paper's figures 1-2) from :data:`tables.FEI_STORY_INDICES` and the
+    means of :data:`tables.FEI_DOSE`: per index kind (columns) and measure (rows: hard, the
+    headline; soft, secondary), the story-level index in bits of the original and each
     corrupted version, a violin and dots per version and the mean with its bootstrap CI, for the
     headline pool (the valid readers; every reader, grey and hollow, when none passed). The
-    title names the readers and what limits them (one reader, failed readers).
-
-    Dose-response: the mean index (bootstrap CI bars) against the number of corruptions k, one
-    line per model (its prompt variants pooled; each reader when a model has one variant) and
-    one for the pooled valid readers, per kind and measure; lines of readers that failed are
-    grey, dashed and hollow, "(failed validity)" in the legend.
-    """
+    title names the readers and what limits them (one reader, failed readers)."""
     pool_name = headline_pool(list(indices["pool"].unique()))
     shown = indices[indices["pool"] == pool_name]
     means = dose[dose["pool"] == pool_name]
-    kinds = [k for k in ("ewc", "etc") if k in set(shown["kind"])] or ["etc"]
+    kinds = _kinds(shown)
     valid = bool(shown["valid"].all()) if len(shown) else False
     fig = Figure(figsize=(3.8 * len(kinds), 5.6))
     FigureCanvasAgg(fig)
@@ -129,8 +132,15 @@ def plot_fabula_entropy(
         title += f"\n{note}"
     fig.suptitle(title, fontsize=FONT_SIZE)
     fig.tight_layout()
-    save(fig, distribution_paths, dpi)
+    return fig
 
+
+def dose_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:
+    """Dose-response: the mean index (bootstrap CI bars) against the number of corruptions k,
+    one line per model (its prompt variants pooled; each reader when a model has one variant)
+    and one for the pooled valid readers, per kind and measure; lines of readers that failed
+    their validity check are grey, dashed and hollow, "(failed validity)" in the legend."""
+    kinds = _kinds(indices)
     fig = Figure(figsize=(3.8 * len(kinds), 5.6))
     FigureCanvasAgg(fig)
     axes = np.atleast_2d(fig.subplots(2, len(kinds), squeeze=False))
@@ -174,4 +184,4 @@ def plot_fabula_entropy(
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize=FONT_SIZE - 1)
     fig.tight_layout()
-    save(fig, dose_paths, dpi)
+    return fig
