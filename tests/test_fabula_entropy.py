@@ -176,6 +176,7 @@ def test_plot_points_group_consecutive_sentences() -> None:
     assert " ".join(points) == " ".join(sentences)  # order kept, nothing lost
     assert questions.plot_points(STORY, 5) == STORY  # five sentences: one per point
     assert questions.plot_points(STORY[:3], 5) == STORY[:3]
+    assert questions.plot_points([], 5) == []
     assert [list(r) for r in questions.segments(23, 10)] == [
         list(range(10)),
         list(range(10, 20)),

@@ -118,6 +118,8 @@ def plot_points(sentences: Sequence[str], n_points: int) -> list[str]:
     space), the sizes differing by at most one, the larger groups first (``numpy.array_split``:
     17 sentences in 5 points are 4, 4, 3, 3, 3); one point per sentence when the story has
     fewer sentences than points."""
+    if not sentences:
+        return []
     parts = np.array_split(np.arange(len(sentences)), min(n_points, len(sentences)))
     return [" ".join(sentences[i] for i in part) for part in parts if len(part)]
 
