@@ -160,6 +160,17 @@ def test_ewc_contradiction_names_another_line_than_the_words(tagger) -> None:
     assert one and all(q["template"] != "contradicts" for q in one)
 
 
+def test_stories_do_not_all_get_the_same_template_for_a_line_pair() -> None:
+    """With one question per pair, the template of a pair varies between stories (it was a
+    fixed function of the line number)."""
+    seen = {
+        (q["line"], q["template"])
+        for story in range(20)
+        for q in questions.etc_questions(5, 4, np.random.default_rng(story))
+    }
+    assert len(seen) > 8  # 4 pairs x 4 templates possible, 4 before
+
+
 def test_templates_carry_their_provenance_and_the_paper_setting_keeps_the_papers() -> None:
     assert questions.template_names("etc", "paper") == ["contradicts", "reorder", "depends"]
     assert questions.template_names("ewc", "paper") == ["contradicts", "removable"]

@@ -187,7 +187,8 @@ def ewc_questions(
 ) -> list[dict[str, Any]]:
     """Up to ``n_questions`` EWC questions about a passage of ``n_lines`` lines: (slot,
     template) pairs drawn without replacement, slots spread first (every slot once before any
-    twice), among the templates ``names`` (default all). ``contradicts`` names another line of
+    twice), each slot's templates in a random order, among the templates ``names`` (default
+    all). ``contradicts`` names another line of
     the passage, drawn uniformly (not asked when the passage has one line).
 
     Returns dicts with ``template``, ``line`` (0-based: the line the question names: for
@@ -199,10 +200,11 @@ def ewc_questions(
     if not slots or not names:
         return []
     order = rng.permutation(len(slots))
+    templates = {int(i): [names[int(t)] for t in rng.permutation(len(names))] for i in order}
     pairs = []
     for round_ in range(len(names)):
         for i in order:
-            pairs.append((slots[int(i)], names[(int(i) + round_) % len(names)]))
+            pairs.append((slots[int(i)], templates[int(i)][round_]))
     out = []
     for slot, template in pairs[:n_questions]:
         line = slot.line
@@ -234,16 +236,18 @@ def etc_questions(
 ) -> list[dict[str, Any]]:
     """Up to ``n_questions`` ETC questions over the pairs (Line N−1, Line N) of a passage of
     ``n_lines`` lines, all pairs × the templates ``names`` (default all) in seeded order, pairs
-    spread first. ``line`` is N, 0-based (1 to n_lines − 1)."""
+    spread first, each pair's templates in a random order (so a pair does not always get the
+    same template in every story). ``line`` is N, 0-based (1 to n_lines − 1)."""
     names = list(names if names is not None else ETC_TEMPLATES)
     if n_lines < 2 or not names:
         return []
     later = list(range(1, n_lines))
     order = [later[int(i)] for i in rng.permutation(len(later))]
+    templates = {n: [names[int(t)] for t in rng.permutation(len(names))] for n in order}
     chosen = []
     for round_ in range(len(names)):
         for n in order:
-            chosen.append((n, names[(n + round_) % len(names)]))
+            chosen.append((n, templates[n][round_]))
     return [
         {"template": t, "line": n, "word_line": -1, "token": -1, "word": ""}
         for n, t in chosen[:n_questions]
