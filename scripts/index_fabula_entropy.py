@@ -1,4 +1,5 @@
-"""Rule index_fabula_entropy: comprehension gate, EWC/ETC per story, original vs corrupted."""
+"""Rule index_fabula_entropy: the readers' validity check, EWC/ETC per story, original vs
+corrupted."""
 
 import pandas as pd
 
@@ -14,12 +15,15 @@ def main(smk):
         tables.read(tables.FEI_VERSIONS, smk.input.versions),
         tables.read(tables.FEI_QUESTIONS, smk.input.questions),
         tables.read_all(tables.FEI_ANSWERS, list(smk.input.answers)),
+        corpus=smk.wildcards.corpus,
         kinds=smk.params.kinds,
-        min_auc=smk.params.min_auc,
-        confidence=smk.params.confidence,
+        thresholds=smk.params.thresholds,
+        calibration=smk.params.calibration,
+        statistics=smk.params.statistics,
         humans=humans[0] if humans else None,
         humans_source=str(smk.input.humans[0]) if humans else "",
     )
+    results["validity"].to_csv(smk.output.validity, index=False)
     results["readers"].to_csv(smk.output.readers, index=False)
     results["indices"].to_parquet(smk.output.indices, index=False)
     results["comparison"].to_csv(smk.output.comparison, index=False)

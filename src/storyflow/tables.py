@@ -986,15 +986,18 @@ FEI_VERSIONS = Table(
     {
         "story_id": "object",
         "version": "object",
+        "passage": "object",
         "condition": "object",
         "k": "int64",
         "n_lines": "int64",
         "text": "object",
     },
-    key=("story_id", "version"),
-    doc="One row per story version: original (the story's first lines), shuffle, wrong_ending, "
-    "antonym_k<k>. condition: original, shuffle, wrong_ending or antonym; k: corruptions made "
-    "(0 for the original); text: the version's lines joined by line breaks.",
+    key=("story_id", "version", "passage"),
+    doc="One row per passage version a reader is shown. passage: 'plot' (ETC: the story's "
+    "sentences in plot points, one numbered line each) or 'seg1', 'seg2', ... (EWC: segments of "
+    "fabula_entropy.segment_lines sentences); version: original, shuffle, wrong_ending, "
+    "antonym_k<k>; condition: original, shuffle, wrong_ending or antonym; k: corruptions made (0 "
+    "for the original); n_lines: numbered lines; text: the lines joined by line breaks.",
 )
 
 FEI_CORRUPTIONS = Table(
@@ -1002,6 +1005,7 @@ FEI_CORRUPTIONS = Table(
     {
         "story_id": "object",
         "version": "object",
+        "passage": "object",
         "kind": "object",
         "attempt": "int64",
         "line": "int64",
@@ -1009,9 +1013,9 @@ FEI_CORRUPTIONS = Table(
         "changed": "object",
         "detail": "object",
     },
-    doc="One row per change of a corrupted version: the line (0-based; a shuffle's first line), "
-    "its text before and after, what changed (word -> antonym, new line order) and the attempt "
-    "(0-based) whose seed made it.",
+    doc="One row per change of a corrupted passage: the line (0-based; a plot point for ETC, a "
+    "shuffle's first point), its text before and after, what changed (word -> antonym, new "
+    "order) and the attempt (0-based) whose seed made it.",
 )
 
 FEI_QUESTIONS = Table(
@@ -1019,18 +1023,27 @@ FEI_QUESTIONS = Table(
     {
         "story_id": "object",
         "version": "object",
+        "passage": "object",
         "kind": "object",
         "question_id": "object",
         "template": "object",
+        "provenance": "object",
         "line": "int64",
+        "word_line": "int64",
         "word": "object",
         "text": "object",
+        "prior_texts": "object",
         "truth": "float64",
     },
     key=("story_id", "version", "question_id"),
-    doc="One row per question asked about a version. kind: ewc, etc or control; line: the "
-    "referenced line (0-based; ETC: line N of the pair N, N+1; -1 for controls); word: the EWC "
-    "word as it reads in this version; truth: a control's known answer (1 yes, 0 no), else NaN.",
+    doc="One row per question asked about a passage version. kind: ewc, etc or control; "
+    "provenance: paper (the template's wording is the paper's) or storyflow (the project's own); "
+    "line: the line the question names (0-based; ETC: Line N of the pair N-1, N; EWC "
+    "'contradicts': another line than the word's; -1 for controls); word_line: the EWC word's "
+    "own line (-1 otherwise); word: the EWC word as it reads in this version; prior_texts: the "
+    "question with its content replaced by fillers, for the template-level content-free prior "
+    "(one or two texts joined by a line break); truth: a control's known answer (1 yes, 0 no), "
+    "else NaN.",
 )
 
 FEI_EXCLUDED = Table(
@@ -1067,12 +1080,14 @@ FEI_COST = Table(
         "model": "object",
         "n_questions": "int64",
         "n_answers": "int64",
+        "n_calibration": "int64",
         "seconds": "float64",
         "answers_per_second": "float64",
         "tokens_evaluated": "int64",
     },
     doc="Per model: questions, answers (questions × prompt variants, plus calibration prompts), "
-    "wall seconds of answering (model loaded), answers per second and tokens run through it.",
+    "of them n_calibration content-free prompts (the priors), wall seconds of answering (model "
+    "loaded), answers per second and tokens run through it.",
 )
 
 FEI_READERS = Table(
@@ -1081,19 +1096,40 @@ FEI_READERS = Table(
         "reader": "object",
         "model": "object",
         "variant": "object",
+        "n_stories": "int64",
         "n_controls": "int64",
         "auc": "float64",
+        "auc_ci_low": "float64",
+        "auc_ci_high": "float64",
+        "balanced_accuracy": "float64",
+        "balanced_accuracy_ci_low": "float64",
+        "balanced_accuracy_ci_high": "float64",
         "auc_word": "float64",
         "auc_order": "float64",
+        "auc_raw": "float64",
+        "balanced_accuracy_raw": "float64",
+        "share_yes_controls": "float64",
         "passed": "bool",
+        "failed": "object",
         "mean_mass": "float64",
         "share_low_mass": "float64",
         "share_yes": "float64",
     },
-    doc="The comprehension gate per reader: ROC AUC of P(yes) against the controls' known "
-    "answers (all controls; word controls; order controls; 0.5 = chance), passed = auc >= "
-    "fabula_entropy.gate.min_auc; mean label mass, share of low-mass answers and share of "
-    "P(yes) > 0.5 over all its answers (a yes bias shows here).",
+    doc="The validity check of each reader on the control questions (known answers): ROC AUC of "
+    "P(yes) against the truth (0.5 = chance) and balanced accuracy of its yes/no at P(yes) > 0.5 "
+    "(0.5 for a reader that always gives the same answer), each with its percentile bootstrap "
+    "interval over stories; on the calibrated P(yes) when calibration is on (auc_raw, "
+    "balanced_accuracy_raw: before calibration); auc_word, auc_order: per control kind; "
+    "share_yes_controls: share of controls answered yes; passed: every check of "
+    "validity.reader reached its threshold (failed: the checks that did not); mean label mass, "
+    "share of low-mass answers and share of P(yes) > 0.5 over all its answers.",
+)
+
+_POOL_DOC = (
+    "pool: one reader (model/variant), one model (its variants), 'pooled' (the readers that "
+    "passed the validity check: the headline) or 'all' (every reader); readers: the readers it "
+    "rests on; n_readers: their number; valid: every one of them passed; note: what limits the "
+    "pool in words (one reader: its hard entropy is 0 on every question; readers that failed)."
 )
 
 FEI_STORY_INDICES = Table(
@@ -1101,23 +1137,25 @@ FEI_STORY_INDICES = Table(
     {
         "pool": "object",
         "readers": "object",
-        "gated": "bool",
+        "n_readers": "int64",
+        "valid": "bool",
+        "note": "object",
         "story_id": "object",
         "version": "object",
         "condition": "object",
         "k": "int64",
         "kind": "object",
+        "n_passages": "int64",
         "n_questions": "int64",
-        "soft": "float64",
         "hard": "float64",
+        "soft": "float64",
         "reader_entropy": "float64",
         "disagreement": "float64",
     },
-    doc="EWC or ETC per story version and reader pool, in bits: soft = mean over questions of "
-    "h(mean P(yes)), = reader_entropy (mean of each reader's own h) + disagreement; hard = mean "
-    "of h(share of readers with P(yes) > 0.5). pool: one reader (model/variant), one model "
-    "(its variants), 'pooled' (the readers that passed the gate) or 'all' (every reader); "
-    "readers: the readers it rests on; gated: all of them passed the gate.",
+    doc="EWC or ETC per story version and reader pool, in bits, the mean over the version's "
+    "questions (all its passages): hard (the paper's index, the headline) = mean of h(share of "
+    "readers with P(yes) > 0.5); soft (secondary) = mean of h(mean P(yes)), = reader_entropy "
+    "(mean of each reader's own h) + disagreement. " + _POOL_DOC,
 )
 
 FEI_COMPARISON = Table(
@@ -1125,11 +1163,14 @@ FEI_COMPARISON = Table(
     {
         "pool": "object",
         "readers": "object",
-        "gated": "bool",
+        "n_readers": "int64",
+        "valid": "bool",
+        "note": "object",
         "kind": "object",
         "condition": "object",
         "measure": "object",
         "n": "int64",
+        "tested": "bool",
         "mean_original": "float64",
         "ci_low_original": "float64",
         "ci_high_original": "float64",
@@ -1144,24 +1185,33 @@ FEI_COMPARISON = Table(
         "g_ci_low": "float64",
         "g_ci_high": "float64",
     },
-    doc="Per pool, index kind, corrupted condition and measure (soft, hard): n stories with both "
-    "versions, means of the index (bits) with t-based CIs, the paired difference corrupted − "
-    "original with its CI, the two-sided Wilcoxon signed-rank p, and Hedges' g (corrupted vs "
-    "original, positive = corrupted higher) with its CI.",
+    doc="Per pool, index kind, corrupted version (condition) and measure (hard, soft): n stories "
+    "with both versions (the original read over the same passages as the corrupted version), "
+    "the means of the index (bits) with percentile bootstrap CIs over stories, the paired "
+    "difference corrupted - original with its bootstrap CI, the two-sided Wilcoxon signed-rank p "
+    "and Hedges' g (corrupted vs original, positive = corrupted higher) with its CI. tested: n "
+    "reaches validity.min_group_size; when not, only n and the means are given. " + _POOL_DOC,
 )
 
 FEI_DOSE = Table(
-    "fabula-entropy dose-response",
+    "fabula-entropy means per version",
     {
         "pool": "object",
+        "valid": "bool",
+        "n_readers": "int64",
         "kind": "object",
+        "version": "object",
+        "condition": "object",
         "k": "int64",
         "measure": "object",
         "n": "int64",
+        "small_group": "bool",
         "mean": "float64",
         "ci_low": "float64",
         "ci_high": "float64",
     },
-    doc="Mean index (bits) with t-based CI per pool, kind, measure and number of corruptions k "
-    "(0 = original; EWC: antonym swaps; ETC: shuffled spans).",
+    doc="Mean index (bits) per pool, kind, version and measure with its percentile bootstrap CI "
+    "over stories; k: corruptions (0 = original; EWC: antonym swaps per segment; ETC: one "
+    "shuffled span, or the wrong ending, condition wrong_ending); small_group: fewer than "
+    "validity.min_group_size stories, no CI. valid, n_readers: as in the story indices.",
 )

@@ -62,6 +62,7 @@ rule index_fabula_entropy:
         answers=fei_answers,
         humans=fei_human_answers,
     output:
+        validity="results/{corpus}/fabula_entropy/validity.csv",
         readers=report(
             "results/{corpus}/fabula_entropy/readers.csv",
             caption="../report/fabula_entropy_readers.rst",
@@ -85,8 +86,9 @@ rule index_fabula_entropy:
         "../../envs/storyflow.yaml"
     params:
         kinds=fei_kinds,
-        min_auc=FEI["gate"]["min_auc"],
-        confidence=config["stats"]["confidence"],
+        thresholds=config["validity"]["reader"],
+        calibration=FEI["calibration"],
+        statistics=fei_statistics(),
     script:
         "../../scripts/index_fabula_entropy.py"
 

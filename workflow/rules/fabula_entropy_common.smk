@@ -28,6 +28,15 @@ def fei_human_answers(wildcards):
     return [path] if path else []
 
 
+def fei_statistics():
+    """What the stage's intervals and tests depend on (stats.confidence and validity's
+    bootstrap, seed and min_group_size)."""
+    keys = ("bootstrap", "seed", "min_group_size")
+    return {"confidence": config["stats"]["confidence"]} | {
+        k: config["validity"][k] for k in keys
+    }
+
+
 def fei_lexicon():
     return str(Path(workflow.basedir) / "src/storyflow/data/antonyms.tsv")
 
@@ -38,6 +47,7 @@ def fabula_entropy_outputs():
         return []
     return expand(
         [
+            "results/{corpus}/fabula_entropy/validity.csv",
             "results/{corpus}/fabula_entropy/comparison.csv",
             "results/{corpus}/fabula_entropy/story_measures.parquet",
             "results/{corpus}/fabula_entropy/figures/distributions.png",

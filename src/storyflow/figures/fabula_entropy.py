@@ -1,4 +1,10 @@
-"""Figures of the fabula-entropy indices (docs/fabula_entropy.md)."""
+"""Figures of the fabula-entropy indices (docs/fabula_entropy.md).
+
+Hard pooling (the paper's index) is the headline row, soft pooling the secondary one. Results
+resting on readers that failed their validity check are drawn grey and hollow and say so in the
+legend or title; every mean is drawn with its bootstrap interval (none below
+``validity.min_group_size`` stories, as the table says).
+"""
 
 from __future__ import annotations
 
@@ -13,12 +19,37 @@ from matplotlib.figure import Figure
 from storyflow.figures.common import FONT_SIZE, save, story_type_colors, unique
 
 KIND_LABELS = {"ewc": "EWC (world coherence)", "etc": "ETC (transitional coherence)"}
+MEASURE_LABELS = {
+    "hard": "hard entropy (bits; the paper's index)",
+    "soft": "soft entropy (bits; secondary)",
+}
+MEASURES = ("hard", "soft")
+FAILED = "#9a9a9a"
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
 def headline_pool(pools: Sequence[str]) -> str:
-    """The pool a figure shows: 'pooled' (readers that passed the gate) when there is one,
-    else 'all' (every reader)."""
+    """The pool a figure shows: 'pooled' (readers that passed the validity check) when there is
+    one, else 'all' (every reader; drawn as failed)."""
     return "pooled" if "pooled" in pools else "all"
+
+
+def _interval(ax, x: float, row: pd.Series, color, filled: bool) -> None:
+    """The mean at ``x`` with its CI bar (none when the table gives none)."""
+    low, high = row["ci_low"], row["ci_high"]
+    err = None
+    if not (np.isnan(low) or np.isnan(high)):
+        err = [[row["mean"] - low], [high - row["mean"]]]
+    ax.errorbar(
+        [x],
+        [row["mean"]],
+        yerr=err,
+        fmt="D",
+        color=color,
+        markerfacecolor=color if filled else "none",
+        capsize=3,
+        zorder=4,
+    )
 
 
 def plot_fabula_entropy(
@@ -29,85 +60,128 @@ def plot_fabula_entropy(
     *,
     dpi: int = 150,
 ) -> None:
-    """Two figures from :data:`tables.FEI_STORY_INDICES` and :data:`tables.FEI_DOSE`.
+    """Both figures (:func:`distributions_figure`, :func:`dose_figure`), saved."""
+    save(distributions_figure(indices, dose), distribution_paths, dpi)
+    save(dose_figure(indices, dose), dose_paths, dpi)
 
-    Distributions (as the paper's figures 1-2): per index kind (columns) and measure (rows:
-    soft, hard), the story-level index in bits of the original and each corrupted version, one
-    violin and dots per version, for the headline pool. Dose-response: the mean index (95% CI
-    bars from the table) against the number of corruptions k, one line per model (its prompt
-    variants pooled; each reader when a model has one variant) and one for the pooled readers,
-    per kind and measure. The pool and its readers are in the
-    titles.
-    """
+
+def _kinds(indices: pd.DataFrame) -> list[str]:
+    return [k for k in ("ewc", "etc") if k in set(indices["kind"])] or ["etc"]
+
+
+def distributions_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:
+    """Distributions (as the paper's figures 1-2) from :data:`tables.FEI_STORY_INDICES` and the
+    means of :data:`tables.FEI_DOSE`: per index kind (columns) and measure (rows: hard, the
+    headline; soft, secondary), the story-level index in bits of the original and each
+    corrupted version, a violin and dots per version and the mean with its bootstrap CI, for the
+    headline pool (the valid readers; every reader, grey and hollow, when none passed). The
+    title names the readers and what limits them (one reader, failed readers)."""
     pool_name = headline_pool(list(indices["pool"].unique()))
     shown = indices[indices["pool"] == pool_name]
-    kinds = [k for k in ("ewc", "etc") if k in set(shown["kind"])] or ["etc"]
-    measures = ("soft", "hard")
-    fig = Figure(figsize=(3.6 * len(kinds), 5.2))
+    means = dose[dose["pool"] == pool_name]
+    kinds = _kinds(shown)
+    valid = bool(shown["valid"].all()) if len(shown) else False
+    fig = Figure(figsize=(3.8 * len(kinds), 5.6))
     FigureCanvasAgg(fig)
     axes = np.atleast_2d(fig.subplots(2, len(kinds), squeeze=False))
-    readers = shown["readers"].iloc[0] if len(shown) else ""
     for j, kind in enumerate(kinds):
         part = shown[shown["kind"] == kind]
         versions = ["original", *sorted(v for v in unique(part["version"]) if v != "original")]
         colors = story_type_colors(versions)
-        for i, measure in enumerate(measures):
+        for i, measure in enumerate(MEASURES):
             ax = axes[i, j]
             data = [part.loc[part["version"] == v, measure].to_numpy(float) for v in versions]
             filled = [(x, d) for x, d in enumerate(data) if len(d)]
             if filled:
                 parts = ax.violinplot(
-                    [d for _, d in filled], positions=[x for x, _ in filled], showmedians=True
+                    [d for _, d in filled], positions=[x for x, _ in filled], showmedians=False
                 )
                 for body, (x, _) in zip(parts["bodies"], filled, strict=True):
-                    body.set_facecolor(colors[versions[x]])
+                    color = colors[versions[x]] if valid else FAILED
+                    body.set_facecolor(color if valid else "none")
+                    body.set_edgecolor(color)
                     body.set_alpha(0.5)
                 for x, d in filled:
                     jitter = np.linspace(-0.08, 0.08, len(d)) if len(d) > 1 else [0.0]
-                    ax.scatter(x + np.asarray(jitter), d, s=6, color="black", zorder=3)
+                    ax.scatter(
+                        x + np.asarray(jitter),
+                        d,
+                        s=6,
+                        color="black" if valid else FAILED,
+                        zorder=3,
+                    )
+                    row = means[
+                        (means["kind"] == kind)
+                        & (means["version"] == versions[x])
+                        & (means["measure"] == measure)
+                    ]
+                    if len(row):
+                        _interval(ax, x + 0.22, row.iloc[0], "black" if valid else FAILED, valid)
             ax.set_xticks(range(len(versions)), versions, rotation=20, fontsize=FONT_SIZE)
-            ax.set_ylabel(f"{measure} entropy (bits)", fontsize=FONT_SIZE)
-            ax.set_ylim(-0.02, 1.02)
+            ax.set_ylabel(MEASURE_LABELS[measure], fontsize=FONT_SIZE)
+            ax.set_ylim(-0.03, 1.03)
             ax.tick_params(labelsize=FONT_SIZE)
             if i == 0:
                 ax.set_title(KIND_LABELS.get(kind, kind), fontsize=FONT_SIZE + 1)
-    fig.suptitle(f"readers: {pool_name} ({readers})", fontsize=FONT_SIZE)
+    readers = shown["readers"].iloc[0] if len(shown) else ""
+    note = shown["note"].iloc[0] if len(shown) else ""
+    title = f"readers: {pool_name} ({readers}); diamonds: mean with its bootstrap CI"
+    if not valid:
+        title = f"NOT VALID: no reader passed its validity check. {title}"
+    if note:
+        title += f"\n{note}"
+    fig.suptitle(title, fontsize=FONT_SIZE)
     fig.tight_layout()
-    save(fig, distribution_paths, dpi)
+    return fig
 
-    fig = Figure(figsize=(3.6 * len(kinds), 5.2))
+
+def dose_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:
+    """Dose-response: the mean index (bootstrap CI bars) against the number of corruptions k,
+    one line per model (its prompt variants pooled; each reader when a model has one variant)
+    and one for the pooled valid readers, per kind and measure; lines of readers that failed
+    their validity check are grey, dashed and hollow, "(failed validity)" in the legend."""
+    kinds = _kinds(indices)
+    fig = Figure(figsize=(3.8 * len(kinds), 5.6))
     FigureCanvasAgg(fig)
     axes = np.atleast_2d(fig.subplots(2, len(kinds), squeeze=False))
     names = unique(indices["pool"])
-    models = [p for p in names if "/" not in p and p not in ("pooled", "all")]
+    models = [p for p in names if "/" not in p and p not in ("pooled", "all", "human")]
     single = [p for p in names if "/" in p]
-    lines = (models or single) + [p for p in ("pooled",) if p in names]
+    lines = (models or single) + [p for p in ("pooled", "human") if p in names]
     colors = story_type_colors(lines)
+    steps = dose[dose["condition"] != "wrong_ending"]
     for j, kind in enumerate(kinds):
-        for i, measure in enumerate(measures):
+        for i, measure in enumerate(MEASURES):
             ax = axes[i, j]
-            for name in lines:
-                d = dose[
-                    (dose["pool"] == name) & (dose["kind"] == kind) & (dose["measure"] == measure)
+            for n, name in enumerate(lines):
+                d = steps[
+                    (steps["pool"] == name)
+                    & (steps["kind"] == kind)
+                    & (steps["measure"] == measure)
                 ].sort_values("k")
                 if d.empty:
                     continue
+                ok = bool(d["valid"].all())
+                color = colors[name] if ok else FAILED
                 err = np.vstack([d["mean"] - d["ci_low"], d["ci_high"] - d["mean"]])
                 ax.errorbar(
                     d["k"],
                     d["mean"],
-                    yerr=np.nan_to_num(err),
-                    marker="o",
+                    yerr=np.where(np.isnan(err), 0.0, err),
+                    marker=MARKERS[n % len(MARKERS)],
+                    linestyle="-" if ok else "--",
                     capsize=2,
-                    label=name,
-                    color=colors[name],
+                    label=name if ok else f"{name} (failed validity)",
+                    color=color,
+                    markerfacecolor=color if ok else "none",
                 )
-            ax.set_xticks(sorted(set(dose["k"])))
+            ax.set_xticks(sorted(set(steps["k"])))
             ax.set_xlabel("corruptions k (0 = original)", fontsize=FONT_SIZE)
             ax.tick_params(labelsize=FONT_SIZE)
-            ax.set_ylabel(f"mean {measure} entropy (bits)", fontsize=FONT_SIZE)
+            ax.set_ylabel(f"mean {MEASURE_LABELS[measure]}", fontsize=FONT_SIZE)
             if i == 0:
                 ax.set_title(KIND_LABELS.get(kind, kind), fontsize=FONT_SIZE + 1)
-            ax.legend(fontsize=FONT_SIZE - 1)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=FONT_SIZE - 1)
     fig.tight_layout()
-    save(fig, dose_paths, dpi)
+    return fig

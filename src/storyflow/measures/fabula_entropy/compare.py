@@ -1,66 +1,221 @@
-"""From answers to results: the comprehension gate, story indices, original vs corrupted.
+"""From answers to results: the readers' validity check, story indices, original vs corrupted.
 
-- :func:`reader_gate`: each reader's ROC AUC on the control questions (P(yes) against the known
-  answer; 0.5 = chance, 1 = every true control above every false one); readers below
-  ``min_auc`` are reported but kept out of the headline pool;
+- :func:`reader_checks`: each reader's validity check on the control questions (known answers):
+  ROC AUC of P(yes) against the truth and balanced accuracy of its yes/no at P(yes) > 0.5, each
+  with a percentile bootstrap interval over stories, against ``validity.reader``'s thresholds;
+  on the calibrated P(yes) when calibration is on. A reader that says "yes" to everything can
+  rank well (AUC) but has a balanced accuracy of 0.5 and fails;
 - :func:`reader_pools`: the reader sets results are computed for: each reader alone, each model
-  (its prompt variants), ``pooled`` (the readers that passed the gate) and ``all``;
-- :func:`story_indices`: EWC / ETC per story version and pool (bits; :mod:`.entropy`);
-- :func:`compare_versions`: original vs each corrupted condition, paired by story;
-- :func:`dose_response`: the mean index against the number of corruptions k;
+  (its prompt variants), ``pooled`` (the readers that passed: the headline) and ``all``; each
+  with a note saying what limits it (one reader: hard entropy 0 on every question; readers that
+  failed);
+- :func:`question_entropies`: hard and soft entropy per question and pool (bits;
+  :mod:`.entropy`); :func:`story_indices`: their means per story version (EWC / ETC);
+- :func:`compare_versions`: original vs each corrupted version, paired by story (the original
+  read over the corrupted version's passages), bootstrap CIs, Wilcoxon, Hedges' g; groups
+  smaller than ``validity.min_group_size`` keep n and means only;
+- :func:`version_means`: the mean index per version (k = 0 original; the dose-response);
 - :func:`story_measures`: the original stories' indices as the cross-measure long table.
+
+Hard pooling (the share of readers answering yes, then its entropy) is the paper's definition and
+the headline; soft pooling (the entropy of the mean P(yes)) mixes each reader's own
+uncertainty into it and is the secondary measure.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from storyflow import tables
+from storyflow import tables, validity
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy.entropy import binary_entropy, human_p_yes, pool
 from storyflow.stats import hedges_g
 
 log = logging.getLogger(__name__)
 
-MEASURES = ("soft", "hard")
+#: Pooled entropies, the paper's (hard) first.
+MEASURES = ("hard", "soft")
+ENTROPIES = ("hard", "soft", "reader_entropy", "disagreement")
 INDEX_KINDS = ("ewc", "etc")
+MEASURE = "fabula_entropy"
+ROLE = "reader"
+ONE_READER = "one reader: a single yes/no per question, so its hard entropy is 0 on every question"
 
 
-def auc(p: np.ndarray, truth: np.ndarray) -> float:
-    """ROC AUC of scores ``p`` for binary ``truth`` (Mann–Whitney U / (n₁ n₀)); NaN when a
-    class is missing."""
-    pos, neg = p[truth == 1], p[truth == 0]
-    if len(pos) == 0 or len(neg) == 0:
-        return math.nan
-    return float(sps.mannwhitneyu(pos, neg).statistic / (len(pos) * len(neg)))
+@dataclass(frozen=True)
+class Statistics:
+    """How intervals and tests are computed: ``confidence`` (stats.confidence), ``resamples``
+    and ``seed`` of the percentile bootstrap (validity.bootstrap, validity.seed) and
+    ``min_group_size`` (validity.min_group_size: smaller groups get no interval or test)."""
+
+    confidence: float
+    resamples: int
+    seed: int
+    min_group_size: int
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> Statistics:
+        return cls(
+            float(params["confidence"]),
+            int(params["bootstrap"]),
+            int(params["seed"]),
+            int(params["min_group_size"]),
+        )
+
+    def mean_ci(self, values: np.ndarray) -> tuple[float, float, float]:
+        """Mean and percentile bootstrap CI (NaN bounds below ``min_group_size`` values)."""
+        x = np.asarray(values, float)
+        if len(x) < self.min_group_size:
+            return (float(x.mean()) if len(x) else math.nan), math.nan, math.nan
+        return validity.mean_ci(
+            x, confidence=self.confidence, resamples=self.resamples, seed=self.seed
+        )
 
 
-def reader_gate(answers: pd.DataFrame, questions: pd.DataFrame, min_auc: float) -> pd.DataFrame:
-    """:data:`tables.FEI_READERS`: the comprehension AUC of every reader and whether it passes."""
+@dataclass(frozen=True)
+class Pool:
+    """A set of readers results are computed for: its ``name``, its ``readers``, whether every
+    one of them passed the validity check (``valid``) and a ``note`` in words ("" if none)."""
+
+    name: str
+    readers: tuple[str, ...]
+    valid: bool
+    note: str = ""
+    label: str = ""
+
+    @property
+    def listed(self) -> str:
+        """The readers as the tables list them."""
+        return self.label or ",".join(self.readers)
+
+
+# --- the readers' validity check -------------------------------------------------------------
+
+
+def _controls(answers: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
     controls = questions[questions["kind"] == "control"]
-    merged = answers.merge(controls, on=["story_id", "version", "question_id"])
-    rows = []
+    return answers.merge(
+        controls[["story_id", "version", "question_id", "template", "truth"]],
+        on=["story_id", "version", "question_id"],
+    )
+
+
+def _by_story(part: pd.DataFrame, column: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    return [
+        (g[column].to_numpy(float), g["truth"].to_numpy(int))
+        for _, g in part.groupby("story_id", sort=True)
+    ]
+
+
+def _pooled_stat(statistic):
+    def apply(units: Sequence[tuple[np.ndarray, np.ndarray]]) -> float:
+        p = np.concatenate([u[0] for u in units])
+        truth = np.concatenate([u[1] for u in units])
+        return statistic(p, truth)
+
+    return apply
+
+
+def _auc(p: np.ndarray, truth: np.ndarray) -> float:
+    return validity.roc_auc(p, truth)
+
+
+def _balanced(p: np.ndarray, truth: np.ndarray) -> float:
+    return validity.balanced_accuracy(p > 0.5, truth)
+
+
+def reader_checks(
+    answers: pd.DataFrame,
+    questions: pd.DataFrame,
+    thresholds: Mapping[str, float],
+    stats: Statistics,
+    *,
+    corpus: str,
+    calibration: str,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:data:`tables.FEI_READERS` and the :data:`tables.VALIDITY` rows of every reader.
+
+    Checks (measure ``fabula_entropy``, role ``reader``, model = the reader ``model/variant``):
+    ``control_auc`` (ROC AUC of P(yes) on the controls, >= ``thresholds["min_auc"]``) and
+    ``balanced_accuracy`` (of P(yes) > 0.5, >= ``thresholds["min_balanced_accuracy"]``), each
+    with a percentile bootstrap CI over stories (a story's controls resampled together); the
+    detail gives the accuracy's parts with Wilson intervals. ``calibration``: the
+    fabula_entropy.calibration the answers were read with (P(yes) is calibrated unless
+    ``none``; the raw statistics are kept beside).
+    """
+    merged = _controls(answers, questions)
+    rows, checks = [], []
+    calibrated = calibration != "none"
+    p_name = f"calibrated P(yes) ({calibration} prior)" if calibrated else "P(yes)"
     for reader, mine in answers.groupby("reader", sort=True):
         c = merged[merged["reader"] == reader]
-        p, truth = c["p_yes"].to_numpy(), c["truth"].to_numpy()
+        p, truth = c["p_yes"].to_numpy(float), c["truth"].to_numpy(int)
         word = c["template"].str.startswith("word").to_numpy()
-        score = auc(p, truth)
+        units = _by_story(c, "p_yes")
+        ci = {
+            name: validity.bootstrap_ci(
+                units,
+                _pooled_stat(stat),
+                confidence=stats.confidence,
+                resamples=stats.resamples,
+                seed=stats.seed,
+            )
+            for name, stat in (("auc", _auc), ("balanced", _balanced))
+        }
+        auc, balanced = _auc(p, truth), _balanced(p, truth)
+        raw = c["p_yes_raw"].to_numpy(float)
+        auc_raw, balanced_raw = _auc(raw, truth), _balanced(raw, truth)
+        said = p > 0.5
+        tp, n_pos = int((said & (truth == 1)).sum()), int((truth == 1).sum())
+        tn, n_neg = int((~said & (truth == 0)).sum()), int((truth == 0).sum())
+        tpr_ci = validity.wilson_interval(tp, n_pos, stats.confidence)
+        tnr_ci = validity.wilson_interval(tn, n_neg, stats.confidence)
+        n_stories = int(c["story_id"].nunique())
+        items = (
+            f"{len(c)} control questions of {n_stories} stories (word present or absent, line "
+            f"order; known answers)"
+        )
+        auc_row = validity.check(
+            MEASURE, corpus, ROLE, str(reader), "control_auc", auc, ci["auc"],
+            float(thresholds["min_auc"]), validity.RULES[0], len(c),
+            f"ROC AUC of the {p_name} on {items}; {stats.confidence:.0%} bootstrap CI over "
+            f"stories; before calibration {auc_raw:.3f}",
+        )  # fmt: skip
+        balanced_row = validity.check(
+            MEASURE, corpus, ROLE, str(reader), "balanced_accuracy", balanced, ci["balanced"],
+            float(thresholds["min_balanced_accuracy"]), validity.RULES[0], len(c),
+            f"balanced accuracy of {p_name} > 0.5 on {items}: yes to {tp} of {n_pos} true "
+            f"(Wilson [{tpr_ci[0]:.2f}, {tpr_ci[1]:.2f}]), no to {tn} of {n_neg} false (Wilson "
+            f"[{tnr_ci[0]:.2f}, {tnr_ci[1]:.2f}]); before calibration {balanced_raw:.3f}",
+        )  # fmt: skip
+        checks += [auc_row, balanced_row]
+        failed = [r[4] for r in (auc_row, balanced_row) if not r[11]]
         rows.append(
             (
                 reader,
                 mine["model"].iloc[0],
                 mine["variant"].iloc[0],
+                n_stories,
                 len(c),
-                score,
-                auc(p[word], truth[word]),
-                auc(p[~word], truth[~word]),
-                bool(score >= min_auc),
+                auc,
+                *ci["auc"],
+                balanced,
+                *ci["balanced"],
+                _auc(p[word], truth[word]),
+                _auc(p[~word], truth[~word]),
+                auc_raw,
+                balanced_raw,
+                float(said.mean()) if len(said) else math.nan,
+                not failed,
+                ", ".join(failed),
                 float(mine["mass"].mean()),
                 float(mine["low_mass"].mean()),
                 float((mine["p_yes"] > 0.5).mean()),
@@ -69,91 +224,124 @@ def reader_gate(answers: pd.DataFrame, questions: pd.DataFrame, min_auc: float) 
     table = tables.FEI_READERS.frame(rows)
     for r in table.itertuples():
         log.info(
-            "reader %s: control AUC %.3f (word %.3f, order %.3f) over %d controls: %s",
+            "reader %s on %s: control AUC %.3f [%.3f, %.3f], balanced accuracy %.3f [%.3f, %.3f] "
+            "(raw %.3f, %.3f; yes to %.0f%% of controls) over %d controls: %s",
             r.reader,
+            corpus,
             r.auc,
-            r.auc_word,
-            r.auc_order,
+            r.auc_ci_low,
+            r.auc_ci_high,
+            r.balanced_accuracy,
+            r.balanced_accuracy_ci_low,
+            r.balanced_accuracy_ci_high,
+            r.auc_raw,
+            r.balanced_accuracy_raw,
+            100 * r.share_yes_controls,
             r.n_controls,
-            "passed" if r.passed else f"below {min_auc}, out of the headline",
+            "valid" if r.passed else f"failed ({r.failed}): out of the pooled results",
         )
-    return table
+    return table, validity.frame(checks)
 
 
-def reader_pools(readers: pd.DataFrame) -> list[tuple[str, list[str], bool]]:
-    """(pool name, its readers, whether all passed the gate) for every pool results are given
-    for; ``pooled`` is left out when no reader passed (logged)."""
+def reader_pools(readers: pd.DataFrame) -> list[Pool]:
+    """Every pool results are given for: each reader, each model with several readers, ``pooled``
+    (the readers that passed; left out, with a warning, when none did) and ``all``."""
     passed = dict(zip(readers["reader"], readers["passed"], strict=True))
-    pools = [(r, [r], passed[r]) for r in readers["reader"]]
+
+    def make(name: str, members: Sequence[str]) -> Pool:
+        failed = [r for r in members if not passed[r]]
+        notes = [ONE_READER] if len(members) == 1 else []
+        if failed:
+            notes.append(f"rests on readers that failed the validity check: {', '.join(failed)}")
+        return Pool(name, tuple(members), not failed, "; ".join(notes))
+
+    pools = [make(r, [r]) for r in readers["reader"]]
     for model, group in readers.groupby("model", sort=False):
         if len(group) > 1:
-            members = list(group["reader"])
-            pools.append((model, members, all(passed[r] for r in members)))
-    gated = [r for r, ok in passed.items() if ok]
-    if gated:
-        pools.append(("pooled", gated, True))
+            pools.append(make(str(model), list(group["reader"])))
+    valid = [r for r, ok in passed.items() if ok]
+    if valid:
+        pools.append(make("pooled", valid))
+        if len(valid) == 1:
+            log.warning("pooled results rest on one valid reader (%s): %s", valid[0], ONE_READER)
     else:
-        log.warning("no reader passed the comprehension gate: no 'pooled' (headline) results")
-    pools.append(("all", list(passed), all(passed.values())))
+        log.warning("no reader passed the validity check: no 'pooled' (headline) results")
+    pools.append(make("all", list(passed)))
     return pools
 
 
-def _story_means(per_q: pd.DataFrame) -> pd.DataFrame:
-    """Per story, version and kind: the number of questions and the mean of each per-question
-    entropy (soft, hard, reader_entropy, disagreement; bits)."""
-    return (
-        per_q.groupby(["story_id", "version", "kind"], sort=False)
-        .agg(
-            n_questions=("soft", "size"),
-            soft=("soft", "mean"),
-            hard=("hard", "mean"),
-            reader_entropy=("reader_entropy", "mean"),
-            disagreement=("disagreement", "mean"),
-        )
-        .reset_index()
-    )
+# --- entropies per question and story --------------------------------------------------------
 
 
-def story_indices(
-    answers: pd.DataFrame,
-    questions: pd.DataFrame,
-    versions: pd.DataFrame,
-    pools: Sequence[tuple[str, list[str], bool]],
+def question_entropies(
+    answers: pd.DataFrame, questions: pd.DataFrame, pools: Sequence[Pool]
 ) -> pd.DataFrame:
-    """:data:`tables.FEI_STORY_INDICES`: each pool's EWC / ETC per story version (bits)."""
+    """Per pool and EWC/ETC question: ``hard``, ``soft``, ``reader_entropy`` and
+    ``disagreement`` (bits; :func:`.entropy.pool`), with the question's story, version,
+    passage and kind. A question enters a pool when every reader of the pool answered it."""
     asked = questions[questions["kind"].isin(INDEX_KINDS)][
-        ["story_id", "version", "question_id", "kind"]
+        ["story_id", "version", "passage", "question_id", "kind"]
     ]
     wide = answers.pivot_table(
         index=["story_id", "version", "question_id"], columns="reader", values="p_yes"
     ).reset_index()
     wide = asked.merge(wide, on=["story_id", "version", "question_id"], how="inner")
-    labels = versions[["story_id", "version", "condition", "k"]]
     frames = []
-    for name, members, gated in pools:
-        cols = [m for m in members if m in wide.columns]
+    for p in pools:
+        cols = [m for m in p.readers if m in wide.columns]
+        if len(cols) < len(p.readers):
+            continue
         part = wide.dropna(subset=cols)
-        if part.empty or not cols:
+        if part.empty:
             continue
         pooled = pool(part[cols].to_numpy())
-        per_q = part[["story_id", "version", "kind"]].assign(
-            **{k: pooled[k] for k in ("soft", "hard", "reader_entropy", "disagreement")}
+        frames.append(
+            part[["story_id", "version", "passage", "question_id", "kind"]].assign(
+                pool=p.name, **{k: pooled[k] for k in ENTROPIES}
+            )
         )
-        story = (
-            _story_means(per_q)
-            .merge(labels, on=["story_id", "version"])
-            .assign(pool=name, readers=",".join(cols), gated=gated)
-        )
-        frames.append(story)
     if not frames:
-        return tables.FEI_STORY_INDICES.empty()
-    return tables.FEI_STORY_INDICES.frame(pd.concat(frames, ignore_index=True))
+        return pd.DataFrame(
+            columns=["story_id", "version", "passage", "question_id", "kind", "pool", *ENTROPIES]
+        )
+    return pd.concat(frames, ignore_index=True)
 
 
-def human_indices(
-    humans: pd.DataFrame, questions: pd.DataFrame, versions: pd.DataFrame, source: str
+def _labels(versions: pd.DataFrame) -> pd.DataFrame:
+    return versions[["story_id", "version", "condition", "k"]].drop_duplicates(
+        ["story_id", "version"]
+    )
+
+
+def story_indices(
+    per_question: pd.DataFrame, versions: pd.DataFrame, pools: Sequence[Pool]
 ) -> pd.DataFrame:
-    """:data:`tables.FEI_STORY_INDICES` rows of pool ``human`` from human yes/no answers.
+    """:data:`tables.FEI_STORY_INDICES`: each pool's EWC / ETC per story version (bits), the
+    mean over the version's questions of that kind (all its passages)."""
+    if per_question.empty:
+        return tables.FEI_STORY_INDICES.empty()
+    story = (
+        per_question.groupby(["pool", "story_id", "version", "kind"], sort=False)
+        .agg(
+            n_passages=("passage", "nunique"),
+            n_questions=("hard", "size"),
+            **{k: (k, "mean") for k in ENTROPIES},
+        )
+        .reset_index()
+        .merge(_labels(versions), on=["story_id", "version"])
+    )
+    info = pd.DataFrame(
+        [(p.name, p.listed, len(p.readers), p.valid, p.note) for p in pools],
+        columns=["pool", "readers", "n_readers", "valid", "note"],
+    )
+    return tables.FEI_STORY_INDICES.frame(story.merge(info, on="pool"))
+
+
+def human_entropies(
+    humans: pd.DataFrame, questions: pd.DataFrame, source: str
+) -> tuple[pd.DataFrame, Pool]:
+    """Per-question entropies of pool ``human`` from human yes/no answers, and the pool (its
+    readers: the participants).
 
     ``humans``: story_id, version, question_id, participant, answer (one row per answer; the
     question ids and versions of ``questions``). Each participant is a certain reader (p = 0 or
@@ -161,7 +349,8 @@ def human_indices(
     disagreement equals the entropy (:func:`.entropy.human_p_yes` checks the between-subjects
     rule).
     """
-    p = human_p_yes(humans.astype({"story_id": str, "version": str, "question_id": str}), source)
+    frame = humans.astype({"story_id": str, "version": str, "question_id": str})
+    p = human_p_yes(frame, source)
     asked = questions[questions["kind"].isin(INDEX_KINDS)]
     merged = p.merge(asked, on=["story_id", "version", "question_id"], how="left")
     unknown = merged[merged["kind"].isna()]
@@ -175,113 +364,121 @@ def human_indices(
             "question_id"
         )
     h = binary_entropy(merged["p_yes"].to_numpy())
-    per_q = merged[["story_id", "version", "kind"]].assign(
-        soft=h, hard=h, reader_entropy=0.0, disagreement=h
+    per_q = merged[["story_id", "version", "passage", "question_id", "kind"]].assign(
+        pool="human", hard=h, soft=h, reader_entropy=0.0, disagreement=h
     )
     n = int(p["n_readers"].sum())
-    story = (
-        _story_means(per_q)
-        .merge(versions[["story_id", "version", "condition", "k"]], on=["story_id", "version"])
-        .assign(pool="human", readers=f"human ({n} answers)", gated=True)
+    people = tuple(sorted(frame["participant"].astype(str).unique()))
+    return per_q, Pool("human", people, True, "", f"human ({n} answers)")
+
+
+# --- original vs corrupted, means per version --------------------------------------------------
+
+
+def _paired(per_question: pd.DataFrame) -> pd.DataFrame:
+    """Per pool, kind, corrupted version and story: the index of the corrupted version and of
+    the original over the same passages (bits, hard and soft)."""
+    keys = ["pool", "kind", "story_id", "version", "passage"]
+    sums = (
+        per_question.groupby(keys, sort=False)
+        .agg(n=("hard", "size"), hard=("hard", "sum"), soft=("soft", "sum"))
+        .reset_index()
     )
-    return tables.FEI_STORY_INDICES.frame(story)
+    original = sums[sums["version"] == "original"].drop(columns="version")
+    corrupted = sums[sums["version"] != "original"]
+    both = corrupted.merge(
+        original, on=["pool", "kind", "story_id", "passage"], suffixes=("_c", "_o")
+    )
+    story = both.groupby(["pool", "kind", "version", "story_id"], sort=False).sum(numeric_only=True)
+    out = pd.DataFrame(index=story.index)
+    for m in MEASURES:
+        out[f"{m}_corrupted"] = story[f"{m}_c"] / story["n_c"]
+        out[f"{m}_original"] = story[f"{m}_o"] / story["n_o"]
+    return out.reset_index()
 
 
-def mean_ci(values: np.ndarray, confidence: float) -> tuple[float, float, float]:
-    """Mean and t-based CI (NaN bounds when fewer than 2 values or no spread)."""
-    x = np.asarray(values, dtype=float)
-    if len(x) == 0:
-        return math.nan, math.nan, math.nan
-    mean = float(x.mean())
-    if len(x) < 2 or x.std(ddof=1) == 0:
-        return mean, math.nan, math.nan
-    low, high = sps.t.interval(confidence, len(x) - 1, loc=mean, scale=sps.sem(x))
-    return mean, float(low), float(high)
-
-
-def compare_versions(indices: pd.DataFrame, confidence: float) -> pd.DataFrame:
-    """:data:`tables.FEI_COMPARISON`: each corrupted condition against the original, paired by
-    story (stories with both versions only)."""
+def compare_versions(
+    per_question: pd.DataFrame, pools: Sequence[Pool], stats: Statistics
+) -> pd.DataFrame:
+    """:data:`tables.FEI_COMPARISON`: each corrupted version against the original, paired by
+    story (stories with both; the original read over the corrupted version's passages)."""
+    info = {p.name: p for p in pools}
     rows = []
-    keys = ["pool", "readers", "gated", "kind"]
-    for (pool_name, readers, gated, kind), group in indices.groupby(keys, sort=False):
-        original = group[group["version"] == "original"].set_index("story_id")
-        for version, corrupted in group[group["version"] != "original"].groupby("version"):
-            corrupted = corrupted.set_index("story_id")
-            both = original.index.intersection(corrupted.index)
-            for measure in MEASURES:
-                a = corrupted.loc[both, measure].to_numpy(float)
-                b = original.loc[both, measure].to_numpy(float)
-                d = a - b
-                n = len(both)
-                wil = sps.wilcoxon(d).pvalue if n >= 2 and np.any(d != 0) else math.nan
-                g = hedges_g(a, b, confidence) if n >= 2 else (math.nan,) * 3
-                rows.append(
-                    (
-                        pool_name,
-                        readers,
-                        gated,
-                        kind,
-                        version,
-                        measure,
-                        n,
-                        *mean_ci(b, confidence),
-                        *mean_ci(a, confidence),
-                        *mean_ci(d, confidence),
-                        float(wil),
-                        *g,
-                    )
+    paired = _paired(per_question) if not per_question.empty else pd.DataFrame()
+    if paired.empty:
+        return tables.FEI_COMPARISON.empty()
+    for (pool_name, kind, version), group in paired.groupby(
+        ["pool", "kind", "version"], sort=False
+    ):
+        p = info[pool_name]
+        for measure in MEASURES:
+            a = group[f"{measure}_corrupted"].to_numpy(float)
+            b = group[f"{measure}_original"].to_numpy(float)
+            d = a - b
+            n = len(d)
+            tested = n >= stats.min_group_size
+            wil = sps.wilcoxon(d).pvalue if tested and np.any(d != 0) else math.nan
+            g = hedges_g(a, b, stats.confidence) if tested else (math.nan,) * 3
+            rows.append(
+                (
+                    pool_name, p.listed, len(p.readers), p.valid, p.note, kind, version,
+                    measure, n, tested, *stats.mean_ci(b), *stats.mean_ci(a), *stats.mean_ci(d),
+                    float(wil), *g,
                 )
+            )  # fmt: skip
     return tables.FEI_COMPARISON.frame(rows)
 
 
-def dose_response(indices: pd.DataFrame, confidence: float) -> pd.DataFrame:
-    """:data:`tables.FEI_DOSE`: mean index per pool, kind, measure and k (0 = original).
-
-    Only conditions that vary k in steps (antonym swaps, shuffles) enter; the wrong ending is a
-    condition of its own (in the comparison table).
-    """
-    steps = indices[indices["condition"] != "wrong_ending"]
+def version_means(indices: pd.DataFrame, stats: Statistics) -> pd.DataFrame:
+    """:data:`tables.FEI_DOSE`: the mean index per pool, kind, version and measure with its
+    bootstrap CI over stories (k = 0: the original; the dose-response over k)."""
     rows = []
-    for (pool_name, kind, k), group in steps.groupby(["pool", "kind", "k"], sort=True):
+    keys = ["pool", "valid", "n_readers", "kind", "version", "condition", "k"]
+    for key, group in indices.groupby(keys, sort=False):
         for measure in MEASURES:
+            values = group[measure].to_numpy(float)
             rows.append(
-                (
-                    pool_name,
-                    kind,
-                    int(k),
-                    measure,
-                    len(group),
-                    *mean_ci(group[measure].to_numpy(float), confidence),
-                )
-            )
-    return tables.FEI_DOSE.frame(rows)
+                (*key, measure, len(values), len(values) < stats.min_group_size,
+                 *stats.mean_ci(values))
+            )  # fmt: skip
+    table = tables.FEI_DOSE.frame(rows)
+    return table.sort_values(["pool", "kind", "k", "version", "measure"], kind="stable")
 
 
 def story_measures(
-    indices: pd.DataFrame, story_ids: Sequence[str], kinds: Sequence[str], readers: pd.DataFrame
+    indices: pd.DataFrame,
+    story_ids: Sequence[str],
+    kinds: Sequence[str],
+    readers: pd.DataFrame,
+    pools: Sequence[Pool],
 ) -> pd.DataFrame:
     """The original stories' indices as :data:`tables.STORY_MEASURES` rows: for every story of
-    the corpus × model (each model's prompt variants pooled, or its one reader; "pooled" for
-    the gated readers; "human" for human answers) × measure
-    ``fabula_entropy.<kind>_<soft|hard>``, in bits; NaN where the story got no questions of
-    that kind (the exclusion table says why)."""
-    models = list(dict.fromkeys(readers["model"]))
-    pool_of = {}
-    for model in models:
+    the corpus × model (each model's prompt variants pooled, or its one reader), ``pooled``
+    (the valid readers, only when there are two or more: with one it would repeat that reader)
+    and ``human`` (human answers) × measure ``fabula_entropy.<kind>_<hard|soft>``, in bits.
+    NaN where the story got no questions of that kind (the exclusion table says why), and the
+    hard index of a one-reader pool (0 on every question by construction: :data:`ONE_READER`).
+    """
+    info = {p.name: p for p in pools}
+    labels: dict[str, str] = {}
+    for model in dict.fromkeys(readers["model"]):
         mine = list(readers.loc[readers["model"] == model, "reader"])
-        pool_of[model] = model if len(mine) > 1 else mine[0]
-    for extra in ("pooled", "human"):
-        if extra in set(indices["pool"]):
-            pool_of[extra] = extra
+        labels[str(model)] = str(model) if len(mine) > 1 else mine[0]
+    if "pooled" in info and len(info["pooled"].readers) >= 2:
+        labels["pooled"] = "pooled"
+    if "human" in info:
+        labels["human"] = "human"
     original = indices[indices["version"] == "original"].set_index(["pool", "kind", "story_id"])
     rows = []
     for sid in story_ids:
-        for label, pool_name in pool_of.items():
+        for label, pool_name in labels.items():
+            single = len(info[pool_name].readers) == 1
             for kind in kinds:
                 for measure in MEASURES:
                     key = (pool_name, kind, sid)
                     value = original.at[key, measure] if key in original.index else math.nan
+                    if measure == "hard" and single:
+                        value = math.nan
                     rows.append(
                         (sid, label, f"fabula_entropy.{kind}_{measure}", float(value), "bits")
                     )
@@ -294,26 +491,35 @@ def summarize(
     questions: pd.DataFrame,
     answers: pd.DataFrame,
     *,
+    corpus: str,
     kinds: Sequence[str],
-    min_auc: float,
-    confidence: float,
+    thresholds: Mapping[str, float],
+    calibration: str,
+    statistics: Mapping[str, Any],
     humans: pd.DataFrame | None = None,
     humans_source: str = "human answers",
 ) -> dict[str, pd.DataFrame]:
-    """Every result table of a corpus: ``readers`` (gate), ``indices``, ``comparison``,
-    ``dose`` and ``measures`` (the cross-measure long table). ``humans``: optional human
-    answers (:func:`human_indices`), pool ``human`` beside the models' pools."""
-    readers = reader_gate(answers, questions, min_auc)
+    """Every result table of a corpus: ``validity`` (the readers' checks, decided first),
+    ``readers``, ``indices``, ``comparison``, ``dose`` (means per version) and ``measures``
+    (the cross-measure long table). ``thresholds``: validity.reader; ``statistics``:
+    confidence, bootstrap, seed, min_group_size (:class:`Statistics`); ``humans``: optional
+    human answers, pool ``human`` beside the models' pools."""
+    stats = Statistics.from_params(statistics)
+    readers, checks = reader_checks(
+        answers, questions, thresholds, stats, corpus=corpus, calibration=calibration
+    )
     pools = reader_pools(readers)
-    indices = story_indices(answers, questions, versions, pools)
+    per_question = question_entropies(answers, questions, pools)
     if humans is not None:
-        extra = human_indices(humans, questions, versions, humans_source)
-        indices = tables.FEI_STORY_INDICES.frame(pd.concat([indices, extra], ignore_index=True))
-    comparison = compare_versions(indices, confidence)
+        extra, human_pool = human_entropies(humans, questions, humans_source)
+        per_question = pd.concat([per_question, extra], ignore_index=True)
+        pools = [*pools, human_pool]
+    indices = story_indices(per_question, versions, pools)
+    comparison = compare_versions(per_question, pools, stats)
     for r in comparison[comparison["pool"] == "pooled"].itertuples():
         log.info(
             "pooled (%s) %s %s %s: original %.3f, corrupted %.3f bits, diff %.3f "
-            "[%.3f, %.3f], Wilcoxon p %.3g, g %.2f (n %d)",
+            "[%.3f, %.3f], Wilcoxon p %.3g, g %.2f (n %d)%s",
             r.readers,
             r.kind,
             r.condition,
@@ -326,11 +532,15 @@ def summarize(
             r.wilcoxon_p,
             r.g,
             r.n,
+            f"; {r.note}" if r.note else "",
         )
     return {
+        "validity": checks,
         "readers": readers,
         "indices": indices,
         "comparison": comparison,
-        "dose": dose_response(indices, confidence),
-        "measures": story_measures(indices, list(stories["story_id"].astype(str)), kinds, readers),
+        "dose": version_means(indices, stats),
+        "measures": story_measures(
+            indices, list(stories["story_id"].astype(str)), kinds, readers, pools
+        ),
     }

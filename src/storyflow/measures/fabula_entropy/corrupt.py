@@ -3,9 +3,10 @@
 - EWC, :func:`antonym_swap`: k descriptive words (slots, :mod:`.questions`) replaced by an
   antonym from the lexicon (:mod:`.lexicon`), case kept; nothing else in the story is adjusted,
   so the swapped word contradicts what surrounds it;
-- ETC, :func:`span_shuffle`: the order of ``span`` consecutive lines, starting at a random line,
-  permuted so that the new order differs from the original (the identity permutation and
-  permutations that leave the text unchanged, e.g. repeated lines, are redrawn).
+- ETC, :func:`span_shuffle`: the order of ``span`` consecutive lines (for ETC, plot points:
+  :func:`.questions.plot_points`), starting at a random line, permuted so that the new order
+  differs from the original (the identity permutation and permutations that leave the text
+  unchanged, e.g. repeated lines, are redrawn).
 
 Both draw from ``numpy`` generators given by the caller (``seeds.item_rng``); a corruption that
 cannot change the story returns ``None`` and the caller retries with the next attempt's seed,

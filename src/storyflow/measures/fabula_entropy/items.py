@@ -1,17 +1,24 @@
-"""A corpus's story versions, questions, corruptions and exclusions (rule make_fabula_items).
+"""A corpus's passages, versions, questions, corruptions and exclusions (rule make_fabula_items).
 
-Each story's *original version* is its first ``lines`` sentences (the shared spaCy split,
-``results/<corpus>/sentences.parquet``). For each index kind the corpus is configured for:
+A story is read from its first ``lines`` sentences (the shared spaCy split,
+``results/<corpus>/sentences.parquet``; ``lines`` null = the whole story). What a reader is
+shown is a *passage* of numbered lines, one per index kind the corpus is configured for:
 
-- ``etc``: a ``shuffle`` version (a span of ``span`` lines reordered) and, with
-  ``wrong_ending`` on a corpus that has the column (ROCStories), a ``wrong_ending`` version (the
-  last line replaced by the cloze's wrong ending); ETC questions on the original and on these;
-- ``ewc``: one ``antonym`` version per k of ``ewc_k`` (k descriptive words swapped); EWC
-  questions on the original and on these, the same slots filled with the version's word.
+- ``etc``: passage ``plot``, the sentences in ``plot_points`` groups of consecutive sentences
+  (each group one numbered line, :func:`.questions.plot_points`; the paper's five plot points).
+  Versions: ``original``, ``shuffle`` (a span of ``span`` plot points reordered) and, with
+  ``wrong_ending`` on a corpus that has the column (ROCStories), ``wrong_ending`` (the last
+  sentence replaced by the cloze's wrong ending); ETC questions on each;
+- ``ewc``: passages ``seg1``, ``seg2``, ... of ``segment_lines`` sentences each over the story
+  (the paper's 10-line segments). Versions per segment: ``original`` and one ``antonym_k<k>``
+  per k of ``ewc_k`` (k descriptive words of the segment swapped); EWC questions on each, the
+  same slots filled with the version's word.
 
-Controls (comprehension gate) are asked on the original only. A version that cannot be made is
-retried with the next attempt's seed (``retries`` attempts), then listed in the excluded table,
-as is a story with too few lines or no descriptive word for a kind.
+Controls (the readers' validity check) are asked on the original of the first passage (``plot``
+when ETC is computed, else ``seg1``). A version that cannot be made is retried with the next
+attempt's seed (``retries`` attempts), then listed in the excluded table, as is a story (or
+segment) with too few lines or no descriptive word for a kind. ``templates``: ``paper`` asks
+only the templates worded as in the paper, ``all`` storyflow's own too (:mod:`.questions`).
 """
 
 from __future__ import annotations
@@ -32,25 +39,32 @@ from storyflow.seeds import item_rng
 log = logging.getLogger(__name__)
 
 KINDS = ("ewc", "etc")
+PLOT = "plot"
 
 
 @dataclass(frozen=True)
 class ItemSettings:
     """What rule make_fabula_items makes from a corpus (config ``fabula_entropy``).
 
-    ``kinds``: indices computed (``ewc``, ``etc``); ``lines``: sentences per version (the
-    story's first ones); ``questions``: EWC or ETC questions per story and kind; ``controls``:
-    control questions of each control kind per story; ``ewc_k``: swaps per antonym version;
-    ``span``: lines of the shuffled span; ``wrong_ending``: add ROCStories' wrong-ending
-    version; ``retries``: attempts per corruption; ``seed``: base seed (``seeds.item_rng``).
+    ``kinds``: indices computed (``ewc``, ``etc``); ``lines``: sentences read from each story's
+    start (None: all); ``questions``: EWC or ETC questions per passage (ETC: per story; EWC:
+    per segment); ``controls``: control questions of each control kind per story; ``ewc_k``:
+    swaps per antonym version of a segment; ``span``: plot points of the shuffled span;
+    ``plot_points``: plot points an ETC passage is grouped into; ``segment_lines``: sentences
+    per EWC segment; ``templates``: ``paper`` or ``all``; ``wrong_ending``: add ROCStories'
+    wrong-ending version; ``retries``: attempts per corruption; ``seed``: base seed
+    (``seeds.item_rng``).
     """
 
     kinds: tuple[str, ...]
-    lines: int
+    lines: int | None
     questions: int
     controls: int
     ewc_k: tuple[int, ...]
     span: int
+    plot_points: int
+    segment_lines: int
+    templates: str
     wrong_ending: bool
     retries: int
     seed: int
@@ -61,21 +75,65 @@ class ItemSettings:
         unknown = [k for k in kinds if k not in KINDS]
         if unknown:
             raise StoryflowError(f"fabula_entropy: unknown index kinds {unknown}; use {KINDS}")
+        if params["templates"] not in questions.TEMPLATE_SETS:
+            raise StoryflowError(
+                f"fabula_entropy.templates is {params['templates']!r}; use one of "
+                f"{questions.TEMPLATE_SETS}"
+            )
+        if int(params["plot_points"]) < int(params["span"]):
+            raise StoryflowError(
+                f"fabula_entropy: span ({params['span']}) is larger than plot_points "
+                f"({params['plot_points']}); a shuffled span lies within a story's plot points"
+            )
         return cls(
             kinds=kinds,
-            lines=int(params["lines"]),
+            lines=None if params["lines"] is None else int(params["lines"]),
             questions=int(params["questions"]),
             controls=int(params["controls"]),
             ewc_k=tuple(int(k) for k in params["ewc_k"]),
             span=int(params["span"]),
+            plot_points=int(params["plot_points"]),
+            segment_lines=int(params["segment_lines"]),
+            templates=str(params["templates"]),
             wrong_ending=bool(params["wrong_ending"]),
             retries=int(params["retries"]),
             seed=int(params["seed"]),
         )
 
 
-def _version(story_id: str, version: str, condition: str, k: int, lines: list[str]) -> tuple:
-    return (story_id, version, condition, k, len(lines), "\n".join(lines))
+class _Collector:
+    """The rows of one corpus's tables as they are made."""
+
+    def __init__(self) -> None:
+        self.versions: list[tuple] = []
+        self.questions: list[tuple] = []
+        self.corruptions: list[tuple] = []
+        self.excluded: list[tuple] = []
+
+    def version(self, sid: str, version: str, passage: str, condition: str, k: int, lines):
+        self.versions.append((sid, version, passage, condition, k, len(lines), "\n".join(lines)))
+
+    def question(self, sid, version, passage, kind, qid, q: Mapping[str, Any], text, truth):
+        template = q["template"]
+        line, word_line = q.get("line", -1), q.get("word_line", -1)
+        prior = questions.prior_texts(kind, template, line, word_line)
+        self.questions.append(
+            (
+                sid,
+                version,
+                passage,
+                kind,
+                qid,
+                template,
+                questions.provenance(kind, template),
+                line,
+                word_line,
+                q.get("word", ""),
+                text,
+                "\n".join(prior),
+                truth,
+            )
+        )
 
 
 def build_items(
@@ -86,164 +144,166 @@ def build_items(
     lexicon: dict[tuple[str, str], list[str]],
 ) -> dict[str, pd.DataFrame]:
     """The tables ``versions``, ``questions``, ``corruptions`` and ``excluded`` of a corpus."""
-    versions, rows_q, rows_c, excluded = [], [], [], []
+    out = _Collector()
     by_story = {sid: g.sort_values("sentence_idx") for sid, g in sentences.groupby("story_id")}
     for story in tqdm(stories.itertuples(index=False), total=len(stories), desc="stories"):
         sid = str(story.story_id)
         group = by_story.get(sid)
         if group is None or group.empty:
             for kind in settings.kinds:
-                excluded.append((sid, kind, "", "the story has no sentences"))
+                out.excluded.append((sid, kind, "", "the story has no sentences"))
             continue
-        lines = [" ".join(str(t).split()) for t in group["text"].head(settings.lines)]
+        texts = group["text"] if settings.lines is None else group["text"].head(settings.lines)
+        lines = [" ".join(str(t).split()) for t in texts]
         docs = list(nlp.pipe(lines))
-        tokens = [[(t.text, t.whitespace_) for t in doc] for doc in docs]
-        versions.append(_version(sid, "original", "original", 0, lines))
-        rng = item_rng(settings.seed, f"{sid}/controls")
-        words = [t.text.lower() for doc in docs for t in doc if t.is_alpha and not t.is_stop]
-        for i, q in enumerate(questions.control_questions(lines, words, settings.controls, rng)):
-            rows_q.append(
-                (
-                    sid,
-                    "original",
-                    "control",
-                    f"control-{i:02d}",
-                    q["template"],
-                    -1,
-                    "",
-                    q["text"],
-                    float(q["truth"]),
-                )
-            )
         if "etc" in settings.kinds:
-            _etc(sid, lines, story, settings, versions, rows_q, rows_c, excluded)
+            points = questions.plot_points(lines, settings.plot_points)
+            out.version(sid, "original", PLOT, "original", 0, points)
+            _etc(sid, lines, points, story, settings, out)
+            shown, shown_docs = points, docs
         if "ewc" in settings.kinds:
-            _ewc(sid, lines, docs, tokens, settings, lexicon, versions, rows_q, rows_c, excluded)
+            for n, segment in enumerate(questions.segments(len(lines), settings.segment_lines)):
+                passage = f"seg{n + 1}"
+                part = [lines[i] for i in segment]
+                out.version(sid, "original", passage, "original", 0, part)
+                seg_docs = [docs[i] for i in segment]
+                _ewc(sid, passage, part, seg_docs, settings, lexicon, out)
+                if n == 0 and "etc" not in settings.kinds:
+                    shown, shown_docs = part, seg_docs
+        rng = item_rng(settings.seed, f"{sid}/controls")
+        words = [t.text.lower() for doc in shown_docs for t in doc if t.is_alpha and not t.is_stop]
+        passage = PLOT if "etc" in settings.kinds else "seg1"
+        for i, q in enumerate(questions.control_questions(shown, words, settings.controls, rng)):
+            out.question(
+                sid, "original", passage, "control", f"control-{i:02d}", q, q["text"], q["truth"]
+            )
     return {
-        "versions": tables.FEI_VERSIONS.frame(versions),
-        "questions": tables.FEI_QUESTIONS.frame(rows_q),
-        "corruptions": tables.FEI_CORRUPTIONS.frame(rows_c),
-        "excluded": tables.FEI_EXCLUDED.frame(excluded),
+        "versions": tables.FEI_VERSIONS.frame(out.versions),
+        "questions": tables.FEI_QUESTIONS.frame(out.questions),
+        "corruptions": tables.FEI_CORRUPTIONS.frame(out.corruptions),
+        "excluded": tables.FEI_EXCLUDED.frame(out.excluded),
     }
 
 
-def _etc(sid, lines, story, settings, versions, rows_q, rows_c, excluded) -> None:
-    if len(lines) < settings.span:
-        excluded.append((sid, "etc", "", f"{len(lines)} line(s): ETC needs {settings.span}"))
+def _etc(sid: str, lines, points, story, settings: ItemSettings, out: _Collector) -> None:
+    if len(points) < settings.span:
+        out.excluded.append(
+            (sid, "etc", "", f"{len(points)} plot point(s): ETC shuffles {settings.span}")
+        )
         return
     made = ["original"]
     for attempt in range(settings.retries):
         result = corrupt.span_shuffle(
-            lines, settings.span, item_rng(settings.seed, f"{sid}/shuffle/{attempt}")
+            points, settings.span, item_rng(settings.seed, f"{sid}/shuffle/{attempt}")
         )
         if result is not None:
             new, changes = result
-            versions.append(_version(sid, "shuffle", "shuffle", 1, new))
-            rows_c += [
-                (sid, "shuffle", "etc", attempt, c.line, c.original, c.changed, c.detail)
+            out.version(sid, "shuffle", PLOT, "shuffle", 1, new)
+            out.corruptions += [
+                (sid, "shuffle", PLOT, "etc", attempt, c.line, c.original, c.changed, c.detail)
                 for c in changes
             ]
             made.append("shuffle")
             break
     else:
-        excluded.append(
+        out.excluded.append(
             (sid, "etc", "shuffle", f"no span changed the story in {settings.retries} attempt(s)")
         )
     right = getattr(story, "right_ending", None)
     wrong = getattr(story, "wrong_ending", None)
     if settings.wrong_ending and isinstance(wrong, str) and wrong.strip():
         if " ".join(str(right).split()) == lines[-1]:
-            new = [*lines[:-1], " ".join(wrong.split())]
-            versions.append(_version(sid, "wrong_ending", "wrong_ending", 1, new))
-            rows_c.append(
+            new = questions.plot_points(
+                [*lines[:-1], " ".join(wrong.split())], settings.plot_points
+            )
+            out.version(sid, "wrong_ending", PLOT, "wrong_ending", 1, new)
+            out.corruptions.append(
                 (
                     sid,
                     "wrong_ending",
+                    PLOT,
                     "etc",
                     0,
-                    len(lines) - 1,
-                    lines[-1],
+                    len(points) - 1,
+                    points[-1],
                     new[-1],
                     "right ending -> wrong ending",
                 )
             )
             made.append("wrong_ending")
         else:
-            excluded.append(
+            out.excluded.append(
                 (
                     sid,
                     "etc",
                     "wrong_ending",
-                    "the version's last line is not the right ending (the sentence split differs)",
+                    "the story's last line read is not the right ending (the sentence split "
+                    "differs, or fabula_entropy lines cuts the story)",
                 )
             )
     rng = item_rng(settings.seed, f"{sid}/etc")
-    for i, q in enumerate(questions.etc_questions(len(lines), settings.questions, rng)):
+    names = questions.template_names("etc", settings.templates)
+    for i, q in enumerate(questions.etc_questions(len(points), settings.questions, rng, names)):
+        text = questions.etc_text(q["template"], q["line"])
         for version in made:
-            rows_q.append(
-                (
-                    sid,
-                    version,
-                    "etc",
-                    f"etc-{i:02d}",
-                    q["template"],
-                    q["line"],
-                    "",
-                    questions.etc_text(q["template"], q["line"]),
-                    float("nan"),
-                )
-            )
+            out.question(sid, version, PLOT, "etc", f"etc-{i:02d}", q, text, float("nan"))
 
 
-def _ewc(sid, lines, docs, tokens, settings, lexicon, versions, rows_q, rows_c, excluded) -> None:
+def _ewc(sid: str, passage: str, lines, docs, settings: ItemSettings, lexicon, out) -> None:
     slots = questions.descriptive_slots(docs)
     if not slots:
-        excluded.append((sid, "ewc", "", "no adjective or adverb modifying an entity or event"))
+        out.excluded.append(
+            (sid, "ewc", "", f"{passage}: no adjective or adverb modifying an entity or event")
+        )
         return
+    tokens = [[(t.text, t.whitespace_) for t in doc] for doc in docs]
+    names = questions.template_names("ewc", settings.templates)
     chosen = questions.ewc_questions(
-        slots, settings.questions, item_rng(settings.seed, f"{sid}/ewc")
+        slots,
+        len(lines),
+        settings.questions,
+        item_rng(settings.seed, f"{sid}/ewc/{passage}"),
+        names,
     )
     made = {"original": {(s.line, s.token): s.word for s in slots}}
     for k in settings.ewc_k:
         version = f"antonym_k{k}"
         for attempt in range(settings.retries):
-            rng = item_rng(settings.seed, f"{sid}/{version}/{attempt}")
+            rng = item_rng(settings.seed, f"{sid}/{passage}/{version}/{attempt}")
             result = corrupt.antonym_swap(tokens, slots, k, lexicon, rng)
             if result is not None:
                 new, changes = result
-                versions.append(_version(sid, version, "antonym", k, new))
-                rows_c += [
-                    (sid, version, "ewc", attempt, c.line, c.original, c.changed, c.detail)
+                out.version(sid, version, passage, "antonym", k, new)
+                out.corruptions += [
+                    (sid, version, passage, "ewc", attempt, c.line, c.original, c.changed, c.detail)
                     for c in changes
                 ]
                 made[version] = {**made["original"], **{(c.line, c.token): c.word for c in changes}}
                 break
         else:
             swappable = sum(1 for s in slots if lexicon.get((s.word.lower(), s.pos)))
-            excluded.append(
+            out.excluded.append(
                 (
                     sid,
                     "ewc",
                     version,
-                    f"{swappable} descriptive word(s) with an "
-                    f"antonym, {k} needed ({settings.retries} attempt(s))",
+                    f"{passage}: {swappable} descriptive word(s) with an antonym, {k} needed "
+                    f"({settings.retries} attempt(s))",
                 )
             )
     for i, q in enumerate(chosen):
         for version, words in made.items():
-            word = words[(q["line"], q["token"])]
-            rows_q.append(
-                (
-                    sid,
-                    version,
-                    "ewc",
-                    f"ewc-{i:02d}",
-                    q["template"],
-                    q["line"],
-                    word,
-                    questions.ewc_text(q["template"], word, q["line"]),
-                    float("nan"),
-                )
+            word = words[(q["word_line"], q["token"])]
+            text = questions.ewc_text(q["template"], word, q["line"], q["word_line"])
+            out.question(
+                sid,
+                version,
+                passage,
+                "ewc",
+                f"ewc-{passage}-{i:02d}",
+                {**q, "word": word},
+                text,
+                float("nan"),
             )
 
 
@@ -272,7 +332,7 @@ def make_items(
         )
     counts = items["questions"].groupby("kind").size().to_dict()
     log.info(
-        "%d stories, %d versions, questions by kind %s, %d exclusions",
+        "%d stories, %d passage versions, questions by kind %s, %d exclusions",
         len(stories),
         len(items["versions"]),
         counts,

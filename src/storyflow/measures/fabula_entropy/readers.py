@@ -12,8 +12,16 @@ prompts of base models put a space before each, since the answer continues the c
 "Answer No or Yes." (the label order, against a position bias), ``negated`` asks the negated
 twin ("Is the answer to the following question no? ...") and reads P(yes) = 1 − P(label yes),
 so a reader that always says yes lands on opposite sides in ``standard`` and ``negated``.
-With ``calibration`` each P is corrected for the reader's prior on that question with a
-content-free story (every line "N/A"; Zhao et al. 2021): P_cal = (P/P₀) / (P/P₀ + (1−P)/(1−P₀)).
+With ``calibration`` each P is corrected for the reader's prior P₀ on the question, read from a
+content-free passage (every line "N/A"; Zhao et al. 2021): P_cal = (P/P₀) / (P/P₀ +
+(1−P)/(1−P₀)), i.e. logit P_cal = logit P − logit P₀. Two ways to get P₀:
+
+- ``question``: the question itself about the content-free passage, once per question text,
+  variant and number of lines (ETC questions, which name line numbers only, share it across
+  stories; controls and EWC questions, whose text holds a word or quoted lines, mostly do not);
+- ``template``: the question's *prior texts* (:func:`.questions.prior_texts`: its content
+  replaced by fillers, line numbers kept) about the content-free passage, once per prior text,
+  variant and number of lines: a few dozen prompts per corpus whatever its size.
 
 The story comes first in the prompt and the question last, so consecutive questions about one
 version share the story's tokens; the scorer is opened with ``share_prefix`` and evaluates the
@@ -34,6 +42,7 @@ from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
+from storyflow.measures.fabula_entropy import questions as questions_module
 
 log = logging.getLogger(__name__)
 
@@ -46,18 +55,21 @@ INSTRUCTIONS = {
 #: Variants that ask the negated twin of each question; their P(yes) is 1 − P(label yes).
 NEGATED = frozenset({"negated"})
 CUE = "Answer:"
-CONTENT_FREE = "N/A"
+CONTENT_FREE = questions_module.CONTENT_FREE
+#: ``fabula_entropy.calibration``: no correction, a prior per question, a prior per template.
+CALIBRATIONS = ("none", "question", "template")
 
 
 @dataclass(frozen=True)
 class ReaderSettings:
     """How readers answer (config ``fabula_entropy``): ``variants`` (prompt variants, keys of
-    :data:`INSTRUCTIONS`), ``labels`` (yes/no label variants), ``calibration``, ``min_mass``
-    (flag threshold, 0-1), ``n_ctx`` (context window in tokens)."""
+    :data:`INSTRUCTIONS`), ``labels`` (yes/no label variants), ``calibration`` (one of
+    :data:`CALIBRATIONS`), ``min_mass`` (flag threshold, 0-1), ``n_ctx`` (context window in
+    tokens)."""
 
     variants: tuple[str, ...]
     labels: Mapping[str, Sequence[str]]
-    calibration: bool
+    calibration: str
     min_mass: float
     n_ctx: int
 
@@ -70,11 +82,16 @@ class ReaderSettings:
                 f"fabula_entropy.variants: unknown prompt variants {unknown}; use "
                 f"{list(INSTRUCTIONS)}"
             )
+        calibration = params["calibration"]
+        if calibration not in CALIBRATIONS:
+            raise StoryflowError(
+                f"fabula_entropy.calibration is {calibration!r}; use one of {list(CALIBRATIONS)}"
+            )
         labels = {k: list(params["labels"][k]) for k in ("yes", "no")}
         return cls(
             variants,
             labels,
-            bool(params["calibration"]),
+            str(calibration),
             float(params["min_mass"]),
             int(params["n_ctx"]),
         )
@@ -143,8 +160,7 @@ def answer_questions(
     options = label_options(settings.labels, model.mode)
     check_labels(model, options)
     longest = max(model.count_text(v) for vs in options.values() for v in vs)
-    text = {(r.story_id, r.version): r.text.split("\n") for r in versions.itertuples()}
-    prior: dict[tuple[str, str, int], float] = {}
+    text = {(r.story_id, r.version, r.passage): r.text.split("\n") for r in versions.itertuples()}
 
     def p_yes(lines: Sequence[str], question: str, variant: str, where: str) -> tuple[float, float]:
         prompt = model.render(messages(lines, question, variant), cue=CUE)
@@ -158,26 +174,26 @@ def answer_questions(
         yes = result.probs[0]
         return (1.0 - yes if variant in NEGATED else yes), result.mass
 
-    rows = []
+    def prior_keys(q: Any, variant: str, n_lines: int) -> list[tuple[str, str, int]]:
+        texts = [q.text] if settings.calibration == "question" else q.prior_texts.split("\n")
+        return [(t, variant, n_lines) for t in texts]
+
+    # The stories' questions first, then every content-free prior, grouped by variant and
+    # number of lines: a prior asked between two questions about a story would push the story
+    # out of the shared-prefix cache and make the next question evaluate it again.
+    rows, needs = [], []
     start, tokens0 = time.perf_counter(), model.tokens_evaluated
-    n_answers = 0
-    groups = questions.groupby(["story_id", "version"], sort=False)
-    for (sid, version), group in tqdm(groups, total=groups.ngroups, desc=f"answers {name}"):
-        lines = text[(sid, version)]
+    groups = questions.groupby(["story_id", "version", "passage"], sort=False)
+    for (sid, version, passage), group in tqdm(
+        groups, total=groups.ngroups, desc=f"answers {name}"
+    ):
+        lines = text[(sid, version, passage)]
         for variant in settings.variants:
             for q in group.itertuples(index=False):
                 where = f"model {name}, story {sid}, version {version}, {q.question_id}"
                 p, mass = p_yes(lines, q.text, variant, where)
-                n_answers += 1
-                raw = p
-                if settings.calibration:
-                    key = (q.text, variant, len(lines))
-                    if key not in prior:
-                        prior[key] = p_yes([CONTENT_FREE] * len(lines), q.text, variant, where)[0]
-                        n_answers += 1
-                    p = calibrated(raw, prior[key])
                 rows.append(
-                    (
+                    [
                         sid,
                         version,
                         q.question_id,
@@ -185,11 +201,25 @@ def answer_questions(
                         variant,
                         f"{name}/{variant}",
                         p,
-                        raw,
+                        p,
                         mass,
                         mass < settings.min_mass,
-                    )
+                    ]
                 )
+                if settings.calibration != "none":
+                    needs.append(prior_keys(q, variant, len(lines)))
+    n_answers = len(rows)
+    prior: dict[tuple[str, str, int], float] = {}
+    wanted = sorted({key for keys in needs for key in keys}, key=lambda k: (k[1], k[2], k[0]))
+    for question, variant, n_lines in tqdm(wanted, desc=f"priors {name}", disable=not wanted):
+        where = f"model {name}, content-free prior of {question!r} ({n_lines} lines)"
+        prior[(question, variant, n_lines)] = p_yes(
+            [CONTENT_FREE] * n_lines, question, variant, where
+        )[0]
+    if settings.calibration != "none":
+        for row, keys in zip(rows, needs, strict=True):  # p_yes from p_yes_raw and its prior
+            row[6] = calibrated(row[7], float(np.mean([prior[key] for key in keys])))
+    n_answers += len(prior)
     seconds = time.perf_counter() - start
     answers = tables.FEI_ANSWERS.frame(rows)
     n_q = len(questions)
@@ -199,6 +229,7 @@ def answer_questions(
                 name,
                 n_q,
                 n_answers,
+                len(prior),
                 seconds,
                 n_answers / seconds if seconds > 0 else np.nan,
                 model.tokens_evaluated - tokens0,
@@ -206,12 +237,14 @@ def answer_questions(
         ]
     )
     log.info(
-        "%s: %d answers (%d questions × %d variants%s) in %.1f s: %.2f answers/s, %d tokens",
+        "%s: %d answers (%d questions × %d variants + %d content-free priors, calibration %s) "
+        "in %.1f s: %.2f answers/s, %d tokens",
         name,
         n_answers,
         n_q,
         len(settings.variants),
-        " + calibration" if settings.calibration else "",
+        len(prior),
+        settings.calibration,
         seconds,
         n_answers / max(seconds, 1e-9),
         model.tokens_evaluated - tokens0,
