@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import math
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -130,6 +131,7 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
     cache: dict[tuple[str, ...], float] = {}
     rows: list[tuple] = []
     too_long: list[str] = []
+    started = time.perf_counter()
     for item in tqdm(
         items.itertuples(index=False),
         total=len(items),
@@ -181,13 +183,17 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
             limit,
             ", ".join(too_long),
         )
+    seconds = time.perf_counter() - started
     log.info(
-        "%s: %d story versions, %d asked (window %s tokens), %d tokens evaluated",
+        "%s: %d story versions, %d asked (window %s tokens), %d tokens evaluated, %.1f s "
+        "(%.2f s per version asked, localization included)",
         model.name,
         len(items),
         len(cache),
         model.window,
         model.tokens_evaluated,
+        seconds,
+        seconds / max(1, len(cache)),
     )
     return tables.PLOT_HOLE_ANSWERS.frame(rows)
 
