@@ -20,6 +20,7 @@ def main(smk):
         max_words=int(p.max_words),
         seed=int(p.seed),
         min_sentences=int(p.min_sentences),
+        classes=list(p.classes),
     )
     made.to_parquet(smk.output.made, index=False)
     coverage.to_csv(smk.output.coverage, index=False)

@@ -172,6 +172,8 @@ def test_the_check_pools_every_source_and_skips_pairs_left_out(tmp_path) -> None
     assert set(table["corpus"]) == {"all"} and set(table["role"]) == {"detector"}
     verdicts = validation.verdict_of(table.reset_index())
     assert verdicts == {"m": (True, "")}
+    other_classes = validation.CheckSettings(min_pairs=10, resamples=50, classes=("number",))
+    assert validation.check_detectors(sources, other_classes, surprisal_z=2.0).empty
     assert validation.label("m", verdicts) == (True, "passed")
     assert validation.label("baseline:always-no", verdicts)[0] is None
     assert validation.label("nli:m", verdicts) == (None, "not checked (no controlled pairs)")
@@ -221,6 +223,11 @@ def test_the_validation_pool_leaves_out_the_sample_and_long_stories(nlp) -> None
     assert list(dict.fromkeys(other["story_id"])) != ids  # another order
     any_row = coverage.set_index("attribute_class").loc["any"]
     assert any_row["n_with_candidate"] >= 3 and any_row["n_stories"] <= 5
+    colours, _, _ = validation.validation_pool(
+        corpus, ["h0", "h1"], nlp, tagger, **kwargs, classes=["colour"]
+    )
+    f = colours[colours["version"] == "F"]
+    assert len(f) == 3 and set(f["attribute_class"]) == {"colour"}  # not the kin terms
 
 
 # --- HANNA human-vs-LLM rates ------------------------------------------------------------------

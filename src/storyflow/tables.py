@@ -621,7 +621,8 @@ PLOT_HOLE_COVERAGE = Table(
         "share": "float64",
     },
     doc="Controlled maker: of the eligible stories (three acts, within max_words), how many "
-    "have a candidate of each attribute class (share 0-1; 'any': a candidate of any class).",
+    "have a candidate of each attribute class (share 0-1; 'any': a candidate of a class the "
+    "maker uses, i.e. the stories edited; the validation pool leaves adjectives out).",
 )
 
 PLOT_HOLE_ATTEMPTS = Table(

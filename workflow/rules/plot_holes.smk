@@ -28,6 +28,7 @@ rule make_plot_hole_validation:
         pairs=PH_POOL_PAIRS,
         max_words=PH["validation"]["max_words"],
         seed=PH["validation"]["seed"],
+        classes=PH["validation"]["classes"],
         min_sentences=PH["min_sentences"],
         spacy_model=config["sentences"]["spacy_model"],
     script:
@@ -113,6 +114,7 @@ rule check_plot_hole_detectors:
             "confidence": config["stats"]["confidence"],
             "bootstrap": config["validity"]["bootstrap"],
             "seed": config["validity"]["seed"],
+            "classes": PH["validation"]["classes"],
         },
         surprisal_z=PH["detection"]["surprisal_z"],
     script:

@@ -8,7 +8,11 @@ controlled maker's pairs (flawed F, original O: exact ground truth, :mod:`.contr
 * the **validation pool** (:func:`validation_pool`): HIPPOCORPUS stories outside the analysed
   sample, of at most ``max_words`` words, taken in a seeded order and edited by the controlled
   maker until ``pairs`` pairs are made (used only for this check);
-* the controlled pairs of every plot-hole corpus (already shown to the detectors).
+* the controlled pairs of every plot-hole corpus (already shown to the detectors);
+
+both restricted to the attribute classes ``classes`` (``plot_holes.validation.classes``: by
+default every class but ``adjective``, whose antonym swaps are mostly a change of state or of
+referent, "the customers were never happy ... seemed genuinely sad", not a contradiction).
 
 Pooled over all of them (corpus ``all`` in the validity table), per model and role
 (``detector``: a model asked for P(error); ``nli``: the NLI baseline's model; ``surprisal``:
@@ -65,6 +69,7 @@ def validation_pool(
     max_words: int,
     seed: int,
     min_sentences: int,
+    classes: Sequence[str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The validation pool: (PLOT_HOLE_STORIES rows of versions O and F, PLOT_HOLE_COVERAGE
     of the stories scanned, PLOT_HOLE_SKIPPED of the stories scanned but not used).
@@ -73,7 +78,8 @@ def validation_pool(
     its analysed sample (left out); ``split``: the spaCy pipeline of the sentences rule;
     ``tagger``: a full pipeline (tags and entities) for the controlled maker. Stories of at
     most ``max_words`` whitespace words are shuffled with ``seed`` and scanned in that order
-    until ``pairs`` are made; fewer when the corpus runs out (logged).
+    until ``pairs`` are made; fewer when the corpus runs out (logged). ``classes``: the
+    attribute classes an edit may use (None: all).
     """
     from storyflow.sentences import split_sentences
 
@@ -98,6 +104,7 @@ def validation_pool(
             min_sentences=min_sentences,
             max_words=max_words,
             corpus=SOURCE,
+            classes=classes,
         )
         ids = list(dict.fromkeys(m["story_id"]))[: pairs - n_made]
         made.append(m[m["story_id"].isin(ids) & m["version"].isin(["O", "F"])])
@@ -160,15 +167,18 @@ class CheckSettings:
     confidence: float = 0.95
     resamples: int = 2000
     seed: int = 2022
+    classes: tuple[str, ...] | None = None
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> CheckSettings:
+        classes = params.get("classes")
         return cls(
             min_auroc=float(params["min_auroc"]),
             min_pairs=int(params["min_pairs"]),
             confidence=float(params["confidence"]),
             resamples=int(params["bootstrap"]),
             seed=int(params["seed"]),
+            classes=None if classes is None else tuple(classes),
         )
 
 
@@ -287,6 +297,8 @@ def check_detectors(
             shown = source.made[
                 (source.made["maker"] == "controlled") & source.made["version"].isin(["O", "F"])
             ]
+            if settings.classes is not None:
+                shown = shown[shown["attribute_class"].isin(settings.classes)]
             if path is None or shown.empty:
                 continue
             if role == "surprisal":
@@ -295,9 +307,7 @@ def check_detectors(
                 answers["p_error"] = answers["item_id"].map(surprisal_scores(nll, model))
             else:
                 answers = tables.read(tables.PLOT_HOLE_ANSWERS, path)
-                answers = answers[
-                    (answers["maker"] == "controlled") & answers["version"].isin(["O", "F"])
-                ]
+                answers = answers[answers["item_id"].isin(shown["item_id"])]
             left_out = answers["answer_status"] == "too_long"
             parts.append(
                 pd.DataFrame(
