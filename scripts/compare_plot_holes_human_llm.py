@@ -1,24 +1,28 @@
-"""Rule compare_plot_holes_human_llm: detection rates on human vs LLM stories (paired)."""
+"""Rule compare_plot_holes_human_llm: detection rates on human vs LLM stories (paired), with
+each detector's validity verdict."""
 
 import logging
 
-import pandas as pd
-
 from storyflow import tables
 from storyflow.measures.plot_holes.scoring import best_detector, human_vs_llm
+from storyflow.measures.plot_holes.validation import verdict_of
 from storyflow.runner import run
 
 
 def main(smk):
-    scores = tables.read(tables.PLOT_HOLE_SCORES, smk.input.scores)
-    best = best_detector(scores)
-    logging.getLogger("storyflow").info("best detector on the made stories: %s", best)
+    p = smk.params
+    check = tables.read(tables.VALIDITY, smk.input.validity)
+    best = best_detector(check)
+    logging.getLogger("storyflow").info("best valid detector: %s", best)
     rates = human_vs_llm(
         tables.read(tables.PLOT_HOLE_ANSWERS, smk.input.answers),
-        pd.read_parquet(smk.input.stories),
-        human=smk.params.human,
-        confidence=float(smk.params.confidence),
-        seed=int(smk.params.seed),
+        tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "story_type"]),
+        human=p.human,
+        confidence=float(p.confidence),
+        resamples=int(p.bootstrap),
+        seed=int(p.seed),
+        min_group_size=int(p.min_group_size),
+        verdicts=verdict_of(check),
         best=best,
     )
     rates.to_csv(smk.output.rates, index=False)

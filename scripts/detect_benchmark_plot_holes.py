@@ -1,4 +1,5 @@
-"""Rule detect_benchmark_plot_holes: one model's answers on the FlawedFictions stories."""
+"""Rules detect_benchmark_plot_holes and detect_plot_hole_validation: one model's answers on a
+file of made stories (the FlawedFictions file, or the validation pool)."""
 
 from storyflow import tables
 from storyflow.lm.connect import job_spec, open_model
@@ -11,7 +12,7 @@ def main(smk):
     model = open_model(
         job_spec(smk.params.model, smk.config["models"]),
         smk.input.get("gguf"),
-        n_ctx=settings.n_ctx,
+        n_ctx=settings.n_ctx or 2048,  # sized to the stories before the weights load
         n_threads=smk.threads,
     )
     answers = detect(model, tables.read(tables.PLOT_HOLE_STORIES, smk.input.made), settings)

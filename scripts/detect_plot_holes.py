@@ -18,7 +18,7 @@ def main(smk):
     model = open_model(
         job_spec(smk.params.model, smk.config["models"]),
         smk.input.get("gguf"),
-        n_ctx=settings.n_ctx,
+        n_ctx=settings.n_ctx or 2048,  # sized to the stories before the weights load
         n_threads=smk.threads,
     )
     detect(model, items, settings).to_parquet(smk.output.answers, index=False)

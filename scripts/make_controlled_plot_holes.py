@@ -1,7 +1,5 @@
 """Rule make_controlled_plot_holes: continuity errors with exact ground truth (no model)."""
 
-from pathlib import Path
-
 from storyflow import tables
 from storyflow.measures.plot_holes.controlled import make_controlled
 from storyflow.runner import run
@@ -18,7 +16,6 @@ def main(smk):
         max_words=smk.params.max_words,
         corpus=smk.wildcards.corpus,
     )
-    Path(smk.output.made).parent.mkdir(parents=True, exist_ok=True)
     made.to_parquet(smk.output.made, index=False)
     skipped.to_csv(smk.output.skipped, index=False)
     coverage.to_csv(smk.output.coverage, index=False)

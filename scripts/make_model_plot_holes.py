@@ -13,7 +13,7 @@ def main(smk):
     model = open_model(
         job_spec(p.model, smk.config["models"]),
         smk.input.get("gguf"),
-        n_ctx=int(p.n_ctx),
+        n_ctx=2048,  # sized to the stories before the weights load (llm_maker.maker_window)
         n_threads=smk.threads,
     )
     settings = MakerSettings.from_params(p.settings, seed=p.seed, min_sentences=p.min_sentences)

@@ -1,4 +1,4 @@
-"""Rule plot_plot_holes: CEEval-Full by detector, and by story length."""
+"""Rule plot_plot_holes: CEEval-Full by detector, and by story length (failed detectors hollow)."""
 
 import pandas as pd
 
@@ -9,14 +9,13 @@ from storyflow.runner import run
 
 def main(smk):
     dpi = smk.params.dpi
-    plot_ceeval(
-        tables.read(tables.PLOT_HOLE_SCORES, smk.input.scores),
-        [smk.output.png, smk.output.pdf],
-        dpi,
-    )
+    scores = tables.read(tables.PLOT_HOLE_SCORES, smk.input.scores)
+    plot_ceeval(scores, [smk.output.png, smk.output.pdf], dpi)
     made = pd.concat([tables.read(tables.PLOT_HOLE_STORIES, p) for p in smk.input.made])
     answers = tables.read(tables.PLOT_HOLE_ANSWERS, smk.input.answers)
-    plot_ceeval_by_length(answers, made, [smk.output.length_png, smk.output.length_pdf], dpi)
+    plot_ceeval_by_length(
+        answers, made, [smk.output.length_png, smk.output.length_pdf], dpi, scores=scores
+    )
 
 
 run(main, snakemake)

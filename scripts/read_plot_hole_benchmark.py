@@ -1,7 +1,5 @@
 """Rule read_plot_hole_benchmark: the FlawedFictions file as made stories with gold lines."""
 
-from pathlib import Path
-
 from storyflow.measures.plot_holes.benchmark import read_benchmark
 from storyflow.runner import run
 from storyflow.sentences import load_spacy
@@ -11,7 +9,6 @@ def main(smk):
     made = read_benchmark(
         smk.input.benchmark[0], load_spacy(smk.params.spacy_model, exclude=("lemmatizer",))
     )
-    Path(smk.output.made).parent.mkdir(parents=True, exist_ok=True)
     made.to_parquet(smk.output.made, index=False)
 
 

@@ -80,27 +80,67 @@ def test_acts() -> None:
 def test_patch_takes_act_one_from_the_original_and_the_rest_from_the_counterfactual() -> None:
     original = ["A1.", "A2.", "B1.", "B2.", "C1.", "C2."]
     counter = ["A1x.", "A2.", "B1.", "B2x.", "C1.", "C2x."]
-    edit = llm_maker.patch(original, counter, act1_len=2)
+    edit = llm_maker.patch(original, counter, acts.act_bounds(6))
     assert edit.sentences == ["A1.", "A2.", "B1.", "B2x.", "C1.", "C2x."]
     assert edit.error == [3, 5]
     assert edit.contradicted == [0]
+    assert edit.changed_acts == (True, True) and edit.n_changes == 3
+    assert llm_maker.filter_reason(edit, 5) is None
 
 
 def test_patch_with_an_inserted_sentence() -> None:
     original = ["A1.", "A2.", "B1.", "B2.", "C1.", "C2."]
     counter = ["A1.", "A2x.", "B1.", "New.", "B2.", "C1.", "C2."]
-    edit = llm_maker.patch(original, counter, act1_len=2)
+    edit = llm_maker.patch(original, counter, (2, 4))
     assert edit.sentences == ["A1.", "A2.", "B1.", "New.", "B2.", "C1.", "C2."]
     assert edit.error == [3]
     assert edit.contradicted == [1]
+    assert edit.changed_acts == (True, False)  # the insertion is in act 2; act 3 is the same
+
+
+def test_filter_drops_an_edit_when_either_later_act_is_unchanged() -> None:
+    # the paper: drop when A2 = A2¬φ or A3 = A3¬φ (before: only when both were unchanged)
+    original = ["A1.", "A2.", "B1.", "B2.", "C1.", "C2."]
+    act2_only = llm_maker.patch(original, ["A1x.", "A2.", "B1x.", "B2.", "C1.", "C2."], (2, 4))
+    assert act2_only.error == [2] and act2_only.contradicted == [0]
+    assert llm_maker.filter_reason(act2_only, 5) == "act 3 unchanged"
+    act3_only = llm_maker.patch(original, ["A1x.", "A2.", "B1.", "B2.", "C1x.", "C2."], (2, 4))
+    assert llm_maker.filter_reason(act3_only, 5) == "act 2 unchanged"
+
+
+def test_filter_drops_an_edit_that_changed_no_act_one_sentence() -> None:
+    # before: S_contr fell back to all of act 1, so any act-1 line localized the error
+    original = ["A1.", "A2.", "B1.", "B2.", "C1.", "C2."]
+    edit = llm_maker.patch(original, ["A1.", "A2.", "B1x.", "B2.", "C1x.", "C2."], (2, 4))
+    assert edit.contradicted == [] and edit.error == [2, 4]
+    assert llm_maker.filter_reason(edit, 5).startswith("act 1 unchanged")
+
+
+def test_filter_counts_every_change_of_the_counterfactual() -> None:
+    # one act-1 change and five later ones: six changes, more than 5 (before: 5 changed later
+    # lines passed)
+    original = [f"S{i}." for i in range(9)]
+    counter = ["S0x.", "S1.", "S2.", "S3x.", "S4x.", "S5x.", "S6x.", "S7x.", "S8."]
+    edit = llm_maker.patch(original, counter, acts.act_bounds(9))
+    assert len(edit.error) == 5 and edit.n_changes == 6
+    assert llm_maker.filter_reason(edit, 5) == "6 changes (more than 5)"
+    assert llm_maker.filter_reason(edit, 6) is None
 
 
 def test_filter_rules() -> None:
-    same = llm_maker.Patch(["a"] * 6, [], [0])
-    assert llm_maker.filter_reason(same, 5) == "acts 2-3 unchanged"
-    many = llm_maker.Patch(["a"] * 9, [2, 3, 4, 5, 6, 7], [0])
-    assert "more than 5" in llm_maker.filter_reason(many, 5)
-    assert llm_maker.filter_reason(llm_maker.Patch(["a"] * 6, [3], [0]), 5) is None
+    same = llm_maker.Patch(["a"] * 6, [], [0], (False, False))
+    assert llm_maker.filter_reason(same, 5) == "act 2 and act 3 unchanged"
+    deleted = llm_maker.Patch(["a"] * 5, [], [0], (True, True), 1)
+    assert llm_maker.filter_reason(deleted, 5).startswith("no changed line")
+    assert llm_maker.filter_reason(llm_maker.Patch(["a"] * 6, [3], [0], (True, True), 2), 5) is None
+
+
+def test_judge_verdict_is_the_last_answer_line() -> None:
+    assert llm_maker.parse_verdict("Line 5 says the car is blue.\nAnswer: Yes") == "yes"
+    assert llm_maker.parse_verdict("Answer: no. On reflection... Answer: **Yes**") == "yes"
+    assert llm_maker.parse_verdict("Verdict: No") == "no"
+    assert llm_maker.parse_verdict("Yes, it contradicts line 1.") == "yes"  # a short answer
+    assert llm_maker.parse_verdict("It might be.") is None
 
 
 def test_maker_output_parsers() -> None:
@@ -351,13 +391,19 @@ def test_unparseable_policy_wrong_scores_zero_and_exclude_drops_the_pair(made) -
         scoring.scores_table(answers, made_frame, "t", confidence=0.95, seed=1, unparseable="x")
 
 
-def test_nli_pairs_join_act_one_to_the_later_acts() -> None:
+def test_nli_pair_sets() -> None:
     from storyflow.measures.plot_holes.nli import sentence_pairs
 
     # 7 sentences: act 1 = 3 sentences (0-2), acts 2-3 = 3..6
     pairs = sentence_pairs(7, 6)
     assert pairs == [(i, j) for i in range(3) for j in range(3, 7)]
     assert sentence_pairs(5, 6) == []  # too short for acts: no pairs
+    # the paper's set: every ordered pair of distinct sentences, both orders, no acts needed
+    every = sentence_pairs(5, 6, "all")
+    assert len(every) == 5 * 4 and (4, 0) in every and (0, 4) in every
+    assert all(i != j for i, j in every)
+    with pytest.raises(StoryflowError, match=r"plot_holes\.nli\.pairs"):
+        sentence_pairs(5, 6, "some")
 
 
 def test_plot_hole_models_come_from_roles_or_names() -> None:
@@ -386,3 +432,138 @@ def test_plot_hole_models_come_from_roles_or_names() -> None:
     assert plan.plot_hole_detectors(config()) == []
     assert plan.plot_hole_makers(config()) == ["controlled", "model"]
     assert plan.plot_hole_maker_model(config()) == "remote"
+
+
+# --- a scripted model: the steps that ask a language model, without one -----------------------
+class FakeModel:
+    """A stand-in :class:`storyflow.lm.connect.LanguageModel`: prompts are the user's text,
+    tokens are words; ``answer_fn(prompt, option_names)`` gives the options' probabilities,
+    ``sample_fn(prompt, k, settings)`` the samples' texts. ``served``: no window."""
+
+    def __init__(self, answer_fn=None, sample_fn=None, *, trained=4096, served=False, mode="chat"):
+        self.name, self.mode, self.n_ctx = "fake", mode, 2048
+        self.answer_fn = answer_fn or (lambda prompt, names: [1 / len(names)] * len(names))
+        self.sample_fn = sample_fn or (lambda prompt, k, settings: [""] * k)
+        self.trained, self.served = trained, served
+        self.prompts: list[tuple[str, object]] = []
+        self.tokens_evaluated = 0
+
+    @property
+    def window(self):
+        return None if self.served else self.n_ctx
+
+    def training_window(self):
+        return self.trained
+
+    def render(self, messages, cue=""):
+        return messages[-1]["content"]
+
+    def count(self, prompt):
+        return len(prompt.split())
+
+    def count_text(self, text):
+        return len(text.split())
+
+    def answer(self, prompt, options):
+        from storyflow.lm.answers import ClosedAnswer
+
+        names = list(options) if not isinstance(options, dict) else list(options.keys())
+        probs = self.answer_fn(prompt, names)
+        self.prompts.append(("answer", prompt, tuple(names)))
+        return ClosedAnswer(
+            tuple(names), tuple(np.log(np.clip(probs, 1e-12, 1))), tuple(probs), 1.0, (), ()
+        )  # fmt: skip
+
+    def sample(self, prompt, k, settings):
+        from storyflow.lm.sampling import Sample
+
+        self.prompts.append(("sample", prompt, settings))
+        return [Sample(i, t, (), "stop") for i, t in enumerate(self.sample_fn(prompt, k, settings))]
+
+
+class FakeNlp:
+    """A sentence splitter on '. ' (the maker splits the counterfactual with spaCy)."""
+
+    def __call__(self, text):
+        from types import SimpleNamespace
+
+        parts = [p if p.endswith(".") else p + "." for p in text.split(". ") if p.strip()]
+        return SimpleNamespace(sents=[SimpleNamespace(text=p) for p in parts])
+
+
+MAKER_PROMPTS = {
+    "propositions": "PROPS {act1}",
+    "relevance": "RELEVANCE {proposition}",
+    "counterfactual": "REWRITE {proposition} || {story}",
+    "judge": "JUDGE {lines}\n{story}",
+}
+SIX = ["Ann has a red car.", "She lives in Rome.", "She drives.", "The car is red.", "It rains.",
+       "She parks the red car."]  # fmt: skip
+
+
+def test_relevance_is_scored_1_to_4_and_only_2_and_3_are_kept() -> None:
+    scores = {"p1": "1", "p2": "2", "p3": "3", "p4": "4"}
+
+    def answer(prompt, names):
+        wanted = scores[prompt.split()[-1]]
+        return [1.0 if n.strip() == wanted else 0.0 for n in names]
+
+    def sample(prompt, k, settings):
+        if prompt.startswith("PROPS"):
+            return ["- p1\n- p2\n- p3\n- p4"]
+        return [""] * k  # an empty rewrite: a failed step, recorded
+
+    model = FakeModel(answer, sample)
+    settings = llm_maker.MakerSettings(prompts=MAKER_PROMPTS, attempts=4, min_sentences=6)
+    result = llm_maker.ModelMaker(model, FakeNlp(), settings).make("s", SIX)
+    asked = [p for kind, p, _ in model.prompts if kind == "answer"]
+    assert {names for kind, _, names in model.prompts if kind == "answer"} == {("1", "2", "3", "4")}
+    assert len(asked) == 4
+    rewritten = [p for kind, p, _ in model.prompts if kind == "sample" and p.startswith("REWRITE")]
+    assert [p.split()[1] for p in rewritten] == ["p2", "p3"]  # 1 and 4 are not kept
+    assert result.startswith("no edit passed the filter")
+
+
+def test_the_judge_reads_the_whole_patched_story_with_the_modified_lines_marked() -> None:
+    def sample(prompt, k, settings):
+        if prompt.startswith("PROPS"):
+            return ["- the car is red"]
+        if prompt.startswith("REWRITE"):
+            return ["Ann has a blue car. She lives in Rome. She drives. The car is blue. It "
+                    "rains. She parks the blue car."]  # fmt: skip
+        return ["Line 4 calls it blue.\nAnswer: Yes"] * (k - 1) + ["Answer: No"]
+
+    model = FakeModel(lambda prompt, names: [0, 1, 0, 0], sample)  # relevance 2
+    settings = llm_maker.MakerSettings(prompts=MAKER_PROMPTS, judge_max_tokens=99)
+    edit, prop = llm_maker.ModelMaker(model, FakeNlp(), settings).make("s", SIX)
+    assert prop == "the car is red" and edit.error == [3, 5] and edit.contradicted == [0]
+    judged = [(p, s) for kind, p, s in model.prompts if kind == "sample" and p.startswith("JUDGE")]
+    assert len(judged) == 1
+    judge, settings = judged[0]
+    lines = judge.splitlines()
+    assert lines[0] == "JUDGE 4, 6"
+    assert lines[1:] == [
+        "1. Ann has a red car.", "2. She lives in Rome.", "3. She drives.",
+        "4. [modified] The car is blue.", "5. It rains.", "6. [modified] She parks the blue car.",
+    ]  # fmt: skip
+    assert settings.max_tokens == 99  # room for reasoning before the verdict (before: 4 tokens)
+
+
+def test_a_story_too_long_for_the_window_is_skipped_with_its_reason() -> None:
+    long_story = [*SIX[:5], " ".join(["word"] * 300) + "."]
+    model = FakeModel(trained=400)
+    settings = llm_maker.MakerSettings(prompts=MAKER_PROMPTS, max_tokens=16, judge_max_tokens=16)
+    maker = llm_maker.ModelMaker(model, FakeNlp(), settings)
+    stories = pd.DataFrame({"story_id": ["short", "long"], "text": ["x", "y"]})
+    sentences = pd.DataFrame(
+        {
+            "story_id": ["short"] * 6 + ["long"] * 6,
+            "sentence_idx": [*range(6), *range(6)],
+            "text": [*SIX, *long_story],
+        }
+    )
+    _, skipped, _ = llm_maker.make_with_model(maker, sentences, stories, "fake")
+    reasons = dict(zip(skipped["story_id"], skipped["reason"], strict=True))
+    assert reasons["long"].startswith("too long for the model's window")
+    assert not reasons["short"].startswith("too long")
+    assert model.n_ctx <= 400 and model.n_ctx % 64 == 0  # sized to the story that fits

@@ -47,9 +47,9 @@ def test_detector_answers_and_the_model_maker_record(packaged_models, nlp) -> No
     path = packaged_models["smollm2"]
     prompts = {
         "propositions": "Story:\n{story}\n\nList facts of {act1}, one per line, '- ' first.",
-        "relevance": "{act1}\n{later}\nFact: {proposition}\nRelevance 0-3?",
+        "relevance": "{act1}\n{later}\nFact: {proposition}\nRelevance 1-4?",
         "counterfactual": "Rewrite so that this is false: {proposition}\n\n{story}",
-        "judge": "{act1}\n{changed}\nContradiction? Yes or No.",
+        "judge": "{story}\nDo lines {lines} contradict the rest? Answer: Yes or No.",
     }
     settings = MakerSettings(
         prompts=prompts,
@@ -58,6 +58,7 @@ def test_detector_answers_and_the_model_maker_record(packaged_models, nlp) -> No
         judge_samples=2,
         judge_min_yes=1,
         max_tokens=48,
+        judge_max_tokens=8,
         min_sentences=3,
     )
     maker = ModelMaker(open_model(spec, path, n_ctx=512, n_threads=2), nlp, settings)

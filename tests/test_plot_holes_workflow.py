@@ -28,6 +28,8 @@ TARGETS = [
     ),
     "results/hanna/plot_holes/detection_rates.csv",
     "results/flawedfictions/plot_holes/scores.csv",
+    "results/plot_holes/validity.csv",
+    *(f"results/{corpus}/plot_holes/left_out.csv" for corpus in CORPORA),
 ]
 NEW_MODEL = {
     "name": "gemma3-270m",
@@ -132,6 +134,46 @@ def test_scores_and_story_measures_cover_every_story(ph_run: Path) -> None:
     rates = pd.read_csv(ph_run / "results/hanna/plot_holes/detection_rates.csv")
     assert len(rates[rates["detector"] == DETECTOR]) == 6  # one per LLM of the prompt
     assert rates["rate_human"].isin([0.0, 1.0]).all()  # one prompt: one human story
+    # one prompt is below validity.min_group_size: no intervals; the verdict is carried
+    assert rates["small_group"].all() and rates[["ci_low", "rate_human_ci_low"]].isna().all().all()
+    # SmolLM2 says "no" to everything, and 6 + 2 pairs are too few: it fails
+    assert rates["validity"].str.match(r"failed: .*pairs").all() and not rates["best"].any()
+    assert (rates["valid"] == False).all()  # noqa: E712 (read from CSV)
+
+
+def test_the_validity_check_runs_on_the_pool_and_labels_the_results(ph_run: Path) -> None:
+    pool = pd.read_parquet(ph_run / "results/plot_holes/validation/made.parquet")
+    hippo = pd.read_parquet(ph_run / "results/hippocorpus/stories.parquet")
+    assert pool["story_id"].nunique() == 6 and set(pool["version"]) == {"O", "F"}
+    assert not set(pool["story_id"]) & set(hippo["story_id"])  # outside the analysed sample
+    assert (pool["original"].str.split().str.len() <= 200).all()
+    check = pd.read_csv(ph_run / "results/plot_holes/validity.csv")
+    assert set(zip(check["role"], check["model"], strict=True)) == {
+        ("detector", DETECTOR),
+        ("surprisal", DETECTOR),
+    }
+    assert set(check["check"]) == {"auroc", "ceeval_minus_always_no", "pairs"}
+    pairs = check.set_index(["role", "check"]).loc[("detector", "pairs")]
+    made = sum(
+        pd.read_parquet(ph_run / f"results/{c}/plot_holes/made/controlled.parquet")[
+            "story_id"
+        ].nunique()
+        for c in CORPORA
+    )
+    assert pairs["value"] == pairs["n"] == 6 + made and not pairs["passed"]  # < 50 pairs
+    assert "controlled pairs: validation 6, hippocorpus " in pairs["detail"]
+    auroc = check.set_index(["role", "check"]).loc[("detector", "auroc")]
+    assert 0 <= auroc["ci_low"] <= auroc["value"] <= auroc["ci_high"] <= 1
+    for corpus in CORPORA:
+        scores = pd.read_csv(ph_run / f"results/{corpus}/plot_holes/scores.csv")
+        if scores.empty:
+            continue
+        by = scores.set_index("detector")
+        assert by.loc[DETECTOR, "validity"].startswith("failed: ")
+        assert by.loc[DETECTOR, "validity"].endswith("pairs")
+        assert by.loc["baseline:always-no", "validity"].startswith("not checked")
+        left = pd.read_csv(ph_run / f"results/{corpus}/plot_holes/left_out.csv")
+        assert left.empty and (scores["n_left_out"] == 0).all()  # every story fits 2,048
 
 
 def test_benchmark_file_is_detected_and_scored(ph_run: Path) -> None:
@@ -163,10 +205,11 @@ def test_adding_a_detector_runs_only_its_jobs(
     jobs = ph_plan(snakemake, ph_run, [*ph_config, change])
     expected = Counter({("materialize_model", new, None): 1})
     for corpus in CORPORA:
-        for rule in ("detect_plot_holes", "score_plot_hole_surprisal"):
-            expected[(rule, new, corpus)] += 1  # surprisal_models null: the detectors
+        expected[("detect_plot_holes", new, corpus)] += 1  # surprisal: the role's models only
         for rule in ("score_plot_holes", "plot_plot_holes"):
             expected[(rule, None, corpus)] += 1
+    expected[("detect_plot_hole_validation", new, None)] += 1
+    expected[("check_plot_hole_detectors", None, None)] += 1
     expected[("detect_benchmark_plot_holes", new, None)] += 1
     expected[("score_benchmark_plot_holes", None, None)] += 1
     expected[("compare_plot_holes_human_llm", None, None)] += 1
@@ -201,6 +244,8 @@ def test_configuring_an_nli_model_adds_only_its_jobs(
         {
             ("detect_plot_holes_nli", DETECTOR, "hippocorpus"): 1,
             ("detect_plot_holes_nli", DETECTOR, "hanna"): 1,
+            ("detect_plot_hole_validation_nli", DETECTOR, None): 1,
+            ("check_plot_hole_detectors", None, None): 1,
             ("score_plot_holes", None, "hippocorpus"): 1,
             ("score_plot_holes", None, "hanna"): 1,
             ("plot_plot_holes", None, "hippocorpus"): 1,
@@ -210,3 +255,26 @@ def test_configuring_an_nli_model_adds_only_its_jobs(
             ("score_benchmark_plot_holes", None, None): 1,
         }
     )
+
+
+def test_changing_a_validity_threshold_rechecks_and_relabels_without_asking_again(
+    snakemake, ph_run: Path, ph_config, tmp_path: Path
+) -> None:
+    change = change_file(tmp_path, "auroc.yaml", {"validity": {"detector": {"min_auroc": 0.6}}})
+    jobs = ph_plan(snakemake, ph_run, [*ph_config, change])
+    assert jobs == Counter(
+        {
+            ("check_plot_hole_detectors", None, None): 1,
+            ("score_plot_holes", None, "hippocorpus"): 1,
+            ("score_plot_holes", None, "hanna"): 1,
+            ("plot_plot_holes", None, "hippocorpus"): 1,
+            ("plot_plot_holes", None, "hanna"): 1,
+            ("compare_plot_holes_human_llm", None, None): 1,
+            ("score_benchmark_plot_holes", None, None): 1,
+        }
+    )
+    pool = change_file(tmp_path, "pool.yaml", {"plot_holes": {"validation": {"pairs": 7}}})
+    jobs = ph_plan(snakemake, ph_run, [*ph_config, pool])
+    assert jobs[("make_plot_hole_validation", None, None)] == 1
+    assert jobs[("detect_plot_hole_validation", DETECTOR, None)] == 1
+    assert not any(rule == "detect_plot_holes" for rule, _, _ in jobs)  # the corpora's answers stay

@@ -592,3 +592,14 @@ def plot_hole_nli_models(config: Mapping[str, Any]) -> list[str]:
     [] = no NLI baseline)."""
     names = config["plot_holes"]["nli"]["models"]
     return role_models(config, "plot_holes.nli.models", names, "plot_holes.nli")
+
+
+def plot_hole_pool_pairs(config: Mapping[str, Any]) -> int:
+    """Pairs of the detectors' validation pool (``plot_holes.validation.pairs``; null = the
+    pairs the check needs, ``validity.detector.min_pairs``; 0 = no pool); 0 when the stage is
+    off."""
+    block = config["plot_holes"]
+    if not block["enabled"]:
+        return 0
+    pairs = block["validation"]["pairs"]
+    return int(config["validity"]["detector"]["min_pairs"] if pairs is None else pairs)

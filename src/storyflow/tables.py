@@ -624,7 +624,8 @@ PLOT_HOLE_COVERAGE = Table(
         "share": "float64",
     },
     doc="Controlled maker: of the eligible stories (three acts, within max_words), how many "
-    "have a candidate of each attribute class (share 0-1; 'any': a candidate of any class).",
+    "have a candidate of each attribute class (share 0-1; 'any': a candidate of a class the "
+    "maker uses, i.e. the stories edited; the validation pool leaves adjectives out).",
 )
 
 PLOT_HOLE_ATTEMPTS = Table(
@@ -662,10 +663,13 @@ PLOT_HOLE_ANSWERS = Table(
     },
     key=("item_id", "detector"),
     doc="One row per story version × detector. p_error: the detector's P(yes: a continuity "
-    "error) (closed choice; NaN for rule baselines); says_error: p_error > the threshold; "
-    "answer: the raw localization answer (asked only after a yes); answer_status: ok, "
-    "unparseable, out_of_range, not_asked; pred_*: 1-based predicted lines; ceeval: the "
-    "story's CEEval-Full score (0/1).",
+    "error) (closed choice; NaN for rule baselines and for versions left out); says_error: "
+    "p_error > the threshold; answer: the raw localization answer (asked only after a yes); "
+    "answer_status: ok, unparseable, out_of_range, not_asked, or too_long (the version's "
+    "prompt and answer do not fit the window: not asked, left out of the scores and listed in "
+    "left_out.csv); pred_*: 1-based predicted lines; ceeval: the story's CEEval-Full score "
+    "(0/1); n_prompt_tokens: tokens of the classification prompt (words for a served model "
+    "without a tokenizer).",
 )
 
 PLOT_HOLE_SURPRISAL = Table(
@@ -704,13 +708,67 @@ PLOT_HOLE_SCORES = Table(
         "n_unparseable": "int64",
         "unparseable_policy": "object",
         "n_excluded": "int64",
+        "n_left_out": "int64",
         "verification": "object",
+        "valid": "boolean",
+        "validity": "object",
     },
-    doc="Per corpus × maker × detector (kind: model, surprisal or baseline) on the balanced set "
-    "of flawed and original stories: accuracy, CEEval-Full with its bootstrap CI, CEEval-Pos, "
-    "precision, recall, specificity (shares 0-1), unparseable localization answers (count), "
-    "the policy they were scored under (wrong or exclude) and the stories it excluded (count); "
-    "verification: exact, published, unverified or verified.",
+    doc="Per corpus × maker × detector (kind: model, nli, surprisal or baseline) on the "
+    "balanced set of flawed and original stories: accuracy, CEEval-Full with its bootstrap CI, "
+    "CEEval-Pos, precision, recall, specificity (shares 0-1), unparseable localization answers "
+    "(count), the policy they were scored under (wrong or exclude) and the story versions it "
+    "excluded (count); n_left_out: versions left out because a version of the story did not "
+    "fit the window (with its twin; listed in left_out.csv); verification: exact, published, "
+    "unverified or verified; valid: the detector's verdict in results/plot_holes/validity.csv "
+    "(empty: not checked, e.g. a baseline); validity: passed, failed: <checks>, or not checked "
+    "(why).",
+)
+
+PLOT_HOLE_LEFT_OUT = Table(
+    "plot-hole versions left out",
+    {
+        "corpus": "object",
+        "detector": "object",
+        "item_id": "object",
+        "story_id": "object",
+        "maker": "object",
+        "version": "object",
+        "n_prompt_tokens": "int64",
+        "reason": "object",
+    },
+    doc="Story versions a detector was not asked because they do not fit its window "
+    "(plot_holes.detection.n_ctx, or the model's trained context): no P(error), out of the "
+    "scores (with their twin version), the human-vs-LLM rates and the story measures (NaN). "
+    "n_prompt_tokens: the classification prompt's tokens.",
+)
+
+PLOT_HOLE_RATES = Table(
+    "plot-hole human-vs-LLM rates",
+    {
+        "detector": "object",
+        "group": "object",
+        "n_prompts": "int64",
+        "rate_human": "float64",
+        "rate_human_ci_low": "float64",
+        "rate_human_ci_high": "float64",
+        "rate_llm": "float64",
+        "rate_llm_ci_low": "float64",
+        "rate_llm_ci_high": "float64",
+        "difference": "float64",
+        "ci_low": "float64",
+        "ci_high": "float64",
+        "small_group": "bool",
+        "valid": "boolean",
+        "validity": "object",
+        "best": "bool",
+    },
+    doc="HANNA: per detector and LLM, the shares of the human and of that LLM's stories the "
+    "detector calls flawed on the same prompts (n_prompts; a prompt whose story was left out "
+    "for length is dropped), each with its Wilson interval, and the paired difference LLM − "
+    "human (share, -1..1) with a percentile bootstrap interval over prompts (validity.bootstrap, "
+    "validity.seed). small_group: fewer prompts than validity.min_group_size: no intervals. "
+    "valid / validity: the detector's verdict (results/plot_holes/validity.csv); best: the "
+    "valid detector with the highest CEEval-Full gain over always-no in that check.",
 )
 
 # ---- tension (ending forecasting; docs/tension.md)

@@ -338,6 +338,8 @@ PH_MAKER_MODEL = checked(plan.plot_hole_maker_model, config) if PH["enabled"] el
 PH_BENCHMARK = checked(plan.plot_hole_benchmark, config) if PH["enabled"] else None
 PH_DETECTION = plan.plot_hole_detector_settings(config)
 PH_NLI = checked(plan.plot_hole_nli_models, config) if PH["enabled"] else []
+PH_POOL_PAIRS = plan.plot_hole_pool_pairs(config)
+PH_VALIDITY = "results/plot_holes/validity.csv"
 
 
 def ph_made(wildcards):
@@ -404,6 +406,49 @@ def ph_verdicts(wildcards):
     return [PH["model_maker"]["verdicts"]] if PH["model_maker"]["verdicts"] else []
 
 
+def ph_check_sources():
+    """(source, made-story file, {(role, model): file}) of the detectors' validity check: the
+    validation pool (when it has pairs) and every plot-hole corpus's controlled pairs.
+    """
+    out = []
+    folders = [("validation", "results/plot_holes/validation")] if PH_POOL_PAIRS else []
+    folders += [(c, f"results/{c}/plot_holes") for c in PH_CORPORA]
+    for source, folder in folders:
+        made = (
+            f"{folder}/made.parquet"
+            if source == "validation"
+            else f"{folder}/made/controlled.parquet"
+        )
+        files = {("detector", m): f"{folder}/answers/{m}.parquet" for m in PH_DETECTORS}
+        files.update({("nli", m): f"{folder}/nli/{m}.parquet" for m in PH_NLI})
+        files.update(
+            {("surprisal", m): f"{folder}/surprisal/{m}.parquet" for m in PH_SURPRISAL}
+        )
+        out.append((source, made, files))
+    return out
+
+
+def ph_check_made(wildcards):
+    return [made for _, made, _ in ph_check_sources()]
+
+
+def ph_check_files(wildcards):
+    return [f for _, _, files in ph_check_sources() for f in files.values()]
+
+
+def ph_check_params():
+    """The labels of ph_check_made and ph_check_files, in their order."""
+    sources = ph_check_sources()
+    return {
+        "made_sources": [source for source, _, _ in sources],
+        "file_labels": [
+            [source, role, model]
+            for source, _, files in sources
+            for role, model in files
+        ],
+    }
+
+
 def plot_holes_outputs():
     """The stage's final tables and figures (rule all), when it is enabled."""
     if not PH["enabled"]:
@@ -414,9 +459,11 @@ def plot_holes_outputs():
             "results/{corpus}/plot_holes/coverage.csv",
             "results/{corpus}/plot_holes/story_measures.parquet",
             "results/{corpus}/plot_holes/figures/ceeval.png",
+            "results/{corpus}/plot_holes/left_out.csv",
         ],
         corpus=PH_CORPORA,
     )
+    outputs.append(PH_VALIDITY)
     if "model" in PH_MAKERS:
         outputs += expand(
             "results/{corpus}/plot_holes/review_sheet.csv", corpus=PH_CORPORA

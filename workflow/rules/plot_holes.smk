@@ -2,6 +2,125 @@
 # and baselines, scored with CEEval-Full (docs/plot_holes.md).
 
 
+# The detectors' validity check (docs/validity.md): controlled pairs of a validation pool of
+# HIPPOCORPUS stories outside the analysed sample, and of every plot-hole corpus, pooled.
+
+
+rule make_plot_hole_validation:
+    input:
+        csv=hippocorpus_csv(),
+        sample="results/hippocorpus/stories.parquet",
+    output:
+        made="results/plot_holes/validation/made.parquet",
+        coverage=report(
+            "results/plot_holes/validation/coverage.csv",
+            caption="../report/plot_holes_validation_coverage.rst",
+            category="Plot holes",
+            subcategory="validity",
+        ),
+        skipped="results/plot_holes/validation/skipped.csv",
+    log:
+        "logs/plot_holes/make_plot_hole_validation.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        story_types=config["hippocorpus"]["story_types"],
+        pairs=PH_POOL_PAIRS,
+        max_words=PH["validation"]["max_words"],
+        seed=PH["validation"]["seed"],
+        classes=PH["validation"]["classes"],
+        min_sentences=PH["min_sentences"],
+        spacy_model=config["sentences"]["spacy_model"],
+    script:
+        "../../scripts/make_plot_hole_validation.py"
+
+
+rule detect_plot_hole_validation:
+    input:
+        unpack(model_weights),
+        made="results/plot_holes/validation/made.parquet",
+    output:
+        answers="results/plot_holes/validation/answers/{model}.parquet",
+    log:
+        "logs/plot_holes/detect_plot_hole_validation/{model}.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        model=model_scoring,
+        settings=PH_DETECTION,
+    script:
+        "../../scripts/detect_benchmark_plot_holes.py"
+
+
+rule detect_plot_hole_validation_nli:
+    input:
+        unpack(model_weights),
+        made=["results/plot_holes/validation/made.parquet"],
+        verdicts=[],
+    output:
+        answers="results/plot_holes/validation/nli/{model}.parquet",
+    log:
+        "logs/plot_holes/detect_plot_hole_validation_nli/{model}.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        model=model_scoring,
+        settings={"nli": PH["nli"], "min_sentences": PH["min_sentences"]},
+    script:
+        "../../scripts/detect_plot_holes_nli.py"
+
+
+rule score_plot_hole_validation_surprisal:
+    input:
+        made="results/plot_holes/validation/made.parquet",
+        gguf="resources/models/{model}.gguf",
+    output:
+        surprisal="results/plot_holes/validation/surprisal/{model}.parquet",
+    log:
+        "logs/plot_holes/score_plot_hole_validation_surprisal/{model}.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        model=model_scoring,
+        n_ctx=PH["detection"]["n_ctx"],
+    script:
+        "../../scripts/score_plot_hole_surprisal.py"
+
+
+rule check_plot_hole_detectors:
+    input:
+        made=ph_check_made,
+        files=ph_check_files,
+    output:
+        validity=report(
+            PH_VALIDITY,
+            caption="../report/plot_holes_validity.rst",
+            category="Plot holes",
+            subcategory="validity",
+        ),
+    log:
+        "logs/plot_holes/check_plot_hole_detectors.log",
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        made_sources=ph_check_params()["made_sources"],
+        file_labels=ph_check_params()["file_labels"],
+        settings={
+            "min_auroc": config["validity"]["detector"]["min_auroc"],
+            "min_pairs": config["validity"]["detector"]["min_pairs"],
+            "confidence": config["stats"]["confidence"],
+            "bootstrap": config["validity"]["bootstrap"],
+            "seed": config["validity"]["seed"],
+            "classes": PH["validation"]["classes"],
+        },
+        surprisal_z=PH["detection"]["surprisal_z"],
+    script:
+        "../../scripts/check_plot_hole_detectors.py"
+
+
 rule make_controlled_plot_holes:
     input:
         stories="results/{corpus}/stories.parquet",
@@ -52,7 +171,6 @@ rule make_model_plot_holes:
         settings=ph_maker_settings,
         seed=PH["seed"],
         min_sentences=PH["min_sentences"],
-        n_ctx=PH["detection"]["n_ctx"],
         spacy_model=config["sentences"]["spacy_model"],
     script:
         "../../scripts/make_model_plot_holes.py"
@@ -129,6 +247,7 @@ rule score_plot_holes:
         answers=ph_answers,
         nli=ph_nli,
         surprisal=ph_surprisal,
+        validity=PH_VALIDITY,
         stories="results/{corpus}/stories.parquet",
     output:
         scores=report(
@@ -140,6 +259,12 @@ rule score_plot_holes:
         surprisal="results/{corpus}/plot_holes/surprisal_contrasts.csv",
         answers="results/{corpus}/plot_holes/answers.parquet",
         story_measures="results/{corpus}/plot_holes/story_measures.parquet",
+        left_out=report(
+            "results/{corpus}/plot_holes/left_out.csv",
+            caption="../report/plot_holes_left_out.rst",
+            category="Plot holes",
+            subcategory="{corpus}",
+        ),
     log:
         "logs/{corpus}/plot_holes/score_plot_holes.log",
     wildcard_constraints:
@@ -165,6 +290,7 @@ rule compare_plot_holes_human_llm:
         scores="results/hanna/plot_holes/scores.csv",
         answers="results/hanna/plot_holes/answers.parquet",
         stories="results/hanna/stories.parquet",
+        validity=PH_VALIDITY,
     output:
         rates=report(
             "results/hanna/plot_holes/detection_rates.csv",
@@ -179,7 +305,9 @@ rule compare_plot_holes_human_llm:
     params:
         human=PH["human_group"],
         confidence=config["stats"]["confidence"],
-        seed=PH["seed"],
+        bootstrap=config["validity"]["bootstrap"],
+        seed=config["validity"]["seed"],
+        min_group_size=config["validity"]["min_group_size"],
     script:
         "../../scripts/compare_plot_holes_human_llm.py"
 
@@ -276,6 +404,7 @@ rule score_benchmark_plot_holes:
         made="results/flawedfictions/plot_holes/made/flawedfictions.parquet",
         answers=ph_benchmark_answers,
         nli=ph_benchmark_nli,
+        validity=PH_VALIDITY,
     output:
         scores=report(
             "results/flawedfictions/plot_holes/scores.csv",

@@ -230,13 +230,15 @@ def make_controlled(
     min_sentences: int,
     max_words: int | None,
     corpus: str,
+    classes: Sequence[str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Made stories, skipped stories and coverage of one corpus.
 
     ``sentences``: the SENTENCES table; ``stories``: the STORIES table (for the original text
     and the story order); ``nlp``: a full spaCy pipeline (tags and entities). Stories longer than
     ``max_words`` whitespace words (None: no limit) are skipped like those too short for three
-    acts or with no candidate, with the reason.
+    acts or with no candidate, with the reason. ``classes``: the attribute classes an edit may
+    use (None: all; coverage is counted over all classes either way).
 
     Returns (PLOT_HOLE_STORIES rows, PLOT_HOLE_SKIPPED rows, PLOT_HOLE_COVERAGE rows).
     """
@@ -280,8 +282,12 @@ def make_controlled(
                 (story_id, MAKER, "no usable attribute (no value of act 1 repeated later)")
             )
             continue
+        usable = [c for c in found if classes is None or c.cls in classes]
+        if not usable:
+            skipped.append((story_id, MAKER, "no attribute of the classes used"))
+            continue
         coverage["any"] += 1
-        candidate, new_value = choose(story_id, found, seed)
+        candidate, new_value = choose(story_id, usable, seed)
         edit = Edit(story_id, candidate, new_value, versions(sents, candidate, new_value))
         made.extend(_rows(edit, texts[story_id], provenance))
     cover = [

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import math
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,13 +51,15 @@ def numbered(sentences: Sequence[str]) -> str:
 class DetectorSettings:
     """``classify`` and ``localize``: prompt templates with ``{story}`` (and ``{format}``);
     ``threshold``: p_error above which the detector says "error"; ``max_tokens``: tokens of a
-    localization answer; ``n_ctx``: the model's window (longer stories are not asked)."""
+    localization answer; ``n_ctx``: the window in tokens (None: sized to the longest story,
+    up to the model's trained context; an integer: fixed). A story version whose prompt and
+    answer do not fit is not asked: it is left out (``answer_status`` ``too_long``)."""
 
     classify: str
     localize: str
     threshold: float = 0.5
     max_tokens: int = 24
-    n_ctx: int = 2048
+    n_ctx: int | None = None
 
     @classmethod
     def from_config(cls, block: Mapping[str, Any]) -> DetectorSettings:
@@ -66,8 +69,29 @@ class DetectorSettings:
             localize=block["prompts"]["localize"],
             threshold=float(detection["threshold"]),
             max_tokens=int(detection["max_tokens"]),
-            n_ctx=int(detection["n_ctx"]),
+            n_ctx=None if detection.get("n_ctx") is None else int(detection["n_ctx"]),
         )
+
+
+#: answer_status of a story version not asked because it does not fit the window.
+TOO_LONG = "too_long"
+
+
+def fit_window(model: LanguageModel, needs: Sequence[int], n_ctx: int | None) -> int | None:
+    """The most tokens a prompt and its answer may take, and a local model's window.
+
+    The limit is ``n_ctx`` when given, else the model's trained context (None when unknown: a
+    served model without a tokenizer file; nothing is then left out, the server decides). A
+    local model's window (set before its weights load) is the largest of ``needs`` within the
+    limit, rounded up to 64 tokens, so no memory is spent beyond the longest story asked."""
+    trained = model.training_window()
+    limit = n_ctx if n_ctx is not None else trained
+    if model.window is not None:
+        if limit is None:
+            limit = model.window
+        fitting = [n for n in needs if n <= limit]
+        model.n_ctx = min(limit, max(64, -(-max(fitting, default=64) // 64) * 64))
+    return limit
 
 
 def question_prompt(model: LanguageModel, question: str) -> Prompt:
@@ -88,12 +112,26 @@ def yes_no(model: LanguageModel) -> dict[str, list[str]]:
 def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings) -> pd.DataFrame:
     """PLOT_HOLE_ANSWERS rows of ``model`` for every story version of ``items``
     (PLOT_HOLE_STORIES rows). Equal texts are asked once; localization only after a "yes" on a
-    version with ground truth (maker not ``original``)."""
+    version with ground truth (maker not ``original``). The window is sized first
+    (:func:`fit_window`): each version needs its classification prompt, or its localization
+    prompt and answer, whichever is longer; a version that does not fit is left out
+    (p_error NaN, ``answer_status`` ``too_long``, logged with its tokens)."""
     options = yes_no(model)
     greedy = SamplingSettings(temperature=0, max_tokens=settings.max_tokens, stop=("\n",))
-    cache: dict[tuple[str, ...], tuple[float, int]] = {}
+    prompts: dict[tuple[str, ...], tuple[Prompt, Prompt, int, int]] = {}
+    for sentences in items["sentences"]:
+        sents = tuple(sentences)
+        if sents not in prompts:
+            prompt = _prompt(model, settings.classify, sents)
+            ask = _prompt(model, settings.localize, sents)
+            size = model.count(prompt)
+            need = max(size, model.count(ask) + settings.max_tokens) + 8
+            prompts[sents] = (prompt, ask, size, need)
+    limit = fit_window(model, [p[3] for p in prompts.values()], settings.n_ctx)
+    cache: dict[tuple[str, ...], float] = {}
     rows: list[tuple] = []
     too_long: list[str] = []
+    started = time.perf_counter()
     for item in tqdm(
         items.itertuples(index=False),
         total=len(items),
@@ -103,20 +141,16 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
         mininterval=5.0,
     ):
         sents = tuple(item.sentences)
-        prompt = _prompt(model, settings.classify, sents)
-        n_tokens = model.count(prompt)
-        if sents not in cache:
-            if model.window is not None and n_tokens + 8 > model.window:
-                cache[sents] = (math.nan, n_tokens)
-            else:
-                cache[sents] = (model.answer(prompt, options).probs[0], n_tokens)
-        p_error, n_tokens = cache[sents]
-        if math.isnan(p_error):
-            too_long.append(item.item_id)
+        prompt, ask, n_tokens, need = prompts[sents]
+        fits = limit is None or need <= limit
+        if fits and sents not in cache:
+            cache[sents] = model.answer(prompt, options).probs[0]
+        p_error = cache[sents] if fits else math.nan
+        if not fits:
+            too_long.append(f"{item.item_id} ({need} tokens)")
         says = bool(p_error > settings.threshold)
-        answer, status, pe, pc = "", "not_asked", None, None
+        answer, status, pe, pc = "", "not_asked" if fits else TOO_LONG, None, None
         if says and item.maker != "original":
-            ask = _prompt(model, settings.localize, sents)
             answer = model.sample(ask, 1, greedy)[0].text
             parsed = parse_localization(answer, len(sents))
             status = parsed.status
@@ -142,13 +176,25 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
         )
     if too_long:
         log.warning(
-            "%d story version(s) do not fit n_ctx = %d (plot_holes.detection.n_ctx): p_error "
-            "NaN, counted as saying no in the scores and left out of the human-vs-LLM "
-            "rates: %s",
+            "%d story version(s) do not fit the window of %d tokens (plot_holes.detection.n_ctx, "
+            "or the model's trained context): left out (answer_status too_long), listed in "
+            "left_out.csv: %s",
             len(too_long),
-            model.window,
+            limit,
             ", ".join(too_long),
         )
+    seconds = time.perf_counter() - started
+    log.info(
+        "%s: %d story versions, %d asked (window %s tokens), %d tokens evaluated, %.1f s "
+        "(%.2f s per version asked, localization included)",
+        model.name,
+        len(items),
+        len(cache),
+        model.window,
+        model.tokens_evaluated,
+        seconds,
+        seconds / max(1, len(cache)),
+    )
     return tables.PLOT_HOLE_ANSWERS.frame(rows)
 
 

@@ -1,31 +1,38 @@
-"""The paper's maker (Ahuja et al.): plot holes written by a configured model.
+"""The paper's maker (Ahuja et al., FlawedFictionsMaker): plot holes written by a configured model.
 
 For each story (sentences, three acts from :mod:`.acts`):
 
 1. **propositions**: the model lists what act 1 establishes about characters and setting
    (generated; one proposition per line starting with ``-``; none parsed = a failed step);
-2. **relevance**: each proposition's relevance to acts 2-3 on the 4-point scale 0-3, read as a
-   closed choice among ``0``..``3``; propositions scored 2 or 3 are kept;
-3. **counterfactual**: the story rewritten with the proposition negated (generated, split into
-   sentences with spaCy; empty = a failed step);
+2. **relevance**: each proposition's relevance to acts 2-3 on the paper's 4-point scale
+   (1 = no effect on acts 2-3 ... 4 = changes the whole story), read as a closed choice among
+   ``1``..``4``; only propositions scored **2 or 3** are kept (:data:`RELEVANT`: the paper keeps
+   propositions of moderate importance; level 4 would rewrite the whole story);
+3. **counterfactual**: the story rewritten with the proposition negated (generated, up to
+   :func:`rewrite_tokens` tokens, split into sentences with spaCy; empty = a failed step);
 4. **patch** (:func:`patch`): act 1 of the original + acts 2-3 of the counterfactual, aligned
    sentence by sentence (difflib); S_error = the patched sentences of acts 2-3 that differ from
-   the original, S_contr = the act-1 sentences the counterfactual changed (all of act 1 when it
-   changed none);
-5. **filter** (:func:`filter_reason`): drop an edit whose acts 2-3 did not change or changed in
-   more than ``max_changed`` sentences, then keep it only when the model, shown the original
-   act 1 and the changed lines, answers "yes, a continuity error" in at least ``judge_min_yes``
-   of ``judge_samples`` samples.
+   the original, S_contr = the act-1 sentences the counterfactual changed;
+5. **filter** (:func:`filter_reason`): drop an edit whose counterfactual changed no act-1
+   sentence (the proposition was not located: no S_contr), left act 2 **or** act 3 unchanged
+   (A2 = A2¬φ or A3 = A3¬φ), has no changed line in acts 2-3, or made more than
+   ``max_changed`` changes (changed, inserted or deleted sentences over the whole story); then
+   keep it only when the model, shown the **whole patched story** with the modified lines of
+   acts 2-3 marked (:func:`marked_story`), says that those lines introduce a continuity error
+   in at least ``judge_min_yes`` of ``judge_samples`` samples (:func:`parse_verdict`).
 
-Every prompt and raw output is recorded (PLOT_HOLE_ATTEMPTS), with the status of each step; the
-first edit of a story that passes the filter is kept (versions O and F), labelled
-``unverified`` until a human verdict is read back (:mod:`.review`).
+Every prompt and raw output is recorded (PLOT_HOLE_ATTEMPTS), with the status of each step
+(``dropped:<reason>`` for a filtered edit); the first edit of a story that passes the filter is
+kept (versions O and F), labelled ``unverified`` until a human verdict is read back
+(:mod:`.review`). A story whose prompts and answers do not fit the model's window is skipped
+with its reason.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -38,21 +45,37 @@ from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.lm.sampling import SamplingSettings
-from storyflow.measures.plot_holes.acts import split_acts
+from storyflow.measures.plot_holes.acts import act_bounds
 
 log = logging.getLogger(__name__)
 
 MAKER = "model"
 STEPS = ("propositions", "relevance", "counterfactual", "filter", "judge")
 
+#: The relevance scale (1 = no effect on acts 2-3 ... 4 = changes the whole story) and the
+#: levels kept (the paper's moderate importance: 2 and 3).
+RELEVANCE_SCALE = ("1", "2", "3", "4")
+RELEVANT = (2, 3)
+
+#: How a modified line is marked in the story the judge reads.
+MARK = "[modified]"
+
 
 @dataclass(frozen=True)
 class Patch:
-    """The patched story and its ground truth (0-based sentence indices)."""
+    """The patched story and its ground truth (0-based sentence indices).
+
+    ``error``: patched sentences of acts 2-3 that differ from the original (S_error);
+    ``contradicted``: act-1 sentences the counterfactual changed (S_contr; empty when it changed
+    none); ``changed_acts``: whether act 2 and act 3 of the counterfactual differ from the
+    original's (A2 ≠ A2¬φ, A3 ≠ A3¬φ); ``n_changes``: changed, inserted or deleted sentences of
+    the counterfactual against the original, over the whole story."""
 
     sentences: list[str]
     error: list[int]
     contradicted: list[int]
+    changed_acts: tuple[bool, bool] = (True, True)
+    n_changes: int = 0
 
 
 def _at(opcodes: Sequence[tuple[str, int, int, int, int]], i: int, n_b: int) -> int:
@@ -63,33 +86,64 @@ def _at(opcodes: Sequence[tuple[str, int, int, int, int]], i: int, n_b: int) -> 
     return n_b
 
 
-def patch(original: Sequence[str], counterfactual: Sequence[str], act1_len: int) -> Patch:
-    """Act 1 of ``original`` + acts 2-3 of ``counterfactual`` (sentence lists); see the module
-    docstring for the ground truth."""
+def _changes(opcodes: Sequence[tuple[str, int, int, int, int]]) -> int:
+    """Sentences changed, inserted or deleted by ``opcodes`` (a replacement of k by m: max)."""
+    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
+
+
+def patch(original: Sequence[str], counterfactual: Sequence[str], bounds: tuple[int, int]) -> Patch:
+    """Act 1 of ``original`` + acts 2-3 of ``counterfactual`` (sentence lists); ``bounds``: the
+    original's first sentence of act 2 and of act 3 (0-based, :func:`.acts.act_bounds`). See
+    the module docstring for the ground truth. A sentence inserted before original sentence i
+    belongs to i's act (at the end of the story: act 3)."""
+    act1_len, act3 = bounds
     matcher = SequenceMatcher(a=list(original), b=list(counterfactual), autojunk=False)
     j = _at(matcher.get_opcodes(), act1_len, len(counterfactual))
     tail = list(counterfactual[j:])
-    later = SequenceMatcher(a=list(original[act1_len:]), b=tail, autojunk=False)
-    error = [
-        act1_len + k
-        for tag, _, _, j1, j2 in later.get_opcodes()
-        if tag != "equal"
-        for k in range(j1, j2)
-    ]
-    first = SequenceMatcher(a=list(original[:act1_len]), b=list(counterfactual[:j]), autojunk=False)
-    contradicted = [
-        k for tag, i1, i2, _, _ in first.get_opcodes() if tag != "equal" for k in range(i1, i2)
-    ]
-    return Patch(list(original[:act1_len]) + tail, error, contradicted or list(range(act1_len)))
+    later = SequenceMatcher(a=list(original[act1_len:]), b=tail, autojunk=False).get_opcodes()
+    error = [act1_len + k for tag, _, _, j1, j2 in later if tag != "equal" for k in range(j1, j2)]
+    changed = {2: False, 3: False}
+    for tag, i1, i2, _, _ in later:
+        if tag == "equal":
+            continue
+        positions = range(act1_len + i1, act1_len + i2) if i2 > i1 else [act1_len + i1]
+        for pos in positions:
+            changed[2 if pos < act3 else 3] = True
+    first = SequenceMatcher(
+        a=list(original[:act1_len]), b=list(counterfactual[:j]), autojunk=False
+    ).get_opcodes()
+    contradicted = [k for tag, i1, i2, _, _ in first if tag != "equal" for k in range(i1, i2)]
+    return Patch(
+        list(original[:act1_len]) + tail,
+        error,
+        contradicted,
+        (changed[2], changed[3]),
+        _changes(first) + _changes(later),
+    )
 
 
 def filter_reason(edit: Patch, max_changed: int) -> str | None:
-    """Why an edit is dropped before the judge (None: it passes)."""
+    """Why an edit is dropped before the judge (None: it passes); see the module docstring."""
+    if not edit.contradicted:
+        return "act 1 unchanged (the proposition was not located: no contradicted line)"
+    acts = zip(("act 2", "act 3"), edit.changed_acts, strict=True)
+    unchanged = [name for name, changed in acts if not changed]
+    if unchanged:
+        return f"{' and '.join(unchanged)} unchanged"
     if not edit.error:
-        return "acts 2-3 unchanged"
-    if len(edit.error) > max_changed:
-        return f"{len(edit.error)} sentences changed (more than {max_changed})"
+        return "no changed line in acts 2-3 (only deletions)"
+    if edit.n_changes > max_changed:
+        return f"{edit.n_changes} changes (more than {max_changed})"
     return None
+
+
+def marked_story(sentences: Sequence[str], modified: Sequence[int]) -> str:
+    """The story as numbered lines, each modified line (0-based indices) marked with
+    :data:`MARK`: ``5. [modified] She ...``."""
+    marked = set(modified)
+    return "\n".join(
+        f"{i + 1}. {MARK + ' ' if i in marked else ''}{s}" for i, s in enumerate(sentences)
+    )
 
 
 def parse_propositions(text: str, limit: int) -> list[str]:
@@ -105,10 +159,26 @@ def parse_yes_no(text: str) -> str | None:
     return value if value in ("yes", "no") else None
 
 
+def parse_verdict(text: str) -> str | None:
+    """The judge's verdict: the last ``Answer: yes/no`` (or ``Verdict:``) line of ``text``,
+    else the first word when it is yes or no (a short answer); None otherwise (not a yes)."""
+    found = re.findall(r"(?:answer|verdict)\s*[:\-]\s*\**\s*(yes|no)\b", text or "", re.I)
+    return found[-1].lower() if found else parse_yes_no(text)
+
+
+def rewrite_tokens(story_tokens: int, minimum: int) -> int:
+    """Tokens allowed for the counterfactual rewrite of a story of ``story_tokens`` tokens: the
+    story's length plus a quarter and 64 (a rewrite is about as long as the story), at least
+    ``minimum`` (``model_maker.max_tokens``)."""
+    return max(int(minimum), math.ceil(story_tokens * 1.25) + 64)
+
+
 @dataclass(frozen=True)
 class MakerSettings:
     """Prompts (templates with ``{act1}``, ``{later}``, ``{story}``, ``{proposition}``,
-    ``{changed}``) and limits of the model maker (config ``plot_holes.model_maker``)."""
+    ``{lines}``) and limits of the model maker (config ``plot_holes.model_maker``):
+    ``max_tokens``: tokens of the proposition list (and the least a rewrite may get);
+    ``judge_max_tokens``: tokens of each judge sample (its reasoning and verdict)."""
 
     prompts: Mapping[str, str]
     max_propositions: int = 5
@@ -116,6 +186,7 @@ class MakerSettings:
     max_changed: int = 5
     judge_samples: int = 5
     judge_min_yes: int = 4
+    judge_max_tokens: int = 256
     temperature: float = 0.7
     max_tokens: int = 512
     seed: int = 0
@@ -161,46 +232,71 @@ class ModelMaker:
         text = prompt if isinstance(prompt, str) else prompt.text  # messages for a chat API
         self.log.append((story, attempt, step, status, text, output))
 
-    def make(self, story_id: str, sentences: Sequence[str]) -> tuple[Patch, str] | str:
-        """The kept edit and its proposition, or the reason the story has none."""
-        acts = split_acts(sentences, self.s.min_sentences)
-        if acts is None:
+    def needed_window(self, sentences: Sequence[str]) -> int:
+        """Tokens the longest step of one story needs (prompt + answer): the rewrite (story
+        prompt + :func:`rewrite_tokens`) or the judge (marked story + its answer)."""
+        story = " ".join(sentences)
+        rewrite = self._prompt("counterfactual", story=story, proposition="x " * 48)
+        judge = self._prompt(
+            "judge", story=marked_story(sentences, range(len(sentences))), lines="1"
+        )
+        propositions = self._prompt("propositions", act1=story, story=story)
+        story_tokens = self.model.count_text(story)
+        return max(
+            self.model.count(rewrite) + rewrite_tokens(story_tokens, self.s.max_tokens),
+            self.model.count(judge) + self.s.judge_max_tokens,
+            self.model.count(propositions) + self.s.max_tokens,
+        )
+
+    def _relevance(self, story_id: str, prop: str, act1: str, later: str) -> int:
+        prompt = self._prompt("relevance", proposition=prop, act1=act1, later=later)
+        options = RELEVANCE_SCALE if self.mode == "chat" else [" " + o for o in RELEVANCE_SCALE]
+        choice = self.model.answer(prompt, options)
+        score = int(choice.best.strip())
+        self._record(
+            story_id,
+            0,
+            "relevance",
+            "ok",
+            prompt,
+            json.dumps({"proposition": prop, "score": score, "probs": choice.probs}),
+        )
+        return score
+
+    def make(
+        self, story_id: str, sentences: Sequence[str], window: int | None = None
+    ) -> tuple[Patch, str] | str:
+        """The kept edit and its proposition, or the reason the story has none. ``window``:
+        the tokens a story's steps may take (None: no limit)."""
+        bounds = act_bounds(len(sentences), self.s.min_sentences)
+        if bounds is None:
             return f"too short for three acts ({len(sentences)} sentences)"
-        act1, later, story = " ".join(acts[0]), " ".join(acts[1] + acts[2]), " ".join(sentences)
+        if window is not None and (need := self.needed_window(sentences)) > window:
+            return f"too long for the model's window ({need} tokens needed, {window} available)"
+        a2, _ = bounds
+        act1 = " ".join(sentences[:a2])
+        later, story = " ".join(sentences[a2:]), " ".join(sentences)
         prompt = self._prompt("propositions", act1=act1, story=story)
         text = self._generate(prompt)[0]
         props = parse_propositions(text, self.s.max_propositions)
         self._record(story_id, 0, "propositions", "ok" if props else "unparseable", prompt, text)
         if not props:
             return "propositions: no proposition could be parsed"
-        relevant = []
-        for prop in props:
-            prompt = self._prompt("relevance", proposition=prop, act1=act1, later=later)
-            choice = self.model.answer(
-                prompt, ["0", "1", "2", "3"] if self.mode == "chat" else [" 0", " 1", " 2", " 3"]
-            )
-            score = int(choice.best.strip())
-            self._record(
-                story_id,
-                0,
-                "relevance",
-                "ok",
-                prompt,
-                json.dumps({"proposition": prop, "score": score, "probs": choice.probs}),
-            )
-            if score >= 2:
-                relevant.append(prop)
+        relevant = [p for p in props if self._relevance(story_id, p, act1, later) in RELEVANT]
         if not relevant:
-            return "relevance: no proposition scored 2 or 3"
+            return "relevance: no proposition scored 2 or 3 (of 1-4)"
+        budget = rewrite_tokens(self.model.count_text(story), self.s.max_tokens)
+        reasons = []
         for attempt, prop in enumerate(relevant[: self.s.attempts], start=1):
             prompt = self._prompt("counterfactual", story=story, proposition=prop)
-            text = self._generate(prompt, temperature=self.s.temperature)[0]
+            text = self._generate(prompt, temperature=self.s.temperature, max_tokens=budget)[0]
             rewritten = [s.text.strip() for s in self.nlp(text.strip()).sents if s.text.strip()]
             if not rewritten:
                 self._record(story_id, attempt, "counterfactual", "unparseable", prompt, text)
+                reasons.append("counterfactual unparseable")
                 continue
             self._record(story_id, attempt, "counterfactual", "ok", prompt, text)
-            edit = patch(sentences, rewritten, len(acts[0]))
+            edit = patch(sentences, rewritten, bounds)
             reason = filter_reason(edit, self.s.max_changed)
             self._record(
                 story_id,
@@ -208,16 +304,30 @@ class ModelMaker:
                 "filter",
                 f"dropped:{reason}" if reason else "ok",
                 "",
-                json.dumps({"error": edit.error, "contradicted": edit.contradicted}),
+                json.dumps(
+                    {
+                        "error": edit.error,
+                        "contradicted": edit.contradicted,
+                        "changed_acts": list(edit.changed_acts),
+                        "n_changes": edit.n_changes,
+                    }
+                ),
             )
             if reason:
+                reasons.append(reason)
                 continue
-            changed = "\n".join(f"{i + 1}. {edit.sentences[i]}" for i in edit.error)
-            prompt = self._prompt("judge", act1=act1, changed=changed)
+            prompt = self._prompt(
+                "judge",
+                story=marked_story(edit.sentences, edit.error),
+                lines=", ".join(str(i + 1) for i in edit.error),
+            )
             votes = [
-                parse_yes_no(t)
+                parse_verdict(t)
                 for t in self._generate(
-                    prompt, k=self.s.judge_samples, temperature=self.s.temperature, max_tokens=4
+                    prompt,
+                    k=self.s.judge_samples,
+                    temperature=self.s.temperature,
+                    max_tokens=self.s.judge_max_tokens,
                 )
             ]
             yes = sum(v == "yes" for v in votes)
@@ -232,22 +342,50 @@ class ModelMaker:
             )
             if ok:
                 return edit, prop
-        return "no edit passed the filter"
+            reasons.append(f"judge {yes}/{len(votes)} yes")
+        return "no edit passed the filter (" + "; ".join(reasons) + ")"
+
+
+def maker_window(maker: ModelMaker, by_story: Mapping[str, Sequence[str]]) -> int | None:
+    """The window a local maker model is opened with: the longest need of the stories that fit
+    the model's trained context (:meth:`ModelMaker.needed_window`), rounded up to 64; None for
+    a served model (the server decides). Stories beyond it are skipped by :meth:`make`."""
+    model = maker.model
+    if model.window is None:
+        return None
+    limit = model.training_window() or model.window
+    needs = [
+        maker.needed_window(s)
+        for s in by_story.values()
+        if act_bounds(len(s), maker.s.min_sentences) is not None
+    ]
+    fitting = [n for n in needs if n <= limit]
+    return min(limit, -(-max(fitting, default=256) // 64) * 64)
 
 
 def make_with_model(
     maker: ModelMaker, sentences: pd.DataFrame, stories: pd.DataFrame, model: str
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(PLOT_HOLE_STORIES, PLOT_HOLE_SKIPPED, PLOT_HOLE_ATTEMPTS) of the model maker."""
+    """(PLOT_HOLE_STORIES, PLOT_HOLE_SKIPPED, PLOT_HOLE_ATTEMPTS) of the model maker.
+
+    A local model's window is sized to the stories first (:func:`maker_window`: before its
+    weights load); a story that does not fit it (or a served model's trained context, when
+    known) is skipped with the tokens it needs."""
     by_story = {
         sid: g.sort_values("sentence_idx")["text"].tolist()
         for sid, g in sentences.groupby("story_id", sort=False)
     }
+    window = maker_window(maker, by_story)
+    if window is not None:
+        maker.model.n_ctx = window
+        log.info("model maker: window %d tokens (the longest story that fits)", window)
+    else:
+        window = maker.model.training_window()
     made, skipped = [], []
     texts = dict(zip(stories["story_id"].astype(str), stories["text"], strict=True))
     for story_id in tqdm(list(texts), desc=f"model maker ({model})", unit="story", file=sys.stderr):
         sents = by_story.get(story_id, [])
-        result = maker.make(story_id, sents)
+        result = maker.make(story_id, sents, window)
         if isinstance(result, str):
             skipped.append((story_id, MAKER, result))
             continue
@@ -278,11 +416,13 @@ def make_with_model(
                 )
             )
     counts = pd.Series([r[3] for r in maker.log]).value_counts().to_dict() if maker.log else {}
+    reasons = pd.Series([r[2].split(" (")[0] for r in skipped]).value_counts().to_dict()
     log.info(
-        "model maker: %d stories, %d made, %d skipped; step statuses %s",
+        "model maker: %d stories, %d made, %d skipped %s; step statuses %s",
         len(texts),
         len(made) // 2,
         len(skipped),
+        reasons,
         counts,
     )
     return (

@@ -1,20 +1,28 @@
 """The entailment (NLI) baseline: a configured model used as a contradiction classifier over
 sentence pairs.
 
-For each story version shown, every pair (an earlier sentence i of act 1, a later sentence j of
-acts 2-3; :mod:`storyflow.measures.plot_holes.acts`) is put to the model as a closed-choice
-question (``plot_holes.nli.prompt`` with ``{premise}`` = sentence i, ``{hypothesis}`` = sentence
-j): does the second sentence contradict the first? The answer is read as P(yes), renormalised
-over yes/no (docs/lm.md), in [0, 1]. The story's p_error is the largest P(yes) over its pairs;
-the detector says "error" when it exceeds ``threshold`` and then localizes the error at that
-pair: S_error = {j}, S_contr = {i} (1-based). Pairs are restricted to act 1 × acts 2-3 because
-that is where both makers put the establishing mention and the contradiction; a story with
-fewer than ``min_sentences`` sentences has no acts and gets p_error NaN (logged).
+For each story version shown, sentence pairs (premise i, hypothesis j; :func:`sentence_pairs`)
+are put to the model as a closed-choice question (``plot_holes.nli.prompt`` with ``{premise}``
+= sentence i, ``{hypothesis}`` = sentence j): does the second sentence contradict the first? The
+answer is read as P(yes), renormalised over yes/no (docs/lm.md), in [0, 1]. The story's p_error
+is the largest P(yes) over its pairs; the detector says "error" when it exceeds ``threshold``
+and then localizes the error at that pair: S_error = {the later sentence of the two},
+S_contr = {the earlier one} (1-based).
 
-This is the pairwise NLI baseline of the issue with a language model in place of a trained NLI
-classifier (none ships with the project). Its cost is one short prompt per pair: about
-|act 1| × |acts 2-3| ≈ 2n²/9 prompts for an n-sentence story; the pair answers are cached by
-sentence text, so the O and F versions of a story share all but the changed sentence's pairs.
+Which pairs (``plot_holes.nli.pairs``):
+
+* ``all`` (the paper's baseline): every ordered pair of distinct sentences, both orders:
+  n(n − 1) prompts for an n-sentence story (a 30-sentence story: 870);
+* ``act1_later`` (the default, cheaper): i in act 1, j in acts 2-3
+  (:mod:`storyflow.measures.plot_holes.acts`), where both makers put the establishing mention
+  and the contradiction: about 2n²/9 prompts; a story with fewer than ``min_sentences``
+  sentences has no acts and gets p_error NaN (logged).
+
+This is the pairwise NLI baseline with a language model in place of a trained NLI classifier
+(none ships with the project). The pair answers are cached by sentence text, so the O and F
+versions of a story share all but the changed sentence's pairs. A local model's window is sized
+to the longest pair prompt (``n_ctx`` null) or fixed (``n_ctx``); a pair that does not fit is
+not asked, and a version with such a pair is left out (``answer_status`` ``too_long``).
 """
 
 from __future__ import annotations
@@ -30,26 +38,34 @@ import pandas as pd
 from tqdm import tqdm
 
 from storyflow import tables
+from storyflow.errors import StoryflowError
 from storyflow.lm.connect import LanguageModel
+from storyflow.lm.prompts import Prompt
 from storyflow.measures.plot_holes.acts import act_bounds
 from storyflow.measures.plot_holes.ceeval import ceeval_full
-from storyflow.measures.plot_holes.detect import question_prompt, yes_no
+from storyflow.measures.plot_holes.detect import TOO_LONG, fit_window, question_prompt, yes_no
 
 log = logging.getLogger(__name__)
 
 PREFIX = "nli:"
 
 
+#: The pair sets of ``plot_holes.nli.pairs`` (module docstring).
+PAIR_SETS = ("act1_later", "all")
+
+
 @dataclass(frozen=True)
 class NliSettings:
     """``prompt``: the pair question (``{premise}``, ``{hypothesis}``); ``threshold``: the
     largest pair P(yes) above which the story is flagged; ``min_sentences``: fewer sentences
-    have no acts; ``n_ctx``: the model's window."""
+    have no acts; ``n_ctx``: the model's window in tokens (None: sized to the longest pair
+    prompt, up to the model's trained context); ``pairs``: which pairs (:data:`PAIR_SETS`)."""
 
     prompt: str
     threshold: float = 0.5
     min_sentences: int = 6
-    n_ctx: int = 512
+    n_ctx: int | None = None
+    pairs: str = "act1_later"
 
     @classmethod
     def from_config(cls, block: Mapping[str, Any]) -> NliSettings:
@@ -58,12 +74,22 @@ class NliSettings:
             prompt=nli["prompt"],
             threshold=float(nli["threshold"]),
             min_sentences=int(block["min_sentences"]),
-            n_ctx=int(nli["n_ctx"]),
+            n_ctx=None if nli.get("n_ctx") is None else int(nli["n_ctx"]),
+            pairs=str(nli.get("pairs", "act1_later")),
         )
 
 
-def sentence_pairs(n_sentences: int, min_sentences: int) -> list[tuple[int, int]]:
-    """(i, j), 0-based: i in act 1, j in acts 2-3; empty when the story has no three acts."""
+def sentence_pairs(
+    n_sentences: int, min_sentences: int, pairs: str = "act1_later"
+) -> list[tuple[int, int]]:
+    """(premise, hypothesis), 0-based. ``all``: every ordered pair of distinct sentences;
+    ``act1_later``: premise in act 1, hypothesis in acts 2-3 (empty without three acts)."""
+    if pairs == "all":
+        return [(i, j) for i in range(n_sentences) for j in range(n_sentences) if i != j]
+    if pairs != "act1_later":
+        raise StoryflowError(
+            f"config: plot_holes.nli.pairs is {pairs!r}; choose one of {', '.join(PAIR_SETS)}"
+        )
     bounds = act_bounds(n_sentences, min_sentences)
     if bounds is None:
         return []
@@ -76,8 +102,22 @@ def nli_answers(model: LanguageModel, items: pd.DataFrame, settings: NliSettings
     ``items`` (PLOT_HOLE_STORIES rows); ``n_prompt_tokens`` counts the prompt tokens of the
     pairs the version needed (cached pairs included)."""
     options = yes_no(model)
-    cache: dict[tuple[str, str], tuple[float, int]] = {}
-    rows, no_acts = [], []
+    pair_sets = {
+        item.item_id: sentence_pairs(len(item.sentences), settings.min_sentences, settings.pairs)
+        for item in items.itertuples(index=False)
+    }
+    prompts: dict[tuple[str, str], tuple[Prompt, int]] = {}
+    for item in items.itertuples(index=False):
+        sents = list(item.sentences)
+        for i, j in pair_sets[item.item_id]:
+            key = (sents[i], sents[j])
+            if key not in prompts:
+                question = settings.prompt.format(premise=key[0], hypothesis=key[1])
+                prompt = question_prompt(model, question)
+                prompts[key] = (prompt, model.count(prompt))
+    limit = fit_window(model, [size + 8 for _, size in prompts.values()], settings.n_ctx)
+    cache: dict[tuple[str, str], float] = {}
+    rows, no_pairs, too_long = [], [], []
     for item in tqdm(
         items.itertuples(index=False),
         total=len(items),
@@ -87,24 +127,22 @@ def nli_answers(model: LanguageModel, items: pd.DataFrame, settings: NliSettings
         mininterval=5.0,
     ):
         sents = list(item.sentences)
+        keys = [((sents[i], sents[j]), (i, j)) for i, j in pair_sets[item.item_id]]
+        fits = limit is None or all(prompts[k][1] + 8 <= limit for k, _ in keys)
         best, best_pair, n_tokens = math.nan, None, 0
-        for i, j in sentence_pairs(len(sents), settings.min_sentences):
-            key = (sents[i], sents[j])
+        for key, (i, j) in keys if fits else []:
             if key not in cache:
-                question = settings.prompt.format(premise=key[0], hypothesis=key[1])
-                prompt = question_prompt(model, question)
-                size = model.count(prompt)
-                too_long = model.window is not None and size + 8 > model.window
-                p_yes = math.nan if too_long else model.answer(prompt, options).probs[0]
-                cache[key] = (p_yes, size)
-            p_yes, size = cache[key]
-            n_tokens += size
-            if not math.isnan(p_yes) and (math.isnan(best) or p_yes > best):
-                best, best_pair = p_yes, (i + 1, j + 1)
-        if best_pair is None:
-            no_acts.append(item.item_id)
+                cache[key] = model.answer(prompts[key][0], options).probs[0]
+            n_tokens += prompts[key][1]
+            if math.isnan(best) or cache[key] > best:
+                best, best_pair = cache[key], (i + 1, j + 1)
+        if not fits:
+            too_long.append(item.item_id)
+        elif best_pair is None:
+            no_pairs.append(item.item_id)
         says = bool(best > settings.threshold)
-        pe, pc = ([best_pair[1]], [best_pair[0]]) if says and best_pair else ([], [])
+        pe, pc = ([max(best_pair)], [min(best_pair)]) if says and best_pair else ([], [])
+        status = "ok" if says else ("not_asked" if fits else TOO_LONG)
         rows.append(
             (
                 item.item_id,
@@ -116,20 +154,34 @@ def nli_answers(model: LanguageModel, items: pd.DataFrame, settings: NliSettings
                 best,
                 says,
                 f"error: {pe[0]}; contradicts: {pc[0]}" if pe else "",
-                "ok" if says else "not_asked",
+                status,
                 pe,
                 pc,
                 ceeval_full(item.has_error, says, item.error_lines, item.contr_lines, pe, pc),
                 n_tokens,
             )
         )
-    if no_acts:
+    if no_pairs:
         log.warning(
-            "%d story version(s) have fewer than %d sentences (no acts, no pairs) or only pairs "
-            "longer than n_ctx: p_error NaN (says no): %s",
-            len(no_acts),
+            "%d story version(s) have fewer than %d sentences (no acts, no pairs): p_error NaN "
+            "(says no): %s",
+            len(no_pairs),
             settings.min_sentences,
-            ", ".join(no_acts),
+            ", ".join(no_pairs),
         )
-    log.info("%d sentence pairs asked, %d story versions", len(cache), len(rows))
+    if too_long:
+        log.warning(
+            "%d story version(s) have a pair prompt longer than the window (%s tokens): left out "
+            "(answer_status too_long): %s",
+            len(too_long),
+            limit,
+            ", ".join(too_long),
+        )
+    log.info(
+        "%d sentence pairs (%s) asked, %d story versions, window %s tokens",
+        len(cache),
+        settings.pairs,
+        len(rows),
+        model.window,
+    )
     return tables.PLOT_HOLE_ANSWERS.frame(rows)

@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
-from storyflow.measures.plot_holes.ceeval import bootstrap_ci, score_detector
+from storyflow.measures.plot_holes.ceeval import score_detector
+from storyflow.measures.plot_holes.detect import TOO_LONG
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,13 @@ def apply_unparseable_policy(group: pd.DataFrame, policy: str) -> pd.DataFrame:
     return group[~group["story_id"].isin(dropped)]
 
 
+def leave_out_too_long(group: pd.DataFrame) -> pd.DataFrame:
+    """One detector's answers without the stories of which a version was left out for length
+    (``answer_status`` ``too_long``), its twin version too, so the set stays 1:1."""
+    dropped = set(group.loc[group["answer_status"] == TOO_LONG, "story_id"])
+    return group[~group["story_id"].isin(dropped)]
+
+
 def scores_table(
     answers: pd.DataFrame,
     made: pd.DataFrame,
@@ -64,37 +71,44 @@ def scores_table(
     confidence: float,
     seed: int,
     unparseable: str = "wrong",
+    verdicts: Mapping[str, tuple[bool, str]] | None = None,
 ) -> pd.DataFrame:
     """PLOT_HOLE_SCORES rows: one per maker × detector on the balanced O + F set.
 
+    Story versions left out for length go first, with their twin (``n_left_out``: versions).
     Unparseable localization answers are counted (``n_unparseable``, before the policy) and
-    scored under ``unparseable`` (:func:`apply_unparseable_policy`; ``n_excluded``: stories
+    scored under ``unparseable`` (:func:`apply_unparseable_policy`; ``n_excluded``: versions
     dropped by it). A model detector that said "yes" to flawed stories but never gave a
     parseable localization answer gets CEEval-Full NaN (logged): it is reported as
-    unparseable, not scored.
+    unparseable, not scored. ``verdicts``: the validity check's verdict per detector
+    (:func:`storyflow.measures.plot_holes.validation.verdict_of`), written as ``valid`` and
+    ``validity``.
     """
+    from storyflow.measures.plot_holes.validation import label
+
     scored = answers[(answers["maker"] != "original") & answers["version"].isin(["O", "F"])]
     verification = made.groupby("maker")["verification"].agg(_verification)
     rows = []
     for (maker, detector), shown in scored.groupby(["maker", "detector"], sort=True):
-        group = apply_unparseable_policy(shown, unparseable)
-        n_unparseable = int(shown["answer_status"].isin(UNPARSED).sum())
+        fitting = leave_out_too_long(shown)
+        group = apply_unparseable_policy(fitting, unparseable)
+        n_unparseable = int(fitting["answer_status"].isin(UNPARSED).sum())
         if n_unparseable:
             log.info(
-                "%s on %s: %d unparseable localization answer(s), policy %r (%d stories excluded)",
+                "%s on %s: %d unparseable localization answer(s), policy %r (%d versions excluded)",
                 detector,
                 maker,
                 n_unparseable,
                 unparseable,
-                len(shown) - len(group),
+                len(fitting) - len(group),
             )
         s = score_detector(group, confidence=confidence, seed=seed)
         s["n_unparseable"] = n_unparseable
-        asked = shown["answer_status"].isin(["ok", *UNPARSED])
+        asked = fitting["answer_status"].isin(["ok", *UNPARSED])
         if (
             detector_kind(detector) == "model"
             and asked.any()
-            and not (shown["answer_status"] == "ok").any()
+            and not (fitting["answer_status"] == "ok").any()
         ):
             log.warning(
                 "%s: no parseable localization answer (%d asked): CEEval-Full not reported",
@@ -107,6 +121,7 @@ def scores_table(
                 ceeval_ci_high=math.nan,
                 ceeval_pos=math.nan,
             )
+        valid, validity = label(detector, verdicts or {})
         rows.append(
             {
                 "corpus": corpus,
@@ -115,12 +130,36 @@ def scores_table(
                 "kind": detector_kind(detector),
                 **s,
                 "unparseable_policy": unparseable,
-                "n_excluded": len(shown) - len(group),
+                "n_excluded": len(fitting) - len(group),
+                "n_left_out": len(shown) - len(fitting),
                 "verification": verification.get(maker, "exact"),
+                "valid": valid,
+                "validity": validity,
             }
         )
     frame = pd.DataFrame(rows, columns=tables.PLOT_HOLE_SCORES.names)
     return tables.PLOT_HOLE_SCORES.frame(frame)
+
+
+def left_out_table(answers: pd.DataFrame, corpus: str) -> pd.DataFrame:
+    """PLOT_HOLE_LEFT_OUT: every story version a detector did not ask for its length."""
+    out = answers[answers["answer_status"] == TOO_LONG]
+    return tables.PLOT_HOLE_LEFT_OUT.frame(
+        [
+            (
+                corpus,
+                row.detector,
+                row.item_id,
+                row.story_id,
+                row.maker,
+                row.version,
+                int(row.n_prompt_tokens),
+                "prompt and answer longer than the window (plot_holes.detection.n_ctx or "
+                "the model's trained context): not asked",
+            )
+            for row in out.itertuples(index=False)
+        ]
+    )
 
 
 def story_measures(
@@ -148,8 +187,8 @@ def story_measures(
             rows.append((story, model, "plot_holes.surprisal_f_minus_d", float(d), "nats/token"))
     if unread:
         log.warning(
-            "plot_holes.p_error is NaN for %d story × model pair(s): the story does not fit "
-            "plot_holes.detection.n_ctx (see the detect_plot_holes log): %s",
+            "plot_holes.p_error is NaN for %d story × model pair(s): the story was left out for "
+            "its length (left_out.csv; the detect_plot_holes log): %s",
             len(unread),
             ", ".join(unread),
         )
@@ -169,15 +208,23 @@ def human_vs_llm(
     *,
     human: str,
     confidence: float,
+    resamples: int,
     seed: int,
+    min_group_size: int,
+    verdicts: Mapping[str, tuple[bool, str]],
     best: str | None,
 ) -> pd.DataFrame:
-    """Detection rates on HANNA's stories, paired by prompt: per detector and LLM, the share
-    of the human stories and of that LLM's stories (same prompts) the detector calls flawed,
-    their difference (LLM − human, share 0-1) with a bootstrap CI over prompts, and whether the
-    detector is the best available one (``best``)."""
+    """PLOT_HOLE_RATES: detection rates on HANNA's stories, paired by prompt. Per detector and
+    LLM, the share of the human stories and of that LLM's stories (same prompts) the detector
+    calls flawed, each with its Wilson interval, and their difference (LLM − human, share)
+    with a percentile bootstrap interval over prompts; with fewer than ``min_group_size``
+    prompts no interval (``small_group``). ``verdicts``: the validity check's verdicts;
+    ``best``: the detector marked best (:func:`best_detector`)."""
+    from storyflow import validity
+    from storyflow.measures.plot_holes.validation import label
+
     original = answers[answers["maker"] == "original"]
-    # a story the detector could not read (p_error NaN: longer than n_ctx) has no verdict
+    # a story the detector could not read (left out for length) has no verdict
     original = original.assign(
         says_error=original["says_error"].astype(float).where(original["p_error"].notna())
     )
@@ -189,36 +236,62 @@ def human_vs_llm(
         )
         if human not in wide:
             continue
+        valid, verdict = label(detector, verdicts)
         for group in sorted(c for c in wide.columns if c != human):
             pair = wide[[human, group]].dropna().astype(float)
+            n = len(pair)
+            small = n < min_group_size
             diff = (pair[group] - pair[human]).to_numpy()
-            low, high = bootstrap_ci(diff, confidence, seed)
-            rows.append(
-                {
-                    "detector": detector,
-                    "group": group,
-                    "n_prompts": len(pair),
-                    "rate_human": float(pair[human].mean()) if len(pair) else math.nan,
-                    "rate_llm": float(pair[group].mean()) if len(pair) else math.nan,
-                    "difference": float(np.mean(diff)) if len(diff) else math.nan,
-                    "ci_low": low,
-                    "ci_high": high,
-                    "best": detector == best,
-                }
+            nan2 = (math.nan, math.nan)
+            human_ci = (
+                nan2 if small else validity.wilson_interval(int(pair[human].sum()), n, confidence)
             )
-    return pd.DataFrame(rows)
+            llm_ci = (
+                nan2 if small else validity.wilson_interval(int(pair[group].sum()), n, confidence)
+            )
+            mean, low, high = validity.mean_ci(
+                diff, confidence=confidence, resamples=resamples, seed=seed
+            )
+            if small:
+                low = high = math.nan
+            rows.append(
+                (
+                    detector,
+                    group,
+                    n,
+                    float(pair[human].mean()) if n else math.nan,
+                    *human_ci,
+                    float(pair[group].mean()) if n else math.nan,
+                    *llm_ci,
+                    mean,
+                    low,
+                    high,
+                    small,
+                    valid,
+                    verdict,
+                    detector == best,
+                )
+            )
+    if any(r[12] for r in rows):
+        log.warning(
+            "HANNA human-vs-LLM rates on fewer than %d prompts (validity.min_group_size): "
+            "shares and differences reported without intervals",
+            min_group_size,
+        )
+    return tables.PLOT_HOLE_RATES.frame(rows)
 
 
-def best_detector(scores: pd.DataFrame) -> str | None:
-    """The model or surprisal detector with the highest CEEval-Full (None when none scored)."""
-    candidates = scores[scores["kind"] != "baseline"].dropna(subset=["ceeval_full"])
-    if candidates.empty:
+def best_detector(check: pd.DataFrame) -> str | None:
+    """The model detector that passed its validity check with the highest CEEval-Full gain
+    over always-no (None when none passed)."""
+    from storyflow.measures.plot_holes.validation import verdict_of
+
+    passed = {d for d, (ok, _) in verdict_of(check).items() if ok and ":" not in d}
+    gain = check[(check["role"] == "detector") & (check["check"] == "ceeval_minus_always_no")]
+    gain = gain[gain["model"].isin(passed)]
+    if gain.empty:
         return None
-    return str(
-        candidates.sort_values(["ceeval_full", "detector"], ascending=[False, True]).iloc[0][
-            "detector"
-        ]
-    )
+    return str(gain.sort_values(["value", "model"], ascending=[False, True]).iloc[0]["model"])
 
 
 def shown_versions(made: Sequence[pd.DataFrame]) -> pd.DataFrame:
@@ -290,6 +363,7 @@ class CorpusScores:
     surprisal: pd.DataFrame
     answers: pd.DataFrame
     story_measures: pd.DataFrame
+    left_out: pd.DataFrame
 
 
 def score_corpus(
@@ -297,21 +371,26 @@ def score_corpus(
     made_paths: Sequence[str],
     answer_paths: Sequence[str],
     surprisal_paths: Sequence[str],
+    validity_path: str | None,
     stories: pd.DataFrame,
     corpus: str,
     settings: Mapping[str, Any],
     detectors: Sequence[str],
     surprisal_models: Sequence[str],
 ) -> CorpusScores:
-    """Every detector's answers (models, surprisal detectors, baselines), the scores table,
-    the surprisal contrasts per model and the story measures of one corpus.
+    """Every detector's answers (models, surprisal detectors, baselines), the scores table
+    (with each detector's validity verdict), the surprisal contrasts per model, the story
+    measures and the versions left out for length of one corpus.
 
     ``settings``: ``seed``, ``confidence``, ``surprisal_z``, ``unparseable`` (the policy) and
-    ``verdicts`` (a completed review sheet or None).
+    ``verdicts`` (a completed review sheet or None); ``validity_path``: the plot-hole validity
+    table (results/plot_holes/validity.csv).
     """
     from storyflow.measures.plot_holes import detect, surprisal
+    from storyflow.measures.plot_holes.validation import verdict_of
 
     seed, confidence = int(settings["seed"]), float(settings["confidence"])
+    verdicts = verdict_of(tables.read(tables.VALIDITY, validity_path)) if validity_path else {}
     made_frames, _ = read_made(made_paths, settings["verdicts"])
     made = pd.concat(made_frames, ignore_index=True)
     shown = made[made["version"].isin(["O", "F"])]
@@ -341,22 +420,30 @@ def score_corpus(
             confidence=confidence,
             seed=seed,
             unparseable=str(settings["unparseable"]),
+            verdicts=verdicts,
         ),
         surprisal=summary,
         answers=answers,
         story_measures=tables.STORY_MEASURES.frame(measures),
+        left_out=left_out_table(answers, corpus),
     )
 
 
 def score_benchmark(
-    *, made_path: str, answer_paths: Sequence[str], settings: Mapping[str, Any]
+    *,
+    made_path: str,
+    answer_paths: Sequence[str],
+    validity_path: str | None,
+    settings: Mapping[str, Any],
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The scores table (corpus ``flawedfictions``) and every detector's answers on a
     FlawedFictions file read by :func:`storyflow.measures.plot_holes.benchmark.read_benchmark`:
     the configured models' answers plus the always-no and random baselines. The file's own
     balance of flawed and unflawed stories is kept. ``settings``: ``seed``, ``confidence``
-    and ``unparseable`` (the policy)."""
+    and ``unparseable`` (the policy); ``validity_path``: the plot-hole validity table, whose
+    verdicts label the detectors."""
     from storyflow.measures.plot_holes import detect
+    from storyflow.measures.plot_holes.validation import verdict_of
 
     seed = int(settings["seed"])
     made = tables.read(tables.PLOT_HOLE_STORIES, made_path)
@@ -370,5 +457,6 @@ def score_benchmark(
         confidence=float(settings["confidence"]),
         seed=seed,
         unparseable=str(settings["unparseable"]),
+        verdicts=verdict_of(tables.read(tables.VALIDITY, validity_path)) if validity_path else {},
     )
     return scores, answers

@@ -83,6 +83,39 @@ def score_versions(scorer: Scorer, made: pd.DataFrame, model: str, n_ctx: int) -
     return tables.PLOT_HOLE_SURPRISAL.frame(rows)
 
 
+def score_model(
+    gguf: str,
+    made: pd.DataFrame,
+    model: str,
+    *,
+    n_ctx: int | None,
+    n_threads: int,
+) -> pd.DataFrame:
+    """PLOT_HOLE_SURPRISAL rows of every version of ``made`` scored by the local model at
+    ``gguf``. The window is the longest version (plus the start token, rounded up to 64) that
+    fits ``n_ctx`` (None: the model's trained context); a longer version gets NaN NLLs
+    (logged)."""
+    from storyflow.lm.backends.llama_cpp import LlamaCppScorer, VocabOnly
+
+    vocab = VocabOnly(gguf)
+    limit = n_ctx if n_ctx is not None else vocab.n_ctx_train
+    lengths = [
+        1 + sum(len(vocab.tokenize(s if i == 0 else " " + s)) for i, s in enumerate(sents))
+        for sents in made["sentences"]
+    ]
+    fitting = [n for n in lengths if n <= limit]
+    window = min(limit, max(64, -(-max(fitting, default=64) // 64) * 64))
+    log.info(
+        "%s: window %d tokens (%d versions, longest %d)",
+        model,
+        window,
+        len(made),
+        max(lengths, default=0),
+    )
+    scorer = LlamaCppScorer(gguf, n_ctx=window, n_threads=n_threads)
+    return score_versions(scorer, made, model, window)
+
+
 def story_contrasts(surprisal: pd.DataFrame, made: pd.DataFrame) -> pd.DataFrame:
     """Per story and model: the changed sentence's NLL in each version, the contrasts
     (nats/token), its rank among F's sentences (1 = highest NLL), n sentences of F, and the

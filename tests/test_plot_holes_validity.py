@@ -1,0 +1,319 @@
+"""The plot-hole detectors' validity check (issue 24) and the window sized to the story
+(issue 21): the validation pool, the checks on known pairs, stories left out for length (never
+a silent "no"), the human-vs-LLM rates with bounded intervals and the verdicts, the figures."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_plot_holes import STORY, FakeModel
+
+from storyflow import tables, validity
+from storyflow.measures.plot_holes import detect, nli, scoring, validation
+
+SETTINGS = detect.DetectorSettings(classify="Q {story}", localize="L {story} {format}")
+
+
+def version(story: str, v: str, sentences: list[str], maker: str = "controlled") -> tuple:
+    flawed = v == "F"
+    return (
+        story, f"{story}:{maker}:{v}", maker, v, flawed, len(sentences), sentences,
+        [6] if flawed else [], [1] if flawed else [], 5 if flawed else -1, "colour", "",
+        " ".join(sentences), "exact", "{}",
+    )  # fmt: skip
+
+
+def flawed(sentences: list[str]) -> list[str]:
+    return [*sentences[:5], sentences[5].replace("red", "blue"), *sentences[6:]]
+
+
+# --- stories too long for the window: left out, listed, never a "no" --------------------------
+def test_a_version_beyond_the_window_is_left_out_with_its_twin_and_listed() -> None:
+    long = [*STORY[:6], " ".join(["and then we walked on"] * 60) + "."]
+    items = tables.PLOT_HOLE_STORIES.frame(
+        [
+            version("short", "O", STORY),
+            version("short", "F", flawed(STORY)),
+            version("long", "O", long),
+            version("long", "F", flawed(long)),
+        ]
+    )
+    model = FakeModel(lambda prompt, names: [0.2, 0.8], trained=200)
+    answers = detect.detect(model, items, SETTINGS).set_index("item_id")
+    assert model.n_ctx <= 200 and model.n_ctx % 64 == 0  # the window: the longest that fits
+    assert answers.loc["long:controlled:O", "answer_status"] == detect.TOO_LONG
+    assert math.isnan(answers.loc["long:controlled:F", "p_error"])
+    assert answers.loc["short:controlled:O", "answer_status"] == "not_asked"
+    made = items.assign(maker="controlled")
+    scores = scoring.scores_table(answers.reset_index(), made, "t", confidence=0.95, seed=1)
+    row = scores.set_index("detector").loc["fake"]
+    # before: the long story counted as a "no" (a right answer on its original)
+    assert (row["n"], row["n_left_out"], row["specificity"]) == (2, 2, 1.0)
+    left = scoring.left_out_table(answers.reset_index(), "t")
+    assert sorted(left["item_id"]) == ["long:controlled:F", "long:controlled:O"]
+    assert (left["n_prompt_tokens"] > 200).all() and left["reason"].str.contains("window").all()
+
+
+def test_a_served_model_without_a_known_window_is_asked_everything() -> None:
+    long = [*STORY[:6], " ".join(["and then we walked on"] * 60) + "."]
+    items = tables.PLOT_HOLE_STORIES.frame([version("long", "O", long)])
+    model = FakeModel(lambda prompt, names: [0.3, 0.7], trained=None, served=True)
+    answers = detect.detect(model, items, SETTINGS)
+    assert answers["p_error"].tolist() == [0.3] and model.window is None
+
+
+def test_a_configured_window_is_a_fixed_limit() -> None:
+    items = tables.PLOT_HOLE_STORIES.frame([version("s", "O", STORY)])
+    model = FakeModel(lambda prompt, names: [0.3, 0.7], trained=4096)
+    fixed = detect.DetectorSettings(classify="Q {story}", localize="L {story}", n_ctx=256)
+    tight = detect.DetectorSettings(classify="Q {story}", localize="L {story}", n_ctx=60)
+    assert detect.detect(model, items, fixed)["answer_status"].tolist() == ["not_asked"]
+    assert detect.detect(model, items, tight)["answer_status"].tolist() == [detect.TOO_LONG]
+
+
+# --- the NLI baseline over every ordered pair -------------------------------------------------
+def test_nli_over_every_ordered_pair_localizes_the_later_sentence_as_the_error() -> None:
+    story = flawed(STORY)
+
+    def answer(prompt, names):
+        hit = prompt.startswith(f"A: {story[5]}") and prompt.endswith(f"B: {story[0]}")
+        return [0.9, 0.1] if hit else [0.1, 0.9]
+
+    model = FakeModel(answer)
+    settings = nli.NliSettings(prompt="A: {premise} B: {hypothesis}", pairs="all")
+    items = tables.PLOT_HOLE_STORIES.frame([version("s", "F", story)])
+    row = nli.nli_answers(model, items, settings).iloc[0]
+    assert len(model.prompts) == 7 * 6  # every ordered pair, asked once
+    # the hit pair has the later sentence (6) as premise: the error is still the later one
+    assert (list(row["pred_error"]), list(row["pred_contr"]), row["ceeval"]) == ([6], [1], 1)
+
+
+# --- the checks on known pairs -------------------------------------------------------------------
+CHECK = validation.CheckSettings(min_auroc=0.5, min_pairs=10, resamples=500, seed=3)
+
+
+def pairs(score_o, score_f, ceeval_o, ceeval_f) -> pd.DataFrame:
+    n = len(score_o)
+    return pd.DataFrame(
+        {"source": "v", "story_id": [f"s{i}" for i in range(n)], "score_O": score_o,
+         "score_F": score_f, "ceeval_O": ceeval_o, "ceeval_F": ceeval_f}
+    )  # fmt: skip
+
+
+def by_check(rows: list[tuple]) -> pd.DataFrame:
+    return validity.frame(rows).set_index("check")
+
+
+def test_a_detector_that_separates_flawed_from_original_passes() -> None:
+    rng = np.random.default_rng(0)
+    good = pairs(rng.uniform(0, 0.4, 30), rng.uniform(0.6, 1, 30), [1] * 30, [1] * 20 + [0] * 10)
+    checks = by_check(validation.role_checks(good, "detector", "m", CHECK, "test"))
+    assert checks.loc["auroc", "value"] == 1.0 and checks.loc["auroc", "passed"]
+    assert checks.loc["ceeval_minus_always_no", "value"] == pytest.approx(20 / 30 / 2)
+    assert checks.loc["ceeval_minus_always_no", "ci_low"] > 0
+    assert checks["passed"].all() and (checks["n"] == 30).all()
+
+
+def test_a_detector_that_says_yes_to_everything_fails() -> None:
+    # the issue's case: every original and every flawed version called flawed, P(yes) ≈ 0.99
+    rng = np.random.default_rng(1)
+    yes = pairs(0.99 + rng.uniform(0, 0.005, 60), 0.99 + rng.uniform(0, 0.005, 60), [0] * 60,
+                [1] * 12 + [0] * 48)  # fmt: skip
+    checks = by_check(validation.role_checks(yes, "detector", "m", CHECK, "test"))
+    assert 0.3 < checks.loc["auroc", "value"] < 0.7 and not checks.loc["auroc", "passed"]
+    assert 0 <= checks.loc["auroc", "ci_low"] <= checks.loc["auroc", "ci_high"] <= 1
+    gain = checks.loc["ceeval_minus_always_no"]
+    assert gain["value"] == pytest.approx(12 / 60 / 2 - 0.5) and not gain["passed"]
+    assert checks.loc["pairs", "passed"]
+
+
+def test_too_few_pairs_fail_the_pairs_check() -> None:
+    few = pairs([0.1] * 8, [0.9] * 8, [1] * 8, [1] * 8)
+    checks = by_check(validation.role_checks(few, "nli", "m", CHECK, "test"))
+    assert checks.loc["auroc", "passed"] and not checks.loc["pairs", "passed"]
+    assert checks.loc["pairs", "value"] == 8 and checks.loc["pairs", "threshold"] == 10
+
+
+def answers_file(path, story_ids, p_o, p_f, *, status_f="not_asked", ceeval_f=0) -> str:
+    rows = []
+    for sid, po, pf in zip(story_ids, p_o, p_f, strict=True):
+        for v, p in (("O", po), ("F", pf)):
+            status = status_f if v == "F" else "not_asked"
+            rows.append(
+                (f"{sid}:controlled:{v}", sid, "controlled", v, "m", v == "F", p, p > 0.5, "",
+                 status, [], [], 1 if v == "O" else ceeval_f, 10)
+            )  # fmt: skip
+    tables.PLOT_HOLE_ANSWERS.frame(rows).to_parquet(path)
+    return str(path)
+
+
+def test_the_check_pools_every_source_and_skips_pairs_left_out(tmp_path) -> None:
+    ids_a, ids_b = [f"a{i}" for i in range(6)], [f"b{i}" for i in range(5)]
+    made_a = tables.PLOT_HOLE_STORIES.frame(
+        [version(s, v, STORY) for s in ids_a for v in ("O", "F")]
+    )
+    made_b = tables.PLOT_HOLE_STORIES.frame(
+        [version(s, v, STORY) for s in ids_b for v in ("O", "F", "C")]
+    )
+    file_a = answers_file(tmp_path / "a.parquet", ids_a, [0.1] * 6, [0.9] * 6, ceeval_f=1)
+    file_b = answers_file(tmp_path / "b.parquet", ids_b, [0.2] * 5, [0.8] * 4 + [math.nan],
+                          ceeval_f=1)  # fmt: skip
+    sources = [
+        validation.Source("validation", made_a, {("detector", "m"): file_a}),
+        validation.Source("hippocorpus", made_b, {("detector", "m"): file_b}),
+    ]
+    table = validation.check_detectors(sources, CHECK, surprisal_z=2.0).set_index("check")
+    assert table.loc["pairs", "value"] == 10  # 6 + 5, one without a score
+    assert "validation 6, hippocorpus 5" in table.loc["pairs", "detail"]
+    assert "1 pair(s) without a score" in table.loc["pairs", "detail"]
+    assert set(table["corpus"]) == {"all"} and set(table["role"]) == {"detector"}
+    verdicts = validation.verdict_of(table.reset_index())
+    assert verdicts == {"m": (True, "")}
+    other_classes = validation.CheckSettings(min_pairs=10, resamples=50, classes=("number",))
+    assert validation.check_detectors(sources, other_classes, surprisal_z=2.0).empty
+    assert validation.label("m", verdicts) == (True, "passed")
+    assert validation.label("baseline:always-no", verdicts)[0] is None
+    assert validation.label("nli:m", verdicts) == (None, "not checked (no controlled pairs)")
+
+
+def test_the_surprisal_role_is_checked_on_its_own_statistic(tmp_path) -> None:
+    ids = [f"s{i}" for i in range(12)]
+    made = tables.PLOT_HOLE_STORIES.frame([version(s, v, STORY) for s in ids for v in ("O", "F")])
+    rows = []
+    for sid in ids:
+        for v in ("O", "F"):
+            nll = [2.0, 2.1, 1.9, 2.0, 2.05, 6.0 if v == "F" else 2.2, 1.95]
+            rows += [(f"{sid}:controlled:{v}", sid, v, "m", i, 5, x) for i, x in enumerate(nll)]
+    path = tmp_path / "nll.parquet"
+    tables.PLOT_HOLE_SURPRISAL.frame(rows).to_parquet(path)
+    source = validation.Source("validation", made, {("surprisal", "m"): str(path)})
+    table = validation.check_detectors([source], CHECK, surprisal_z=2.0).set_index("check")
+    assert table.loc["auroc", "value"] == 1.0 and table.loc["auroc", "role"] == "surprisal"
+    # F: the changed sentence (6) stands out and its most similar earlier sentence is line 1
+    assert table.loc["ceeval_minus_always_no", "value"] == pytest.approx(0.5)
+
+
+# --- the validation pool ---------------------------------------------------------------------
+def test_the_validation_pool_leaves_out_the_sample_and_long_stories(nlp) -> None:
+    from storyflow.sentences import load_spacy
+
+    tagger = load_spacy("en_core_web_sm", exclude=("lemmatizer",))
+    text = " ".join(STORY)
+    corpus = pd.DataFrame(
+        {
+            "story_id": [f"h{i}" for i in range(8)],
+            "text": [text.replace("sister", w) for w in
+                     ("sister", "mother", "aunt", "wife", "sister", "daughter", "niece", "sister")],
+        }
+    )  # fmt: skip
+    corpus.loc[7, "text"] = text + " " + " ".join(["More words here."] * 30)  # too long
+    kwargs = {"pairs": 3, "max_words": 80, "seed": 4, "min_sentences": 6}
+    made, coverage, _ = validation.validation_pool(corpus, ["h0", "h1"], nlp, tagger, **kwargs)
+    ids = list(dict.fromkeys(made["story_id"]))
+    assert len(ids) == 3 and not {"h0", "h1", "h7"} & set(ids)
+    assert set(made["version"]) == {"O", "F"} and made["has_error"].sum() == 3
+    again, _, _ = validation.validation_pool(corpus, ["h0", "h1"], nlp, tagger, **kwargs)
+    pd.testing.assert_frame_equal(made, again)
+    other, _, _ = validation.validation_pool(
+        corpus, ["h0", "h1"], nlp, tagger, **{**kwargs, "seed": 5}
+    )
+    assert list(dict.fromkeys(other["story_id"])) != ids  # another order
+    any_row = coverage.set_index("attribute_class").loc["any"]
+    assert any_row["n_with_candidate"] >= 3 and any_row["n_stories"] <= 5
+    colours, _, _ = validation.validation_pool(
+        corpus, ["h0", "h1"], nlp, tagger, **kwargs, classes=["colour"]
+    )
+    f = colours[colours["version"] == "F"]
+    assert len(f) == 3 and set(f["attribute_class"]) == {"colour"}  # not the kin terms
+
+
+# --- HANNA human-vs-LLM rates ------------------------------------------------------------------
+def hanna(n_prompts: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    stories, rows = [], []
+    for p in range(n_prompts):
+        for group, says in (("Human", p % 3 == 0), ("GPT", p % 2 == 0)):
+            sid = f"{group}{p}"
+            stories.append((sid, group, f"p{p}"))
+            rows.append(
+                (f"{sid}:original:O", sid, "original", "O", "m", False, 0.9 if says else 0.1,
+                 says, "", "not_asked", [], [], 1, 10)
+            )  # fmt: skip
+    return (
+        tables.PLOT_HOLE_ANSWERS.frame(rows),
+        pd.DataFrame(stories, columns=["story_id", "story_type", "prompt_id"]),
+    )
+
+
+def test_human_vs_llm_rates_stay_in_range_and_carry_the_verdict() -> None:
+    answers, stories = hanna(12)
+    kwargs = {"human": "Human", "confidence": 0.95, "resamples": 500, "seed": 1}
+    verdicts = {"m": (False, "auroc")}
+    row = scoring.human_vs_llm(
+        answers, stories, min_group_size=5, verdicts=verdicts, best=None, **kwargs
+    ).iloc[0]
+    assert (row["n_prompts"], row["rate_human"], row["rate_llm"]) == (12, 4 / 12, 6 / 12)
+    assert 0 <= row["rate_human_ci_low"] < 4 / 12 < row["rate_human_ci_high"] <= 1
+    low, high = validity.wilson_interval(6, 12, 0.95)
+    assert (row["rate_llm_ci_low"], row["rate_llm_ci_high"]) == (low, high)
+    assert -1 <= row["ci_low"] <= row["difference"] <= row["ci_high"] <= 1
+    assert (row["valid"], row["validity"], row["small_group"]) == (False, "failed: auroc", False)
+    small = scoring.human_vs_llm(
+        *hanna(4), min_group_size=5, verdicts=verdicts, best=None, **kwargs
+    ).iloc[0]
+    assert small["small_group"] and small["n_prompts"] == 4
+    assert np.isnan([small["ci_low"], small["rate_human_ci_low"], small["rate_llm_ci_high"]]).all()
+
+
+def test_best_is_the_valid_detector_with_the_largest_gain() -> None:
+    rows = []
+    for model, auroc_low, gain in (("a", 0.6, 0.1), ("b", 0.7, 0.2), ("c", 0.4, 0.3)):
+        rows += [
+            validity.check("plot_holes", "all", "detector", model, "auroc", 0.8,
+                           (auroc_low, 0.9), 0.5, "ci_low > threshold", 60, ""),
+            validity.check("plot_holes", "all", "detector", model, "ceeval_minus_always_no",
+                           gain, (0.05, 0.4), 0.0, "ci_low > threshold", 60, ""),
+        ]  # fmt: skip
+    table = validity.frame(rows)
+    assert scoring.best_detector(table) == "b"  # c has the largest gain but failed
+    assert scoring.best_detector(table[table["model"] == "c"]) is None
+
+
+# --- figures ---------------------------------------------------------------------------------
+def test_failed_detectors_are_drawn_hollow_with_their_interval(tmp_path) -> None:
+    from storyflow.figures.plot_holes import length_bins, plot_ceeval
+
+    base = {"corpus": "t", "maker": "controlled", "n": 20, "ceeval_ci_low": 0.3,
+            "ceeval_ci_high": 0.7, "ceeval_full": 0.5}  # fmt: skip
+    scores = pd.DataFrame(
+        [
+            {**base, "detector": "good", "kind": "model", "valid": True, "validity": "passed"},
+            {**base, "detector": "bad", "kind": "model", "valid": False,
+             "validity": "failed: auroc, pairs"},
+            {**base, "detector": "baseline:always-no", "kind": "baseline", "valid": None,
+             "validity": "not checked"},
+        ]
+    )  # fmt: skip
+    fig = plot_ceeval(scores, [tmp_path / "c.png"], 50)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    bars = dict(zip(labels, ax.patches, strict=True))
+    assert bars["bad (failed: auroc, pairs)"].get_facecolor()[3] == 0  # hollow
+    assert bars["good"].get_facecolor()[3] == 1
+    assert len(ax.lines) >= 3  # an error bar per detector (and the 0.5 line)
+    assert any("failed its validity check" in t.get_text() for t in fig.legends[0].get_texts())
+    answers = tables.PLOT_HOLE_ANSWERS.frame(
+        [
+            (f"s{i}:controlled:{v}", f"s{i}", "controlled", v, "m", v == "F", 0.5, True, "",
+             "ok", [], [], int(i % 2 == 0), 10)
+            for i in range(12) for v in ("O", "F")
+        ]
+    )  # fmt: skip
+    lengths = [" ".join(["w"] * (50 + 10 * i)) for i in range(12)]
+    made = pd.DataFrame({"story_id": [f"s{i}" for i in range(12)], "original": lengths})
+    bins = length_bins(answers, made)
+    assert len(bins) == 3 and (bins["n"] == 8).all()
+    assert ((bins["ci_low"] <= bins["ceeval"]) & (bins["ceeval"] <= bins["ci_high"])).all()
+    assert bins["ci_low"].ge(0).all() and bins["ci_high"].le(1).all()
