@@ -76,6 +76,22 @@ def test_a_job_gets_the_runtime_settings_from_the_config_not_from_params() -> No
     assert job_spec(LOCAL.scoring_settings(), []).served is False
 
 
+def test_server_sampling_fields_reach_every_request_and_the_params() -> None:
+    """source.server.extra_body (a server's own sampler settings, e.g. llama-cpp-python's
+    repeat penalty) changes samples: it is sent with every request and is part of the params
+    (a change re-runs the model's jobs), unlike base_url."""
+    plain = {"top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0}
+    entry = {
+        "name": "big", "variant": "instruct", "roles": ["tension.forecaster"],
+        "source": {"server": {"base_url": "http://node7:8000/v1", "model": "m",
+                              "extra_body": plain}},
+    }  # fmt: skip
+    params = ModelSpec.from_config(entry).scoring_settings()
+    assert params["source"]["server"]["extra_body"] == plain
+    model = open_model(job_spec(params, [entry]))
+    assert model._http.extra_body == plain and model._http.pieces is None  # no tokenizer file
+
+
 def test_a_local_model_needs_its_gguf() -> None:
     with pytest.raises(StoryflowError, match=r"resources/models/smollm2\.gguf"):
         open_model(LOCAL)
@@ -95,3 +111,16 @@ def test_a_local_model_renders_answers_and_samples(packaged_models) -> None:
     assert [s.text for s in first] == [s.text for s in again]  # the same seeds, the same texts
     assert all(len(s.tokens) <= 6 for s in first)
     assert model.tokens_evaluated > 0
+
+
+@pytest.mark.slow
+def test_a_served_model_with_a_tokenizer_knows_each_answers_tokens(packaged_models) -> None:
+    spec = ModelSpec.from_config(
+        {"name": "s", "variant": "instruct", "roles": ["plot_holes.detector"],
+         "source": {"server": {"base_url": "http://127.0.0.1:9/v1", "model": "m",
+                               "tokenizer": str(packaged_models["smollm2"])}}}
+    )  # fmt: skip
+    model = open_model(spec)
+    assert model._http.pieces is not None and not model.chat_api
+    assert model.token_pieces("Yes") == ["Yes"] and model.token_pieces(" Yes") == [" Yes"]
+    assert "".join(model.token_pieces("Nevertheless")) == "Nevertheless"

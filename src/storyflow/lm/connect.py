@@ -64,8 +64,9 @@ class ScorerAnswerer:
         return answers(self.scorer, prompts, options)
 
 
-def http_backend(spec: ModelSpec) -> Any:
-    """The HTTP client of a served model (``source.server``), with its runtime settings."""
+def http_backend(spec: ModelSpec, pieces: Any = None) -> Any:
+    """The HTTP client of a served model (``source.server``), with its runtime settings;
+    ``pieces``: a text's token texts in the model's tokenizer (None when there is none)."""
     from storyflow.lm.backends.http import HttpBackend
 
     server = spec.server
@@ -75,9 +76,11 @@ def http_backend(spec: ModelSpec) -> Any:
         server.get("api_key_env"),
         float(server.get("timeout") or 120.0),
         concurrency=int(server.get("concurrency") or 1),
+        extra_body=dict(server.get("extra_body") or {}),
         api=server.get("api") or "completions",
         answers=server.get("answers") or "auto",
         top_logprobs=int(server.get("top_logprobs") or 20),
+        pieces=pieces,
     )
 
 
@@ -106,7 +109,8 @@ class LanguageModel:
 
     def __post_init__(self) -> None:
         if self.spec.served:
-            self._http = http_backend(self.spec)
+            tokenizer = self.spec.server.get("tokenizer")
+            self._http = http_backend(self.spec, self.token_pieces if tokenizer else None)
         elif self.model_path is None:
             raise StoryflowError(
                 f"model {self.spec.name!r} runs locally: give its GGUF "
@@ -170,6 +174,13 @@ class LanguageModel:
         if self.tokenizer is None:
             return len(text.split())
         return len(self.tokenizer.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def token_pieces(self, text: str) -> list[str]:
+        """The texts of the tokens of ``text`` (no special tokens) in the model's tokenizer
+        (a served model's answers read the listed first token with them)."""
+        llm = self.tokenizer
+        ids = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        return [llm.detokenize([i]).decode("utf-8", errors="replace") for i in ids]
 
     @property
     def window(self) -> int | None:
