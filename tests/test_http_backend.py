@@ -207,6 +207,32 @@ def test_chat_api_sends_messages_and_reads_the_first_token(stub: Stub) -> None:
     assert stub.requests[0][2]["messages"][1] == {"role": "user", "content": "Does it end well?"}
 
 
+def test_top_logprobs_in_the_chat_shape_from_the_completions_endpoint(stub: Stub) -> None:
+    """llama.cpp's C++ llama-server answers /v1/completions with the chat endpoint's logprobs
+    shape ({"content": [{"top_logprobs": [{"token", "logprob"}]}]}); it was an error."""
+    listed = [{"id": 1, "token": "No", "logprob": -0.2}, {"id": 2, "token": "Yes", "logprob": -1.9}]
+    scored = {"content": [{"id": 1, "token": "No", "logprob": -0.2, "top_logprobs": listed}]}
+    stub.respond = lambda body: (200, completion("No", "length", logprobs=scored))
+    result = HttpBackend(stub.url, "m", answers="top_logprobs").answer("Q", ["Yes", "No"])
+    assert result.variant_logprobs == ((-1.9,), (-0.2,))
+    assert stub.requests[0][0] == "/v1/completions" and stub.requests[0][2]["logprobs"] == 20
+
+
+def test_auto_falls_back_when_the_server_refuses_echo(stub: Stub) -> None:
+    """llama-server refuses echo with HTTP 400 "Unsupported param: echo": auto reads the top
+    log-probabilities instead (from then on), it does not stop the job."""
+
+    def respond(body: dict[str, Any]) -> tuple[int, Any]:
+        if body.get("echo"):
+            return 400, {"error": {"code": 400, "message": "Unsupported param: echo"}}
+        return 200, completion("Yes", "length", logprobs={"top_logprobs": [{"Yes": -0.1}]})
+
+    stub.respond = respond
+    backend = HttpBackend(stub.url, "m")
+    assert backend.answer("Q", ["Yes", "No"]).variant_logprobs == ((-0.1,), (float("-inf"),))
+    assert backend.answer_method == "top_logprobs"
+
+
 def test_answers_sharing_a_first_token_cannot_be_read_from_it(stub: Stub) -> None:
     stub.respond = lambda body: (200, completion("Y", "length", logprobs={"top_logprobs": [
         {"Y": -0.5, "N": -1.0}]}))  # fmt: skip

@@ -217,7 +217,7 @@ class HttpBackend:
         choice, _ = self._request(prompt, body)
         scored = choice.get("logprobs") or {}
         try:
-            if isinstance(prompt, Messages):
+            if "content" in scored:  # chat shape (llama.cpp's llama-server uses it for both)
                 listed = scored["content"][0]["top_logprobs"]
                 return {str(t["token"]): float(t["logprob"]) for t in listed}
             return {str(t): float(lp) for t, lp in scored["top_logprobs"][0].items()}
