@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from test_http_backend import completion, stub  # noqa: F401 (the stub server fixture)
 
 from storyflow.errors import StoryflowError
 from storyflow.lm.backends.http import HttpBackend
@@ -114,13 +115,20 @@ def test_a_local_model_renders_answers_and_samples(packaged_models) -> None:
 
 
 @pytest.mark.slow
-def test_a_served_model_with_a_tokenizer_knows_each_answers_tokens(packaged_models) -> None:
+def test_a_served_model_with_a_tokenizer_knows_each_answers_tokens(packaged_models, stub) -> None:  # noqa: F811
+    """With source.server.tokenizer (no weights loaded) a served model knows every answer's
+    first token, and its samples get their texts' token ids: they had none, so a served
+    forecaster's endings counted 0 tokens."""
     spec = ModelSpec.from_config(
         {"name": "s", "variant": "instruct", "roles": ["plot_holes.detector"],
-         "source": {"server": {"base_url": "http://127.0.0.1:9/v1", "model": "m",
+         "source": {"server": {"base_url": stub.url, "model": "m",
                                "tokenizer": str(packaged_models["smollm2"])}}}
     )  # fmt: skip
     model = open_model(spec)
     assert model._http.pieces is not None and not model.chat_api
     assert model.token_pieces("Yes") == ["Yes"] and model.token_pieces(" Yes") == [" Yes"]
     assert "".join(model.token_pieces("Nevertheless")) == "Nevertheless"
+    stub.respond = lambda body: (200, completion(" The sea was calm.", "length"))
+    (sample,) = model.sample("Once", 1, SamplingSettings(max_tokens=8))
+    expected = model.tokenizer.tokenize(b" The sea was calm.", add_bos=False, special=False)
+    assert sample.tokens == tuple(expected) and len(sample.tokens) == 5

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -258,8 +258,20 @@ class LanguageModel:
         return self._open_answerer().answers(list(prompts), options)
 
     def sample(self, prompt: Prompt, k: int, settings: SamplingSettings) -> list[Sample]:
-        """Samples 0..k-1 of ``prompt`` (sample k seeded by ``(settings.seed, k)``)."""
-        return self._open_sampler().sample(prompt, k, settings)
+        """Samples 0..k-1 of ``prompt`` (sample k seeded by ``(settings.seed, k)``).
+
+        A server returns text without token ids: with a tokenizer file, a served sample's
+        ``tokens`` are its text's tokens in the model's tokenizer (so token counts of served
+        and local samples compare); without one they stay empty."""
+        samples = self._open_sampler().sample(prompt, k, settings)
+        if self._http is not None and self.tokenizer is not None:
+            llm = self.tokenizer
+
+            def ids(text: str) -> tuple[int, ...]:
+                return tuple(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+            samples = [replace(s, tokens=ids(s.text)) for s in samples]
+        return samples
 
     @property
     def tokens_evaluated(self) -> int:
