@@ -145,7 +145,9 @@ def served_run(snakemake, packaged_models, tmp_path_factory) -> Iterator[SimpleN
     with llama_cpp_server(gguf, folder / "server.log", alias="smollm2", n_ctx=2048) as url:
         config = served_config(folder / "served.yaml", url, gguf)
         start = time.monotonic()
-        result = snakemake(folder / "run", "--cores", "2", configfiles=[config], targets=TARGETS)
+        result = snakemake(
+            folder / "run", "--cores", "2", configfiles=[config], targets=TARGETS, timeout=3600
+        )
         seconds = time.monotonic() - start
         print(f"served workflow run: {seconds:.0f} s")
         yield SimpleNamespace(
