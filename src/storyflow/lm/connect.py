@@ -25,6 +25,7 @@ estimates) never loads them, and the context window (``n_ctx``) may be set after
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -110,7 +111,8 @@ class LanguageModel:
     def __post_init__(self) -> None:
         if self.spec.served:
             tokenizer = self.spec.server.get("tokenizer")
-            self._http = http_backend(self.spec, self.token_pieces if tokenizer else None)
+            pieces = functools.cache(self.token_pieces) if tokenizer else None
+            self._http = http_backend(self.spec, pieces)
         elif self.model_path is None:
             raise StoryflowError(
                 f"model {self.spec.name!r} runs locally: give its GGUF "
