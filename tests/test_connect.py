@@ -93,6 +93,17 @@ def test_server_sampling_fields_reach_every_request_and_the_params() -> None:
     assert model._http.extra_body == plain and model._http.pieces is None  # no tokenizer file
 
 
+def test_a_missing_tokenizer_file_is_named(tmp_path) -> None:
+    spec = ModelSpec.from_config(
+        {"name": "s", "variant": "instruct", "roles": ["fabula_entropy.reader"],
+         "source": {"server": {"base_url": "http://x/v1", "model": "m",
+                               "tokenizer": str(tmp_path / "absent.gguf")}}}
+    )  # fmt: skip
+    model = open_model(spec)  # the file is read when first needed
+    with pytest.raises(StoryflowError, match=r"source\.server\.tokenizer .*absent\.gguf is not a"):
+        model.render([{"role": "user", "content": "Why?"}])
+
+
 def test_a_local_model_needs_its_gguf() -> None:
     with pytest.raises(StoryflowError, match=r"resources/models/smollm2\.gguf"):
         open_model(LOCAL)

@@ -136,6 +136,12 @@ class LanguageModel:
         model without ``source.server.tokenizer``."""
         if self._vocab is None:
             path = self.model_path if not self.spec.served else self.spec.server.get("tokenizer")
+            if path and self.spec.served and not Path(path).is_file():
+                raise StoryflowError(
+                    f"model {self.name!r}: source.server.tokenizer {path} is not a file: give "
+                    "the served model's GGUF on this machine (only its vocabulary and chat "
+                    "template are read), or tokenizer: null (word counts, the chat API)"
+                )
             if path:
                 from storyflow.lm.backends.llama_cpp import VocabOnly
 
