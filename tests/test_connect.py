@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from test_http_backend import completion, stub  # noqa: F401 (the stub server fixture)
 
 from storyflow.errors import StoryflowError
 from storyflow.lm.backends.http import HttpBackend
@@ -76,6 +77,33 @@ def test_a_job_gets_the_runtime_settings_from_the_config_not_from_params() -> No
     assert job_spec(LOCAL.scoring_settings(), []).served is False
 
 
+def test_server_sampling_fields_reach_every_request_and_the_params() -> None:
+    """source.server.extra_body (a server's own sampler settings, e.g. llama-cpp-python's
+    repeat penalty) changes samples: it is sent with every request and is part of the params
+    (a change re-runs the model's jobs), unlike base_url."""
+    plain = {"top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0}
+    entry = {
+        "name": "big", "variant": "instruct", "roles": ["tension.forecaster"],
+        "source": {"server": {"base_url": "http://node7:8000/v1", "model": "m",
+                              "extra_body": plain}},
+    }  # fmt: skip
+    params = ModelSpec.from_config(entry).scoring_settings()
+    assert params["source"]["server"]["extra_body"] == plain
+    model = open_model(job_spec(params, [entry]))
+    assert model._http.extra_body == plain and model._http.pieces is None  # no tokenizer file
+
+
+def test_a_missing_tokenizer_file_is_named(tmp_path) -> None:
+    spec = ModelSpec.from_config(
+        {"name": "s", "variant": "instruct", "roles": ["fabula_entropy.reader"],
+         "source": {"server": {"base_url": "http://x/v1", "model": "m",
+                               "tokenizer": str(tmp_path / "absent.gguf")}}}
+    )  # fmt: skip
+    model = open_model(spec)  # the file is read when first needed
+    with pytest.raises(StoryflowError, match=r"source\.server\.tokenizer .*absent\.gguf is not a"):
+        model.render([{"role": "user", "content": "Why?"}])
+
+
 def test_a_local_model_needs_its_gguf() -> None:
     with pytest.raises(StoryflowError, match=r"resources/models/smollm2\.gguf"):
         open_model(LOCAL)
@@ -95,3 +123,23 @@ def test_a_local_model_renders_answers_and_samples(packaged_models) -> None:
     assert [s.text for s in first] == [s.text for s in again]  # the same seeds, the same texts
     assert all(len(s.tokens) <= 6 for s in first)
     assert model.tokens_evaluated > 0
+
+
+@pytest.mark.slow
+def test_a_served_model_with_a_tokenizer_knows_each_answers_tokens(packaged_models, stub) -> None:  # noqa: F811
+    """With source.server.tokenizer (no weights loaded) a served model knows every answer's
+    first token, and its samples get their texts' token ids: they had none, so a served
+    forecaster's endings counted 0 tokens."""
+    spec = ModelSpec.from_config(
+        {"name": "s", "variant": "instruct", "roles": ["plot_holes.detector"],
+         "source": {"server": {"base_url": stub.url, "model": "m",
+                               "tokenizer": str(packaged_models["smollm2"])}}}
+    )  # fmt: skip
+    model = open_model(spec)
+    assert model._http.pieces is not None and not model.chat_api
+    assert model.token_pieces("Yes") == ["Yes"] and model.token_pieces(" Yes") == [" Yes"]
+    assert "".join(model.token_pieces("Nevertheless")) == "Nevertheless"
+    stub.respond = lambda body: (200, completion(" The sea was calm.", "length"))
+    (sample,) = model.sample("Once", 1, SamplingSettings(max_tokens=8))
+    expected = model.tokenizer.tokenize(b" The sea was calm.", add_bos=False, special=False)
+    assert sample.tokens == tuple(expected) and len(sample.tokens) == 5

@@ -6,6 +6,7 @@ Every server listens on 127.0.0.1 only.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import math
@@ -206,11 +207,84 @@ def test_chat_api_sends_messages_and_reads_the_first_token(stub: Stub) -> None:
     assert stub.requests[0][2]["messages"][1] == {"role": "user", "content": "Does it end well?"}
 
 
+def test_top_logprobs_in_the_chat_shape_from_the_completions_endpoint(stub: Stub) -> None:
+    """llama.cpp's C++ llama-server answers /v1/completions with the chat endpoint's logprobs
+    shape ({"content": [{"top_logprobs": [{"token", "logprob"}]}]}); it was an error."""
+    listed = [{"id": 1, "token": "No", "logprob": -0.2}, {"id": 2, "token": "Yes", "logprob": -1.9}]
+    scored = {"content": [{"id": 1, "token": "No", "logprob": -0.2, "top_logprobs": listed}]}
+    stub.respond = lambda body: (200, completion("No", "length", logprobs=scored))
+    result = HttpBackend(stub.url, "m", answers="top_logprobs").answer("Q", ["Yes", "No"])
+    assert result.variant_logprobs == ((-1.9,), (-0.2,))
+    assert stub.requests[0][0] == "/v1/completions" and stub.requests[0][2]["logprobs"] == 20
+
+
+def test_auto_falls_back_when_the_server_refuses_echo(stub: Stub) -> None:
+    """llama-server refuses echo with HTTP 400 "Unsupported param: echo": auto reads the top
+    log-probabilities instead (from then on), it does not stop the job."""
+
+    def respond(body: dict[str, Any]) -> tuple[int, Any]:
+        if body.get("echo"):
+            return 400, {"error": {"code": 400, "message": "Unsupported param: echo"}}
+        return 200, completion("Yes", "length", logprobs={"top_logprobs": [{"Yes": -0.1}]})
+
+    stub.respond = respond
+    backend = HttpBackend(stub.url, "m")
+    assert backend.answer("Q", ["Yes", "No"]).variant_logprobs == ((-0.1,), (float("-inf"),))
+    assert backend.answer_method == "top_logprobs"
+
+
 def test_answers_sharing_a_first_token_cannot_be_read_from_it(stub: Stub) -> None:
     stub.respond = lambda body: (200, completion("Y", "length", logprobs={"top_logprobs": [
         {"Y": -0.5, "N": -1.0}]}))  # fmt: skip
     with pytest.raises(StoryflowError, match="begin with the same token 'Y'"):
         HttpBackend(stub.url, "m", answers="top_logprobs").answer("Q", ["Yes", "Yeah", "No"])
+
+
+def test_variants_of_one_option_count_a_shared_first_token_once(stub: Stub) -> None:
+    """The tension judge's options ({"Y": ["Y", " Y", "Yes", " Yes"], ...}) with only "Y" and
+    "No" listed: "Yes" would read "Y" as well; counted once, not twice (was an error)."""
+    from storyflow.measures.tension.judges import YES_NO
+
+    top = {"Y": -0.5, "No": -1.5, "The": -2.0}
+    stub.respond = lambda body: (200, completion("Y", "length", logprobs={"top_logprobs": [top]}))
+    result = HttpBackend(stub.url, "m", answers="top_logprobs").answer("Q", YES_NO)
+    inf = float("-inf")
+    assert result.variant_logprobs == ((-0.5, inf, inf, inf), (inf, inf, -1.5, inf))
+    assert result.probs[0] == pytest.approx(1 / (1 + math.exp(-1.0)))
+    assert result.mass == pytest.approx(math.exp(-0.5) + math.exp(-1.5))
+
+
+def test_a_listed_space_is_not_the_start_of_an_answer(stub: Stub) -> None:
+    """Plain prompts (" Yes"/" No" after "Answer:"): a listed " " token begins both answers
+    but is not their first token; it was read for both, an error."""
+    top = {" ": -0.3, " Yes": -1.0, ".": -2.0}
+    stub.respond = lambda body: (200, completion(" ", "length", logprobs={"top_logprobs": [top]}))
+    result = HttpBackend(stub.url, "m", answers="top_logprobs").answer("Q", [" Yes", " No"])
+    assert result.variant_logprobs == ((-1.0,), (float("-inf"),))
+
+
+def test_the_tokenizer_names_each_answers_first_token(stub: Stub) -> None:
+    """With the served model's tokenizer (``pieces``) an answer reads its own first token: exact
+    for one token, the first token's probability (an upper bound) for a longer one."""
+    top = {"Ye": -0.7, "Yes": -0.9, "No": -1.1}
+    stub.respond = lambda body: (200, completion("Ye", "length", logprobs={"top_logprobs": [top]}))
+    vocabulary = {"Yes": ["Yes"], "Yeah": ["Ye", "ah"], "No": ["No"], "Nope": ["N", "ope"]}
+    backend = HttpBackend(stub.url, "m", answers="top_logprobs", pieces=vocabulary.__getitem__)
+    result = backend.answer("Q", {"yes": ["Yes", "Yeah"], "no": ["No", "Nope"]})
+    assert result.variant_logprobs == ((-0.9, -0.7), (-1.1, float("-inf")))
+    # without it "Yeah" is guessed from the longest listed token it starts with: "Ye" as well
+    guessed = HttpBackend(stub.url, "m", answers="top_logprobs").answer("Q", ["Yeah", "No"])
+    assert guessed.variant_logprobs == ((-0.7,), (-1.1,))
+
+
+def test_no_listed_answer_gives_a_tie_at_the_smallest_listed_probability(stub: Stub) -> None:
+    """Neither answer among the top tokens: both at most the smallest listed probability; the
+    options tie (probabilities were NaN) and the mass stays small."""
+    top = {"The": -0.1, "I": -2.5, "It": -4.0}
+    stub.respond = lambda body: (200, completion("The", "length", logprobs={"top_logprobs": [top]}))
+    result = HttpBackend(stub.url, "m", answers="top_logprobs").answer("Q", ["Yes", "No"])
+    assert result.probs == pytest.approx((0.5, 0.5))
+    assert result.mass == pytest.approx(2 * math.exp(-4.0))
 
 
 def test_http_errors_are_clear(stub: Stub, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -233,20 +307,21 @@ def test_http_errors_are_clear(stub: Stub, monkeypatch: pytest.MonkeyPatch) -> N
 SERVER_MODULES = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
 
 
-@pytest.fixture(scope="module")
-def llama_server(packaged_models: dict[str, Path], tmp_path_factory) -> Iterator[str]:
-    """llama-cpp-python's OpenAI-compatible server on SmolLM2 (127.0.0.1, a free port)."""
+@contextlib.contextmanager
+def llama_cpp_server(gguf: Path, log: Path, *, alias: str, n_ctx: int) -> Iterator[str]:
+    """llama-cpp-python's OpenAI-compatible server on ``gguf`` at 127.0.0.1 (a free port),
+    named ``alias``; yields its base URL (``http://127.0.0.1:<port>/v1``) once it answers and
+    stops it afterwards. Skips the test when the server's extras are not installed."""
     missing = [m for m in SERVER_MODULES if importlib.util.find_spec(m) is None]
     if missing:
         pytest.skip(f"llama-cpp-python's server extras are not installed: {missing}")
     port = free_port()
-    log = tmp_path_factory.mktemp("server") / "server.log"
     # one thread, n_batch 512 (the in-process default), logits of every token (echo log-probs)
     command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(packaged_models["smollm2"]),
-        "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "512", "--n_batch", "512", "--n_threads", "1", "--n_threads_batch", "1",
-        "--logits_all", "true",
+        sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
+        "--model_alias", alias, "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", str(n_ctx), "--n_batch", "512", "--n_threads", "1",
+        "--n_threads_batch", "1", "--logits_all", "true",
     ]  # fmt: skip
     with open(log, "w") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
@@ -271,6 +346,14 @@ def llama_server(packaged_models: dict[str, Path], tmp_path_factory) -> Iterator
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="module")
+def llama_server(packaged_models: dict[str, Path], tmp_path_factory) -> Iterator[str]:
+    """llama-cpp-python's OpenAI-compatible server on SmolLM2 (127.0.0.1, a free port)."""
+    log = tmp_path_factory.mktemp("server") / "server.log"
+    with llama_cpp_server(packaged_models["smollm2"], log, alias="smollm2", n_ctx=512) as url:
+        yield url
 
 
 def letter_prompt(llm: Any, letter: str) -> str:

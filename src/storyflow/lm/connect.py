@@ -25,9 +25,10 @@ estimates) never loads them, and the context window (``n_ctx``) may be set after
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -64,8 +65,9 @@ class ScorerAnswerer:
         return answers(self.scorer, prompts, options)
 
 
-def http_backend(spec: ModelSpec) -> Any:
-    """The HTTP client of a served model (``source.server``), with its runtime settings."""
+def http_backend(spec: ModelSpec, pieces: Any = None) -> Any:
+    """The HTTP client of a served model (``source.server``), with its runtime settings;
+    ``pieces``: a text's token texts in the model's tokenizer (None when there is none)."""
     from storyflow.lm.backends.http import HttpBackend
 
     server = spec.server
@@ -75,9 +77,11 @@ def http_backend(spec: ModelSpec) -> Any:
         server.get("api_key_env"),
         float(server.get("timeout") or 120.0),
         concurrency=int(server.get("concurrency") or 1),
+        extra_body=dict(server.get("extra_body") or {}),
         api=server.get("api") or "completions",
         answers=server.get("answers") or "auto",
         top_logprobs=int(server.get("top_logprobs") or 20),
+        pieces=pieces,
     )
 
 
@@ -106,7 +110,9 @@ class LanguageModel:
 
     def __post_init__(self) -> None:
         if self.spec.served:
-            self._http = http_backend(self.spec)
+            tokenizer = self.spec.server.get("tokenizer")
+            pieces = functools.cache(self.token_pieces) if tokenizer else None
+            self._http = http_backend(self.spec, pieces)
         elif self.model_path is None:
             raise StoryflowError(
                 f"model {self.spec.name!r} runs locally: give its GGUF "
@@ -130,6 +136,12 @@ class LanguageModel:
         model without ``source.server.tokenizer``."""
         if self._vocab is None:
             path = self.model_path if not self.spec.served else self.spec.server.get("tokenizer")
+            if path and self.spec.served and not Path(path).is_file():
+                raise StoryflowError(
+                    f"model {self.name!r}: source.server.tokenizer {path} is not a file: give "
+                    "the served model's GGUF on this machine (only its vocabulary and chat "
+                    "template are read), or tokenizer: null (word counts, the chat API)"
+                )
             if path:
                 from storyflow.lm.backends.llama_cpp import VocabOnly
 
@@ -170,6 +182,13 @@ class LanguageModel:
         if self.tokenizer is None:
             return len(text.split())
         return len(self.tokenizer.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def token_pieces(self, text: str) -> list[str]:
+        """The texts of the tokens of ``text`` (no special tokens) in the model's tokenizer
+        (a served model's answers read the listed first token with them)."""
+        llm = self.tokenizer
+        ids = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        return [llm.detokenize([i]).decode("utf-8", errors="replace") for i in ids]
 
     @property
     def window(self) -> int | None:
@@ -247,8 +266,20 @@ class LanguageModel:
         return self._open_answerer().answers(list(prompts), options)
 
     def sample(self, prompt: Prompt, k: int, settings: SamplingSettings) -> list[Sample]:
-        """Samples 0..k-1 of ``prompt`` (sample k seeded by ``(settings.seed, k)``)."""
-        return self._open_sampler().sample(prompt, k, settings)
+        """Samples 0..k-1 of ``prompt`` (sample k seeded by ``(settings.seed, k)``).
+
+        A server returns text without token ids: with a tokenizer file, a served sample's
+        ``tokens`` are its text's tokens in the model's tokenizer (so token counts of served
+        and local samples compare); without one they stay empty."""
+        samples = self._open_sampler().sample(prompt, k, settings)
+        if self._http is not None and self.tokenizer is not None:
+            llm = self.tokenizer
+
+            def ids(text: str) -> tuple[int, ...]:
+                return tuple(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+            samples = [replace(s, tokens=ids(s.text)) for s in samples]
+        return samples
 
     @property
     def tokens_evaluated(self) -> int:

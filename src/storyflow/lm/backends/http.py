@@ -24,9 +24,11 @@ some hosted APIs offer. Standard library only (``urllib.request``, ``json``).
   (``logprobs``, ``top_logprobs``), since that endpoint echoes no prompt log-probabilities.
 * **top log-probabilities** (``answers = "top_logprobs"``, and always for messages): one token
   is generated (temperature 0) and the server's ``top_logprobs`` most probable first tokens are
-  read; an option variant gets the log-probability of the listed token equal to it (exact for
-  one-token answers such as "Yes"), else of the longest listed token it starts with (the first
-  token's probability: an upper bound for a longer answer), else none (``-inf``: less mass).
+  read; an option variant gets the log-probability of the listed token that is its first token
+  (exact for one-token answers such as "Yes"; the first token's probability, an upper bound,
+  for a longer answer), else none (``-inf``: less mass). Its first token is known from the
+  served model's tokenizer when one is configured, else guessed from the texts
+  (:func:`first_token_match`).
 
 ``extra_body``: fields added to every request, for server-specific settings (the llama.cpp
 server's default sampler also applies top-k 40, min-p 0.05 and a repeat penalty of 1.1:
@@ -40,7 +42,7 @@ import logging
 import os
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -76,7 +78,9 @@ class HttpBackend:
     messages, the server's chat template); ``answers``: how closed choices are read from text
     prompts, ``echo`` (exact prompt log-probabilities), ``top_logprobs`` (the first generated
     token's, ``top_logprobs`` of them; module docstring) or ``auto`` (echo where the server
-    scores prompts, found on the first question; else top log-probabilities).
+    scores prompts, found on the first question; else top log-probabilities); ``pieces``: a
+    text's token texts in the served model's tokenizer (None: unknown), which tells
+    :func:`first_token_match` each answer's first token.
     """
 
     def __init__(
@@ -91,6 +95,7 @@ class HttpBackend:
         api: str = "completions",
         answers: str = "auto",
         top_logprobs: int = 20,
+        pieces: Callable[[str], list[str]] | None = None,
     ) -> None:
         if api not in APIS:
             raise StoryflowError(f"server api must be one of {APIS}, not {api!r}")
@@ -99,6 +104,7 @@ class HttpBackend:
         self.api = api
         self.answer_method = answers
         self.top_logprobs = top_logprobs
+        self.pieces = pieces
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.timeout = timeout
@@ -211,7 +217,7 @@ class HttpBackend:
         choice, _ = self._request(prompt, body)
         scored = choice.get("logprobs") or {}
         try:
-            if isinstance(prompt, Messages):
+            if "content" in scored:  # chat shape (llama.cpp's llama-server uses it for both)
                 listed = scored["content"][0]["top_logprobs"]
                 return {str(t["token"]): float(t["logprob"]) for t in listed}
             return {str(t): float(lp) for t, lp in scored["top_logprobs"][0].items()}
@@ -268,38 +274,65 @@ class HttpBackend:
         for echo in by_echo:
             if echo:
                 totals = iter([next(exact) for _ in flat])
+                grouped = [[next(totals) for _ in group] for group in variants]
             else:
-                totals = iter(first_token_match(next(listed), flat, self.base_url))
-            results.append(
-                ClosedAnswer.from_variant_logprobs(
-                    names, variants, [[next(totals) for _ in group] for group in variants]
-                )
-            )
+                grouped = first_token_match(next(listed), variants, self.base_url, self.pieces)
+            results.append(ClosedAnswer.from_variant_logprobs(names, variants, grouped))
         return results
 
 
-def first_token_match(top: dict[str, float], variants: Sequence[str], where: str) -> list[float]:
-    """ln P of each answer variant read from the first token's top log-probabilities ``top``
-    (token text → nats): the token equal to the variant, else the longest listed token the
-    variant starts with, else ``-inf``. Two variants read from the same token cannot be told
-    apart: an error naming them."""
-    chosen: dict[str, str] = {}
-    values = []
-    for variant in variants:
-        if variant in top:
-            token = variant
-        else:
-            prefixes = [t for t in top if t and variant.startswith(t)]
-            token = max(prefixes, key=len) if prefixes else ""
-        if token:
-            if token in chosen:
-                raise StoryflowError(
-                    f"{where}: the answers {chosen[token]!r} and {variant!r} begin with the same "
-                    f"token {token!r}, so one generated token cannot tell them apart: use "
-                    "answers that differ in their first token, or answers: echo"
-                )
-            chosen[token] = variant
-        values.append(top[token] if token else float("-inf"))
+def first_token_match(
+    top: dict[str, float],
+    variants: Sequence[Sequence[str]],
+    where: str,
+    pieces: Callable[[str], list[str]] | None = None,
+) -> list[list[float]]:
+    """ln P of each answer variant (grouped by option) read from the first token's top
+    log-probabilities ``top`` (token text → nats).
+
+    With ``pieces`` (a variant's token texts in the served model's tokenizer: the
+    ``source.server.tokenizer`` file), a variant reads the listed token equal to its first
+    token: exact for a one-token variant, an upper bound for a longer one; ``-inf`` when that
+    token is not listed (less than the smallest listed). Without a tokenizer the first token is
+    guessed: the listed token equal to the variant, else the longest listed token it starts with
+    that holds a letter or digit (a listed space or punctuation mark is not taken as the start
+    of " Yes"), else none (``-inf``).
+
+    A token is counted once per option: a second variant of the same option that reads an
+    already counted token gets ``-inf`` (``"Y"`` and ``"Yes"`` of one option, with only ``"Y"``
+    listed, give P("Y") once, not twice). Two *options* read from the same token cannot be told
+    apart: an error naming them. When no variant of any option is listed, every variant gets the
+    smallest listed log-probability, their common upper bound: the options tie, and ``mass``
+    (below the listed tokens') flags the answer as one the model did not give.
+    """
+    owner: dict[str, tuple[int, str]] = {}
+    values: list[list[float]] = []
+    for index, group in enumerate(variants):
+        row = []
+        for variant in group:
+            if pieces is not None:
+                first = (pieces(variant) or [""])[0]
+                token = first if first in top else ""
+            elif variant in top:
+                token = variant
+            else:
+                prefixes = [t for t in top if variant.startswith(t) and any(c.isalnum() for c in t)]
+                token = max(prefixes, key=len) if prefixes else ""
+            if token and token in owner:
+                if owner[token][0] != index:
+                    raise StoryflowError(
+                        f"{where}: the answers {owner[token][1]!r} and {variant!r} begin with the "
+                        f"same token {token!r}, so one generated token cannot tell them apart: "
+                        "use answers that differ in their first token, or answers: echo"
+                    )
+                token = ""  # already counted for this option
+            elif token:
+                owner[token] = (index, variant)
+            row.append(top[token] if token else float("-inf"))
+        values.append(row)
+    if not owner and top:
+        floor = min(top.values())
+        values = [[floor for _ in group] for group in variants]
     return values
 
 
