@@ -53,6 +53,7 @@ ALL_MODELS = [
     "summarize_sequentiality",
     "compute_effect_sizes",
     "fit_regressions",
+    "gather_validity",  # the sequentiality contrasts' group sizes come from the effect sizes
 ]
 FIGURES = [
     "plot_sequentiality",
