@@ -14,7 +14,14 @@ def main(smk):
     )
     units = tables.read(tables.MEASURE_UNITS, smk.input.units)
     model_free = units.loc[units["models"].fillna("") == "", "measure"].tolist()
-    result = separation(table, contrasts, model_free=model_free, confidence=smk.params.confidence)
+    result = separation(
+        table,
+        contrasts,
+        model_free=model_free,
+        confidence=smk.params.confidence,
+        min_group_size=smk.params.min_group_size,
+        verdicts=tables.read(tables.MEASURE_VERDICTS, smk.input.verdicts),
+    )
     Path(smk.output.table).parent.mkdir(parents=True, exist_ok=True)
     result.to_csv(smk.output.table, index=False)
 

@@ -15,6 +15,7 @@ def main(smk):
         n_resamples=smk.params.bootstrap,
         confidence=smk.params.confidence,
         seed=smk.params.seed,
+        verdicts=tables.read(tables.MEASURE_VERDICTS, smk.input.verdicts),
     )
     Path(smk.output.table).parent.mkdir(parents=True, exist_ok=True)
     result.to_csv(smk.output.table, index=False)

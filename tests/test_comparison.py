@@ -269,3 +269,143 @@ def test_story_table_of_a_run_holds_every_measure_of_every_story(measures_run) -
     assert set(separation_table["contrast"]) == {"imagined_vs_recalled", "retold_vs_recalled"}
     for figure in ("measure_correlations", "measure_separation"):
         assert (results / "figures" / f"{figure}.png").stat().st_size > 10_000
+
+
+# --- validity verdicts in the comparison (issue 24) -----------------------------------------
+
+
+def _validity(rows) -> pd.DataFrame:
+    """VALIDITY rows from (measure, corpus, role, model, check, passed)."""
+    return tables.VALIDITY.frame(
+        [
+            (m, c, r, mod, chk, 0.5, 0.4, 0.6, 0.6, "value >= threshold", 50, ok, "test")
+            for m, c, r, mod, chk, ok in rows
+        ]
+    )
+
+
+VALIDITY_ROWS = [
+    ("tension", "rocstories", "forecaster", "fc", "pairwise_accuracy", True),
+    ("tension", "rocstories", "judge", "embedding", "balanced_accuracy[fc]", False),
+    ("tension", "rocstories", "judge", "jm", "balanced_accuracy[fc]", True),
+    ("fabula_entropy", "hippocorpus", "reader", "qwen/standard", "control_auc", True),
+    ("fabula_entropy", "hippocorpus", "reader", "qwen/standard", "balanced_accuracy", True),
+    ("fabula_entropy", "hippocorpus", "reader", "small/standard", "balanced_accuracy", False),
+    ("fabula_entropy", "rocstories", "reader", "qwen/standard", "balanced_accuracy", False),
+    ("plot_holes", "hippocorpus", "detector", "det", "auroc", False),
+    ("plot_holes", "hippocorpus", "surprisal", "det", "auroc", True),
+]
+
+
+@pytest.mark.parametrize(
+    ("corpus_name", "measure", "model", "expected", "names"),
+    [
+        ("hanna", "tension.no_rate.embedding", "fc", "failed", "judge embedding"),
+        ("hanna", "tension.no_rate.jm", "fc", "valid", ""),
+        ("hanna", "tension.no_rate.jm", "other", "failed", "forecaster other not checked"),
+        ("hanna", "tension.pmi", "fc", "not checked", ""),
+        ("hippocorpus", "fabula_entropy.etc_soft", "qwen/standard", "valid", ""),
+        ("hippocorpus", "fabula_entropy.etc_soft", "qwen", "valid", ""),
+        ("rocstories", "fabula_entropy.etc_soft", "qwen/standard", "failed", "reader qwen"),
+        ("hippocorpus", "fabula_entropy.etc_soft", "small/standard", "failed", "small/standard"),
+        ("hippocorpus", "fabula_entropy.etc_hard", "pooled", "valid", ""),
+        ("hippocorpus", "fabula_entropy.etc_hard", "human", "not checked", ""),
+        ("hanna", "plot_holes.p_error", "det", "failed", "det auroc"),
+        ("hanna", "plot_holes.surprisal_f_minus_d", "det", "valid", ""),
+        ("hanna", "plot_holes.p_error", "unchecked", "not checked", ""),
+        ("hippocorpus", "sequentiality.context", "m1", "not checked", ""),
+        ("hippocorpus", "narrative_sense.pmi", "", "not checked", ""),
+    ],
+)
+def test_each_story_measure_gets_the_verdict_of_the_models_it_rests_on(
+    corpus_name, measure, model, expected, names
+) -> None:
+    from storyflow.comparison import verdicts
+
+    verdict, failed = verdicts.verdict(_validity(VALIDITY_ROWS), corpus_name, measure, model)
+    assert verdict == expected
+    assert names in failed and (failed == "") == (expected != "failed")
+
+
+def test_failed_measures_reach_the_story_table_and_every_comparison_table(corpus) -> None:
+    from storyflow.comparison import verdicts
+
+    stories, sentences, measures = corpus
+    ids = stories["story_id"]
+    rng = np.random.default_rng(9)
+    measures = [*measures, _measure(ids, rng.random(N), "plot_holes.p_error", "m1", "share")]
+    scores = pd.concat(measures, ignore_index=True)
+    validity = _validity([("plot_holes", "hippocorpus", "detector", "m1", "auroc", False)])
+    judged = verdicts.measure_verdicts(scores, validity, "hippocorpus")
+    by_pair = judged.set_index(["measure", "model"])["verdict"]
+    assert by_pair[("plot_holes.p_error", "m1")] == "failed"
+    assert by_pair[("seq.context", "m1")] == "not checked"
+
+    table = story_table.story_table(stories, sentences, measures, judged)
+    assert set(table.loc[table["model"] == "m1", "failed_measures"]) == {"plot_holes.p_error"}
+    assert set(table.loc[table["model"] == "m2", "failed_measures"]) == {""}
+    assert "failed_measures" not in story_table.measure_columns(table)
+
+    rho = correlation.correlations(
+        table, length="n_words", n_resamples=50, confidence=0.95, seed=1, verdicts=judged
+    )
+    with_p = (rho["measure_a"] == "plot_holes.p_error") | (rho["measure_b"] == "plot_holes.p_error")
+    assert not rho.loc[with_p, "valid"].any()
+    assert set(rho.loc[with_p, "failed"]) == {"plot_holes.p_error@m1"}
+    assert rho.loc[~with_p, "valid"].all()
+
+    contrast = [{"name": "type", "a": {"story_type": "imagined"}, "b": {"story_type": "recalled"}}]
+    g = separation.separation(
+        table, contrast, model_free=["ns.pmi"], confidence=0.95, verdicts=judged
+    )
+    assert list(g.loc[~g["valid"], "measure"]) == ["plot_holes.p_error"]
+    assert g["tested"].all()
+
+
+def test_a_contrast_below_the_minimum_group_size_is_reported_but_not_tested(corpus) -> None:
+    stories, sentences, measures = corpus
+    table = story_table.story_table(stories, sentences, measures)
+    contrast = [{"name": "type", "a": {"story_type": "imagined"}, "b": {"story_type": "recalled"}}]
+    few = table[table["story_id"].isin(table["story_id"].unique()[N // 2 - 4 : N // 2 + 3])]
+    g = separation.separation(
+        few, contrast, model_free=["ns.pmi"], confidence=0.95, min_group_size=5
+    )
+    assert set(g["n_a"].tolist() + g["n_b"].tolist()) == {3, 4}
+    assert not g["tested"].any() and g["g"].isna().all()
+    assert g["mean_a"].notna().all()  # the sizes and means are kept
+    g = separation.separation(
+        few, contrast, model_free=["ns.pmi"], confidence=0.95, min_group_size=3
+    )
+    assert g["tested"].all() and g["g"].notna().all()
+
+
+def test_the_separation_figure_draws_a_failed_measure_hollow_and_names_it(corpus, tmp_path) -> None:
+    from storyflow.comparison import verdicts
+    from storyflow.figures import comparison as figures
+
+    stories, sentences, measures = corpus
+    ids = stories["story_id"]
+    measures = [*measures, _measure(ids, np.arange(N, dtype=float), "plot_holes.p_error", "m1")]
+    validity = _validity([("plot_holes", "hippocorpus", "detector", "m1", "auroc", False)])
+    judged = verdicts.measure_verdicts(pd.concat(measures), validity, "hippocorpus")
+    table = story_table.story_table(stories, sentences, measures, judged)
+    contrast = [{"name": "type", "a": {"story_type": "imagined"}, "b": {"story_type": "recalled"}}]
+    g = separation.separation(
+        table, contrast, model_free=["ns.pmi"], confidence=0.95, verdicts=judged
+    )
+    drawn = {}
+    original = figures.save
+    figures.save = lambda fig, paths, dpi: drawn.setdefault("fig", fig)
+    try:
+        figures.plot_separation(g, [tmp_path / "g.png"])
+    finally:
+        figures.save = original
+    labels = [t.get_text() for legend in drawn["fig"].legends for t in legend.get_texts()]
+    assert "m1 (failed its validity check)" in labels and "m1" in labels
+    hollow = [
+        line
+        for ax in drawn["fig"].axes
+        for line in ax.get_lines()
+        if line.get_markerfacecolor() == "none"
+    ]
+    assert len(hollow) == 1 and len(hollow[0].get_xdata()) == 1

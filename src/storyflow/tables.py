@@ -501,13 +501,26 @@ STORY_TABLE = Table(
         "story_type": "object",
         "n_sentences": "int64",
         "n_words": "int64",
+        "failed_measures": "object",
     },
     key=("story_id", "model"),
     extra=True,
     doc="results/<corpus>/measures.parquet: one row per story and model ('' when no score "
     "depends on a model); the corpus's label columns, n_sentences (spaCy sentences), n_words "
-    "(word tokens), then one column per measure (units in tables/measure_units.csv). A score "
-    "that depends on no model is repeated on each model's row.",
+    "(word tokens), failed_measures (the row's measures that rest on a model that failed its "
+    "validity check, space-separated; '' none: tables/measure_verdicts.csv says which checks), "
+    "then one column per measure (units in tables/measure_units.csv). A score that depends on "
+    "no model is repeated on each model's row.",
+)
+
+MEASURE_VERDICTS = Table(
+    "measure verdicts",
+    {"measure": "object", "model": "object", "verdict": "object", "failed": "object"},
+    key=("measure", "model"),
+    doc="Per story measure and model of a corpus ('' = none): verdict 'valid' (every model it "
+    "rests on passed its validity check), 'failed' (failed: the failed checks, as 'role model "
+    "check') or 'not checked' (no check covers it: sequentiality, narrative sense, PMI, human "
+    "readers); from results/validity.csv (docs/validity.md).",
 )
 
 MEASURE_UNITS = Table(
@@ -541,18 +554,31 @@ MEASURE_CORRELATIONS = Table(
         "partial": "float64",
         "partial_low": "float64",
         "partial_high": "float64",
+        "valid": "bool",
+        "failed": "object",
     },
     key=("model", "measure_a", "measure_b"),
     doc="Spearman's rho of two story-level measures over the n stories with both (pairwise "
     "complete), its percentile-bootstrap CI, and the partial rho given story length with its "
-    "CI (NaN on the diagonal and for length itself). Both orders of every pair.",
+    "CI (NaN on the diagonal and for length itself). Both orders of every pair. valid: neither "
+    "measure rests on a model that failed its validity check; failed: those that do "
+    "('measure@model', space-separated).",
 )
 
 MODEL_AGREEMENT = Table(
     "model agreement",
-    {"measure": "object", "model_a": "object", "model_b": "object", **_CORRELATION},
+    {
+        "measure": "object",
+        "model_a": "object",
+        "model_b": "object",
+        **_CORRELATION,
+        "valid": "bool",
+        "failed": "object",
+    },
     key=("measure", "model_a", "model_b"),
-    doc="Spearman's rho between two models' story scores of one measure, bootstrap CI, n.",
+    doc="Spearman's rho between two models' story scores of one measure, bootstrap CI, n; "
+    "valid: neither model failed its validity check for the measure (failed: those that did, "
+    "'measure@model').",
 )
 
 MEASURE_SEPARATION = Table(
@@ -570,10 +596,16 @@ MEASURE_SEPARATION = Table(
         "g": "float64",
         "g_low": "float64",
         "g_high": "float64",
+        "tested": "bool",
+        "valid": "bool",
+        "failed": "object",
     },
     key=("contrast", "model", "measure"),
     doc="Hedges' g (group a minus group b, unitless) with its CI, for every contrast, model and "
-    "measure of a story table; means in the measure's unit.",
+    "measure of a story table; means in the measure's unit. tested: both groups have at least "
+    "validity.min_group_size scored stories (else g and its CI are NaN, sizes and means kept); "
+    "valid: the measure does not rest on a model that failed its validity check (failed: "
+    "'measure@model').",
 )
 
 # --------------------------------------------------------------------------- plot holes

@@ -7,8 +7,15 @@ rule build_story_table:
         stories="results/{corpus}/stories.parquet",
         sentences="results/{corpus}/sentences.parquet",
         measures=story_measure_files,
+        validity="results/validity.csv",
     output:
         table="results/{corpus}/measures.parquet",
+        verdicts=report(
+            "results/{corpus}/tables/measure_verdicts.csv",
+            caption="../report/measure_verdicts.rst",
+            category="Comparison of measures",
+            subcategory="{corpus}",
+        ),
         units=report(
             "results/{corpus}/tables/measure_units.csv",
             caption="../report/measure_units.rst",
@@ -28,6 +35,7 @@ rule build_story_table:
 rule correlate_measures:
     input:
         table="results/{corpus}/measures.parquet",
+        verdicts="results/{corpus}/tables/measure_verdicts.csv",
     output:
         table=report(
             "results/{corpus}/tables/measure_correlations.csv",
@@ -53,6 +61,7 @@ rule correlate_measures:
 rule compare_models:
     input:
         measures=story_measure_files,
+        verdicts="results/{corpus}/tables/measure_verdicts.csv",
     output:
         table=report(
             "results/{corpus}/tables/model_agreement.csv",
@@ -78,6 +87,7 @@ rule compare_groups:
     input:
         table="results/{corpus}/measures.parquet",
         units="results/{corpus}/tables/measure_units.csv",
+        verdicts="results/{corpus}/tables/measure_verdicts.csv",
     output:
         table=report(
             "results/{corpus}/tables/measure_separation.csv",
@@ -94,6 +104,7 @@ rule compare_groups:
     params:
         contrasts=comparison_contrasts,
         confidence=config["stats"]["confidence"],
+        min_group_size=config["validity"]["min_group_size"],
     script:
         "../../scripts/compare_groups.py"
 

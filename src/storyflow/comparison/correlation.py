@@ -29,6 +29,7 @@ from scipy import stats as sps
 
 from storyflow import tables
 from storyflow.comparison.story_table import measure_columns
+from storyflow.comparison.verdicts import mark
 
 MIN_STORIES = 5
 """Fewest stories with both scores for a correlation (fewer: NaN, with n in the row)."""
@@ -121,8 +122,11 @@ def correlations(
     n_resamples: int,
     confidence: float,
     seed: int,
+    verdicts: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Spearman's ρ and ρ given ``length`` for every pair of measures, per model, with CIs.
+    """Spearman's ρ and ρ given ``length`` for every pair of measures, per model, with CIs;
+    ``valid`` and ``failed`` from ``verdicts`` (:data:`~storyflow.tables.MEASURE_VERDICTS`,
+    :func:`storyflow.comparison.verdicts.mark`; None: every row valid).
 
     ``table``: a story table (:mod:`storyflow.comparison.story_table`); per model, its measures
     with at least one score enter, and each measure is also paired with ``length`` itself
@@ -148,16 +152,23 @@ def correlations(
                     stat |= dict.fromkeys(("partial", "partial_low", "partial_high"), math.nan)
             for first, second in {(a, b), (b, a)}:
                 rows.append({"model": model, "measure_a": first, "measure_b": second} | stat)
-    frame = pd.DataFrame(rows, columns=tables.MEASURE_CORRELATIONS.names)
+    frame = pd.DataFrame(rows, columns=tables.MEASURE_CORRELATIONS.names[:-2])
+    frame = mark(frame, _verdicts(verdicts), [("measure_a", "model"), ("measure_b", "model")])
     return tables.MEASURE_CORRELATIONS.frame(frame)
 
 
 def model_agreement(
-    measures: pd.DataFrame, *, n_resamples: int, confidence: float, seed: int
+    measures: pd.DataFrame,
+    *,
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+    verdicts: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """For every measure computed with two or more models: Spearman's ρ of the story scores of
     each pair of models, with its bootstrap CI (does the measure describe the story or the
-    model?). ``measures``: the measures' :data:`~storyflow.tables.STORY_MEASURES` rows."""
+    model?). ``measures``: the measures' :data:`~storyflow.tables.STORY_MEASURES` rows;
+    ``verdicts`` as in :func:`correlations`."""
     rows = []
     scored = measures[measures["model"] != ""]
     for measure, part in scored.groupby("measure", sort=True):
@@ -178,4 +189,10 @@ def model_agreement(
                     "rho_high": stat["rho_high"],
                 }
             )
-    return tables.MODEL_AGREEMENT.frame(pd.DataFrame(rows, columns=tables.MODEL_AGREEMENT.names))
+    frame = pd.DataFrame(rows, columns=tables.MODEL_AGREEMENT.names[:-2])
+    frame = mark(frame, _verdicts(verdicts), [("measure", "model_a"), ("measure", "model_b")])
+    return tables.MODEL_AGREEMENT.frame(frame)
+
+
+def _verdicts(verdicts: pd.DataFrame | None) -> pd.DataFrame:
+    return tables.MEASURE_VERDICTS.frame([]) if verdicts is None else verdicts

@@ -18,6 +18,7 @@ import pandas as pd
 
 from storyflow import stats, tables
 from storyflow.comparison.story_table import measure_columns
+from storyflow.comparison.verdicts import mark
 
 
 def separation(
@@ -26,9 +27,14 @@ def separation(
     *,
     model_free: Sequence[str] = (),
     confidence: float,
+    min_group_size: int = 2,
+    verdicts: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The :data:`~storyflow.tables.MEASURE_SEPARATION` rows of a story table: one per contrast,
-    model and measure (a side with fewer than 2 scored stories: NaN g, with its n).
+    model and measure. A side with fewer than ``min_group_size`` (config
+    ``validity.min_group_size``; at least 2) scored stories is not tested: NaN g, with its n and
+    means. ``valid`` and ``failed`` from ``verdicts`` (:func:`storyflow.comparison.verdicts.mark`;
+    None: every row valid).
 
     ``model_free``: measures that depend on no model (repeated on every model's row of the story
     table); each gets one row per contrast, with model ``""``.
@@ -55,7 +61,8 @@ def separation(
                 b = part.loc[in_b, measure].dropna().to_numpy(float)
                 if not (len(a) or len(b)):
                     continue  # the measure was not computed with this model
-                if len(a) >= 2 and len(b) >= 2:
+                tested = min(len(a), len(b)) >= max(2, min_group_size)
+                if tested:
                     g, low, high = stats.hedges_g(a, b, confidence)
                 else:
                     g = low = high = math.nan
@@ -73,11 +80,13 @@ def separation(
                         "g": g,
                         "g_low": low,
                         "g_high": high,
+                        "tested": tested,
                     }
                 )
-    return tables.MEASURE_SEPARATION.frame(
-        pd.DataFrame(rows, columns=tables.MEASURE_SEPARATION.names)
-    )
+    frame = pd.DataFrame(rows, columns=tables.MEASURE_SEPARATION.names[:-2])
+    if verdicts is None:
+        verdicts = tables.MEASURE_VERDICTS.frame([])
+    return tables.MEASURE_SEPARATION.frame(mark(frame, verdicts, [("measure", "model")]))
 
 
 def corpus_contrasts(

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from storyflow import tables
+from storyflow.comparison.verdicts import failed_on_row, failed_pairs
 from storyflow.errors import StoryflowError
 
 log = logging.getLogger(__name__)
@@ -65,10 +66,14 @@ def measure_units(measures: pd.DataFrame, stories: pd.DataFrame) -> pd.DataFrame
 
 
 def story_table(
-    stories: pd.DataFrame, sentences: pd.DataFrame, measures: Sequence[pd.DataFrame]
+    stories: pd.DataFrame,
+    sentences: pd.DataFrame,
+    measures: Sequence[pd.DataFrame],
+    verdicts: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The corpus's story table (see the module docstring) from its stories, their sentences and
-    the measures' :data:`~storyflow.tables.STORY_MEASURES` tables.
+    the measures' :data:`~storyflow.tables.STORY_MEASURES` tables; ``failed_measures`` from
+    ``verdicts`` (:data:`~storyflow.tables.MEASURE_VERDICTS`; None: no measure failed).
 
     Raises:
         StoryflowError: no measure table was given, or a table repeats a (story, model, measure).
@@ -99,6 +104,7 @@ def story_table(
         .astype("int64"),
         n_words=stories["text"].str.count(WORD).astype("int64"),
     )
+    failed = failed_pairs(verdicts) if verdicts is not None else {}
     models = sorted(set(scores["model"]) - {""}) or [""]
     rows = labels.merge(pd.DataFrame({"model": models}), how="cross")
     by_model = scores[scores["model"] != ""].pivot(
@@ -109,7 +115,10 @@ def story_table(
     table = table.merge(free.reset_index(), on="story_id", how="left")
     order = ["story_id", "model", *[c for c in rows.columns if c not in ("story_id", "model")]]
     measure_columns = sorted(set(scores["measure"]))
-    table = table[[*order, *measure_columns]]
+    table = table.assign(
+        failed_measures=[failed_on_row(m, measure_columns, failed) for m in table["model"]]
+    )
+    table = table[[*order, "failed_measures", *measure_columns]]
     for measure in measure_columns:
         scored = scores.loc[scores["measure"] == measure, "story_id"].nunique()
         if scored < len(ids):
@@ -123,5 +132,6 @@ def story_table(
 
 
 def measure_columns(table: pd.DataFrame) -> list[str]:
-    """The measure columns of a story table (those after the labels and the length)."""
-    return list(table.columns[list(table.columns).index("n_words") + 1 :])
+    """The measure columns of a story table (those after the labels, the length and
+    ``failed_measures``)."""
+    return list(table.columns[list(table.columns).index("failed_measures") + 1 :])

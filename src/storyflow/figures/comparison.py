@@ -9,8 +9,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 from storyflow.figures.common import FONT_SIZE, contrast_colors, save, unique
+
+FAILED_STYLE = {"color": "grey", "markerfacecolor": "none", "linestyle": "--"}
+"""How a result resting on a model that failed its validity check is drawn."""
 
 
 def _matrix(part: pd.DataFrame, column: str, order: list[str]) -> np.ndarray:
@@ -23,7 +27,8 @@ def plot_correlations(
 ) -> None:
     """Per model (rows of panels): Spearman's ρ between the measures (left) and the partial ρ
     given story length (right), each cell annotated with its value; ``length``'s own row and
-    column show how strongly each measure follows length.
+    column show how strongly each measure follows length. A cell that rests on a measure whose
+    model failed its validity check (``valid`` false) is hatched and its value grey.
 
     ``correlations``: the :data:`~storyflow.tables.MEASURE_CORRELATIONS` table of one corpus.
     """
@@ -42,15 +47,33 @@ def plot_correlations(
         ):
             ax = axes[row, col]
             values = _matrix(part, column, measures)
+            failed = _matrix(part.assign(bad=~part["valid"].astype(bool)), "bad", measures)
             image = ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1)
             for (i, j), value in np.ndenumerate(values):
+                bad = failed[i, j] == 1
+                if bad:
+                    ax.add_patch(
+                        Rectangle(
+                            (j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", color="grey", lw=0
+                        )
+                    )
                 if np.isfinite(value):
-                    ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=FONT_SIZE - 2)
+                    ax.text(
+                        j,
+                        i,
+                        f"{value:.2f}",
+                        ha="center",
+                        va="center",
+                        fontsize=FONT_SIZE - 2,
+                        color="grey" if bad else "black",
+                    )
             ax.set_xticks(range(len(measures)))
             ax.set_yticks(range(len(measures)))
             ax.set_xticklabels(measures, rotation=60, ha="right", fontsize=FONT_SIZE - 1)
             ax.set_yticklabels(measures, fontsize=FONT_SIZE - 1)
             label = f"model: {model}" if model else "no model"
+            if (~part["valid"].astype(bool)).any():
+                label += "; hatched: a model failed its validity check"
             ax.set_title(f"{title} ({label})", fontsize=FONT_SIZE)
     if image is not None:
         fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.5, label="ρ")
@@ -62,6 +85,9 @@ def plot_separation(
 ) -> None:
     """One forest plot per contrast: Hedges' g with its CI for every measure (rows), one marker
     per model (a measure that depends on no model has one marker). g > 0: group a scores higher.
+    A measure resting on a model that failed its validity check (``valid`` false) is drawn
+    hollow and grey, named in the legend; an untested contrast (a group below
+    ``validity.min_group_size``) has no marker.
 
     ``separation``: the :data:`~storyflow.tables.MEASURE_SEPARATION` table of one corpus.
     """
@@ -83,19 +109,21 @@ def plot_separation(
             rows_m = part[part["model"] == model].set_index("measure").reindex(measures)
             y = np.arange(len(measures)) + offset
             ok = rows_m["g"].notna().to_numpy()
-            ax.errorbar(
-                rows_m["g"].to_numpy(float)[ok],
-                y[ok],
-                xerr=np.abs(
-                    rows_m[["g_low", "g_high"]].to_numpy(float)[ok].T
-                    - rows_m["g"].to_numpy(float)[ok]
-                ),
-                fmt="o",
-                markersize=3,
-                linewidth=1,
-                color=colors[model],
-                label=model or "no model",
-            )
+            valid = rows_m["valid"].fillna(True).astype(bool).to_numpy()
+            for keep, style in ((ok & valid, {}), (ok & ~valid, FAILED_STYLE)):
+                if not keep.any():
+                    continue
+                g = rows_m["g"].to_numpy(float)[keep]
+                ax.errorbar(
+                    g,
+                    y[keep],
+                    xerr=np.abs(rows_m[["g_low", "g_high"]].to_numpy(float)[keep].T - g),
+                    fmt="o",
+                    markersize=3,
+                    linewidth=1,
+                    **({"color": colors[model]} | style),
+                    label=(model or "no model") + (" (failed its validity check)" if style else ""),
+                )
         ax.axvline(0, color="grey", linewidth=0.8)
         first = part.iloc[0]
         ax.set_title(f"{first['group_a']} vs {first['group_b']}", fontsize=FONT_SIZE)
@@ -109,7 +137,12 @@ def plot_separation(
     axes[0, 0].invert_yaxis()  # the axes share y: once inverts them all
     if not contrasts:
         axes[0, 0].text(0.5, 0.5, "no contrast declared for this corpus", ha="center")
-    handles, labels = axes.ravel()[0].get_legend_handles_labels()
+    handles, labels = [], []
+    for ax in axes.ravel():
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
     if handles:
         fig.legend(
             handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=FONT_SIZE
