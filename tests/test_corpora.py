@@ -99,6 +99,66 @@ def test_csv_corpus_errors_name_file_rows_and_columns(tmp_path: Path) -> None:
         user_csv.read_csv_stories(repeated, {"id": "key", "text": "body", "group": "condition"})
 
 
+BASIC = {"id": "key", "text": "body", "group": "condition"}
+
+
+@pytest.mark.parametrize(
+    ("content", "row", "cause", "fix"),
+    [
+        # Windows-1252 "café" on the third line: the byte, its line, the encoding, how to convert
+        (
+            b"key,body,condition\na,Fine.,x\nb,Un caf\xe9.,y\n",
+            3,
+            "not UTF-8 text (byte 0xe9",
+            "iconv -f windows-1252 -t utf-8",
+        ),
+        (b"key;body;condition\na;One.;x\n", 1, "separated by semicolon (';')", "sep=';'"),
+        (b"key\tbody\tcondition\na\tOne.\tx\n", 1, "separated by tab", "comma-separated"),
+        (b"key,body,condition\n", 2, "no data rows: the file has a header only", "one row"),
+        (b"", None, "the file is empty", "a header row"),
+        (
+            b"key,body,condition\na,One.,x\nb,Two, three.,y\n",
+            3,
+            "does not parse as CSV (Error tokenizing data",
+            "enclosed in double quotes",
+        ),
+    ],
+    ids=["encoding", "semicolon", "tab", "header-only", "empty", "unquoted-comma"],
+)
+def test_user_file_mistakes_name_file_line_cause_and_fix(
+    tmp_path: Path, content: bytes, row: int | None, cause: str, fix: str
+) -> None:
+    path = tmp_path / "mine.csv"
+    path.write_bytes(content)
+    for read in (user_csv.read_csv_stories, user_csv.group_values):
+        with pytest.raises(InputDataError) as err:
+            read(path, BASIC)
+        message = str(err.value)
+        assert message.startswith(f"{path}" + (f", row {row}:" if row else ":"))
+        assert cause in message and fix in message, message
+
+
+def test_a_story_without_letters_is_excluded_with_its_reason(tmp_path: Path) -> None:
+    path = write_csv(
+        tmp_path / "s.csv",
+        [
+            {"key": "a", "body": "Ève arriva. Then she left.", "condition": "x"},
+            {"key": "b", "body": "12, 13 -- ?!", "condition": "x"},
+            {"key": "c", "body": "Один. Два.", "condition": "y"},
+        ],
+    )
+    stories, excluded = user_csv.read_csv_stories(path, BASIC)
+    assert stories["story_id"].tolist() == ["a", "c"]  # letters of any script count
+    assert excluded.to_dict("records") == [
+        {
+            "story_id": "b",
+            "story_type": "x",
+            "row": 3,
+            "reason": "no letters in the story text (nothing to read)",
+        }
+    ]
+
+
 def test_download_is_atomic(tmp_path: Path) -> None:
     source = tmp_path / "source.txt"
     source.write_text("hello")

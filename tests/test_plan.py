@@ -110,6 +110,22 @@ def test_dry_run_schedules_the_user_corpus(snakemake, hippocorpus, tmp_path: Pat
         assert rule in result.stdout
 
 
+def test_a_user_file_in_another_encoding_stops_the_plan_with_one_message(
+    snakemake, hippocorpus, tmp_path: Path
+) -> None:
+    import subprocess
+
+    config = user_corpus(tmp_path, hippocorpus)
+    path = tmp_path / "mine.csv"
+    path.write_bytes(path.read_bytes() + "s9,Un café.,b\n".encode("cp1252"))
+    command = snakemake.command(tmp_path, "-n", configfiles=[config])
+    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert f"{path}, row 8: the file is not UTF-8 text (byte 0xe9" in out
+    assert "Traceback" not in out
+
+
 @pytest.mark.slow
 def test_user_corpus_runs_through_sequentiality(snakemake, hippocorpus, tmp_path: Path) -> None:
     config = user_corpus(tmp_path, hippocorpus)

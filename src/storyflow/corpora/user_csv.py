@@ -2,7 +2,10 @@
 
 The config names the id, text and group columns (and optionally a topic column):
 ``{id: story_id, text: story, group: condition, topic: prompt}``. Stories with an empty text are
-excluded with their row and the reason; an empty or repeated id stops with the rows named.
+excluded with their row and the reason, and so are texts without a letter (only digits,
+punctuation or symbols); an empty or repeated id stops with the rows named. The file must be
+comma-separated UTF-8 with a header and at least one story (:func:`read_csv_columns` names the
+line and the fix otherwise).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from storyflow.errors import InputDataError
 REQUIRED_KEYS = ("id", "text", "group")
 #: Header row 1, first story row 2 (as a spreadsheet numbers them).
 _FIRST_ROW = 2
+#: A story text must hold at least one letter (any script) to be read.
+LETTER = r"[^\W\d_]"
 
 
 def read_csv_stories(
@@ -56,16 +61,21 @@ def read_csv_stories(
         }
     )
     empty = text == ""
+    no_letters = ~empty & ~text.str.contains(LETTER, regex=True)
+    reasons = pd.Series("", index=text.index).mask(empty, "empty story text")
+    reasons = reasons.mask(no_letters, "no letters in the story text (nothing to read)")
+    out = reasons != ""
     excluded = tables.EXCLUDED.frame(
-        (sid, group, row + _FIRST_ROW, "empty story text")
-        for row, sid, group in zip(
-            stories.index[empty],
-            stories["story_id"][empty],
-            stories["story_type"][empty],
+        (sid, group, row + _FIRST_ROW, reason)
+        for row, sid, group, reason in zip(
+            stories.index[out],
+            stories["story_id"][out],
+            stories["story_type"][out],
+            reasons[out],
             strict=True,
         )
     )
-    return tables.STORIES.frame(stories[~empty].reset_index(drop=True)), excluded
+    return tables.STORIES.frame(stories[~out].reset_index(drop=True)), excluded
 
 
 def corpus_tables(
@@ -86,14 +96,12 @@ def corpus_tables(
 def group_values(path: str | Path, columns: Mapping[str, str | None]) -> list[str] | None:
     """The distinct values of a CSV corpus's group column (None when the file is absent).
 
-    Read at parse time to check the corpus's contrasts before any job; only that column is read.
+    Read at parse time to check the corpus's contrasts before any job; a file that cannot be
+    read stops the run there with the message of :func:`read_csv_columns`.
     """
     path = Path(path)
     if not path.is_file():
         return None
-    group = columns["group"]
-    header = pd.read_csv(path, nrows=0).columns
-    if group not in header:
-        return None  # the read_csv_corpus rule names the missing column
-    values = pd.read_csv(path, usecols=[group], dtype=str, keep_default_na=False)[group]
+    named = [c for c in (columns.get(k) for k in (*REQUIRED_KEYS, "topic")) if c]
+    values = read_csv_columns(path, named, "")[columns["group"]]
     return sorted(set(values.str.strip()) - {""})
