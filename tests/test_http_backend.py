@@ -28,6 +28,7 @@ from storyflow.errors import StoryflowError
 from storyflow.lm.backends.http import (
     LLAMA_CPP_PLAIN_SAMPLING,
     HttpBackend,
+    ServerUnavailable,
     sample_seed,
     trailing_logprob,
 )
@@ -49,11 +50,18 @@ class Stub:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stub.requests.append((self.path, dict(self.headers), body))
                 status, answer = stub.respond(body)
+                if status == "drop":  # close the connection without an answer
+                    self.close_connection = True
+                    return
+                if status == "stall":  # answer after ``answer`` seconds (past the timeout)
+                    time.sleep(answer)
+                    status, answer = 200, completion("late", "stop")
                 data = answer.encode() if isinstance(answer, str) else json.dumps(answer).encode()
                 self.send_response(status)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(data)  # a stalled answer's client may have gone
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -289,17 +297,84 @@ def test_no_listed_answer_gives_a_tie_at_the_smallest_listed_probability(stub: S
 
 def test_http_errors_are_clear(stub: Stub, monkeypatch: pytest.MonkeyPatch) -> None:
     stub.respond = lambda body: (500, {"error": "model not loaded"})
-    with pytest.raises(StoryflowError, match=r"answered HTTP 500: .*model not loaded"):
+    with pytest.raises(StoryflowError, match=r"failed 1 times in a row, last: HTTP 500: .*loaded"):
+        HttpBackend(stub.url, "m", retries=0).sample("x", 1, SamplingSettings())
+    stub.respond = lambda body: (400, {"error": "bad field"})  # a client error: at once
+    with pytest.raises(StoryflowError, match=r"answered HTTP 400: .*bad field"):
         HttpBackend(stub.url, "m").sample("x", 1, SamplingSettings())
     stub.respond = lambda body: (200, "<html>")
-    with pytest.raises(StoryflowError, match="did not answer JSON"):
-        HttpBackend(stub.url, "m").sample("x", 1, SamplingSettings())
+    with pytest.raises(StoryflowError, match="an answer that is not JSON: '<html>'"):
+        HttpBackend(stub.url, "m", retries=0).sample("x", 1, SamplingSettings())
     url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
-    with pytest.raises(StoryflowError, match=re.escape(f"cannot reach the model server at {url}")):
-        HttpBackend(url, "m", timeout=5).sample("x", 1, SamplingSettings())
+    with pytest.raises(StoryflowError, match=re.escape(f"the model server at {url} (model 'm')")):
+        HttpBackend(url, "m", timeout=5, retries=0).sample("x", 1, SamplingSettings())
     monkeypatch.delenv("STORYFLOW_UNSET_KEY", raising=False)
     with pytest.raises(StoryflowError, match="STORYFLOW_UNSET_KEY is not set"):
         HttpBackend(url, "m", api_key_env="STORYFLOW_UNSET_KEY")
+
+
+# --- faults (issue 23.2) ------------------------------------------------------------------------
+
+FAULTS = {
+    "500": (500, {"error": "overloaded"}),
+    "429": (429, {"error": "rate limited"}),
+    "drop": ("drop", None),
+    "stall": ("stall", 1.5),  # past the 0.5 s timeout
+    "not JSON": (200, "{'choices': [trunc"),
+}
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_a_transient_fault_is_retried_and_nothing_is_lost(stub: Stub, fault: str) -> None:
+    """Each sample's request meets the fault twice, then is answered: every sample arrives, in
+    order, after exactly three requests each (bounded: retries + 1)."""
+    seen: dict[int, int] = {}
+
+    def respond(body: dict[str, Any]) -> tuple[Any, Any]:
+        seed = body["seed"]
+        seen[seed] = seen.get(seed, 0) + 1
+        if seen[seed] <= 2:
+            return FAULTS[fault]
+        return 200, completion(f"ending {seed}", "stop")
+
+    stub.respond = respond
+    backend = HttpBackend(stub.url, "m", timeout=0.5, concurrency=2, retries=2, backoff=0.01)
+    samples = backend.sample("x", 3, SamplingSettings(seed=1))
+    assert [s.text for s in samples] == [f"ending {sample_seed(1, k)}" for k in range(3)]
+    assert sorted(seen.values()) == [3, 3, 3]
+
+
+def test_a_server_that_stays_down_stops_with_one_bounded_message(stub: Stub) -> None:
+    """Every request fails: each is sent retries + 1 times and no more, and the message names
+    the server, the model, the last fault, the requests answered and what to do."""
+    answered: list[int] = []
+
+    def respond(body: dict[str, Any]) -> tuple[Any, Any]:
+        if body["seed"] == sample_seed(1, 0):
+            answered.append(1)
+            return 200, completion("ok", "stop")
+        return 503, {"error": "loading model"}
+
+    stub.respond = respond
+    backend = HttpBackend(stub.url, "qwen", retries=3, backoff=0.01)
+    started = time.monotonic()
+    with pytest.raises(ServerUnavailable) as err:
+        backend.sample("x", 3, SamplingSettings(seed=1))
+    message = str(err.value)
+    assert f"the model server at {stub.url} (model 'qwen') failed 4 times" in message
+    assert "HTTP 503" in message and "loading model" in message
+    assert "1 of this batch's 3 requests were answered" in message
+    assert "run the same command again" in message
+    assert len(stub.requests) == 1 + 4  # the answered one, then 4 tries of the second, no more
+    assert time.monotonic() - started < 5
+
+
+def test_auto_does_not_mistake_a_server_that_is_down_for_one_without_echo() -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    backend = HttpBackend(url, "m", timeout=2, retries=1, backoff=0.01)
+    with pytest.raises(ServerUnavailable, match="no answer"):
+        backend.answer("Q", ["Yes", "No"])
+    assert backend.answer_method == "auto"
 
 
 # --- a real llama.cpp server ----------------------------------------------------------------------

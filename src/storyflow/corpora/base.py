@@ -74,7 +74,7 @@ def other_delimiter(path: str | Path, columns: Sequence[str]) -> str | None:
     expected ``columns`` (or into several fields); None if none does."""
     with Path(path).open(encoding="utf-8-sig", errors="replace") as f:
         header = f.readline().rstrip("\r\n")
-    for delimiter, name in OTHER_DELIMITERS.items():
+    for delimiter in OTHER_DELIMITERS:
         fields = [h.strip().strip('"') for h in header.split(delimiter)]
         if len(fields) > 1 and (set(columns) <= set(fields) or "," not in header):
             return delimiter

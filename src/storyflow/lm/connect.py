@@ -82,6 +82,8 @@ def http_backend(spec: ModelSpec, pieces: Any = None) -> Any:
         answers=server.get("answers") or "auto",
         top_logprobs=int(server.get("top_logprobs") or 20),
         pieces=pieces,
+        retries=int(server.get("retries", 4)),
+        backoff=float(server.get("backoff", 2.0)),
     )
 
 

@@ -37,7 +37,7 @@ ROLES = (
 LOCAL_ROLES = ("sequentiality", "tension.pmi", "plot_holes.surprisal")
 #: Settings of a served model that change no answer (where and how fast it is reached): kept out
 #: of :meth:`ModelSpec.scoring_settings`, so a server on another node re-runs nothing.
-SERVER_RUNTIME = ("base_url", "api_key_env", "concurrency", "timeout")
+SERVER_RUNTIME = ("base_url", "api_key_env", "concurrency", "timeout", "retries", "backoff")
 
 
 @dataclass(frozen=True)

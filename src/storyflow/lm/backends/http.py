@@ -37,9 +37,11 @@ server's default sampler also applies top-k 40, min-p 0.05 and a repeat penalty 
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import os
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
@@ -67,6 +69,24 @@ def sample_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
 
 
+class ServerUnavailable(StoryflowError):
+    """A served model did not answer after every retry (the message names server and model);
+    ``unreachable``: the last fault was no answer at all (no connection, a timeout)."""
+
+    def __init__(self, message: str, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
+
+
+class _TransientFault(Exception):
+    """A fault worth retrying: no or a dropped connection, a timeout, HTTP 429/5xx, not JSON;
+    ``unreachable`` for the first two."""
+
+    def __init__(self, message: str, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
+
+
 class HttpBackend:
     """Client of one model on an OpenAI-compatible server.
 
@@ -80,7 +100,12 @@ class HttpBackend:
     token's, ``top_logprobs`` of them; module docstring) or ``auto`` (echo where the server
     scores prompts, found on the first question; else top log-probabilities); ``pieces``: a
     text's token texts in the served model's tokenizer (None: unknown), which tells
-    :func:`first_token_match` each answer's first token.
+    :func:`first_token_match` each answer's first token. ``retries``: how many times a request
+    that met a transient fault (no connection, a dropped connection, a timeout, HTTP 429 or 5xx,
+    an answer that is not JSON) is sent again, ``backoff`` seconds after the first fault and
+    twice as long after each next one (at most ``max_backoff``); a request is bounded by
+    (retries + 1) × timeout plus the waits. After the last retry the run stops with
+    :class:`ServerUnavailable`, naming the server, the model and the requests answered.
     """
 
     def __init__(
@@ -96,6 +121,9 @@ class HttpBackend:
         answers: str = "auto",
         top_logprobs: int = 20,
         pieces: Callable[[str], list[str]] | None = None,
+        retries: int = 4,
+        backoff: float = 2.0,
+        max_backoff: float = 60.0,
     ) -> None:
         if api not in APIS:
             raise StoryflowError(f"server api must be one of {APIS}, not {api!r}")
@@ -109,6 +137,9 @@ class HttpBackend:
         self.model = model
         self.timeout = timeout
         self.concurrency = concurrency
+        self.retries = max(0, int(retries))
+        self.backoff = float(backoff)
+        self.max_backoff = float(max_backoff)
         self.extra_body = dict(extra_body or {})
         self._headers = {"Content-Type": "application/json"}
         if api_key_env is not None:
@@ -123,29 +154,69 @@ class HttpBackend:
     # --- transport ------------------------------------------------------------------------------
 
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        """POST ``body`` as JSON to ``base_url + path``; the decoded JSON answer."""
+        """POST ``body`` as JSON to ``base_url + path``; the decoded JSON answer. Transient faults
+        are retried with exponential backoff (class docstring); a client error (HTTP 4xx other
+        than 429) stops at once with the server's words."""
         url = f"{self.base_url}{path}"
         data = json.dumps({"model": self.model, **body, **self.extra_body}).encode()
+        wait = self.backoff
+        for attempt in range(self.retries + 1):
+            try:
+                return self._post_once(url, data)
+            except _TransientFault as fault:
+                last = fault
+                if attempt == self.retries:
+                    break
+                log.warning(
+                    "%s: %s; retry %d of %d in %.0f s", url, fault, attempt + 1, self.retries, wait
+                )
+                time.sleep(wait)
+                wait = min(2 * wait, self.max_backoff)
+        raise ServerUnavailable(
+            f"the model server at {self.base_url} (model {self.model!r}) failed "
+            f"{self.retries + 1} times in a row, last: {last}. Check that it runs and answers "
+            f"(curl {self.base_url}/models), or raise source.server.timeout or .retries; then run "
+            "the same command again",
+            unreachable=last.unreachable,
+        )
+
+    def _post_once(self, url: str, data: bytes) -> dict[str, Any]:
         request = urllib.request.Request(url, data=data, headers=self._headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                text = response.read().decode("utf-8")
+                text = response.read().decode("utf-8", errors="replace")
         except urllib.error.HTTPError as err:
             detail = err.read().decode("utf-8", errors="replace")[:500]
+            if err.code == 429 or err.code >= 500:
+                raise _TransientFault(f"HTTP {err.code}: {detail}") from err
             raise StoryflowError(f"{url} answered HTTP {err.code}: {detail}") from err
-        except (urllib.error.URLError, OSError) as err:
-            reason = getattr(err, "reason", err)
-            raise StoryflowError(f"cannot reach the model server at {url}: {reason}") from err
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as err:
+            reason = getattr(err, "reason", None) or err or type(err).__name__
+            raise _TransientFault(f"no answer ({reason})", unreachable=True) from err
         try:
             return json.loads(text)
         except json.JSONDecodeError as err:
-            raise StoryflowError(f"{url} did not answer JSON: {text[:200]!r}") from err
+            raise _TransientFault(f"an answer that is not JSON: {text[:200]!r}") from err
 
     def _map(self, function: Any, items: Sequence[Any]) -> list[Any]:
-        if self.concurrency <= 1 or len(items) <= 1:
-            return [function(item) for item in items]
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            return list(pool.map(function, items))
+        """``function`` over ``items`` (requests), ``concurrency`` at a time; when the server
+        gives out, the message says how many of the batch's requests were answered."""
+        results: list[Any] = []
+        try:
+            if self.concurrency <= 1 or len(items) <= 1:
+                for item in items:
+                    results.append(function(item))
+            else:
+                with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+                    for result in pool.map(function, items):
+                        results.append(result)
+        except ServerUnavailable as err:
+            raise ServerUnavailable(
+                f"{err} ({len(results)} of this batch's {len(items)} requests were answered "
+                "before; nothing of the job's output was written)",
+                unreachable=err.unreachable,
+            ) from None
+        return results
 
     # --- sampling ---------------------------------------------------------------------------------
 
@@ -233,10 +304,17 @@ class HttpBackend:
         prompt log-probabilities, read the first token's top log-probabilities from now on."""
         if prompt is None:
             return
+        retries, self.retries = self.retries, 0  # a refusal is an answer: ask once
         try:
-            self.variant_logprob(prompt, variants[0])
+            try:
+                self.variant_logprob(prompt, variants[0])
+            except ServerUnavailable as err:
+                if not err.unreachable:
+                    raise
+                self.retries = retries  # down, not refusing: retry as any request, then stop
+                self.variant_logprob(prompt, variants[0])
         except StoryflowError as err:
-            if "cannot reach" in str(err):
+            if isinstance(err, ServerUnavailable) and err.unreachable:
                 raise
             log.warning(
                 "%s (model %s) does not score prompts (echo): %s; closed choices are read from "
@@ -248,6 +326,8 @@ class HttpBackend:
             self.answer_method = "top_logprobs"
         else:
             self.answer_method = "echo"
+        finally:
+            self.retries = retries
 
     def answer(self, prompt: Prompt, options: Options) -> ClosedAnswer:
         """The answer distribution over ``options`` after ``prompt``."""
