@@ -277,11 +277,19 @@ def test_every_config_file_plans(name: str, data_mirror: Path, tmp_path: Path) -
     for block, rule in (
         ("tension", "sample_endings"),
         ("fabula_entropy", "answer_fabula_questions"),
-        ("plot_holes", "detect_plot_holes"),
+        ("plot_holes", "score_plot_holes"),
         ("comparison", "build_story_table"),
     ):
         if (cfg.get(block) or {}).get("enabled"):
             assert rule in planned, f"{name}: {block} is enabled but {rule} is not planned"
+    roles = {r for m in cfg.get("models", []) for r in m.get("roles", [])}
+    for role, rule in (
+        ("plot_holes.detector", "detect_plot_holes"),
+        ("plot_holes.maker", "make_model_plot_holes"),
+        ("tension.judge", "judge_endings"),
+    ):
+        if role in roles:
+            assert rule in planned, f"{name}: a model has the role {role}; {rule} is not planned"
     assert {"score_nll_shard", "gather_validity"} <= planned
     served = [m["name"] for m in cfg.get("models", []) if "server" in m["source"]]
     if served:
