@@ -94,6 +94,7 @@ def user_corpus(tmp_path: Path, hippocorpus: pd.DataFrame) -> Path:
                 "books": {"enabled": False},
                 "covariates": {"enabled": False},
                 "regression": {"enabled": False},
+                "validity": {"min_group_size": 3},  # 3 stories a group: tested
                 "corpora": {**USER, "mine": {**USER["mine"], "path": str(path)}},
             }
         )
@@ -262,8 +263,9 @@ def test_every_config_file_plans(name: str, data_mirror: Path, tmp_path: Path) -
         "--directory", str(tmp_path), "-n",
         "--config", "data=" + json.dumps({"mirror": str(data_mirror)}),
     ]  # fmt: skip
+    command += ["--configfile", str(REPO / "config" / "config.yaml")]
     if name != "config.yaml":
-        command += ["--configfile", str(REPO / "config" / name)]
+        command.append(str(REPO / "config" / name))
 
     def dry_run(*args: str) -> str:
         result = subprocess.run(

@@ -204,7 +204,9 @@ def corpus_groups(corpus):
     if corpus == "books":
         return list(BOOKS["genre"])
     if corpus in config["corpora"]:
-        return checked(group_values, corpus_file(corpus), config["corpora"][corpus]["columns"])
+        return checked(
+            group_values, corpus_file(corpus), config["corpora"][corpus]["columns"]
+        )
     return None
 
 

@@ -96,7 +96,7 @@ rule check_plot_hole_detectors:
         files=ph_check_files,
     output:
         validity=report(
-            PH_VALIDITY,
+            "results/plot_holes/validity.csv",
             caption="../report/plot_holes_validity.rst",
             category="Plot holes",
             subcategory="validity",
