@@ -16,7 +16,7 @@ import pytest
 from conftest import run_script
 
 from storyflow.errors import StoryflowError
-from storyflow.lm.models import check_gguf, gguf_layout, materialize
+from storyflow.lm.models import check_gguf, check_metadata, gguf_layout, materialize
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -46,6 +46,24 @@ def test_layout_of_an_intact_file(smollm2_file: Path) -> None:
     # the header describes exactly the file: tensor data ends at its last byte
     assert layout.data_end == smollm2_file.stat().st_size
     check_gguf(smollm2_file, "smollm2")
+
+
+def test_metadata_check_reads_keys_vocabulary_and_chat_template(smollm2_file: Path) -> None:
+    """What a joined model's source records (config pieces.metadata): GGUF keys, the
+    vocabulary's size and a text of the chat template; each difference is named."""
+    facts = {"general.architecture": "llama", "n_vocab": 49152,
+             "chat_template_contains": "<|im_start|>"}  # fmt: skip
+    assert check_metadata(smollm2_file, "smollm2", facts)["general.architecture"] == "llama"
+    wrong = {"general.architecture": "qwen2", "n_vocab": 151936,
+             "chat_template_contains": "<start_of_turn>"}  # fmt: skip
+    with pytest.raises(StoryflowError) as err:
+        check_metadata(smollm2_file, "smollm2", wrong)
+    message = str(err.value)
+    assert "general.architecture: recorded 'qwen2', file 'llama'" in message
+    assert "n_vocab: recorded 151936, file 49152" in message
+    assert "chat_template_contains: recorded '<start_of_turn>', file 'a template without it'" in (
+        message
+    )
 
 
 def test_file_cut_short_after_its_header_names_the_users_file(

@@ -149,6 +149,29 @@ def test_user_corpus_runs_through_sequentiality(snakemake, hippocorpus, tmp_path
 # --- checks before the first job (issue 13, items 4-6) -----------------------------------------
 
 
+def test_a_config_replacing_models_drops_the_model_names_of_earlier_files(config: dict) -> None:
+    """Snakemake replaces `models` but merges measure blocks key by key: a model list named by
+    an earlier file must not survive into a file whose `models` lack those models (paper.yaml
+    stopped with "plot_holes.surprisal_models names unknown model(s) smollm2-135m-instruct")."""
+    default = {"models": [{"name": "small"}], "plot_holes": {"surprisal_models": ["small"]},
+               "tension": {"judges": ["small", "embedding"]}}  # fmt: skip
+    user = {"models": [{"name": "big"}], "tension": {"judges": ["big", "embedding"]}}
+    merged = copy.deepcopy(config)
+    merged["models"] = [{"name": "big", "roles": ["plot_holes.surprisal"], "source": {}}]
+    merged["plot_holes"]["surprisal_models"] = ["small"]  # from the default, merged
+    merged["tension"]["judges"] = ["big", "embedding"]  # the user's own: kept
+    reset = plan.resolve_model_references(merged, [default, user, {}])
+    assert reset == ["plot_holes.surprisal_models"]
+    assert merged["plot_holes"]["surprisal_models"] is None  # the role decides: big
+    assert merged["tension"]["judges"] == ["big", "embedding"]
+    assert plan.plot_hole_surprisal_models(merged) == ["big"]
+    # a file that does not replace models keeps every name of the earlier ones
+    kept = copy.deepcopy(merged)
+    kept["plot_holes"]["surprisal_models"] = ["small"]
+    assert plan.resolve_model_references(kept, [default, {"tension": {"k": 8}}]) == []
+    assert kept["plot_holes"]["surprisal_models"] == ["small"]
+
+
 def test_a_later_config_replaces_an_either_or_choice(config: dict) -> None:
     cfg = copy.deepcopy(config)
     cfg["hippocorpus"]["sample"]["fraction"] = 0.5  # merged over the default's per_type: 9
@@ -289,6 +312,8 @@ def test_every_config_file_plans(name: str, data_mirror: Path, tmp_path: Path) -
         ("plot_holes.detector", "detect_plot_holes"),
         ("plot_holes.maker", "make_model_plot_holes"),
         ("tension.judge", "judge_endings"),
+        ("plot_holes.nli", "detect_plot_holes_nli"),
+        ("fabula_entropy.reader", "answer_fabula_questions"),
     ):
         if role in roles:
             assert rule in planned, f"{name}: a model has the role {role}; {rule} is not planned"

@@ -136,18 +136,18 @@ def test_filter_rules() -> None:
 
 
 def test_judge_verdict_is_the_last_answer_line() -> None:
-    assert llm_maker.parse_verdict("Line 5 says the car is blue.\nAnswer: Yes") == "yes"
-    assert llm_maker.parse_verdict("Answer: no. On reflection... Answer: **Yes**") == "yes"
-    assert llm_maker.parse_verdict("Verdict: No") == "no"
-    assert llm_maker.parse_verdict("Yes, it contradicts line 1.") == "yes"  # a short answer
-    assert llm_maker.parse_verdict("It might be.") is None
+    assert ceeval.parse_verdict("Line 5 says the car is blue.\nAnswer: Yes") == "yes"
+    assert ceeval.parse_verdict("Answer: no. On reflection... Answer: **Yes**") == "yes"
+    assert ceeval.parse_verdict("Verdict: No") == "no"
+    assert ceeval.parse_verdict("Yes, it contradicts line 1.") == "yes"  # a short answer
+    assert ceeval.parse_verdict("It might be.") is None
 
 
 def test_maker_output_parsers() -> None:
     text = "Here they are:\n- Anna is tall.\n* The house is red.\n3. It rains.\nnot a fact"
     assert llm_maker.parse_propositions(text, 2) == ["Anna is tall.", "The house is red."]
     assert llm_maker.parse_propositions("nothing here", 5) == []
-    assert [llm_maker.parse_yes_no(t) for t in (" Yes, it does", "no.", "Maybe", "")] == [
+    assert [ceeval.parse_yes_no(t) for t in (" Yes, it does", "no.", "Maybe", "")] == [
         "yes",
         "no",
         None,
@@ -547,6 +547,39 @@ def test_the_judge_reads_the_whole_patched_story_with_the_modified_lines_marked(
         "4. [modified] The car is blue.", "5. It rains.", "6. [modified] She parks the blue car.",
     ]  # fmt: skip
     assert settings.max_tokens == 99  # room for reasoning before the verdict (before: 4 tokens)
+
+
+def test_acts_are_parsed_from_the_lines_the_model_names() -> None:
+    assert llm_maker.parse_acts("Act 2: 4, Act 3: 9", 12) == (3, 8)
+    assert llm_maker.parse_acts("Act 3 begins at line 9 and act 2 at line 4", 12) == (3, 8)
+    assert llm_maker.parse_acts("4 and 9", 12) == (3, 8)  # the first two numbers
+    for wrong in ("Act 2: 9, Act 3: 4", "Act 2: 1, Act 3: 5", "Act 2: 4, Act 3: 13", "none"):
+        assert llm_maker.parse_acts(wrong, 12) is None, wrong
+
+
+def test_the_maker_asks_the_model_for_the_acts_and_falls_back_to_thirds() -> None:
+    """acts model (the paper): act 1 is what the model says; an answer naming no valid lines
+    leaves the thirds, recorded as such."""
+    prompts = {**MAKER_PROMPTS, "acts": "ACTS {n} {story}"}
+
+    def run(reply: str) -> tuple[str, list[tuple]]:
+        def sample(prompt, k, settings):
+            if prompt.startswith("ACTS"):
+                return [reply]
+            return ["- the car is red"] if prompt.startswith("PROPS") else [""] * k
+
+        model = FakeModel(lambda prompt, names: [1, 0, 0, 0], sample)  # relevance 1: none kept
+        settings = llm_maker.MakerSettings(prompts=prompts, acts="model", min_sentences=6)
+        maker = llm_maker.ModelMaker(model, FakeNlp(), settings)
+        maker.make("s", SIX)
+        (props,) = [p for kind, p, _ in model.prompts if p.startswith("PROPS")]
+        return props, [row for row in maker.log if "acts" in row]
+
+    props, logged = run("Act 2: 4, Act 3: 6")
+    assert props == "PROPS " + " ".join(SIX[:3]) and len(logged) == 1
+    props, logged = run("I cannot tell.")
+    assert props == "PROPS " + " ".join(SIX[:2])  # the thirds of six sentences
+    assert any("unparseable:thirds" in row for row in logged)
 
 
 def test_a_story_too_long_for_the_window_is_skipped_with_its_reason() -> None:

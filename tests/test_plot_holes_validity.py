@@ -14,7 +14,7 @@ from test_plot_holes import STORY, FakeModel
 from storyflow import tables, validity
 from storyflow.measures.plot_holes import detect, nli, scoring, validation
 
-SETTINGS = detect.DetectorSettings(classify="Q {story}", localize="L {story} {format}")
+SETTINGS = detect.DetectorSettings("closed", classify="Q {story}", localize="L {story} {format}")
 
 
 def version(story: str, v: str, sentences: list[str], maker: str = "controlled") -> tuple:
@@ -68,10 +68,71 @@ def test_a_served_model_without_a_known_window_is_asked_everything() -> None:
 def test_a_configured_window_is_a_fixed_limit() -> None:
     items = tables.PLOT_HOLE_STORIES.frame([version("s", "O", STORY)])
     model = FakeModel(lambda prompt, names: [0.3, 0.7], trained=4096)
-    fixed = detect.DetectorSettings(classify="Q {story}", localize="L {story}", n_ctx=256)
-    tight = detect.DetectorSettings(classify="Q {story}", localize="L {story}", n_ctx=60)
+    fixed = detect.DetectorSettings("closed", classify="Q {story}", localize="L {story}", n_ctx=256)
+    tight = detect.DetectorSettings("closed", classify="Q {story}", localize="L {story}", n_ctx=60)
     assert detect.detect(model, items, fixed)["answer_status"].tolist() == ["not_asked"]
     assert detect.detect(model, items, tight)["answer_status"].tolist() == [detect.TOO_LONG]
+
+
+# --- the paper's answer format: one free-form answer, verdict and lines parsed -------------
+def test_the_paper_format_reads_the_verdict_and_the_lines_from_one_free_answer() -> None:
+    """format paper (FlawedFictions): the model reasons, then says 'Answer: Yes/No' and, after
+    a yes, the lines; p_error is 1 or 0, an answer without a verdict is neither (0.5, scored
+    as wrong), and no closed-choice question is asked."""
+    replies = {
+        "F": "The shirt was red, later blue.\nAnswer: Yes\nerror: 6; contradicts: 1",
+        "O": "Nothing contradicts.\nAnswer: No",
+        "U": "I am not sure what to say.",
+    }
+    items = tables.PLOT_HOLE_STORIES.frame(
+        [version("a", "F", flawed(STORY)), version("a", "O", STORY),
+         version("b", "F", [*flawed(STORY)[:-1], "It rained."])]
+    )  # fmt: skip
+
+    def sample(prompt, k, settings):
+        assert settings.max_tokens == 300 and settings.temperature == 0
+        if "It rained." in prompt:
+            return [replies["U"]]
+        return [replies["F" if "blue" in prompt else "O"]]
+
+    model = FakeModel(sample_fn=sample)
+    settings = detect.DetectorSettings(
+        "paper", detect="D {story} {format}", reasoning_tokens=300, threshold=0.5
+    )
+    answers = detect.detect(model, items, settings).set_index("item_id")
+    assert {kind for kind, *_ in model.prompts} == {"sample"}  # no closed choice asked
+    found = answers.loc["a:controlled:F"]
+    assert (found["p_error"], list(found["pred_error"]), list(found["pred_contr"])) == (
+        1.0,
+        [6],
+        [1],
+    )
+    assert found["answer_status"] == "ok" and found["ceeval"] == 1
+    assert answers.loc["a:controlled:O", "p_error"] == 0.0
+    assert answers.loc["a:controlled:O", "ceeval"] == 1
+    unsure = answers.loc["b:controlled:F"]
+    assert (unsure["p_error"], unsure["answer_status"], unsure["ceeval"]) == (0.5, "unparseable", 0)
+
+
+def test_the_detector_params_hold_only_the_keys_of_the_configured_format() -> None:
+    from storyflow import plan
+
+    config = {
+        "plot_holes": {
+            "prompts": {"classify": "C", "localize": "L", "detect": "D"},
+            "detection": {"format": "closed", "threshold": 0.5, "max_tokens": 24,
+                          "reasoning_tokens": 512, "n_ctx": None, "surprisal_z": 2.0},
+        }
+    }  # fmt: skip
+    closed = plan.plot_hole_detector_settings(config)
+    assert set(closed["prompts"]) == {"classify", "localize"}
+    assert (
+        "reasoning_tokens" not in closed["detection"] and "surprisal_z" not in closed["detection"]
+    )
+    config["plot_holes"]["detection"]["format"] = "paper"
+    paper = plan.plot_hole_detector_settings(config)
+    assert set(paper["prompts"]) == {"detect"} and paper["detection"]["reasoning_tokens"] == 512
+    assert detect.DetectorSettings.from_config(paper).detect == "D"
 
 
 # --- the NLI baseline over every ordered pair -------------------------------------------------
@@ -264,7 +325,11 @@ def test_human_vs_llm_rates_stay_in_range_and_carry_the_verdict() -> None:
         *hanna(4), min_group_size=5, verdicts=verdicts, best=None, **kwargs
     ).iloc[0]
     assert small["small_group"] and small["n_prompts"] == 4
-    assert np.isnan([small["ci_low"], small["rate_human_ci_low"], small["rate_llm_ci_high"]]).all()
+    # the difference is a contrast of 4 prompts: not tested; each share keeps its Wilson interval
+    assert np.isnan([small["ci_low"], small["ci_high"]]).all()
+    for side in ("human", "llm"):
+        low, high = small[f"rate_{side}_ci_low"], small[f"rate_{side}_ci_high"]
+        assert 0 <= low <= small[f"rate_{side}"] <= high <= 1
 
 
 def test_best_is_the_valid_detector_with_the_largest_gain() -> None:

@@ -364,10 +364,11 @@ def test_paired_effects_pair_by_prompt_and_drop_artefacts() -> None:
     assert not effects["valid"].any() and effects["failed"].str.contains("not checked").all()
 
 
-def test_group_means_of_shares_stay_inside_0_1_and_small_groups_get_no_interval() -> None:
+def test_group_means_of_shares_stay_inside_0_1_and_small_groups_keep_a_flagged_interval() -> None:
     """The HANNA late no-rate of a 4-story group had a t interval of [-0.19, 0.57]; here a
     hand-made group of 4 no-rates (0, 0, 0, 1): t leaves [0, 1], the bootstrap does not, and
-    below validity.min_group_size there is no interval at all."""
+    below validity.min_group_size the interval is kept (every plotted mean has one) and
+    flagged; a single story has none."""
     values = [0.0, 0.0, 0.0, 1.0]
     stories = pd.DataFrame(
         {
@@ -384,8 +385,12 @@ def test_group_means_of_shares_stay_inside_0_1_and_small_groups_get_no_interval(
     assert row["sd"] == pytest.approx(0.5)
     default = compare.group_means(stories, 4, compare.Intervals()).iloc[0]
     assert default["mean"] == pytest.approx(0.25) and default["n"] == 4
-    assert math.isnan(default["ci_low"]) and math.isnan(default["ci_high"])
-    assert default["flag"] == "4 stories < validity.min_group_size (5): no CI"
+    assert 0 <= default["ci_low"] <= 0.25 <= default["ci_high"] <= 1
+    assert default["flag"] == (
+        "4 stories < validity.min_group_size (5): an interval of few stories"
+    )
+    one = compare.group_means(stories.iloc[:1], 4, compare.Intervals()).iloc[0]
+    assert math.isnan(one["ci_low"]) and math.isnan(one["ci_high"])
 
 
 def test_unpaired_contrasts_need_the_minimum_group_size() -> None:
@@ -474,16 +479,23 @@ def test_judge_checks_on_held_out_forecasts() -> None:
     assert len(verdicts) == len(held) == 40  # stories r1, r3, ...: 4 and 2 wins
     rows = validity.frame(tension_validity.judge_rows(verdicts, "f", "embedding", CHECKS, "t"))
     assert rows["check"].tolist() == [
-        "balanced_accuracy[f]", "balanced_accuracy_vs_chance[f]"
+        "balanced_accuracy[f]", "balanced_accuracy_vs_chance[f]", "pairwise_accuracy[f]"
     ]  # fmt: skip
-    # 30 of 40 forecasts win: right matches 30/40, wrong rejected 30/40: balanced 0.75
-    assert rows["value"].tolist() == pytest.approx([0.75, 0.75])
-    assert rows["passed"].tolist() == [True, True] and (rows["model"] == "embedding").all()
-    assert "pairwise accuracy 0.750" in rows.loc[0, "detail"]
-    # a judge that says "match" to everything: balanced accuracy 0.5, fails both
+    # 30 of 40 forecasts win: right matches 30/40, wrong rejected 30/40: balanced 0.75, and
+    # 30 of 40 score higher against the right ending: pairwise 0.75
+    assert rows["value"].tolist() == pytest.approx([0.75, 0.75, 0.75])
+    assert rows["passed"].all() and (rows["model"] == "embedding").all()
+    assert 0.5 < rows.loc[2, "ci_low"] < 0.75 < rows.loc[2, "ci_high"] <= 1
+    # a judge that says "match" to everything: balanced accuracy 0.5, fails both; its scores
+    # still rank the endings (pairwise passes): it ranks but cannot decide
     always = verdicts.assign(right_match=True, wrong_match=True)
     rows = validity.frame(tension_validity.judge_rows(always, "f", "yes-man", CHECKS, "t"))
-    assert rows["value"].tolist() == pytest.approx([0.5, 0.5]) and not rows["passed"].any()
+    assert rows["value"].tolist() == pytest.approx([0.5, 0.5, 0.75])
+    assert rows["passed"].tolist() == [False, False, True]
+    # scores that do not rank the endings: pairwise at chance fails
+    flat = verdicts.assign(right_score=0.5, wrong_score=0.5)
+    rows = validity.frame(tension_validity.judge_rows(flat, "f", "flat", CHECKS, "t"))
+    assert rows.loc[2, "value"] == 0 and not rows.loc[2, "passed"]
 
 
 def test_llm_judge_verdicts_and_the_labels_of_results() -> None:
@@ -514,10 +526,13 @@ def test_llm_judge_verdicts_and_the_labels_of_results() -> None:
     table = tension_validity.checks(
         "f", cosines, 0.4, "fitted", {"llm": judged}, ["embedding", "llm"], CHECKS
     )
-    assert table["role"].tolist() == ["forecaster", "judge", "judge", "judge", "judge"]
+    assert table["role"].tolist() == ["forecaster", *["judge"] * 6]
     llm = table[table["model"] == "llm"]
-    # right: 10 of 10 match; wrong: 5 verdicts, all "match" (wrong): balanced (1 + 0) / 2
-    assert llm["value"].tolist() == pytest.approx([0.5, 0.5]) and not llm["passed"].any()
+    # right: 10 of 10 match; wrong: 5 verdicts, all "match" (wrong): balanced (1 + 0) / 2;
+    # scores against both endings for 5 forecasts, all higher against the right one
+    assert llm["value"].tolist() == pytest.approx([0.5, 0.5, 1.0])
+    assert llm["passed"].tolist() == [False, False, True]
+    assert llm["n"].tolist() == [10, 10, 5]
     assert "P(Y) > 0.5" in llm["detail"].iloc[0]
     assert tension_validity.labels(table, "f", "embedding") == (True, "")
     valid, failed = tension_validity.labels(table, "f", "llm")
@@ -528,7 +543,7 @@ def test_llm_judge_verdicts_and_the_labels_of_results() -> None:
     )  # fmt: skip
 
 
-def test_figures_draw_failed_models_hollow_and_grey_and_small_groups_without_bars() -> None:
+def test_figures_draw_failed_models_hollow_and_grey_and_single_stories_without_bars() -> None:
     from matplotlib.colors import to_rgba
 
     from storyflow.figures import tension as figures
@@ -536,11 +551,11 @@ def test_figures_draw_failed_models_hollow_and_grey_and_small_groups_without_bar
     rows = []
     for model, judge, valid in (("good", "embedding", True), ("bad", "embedding", False)):
         for measure in ("no_rate", "inflection_rate_60", "inflection_rate_120"):
-            for group, n in (("x", 10), ("y", 3)):
-                ci = (0.3, 0.6) if n >= 5 else (np.nan, np.nan)
+            for group, n in (("x", 10), ("y", 1)):
+                ci = (0.3, 0.6) if n >= 2 else (np.nan, np.nan)
                 rows.append(
                     (model, judge, 4, group, measure, n, 0.45, 0.1, *ci,
-                     "" if n >= 5 else "3 stories < validity.min_group_size (5): no CI",
+                     "" if n >= 5 else "1 stories < validity.min_group_size (5): one story",
                      valid, "" if valid else "forecaster bad pairwise_accuracy")
                 )  # fmt: skip
     groups = tables.TENSION_GROUPS.frame(rows)
@@ -550,7 +565,7 @@ def test_figures_draw_failed_models_hollow_and_grey_and_small_groups_without_bar
     assert labels[1] == (
         "bad / embedding (K = 4): failed validity (forecaster bad pairwise_accuracy)"
     )
-    assert "too few stories" in labels[2]
+    assert "one story, no interval" in labels[2]
     handles = fig.legends[0].legend_handles
     assert handles[1].get_markerfacecolor() == "none"
     assert to_rgba(handles[1].get_color()) == to_rgba(figures.FAILED_COLOR)

@@ -476,6 +476,7 @@ def tension_check_settings(config: Mapping[str, Any]) -> dict[str, Any]:
         "seed": checks["seed"],
         "min_pairwise": checks["forecaster"]["min_pairwise"],
         "min_balanced_accuracy": checks["judge"]["min_balanced_accuracy"],
+        "min_judge_pairwise": checks["judge"]["min_pairwise"],
     }
 
 
@@ -577,14 +578,27 @@ def plot_hole_benchmark(config: Mapping[str, Any]) -> str | None:
 
 
 def plot_hole_detector_settings(config: Mapping[str, Any]) -> dict[str, Any]:
-    """What the detector jobs read (prompts, threshold, answer length, window): the params of
-    detect_plot_holes, so a scoring-only key (``surprisal_z``, ``unparseable``) does not ask the
-    models again."""
-    detection = config["plot_holes"]["detection"]
+    """What the detector jobs read: the params of detect_plot_holes. Only the keys of the
+    configured answer format (``detection.format``) are there (closed: the classify and localize
+    prompts, the localization's ``max_tokens``; paper: the detect prompt and
+    ``reasoning_tokens``), so a scoring-only key (``surprisal_z``, ``unparseable``) or the other
+    format's prompt does not ask the models again."""
+    block = config["plot_holes"]
+    detection = block["detection"]
+    kept = DETECTION_KEYS[detection["format"]]
     return {
-        "prompts": config["plot_holes"]["prompts"],
-        "detection": {k: detection[k] for k in ("threshold", "max_tokens", "n_ctx")},
+        "prompts": {k: block["prompts"][k] for k in kept["prompts"]},
+        "detection": {
+            k: detection[k] for k in ("format", "threshold", "n_ctx", *kept["detection"])
+        },
     }
+
+
+#: The prompts and detection keys each detector answer format reads.
+DETECTION_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
+    "closed": {"prompts": ("classify", "localize"), "detection": ("max_tokens",)},
+    "paper": {"prompts": ("detect",), "detection": ("reasoning_tokens",)},
+}
 
 
 def plot_hole_nli_models(config: Mapping[str, Any]) -> list[str]:

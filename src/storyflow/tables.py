@@ -798,7 +798,8 @@ PLOT_HOLE_RATES = Table(
     "detector calls flawed on the same prompts (n_prompts; a prompt whose story was left out "
     "for length is dropped), each with its Wilson interval, and the paired difference LLM − "
     "human (share, -1..1) with a percentile bootstrap interval over prompts (validity.bootstrap, "
-    "validity.seed). small_group: fewer prompts than validity.min_group_size: no intervals. "
+    "validity.seed). small_group: fewer prompts than validity.min_group_size: the difference "
+    "gets no interval (not tested); the shares keep their Wilson intervals. "
     "valid / validity: the detector's verdict (results/plot_holes/validity.csv); best: the "
     "valid detector with the highest CEEval-Full gain over always-no in that check.",
 )
@@ -1010,8 +1011,9 @@ TENSION_GROUPS = Table(
     },
     doc="Mean, SD (n - 1) and percentile-bootstrap CI (over stories, inside the statistic's "
     "range) of a tension story statistic per group (forecaster, judge, K); n = stories with a "
-    "value. flag: why a row has no CI ('' when it has one: fewer than validity.min_group_size "
-    "stories). valid: the forecaster and the judge passed their validity checks "
+    "value. flag: '' or why the CI is missing (one story) or rests on few stories (fewer than "
+    "validity.min_group_size: a percentile interval of a few stories is rough). valid: the "
+    "forecaster and the judge passed their validity checks "
     "(results/tension/validity/<model>.csv); failed: the checks they failed ('' when valid).",
 )
 
@@ -1280,7 +1282,8 @@ FEI_COMPARISON = Table(
     "the means of the index (bits) with percentile bootstrap CIs over stories, the paired "
     "difference corrupted - original with its bootstrap CI, the two-sided Wilcoxon signed-rank p "
     "and Hedges' g (corrupted vs original, positive = corrupted higher) with its CI. tested: n "
-    "reaches validity.min_group_size; when not, only n and the means are given. " + _POOL_DOC,
+    "reaches validity.min_group_size; when not, n and the means with their CIs are given, the "
+    "difference has no CI and there is no test. " + _POOL_DOC,
 )
 
 FEI_DOSE = Table(
@@ -1303,5 +1306,6 @@ FEI_DOSE = Table(
     doc="Mean index (bits) per pool, kind, version and measure with its percentile bootstrap CI "
     "over stories; k: corruptions (0 = original; EWC: antonym swaps per segment; ETC: one "
     "shuffled span, or the wrong ending, condition wrong_ending); small_group: fewer than "
-    "validity.min_group_size stories, no CI. valid, n_readers: as in the story indices.",
+    "validity.min_group_size stories (the CI rests on few stories). valid, n_readers: as in "
+    "the story indices.",
 )

@@ -164,12 +164,6 @@ def verdicts(table: pd.DataFrame) -> pd.DataFrame:
     return out.merge(failed.reset_index(), on=ROLE_KEYS)
 
 
-def passed_models(table: pd.DataFrame, measure: str, role: str) -> dict[str, bool]:
-    """model → verdict for one measure and role (all corpora: a model must pass in each)."""
-    mine = table[(table["measure"] == measure) & (table["role"] == role)]
-    return {m: bool(g["passed"].all()) for m, g in mine.groupby("model", sort=False)}
-
-
 NAMES = {
     "sequentiality": "sequentiality",
     "tension": "tension",
@@ -180,22 +174,30 @@ NAMES = {
 
 
 def describe(table: pd.DataFrame) -> list[str]:
-    """The validity table in words, one sentence per measure and role, e.g. "fabula entropy:
-    1 of 3 readers valid (qwen/standard); failed: smollm2/standard (balanced_accuracy)"."""
+    """The validity table in words, one sentence per measure and role, each corpus's verdict
+    said apart (a model may pass on one corpus and fail on another), e.g. "fabula entropy: 1 of
+    1 reader valid on rocstories (qwen); 0 of 1 on hippocorpus (failed: qwen: balanced_accuracy)".
+    Corpora with the same verdicts are said together."""
     lines = []
     judged = verdicts(table)
     for (measure, role), group in judged.groupby(["measure", "role"], sort=False):
-        per_model = group.groupby("model", sort=False).agg(
-            passed=("passed", "all"), failed=("failed", lambda f: ", ".join(x for x in f if x))
-        )
-        good = [m for m, r in per_model.iterrows() if r["passed"]]
-        bad = [f"{m} ({r['failed']})" for m, r in per_model.iterrows() if not r["passed"]]
-        corpora = ", ".join(dict.fromkeys(group["corpus"]))
-        noun = role if len(per_model) == 1 else f"{role}s"
-        text = f"{NAMES.get(measure, measure)}: {len(good)} of {len(per_model)} {noun} valid"
-        text += f" ({', '.join(good)})" if good else ""
-        text += f"; failed: {'; '.join(bad)}" if bad else ""
-        lines.append(f"{text} [checked on {corpora}]")
+        models = list(dict.fromkeys(group["model"]))
+        noun = role if len(models) == 1 else f"{role}s"
+        said: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = {}
+        for corpus, rows in group.groupby("corpus", sort=False):
+            good = tuple(rows.loc[rows["passed"], "model"])
+            failed = zip(rows["model"], rows["failed"], strict=True)
+            bad = tuple(f"{m}: {f}" for m, f in failed if f)
+            said.setdefault((good, bad), []).append(str(corpus))
+        parts = []
+        for (good, bad), corpora in said.items():
+            text = f"{len(good)} of {len(good) + len(bad)}"
+            text += f" {noun} valid" if not parts else ""
+            text += f" on {', '.join(corpora)}"
+            text += f" ({', '.join(good)})" if good else ""
+            text += f" (failed: {'; '.join(bad)})" if bad else ""
+            parts.append(text)
+        lines.append(f"{NAMES.get(measure, measure)}: {'; '.join(parts)}")
     return lines
 
 

@@ -110,6 +110,7 @@ rule check_plot_hole_detectors:
         file_labels=ph_check_params()["file_labels"],
         settings={
             "min_auroc": config["validity"]["detector"]["min_auroc"],
+            "min_ceeval_gain": config["validity"]["detector"]["min_ceeval_gain"],
             "min_pairs": config["validity"]["detector"]["min_pairs"],
             "confidence": config["stats"]["confidence"],
             "bootstrap": config["validity"]["bootstrap"],

@@ -2,8 +2,7 @@
 
 Hard pooling (the paper's index) is the headline row, soft pooling the secondary one. Results
 resting on readers that failed their validity check are drawn grey and hollow and say so in the
-legend or title; every mean is drawn with its bootstrap interval (none below
-``validity.min_group_size`` stories, as the table says).
+legend or title; every mean is drawn with its bootstrap interval (a single story has none).
 """
 
 from __future__ import annotations

@@ -80,8 +80,8 @@ def plot_tension_by_group(groups: pd.DataFrame, paths: Sequence[str | Path], dpi
 def tension_by_group_figure(groups: pd.DataFrame) -> Figure:
     """Group means with their CIs (``groups``: :data:`storyflow.tables.TENSION_GROUPS`), one
     panel per story statistic of :data:`GROUP_MEASURES`, one marker per forecaster × judge
-    (dodged), groups on the x axis in table order. A mean without a CI (group below
-    ``validity.min_group_size``) is a hollow point; a forecaster × judge that failed its
+    (dodged), groups on the x axis in table order. A mean without a CI (a group of one
+    story) is a hollow point; a forecaster × judge that failed its
     validity checks is grey and hollow, "failed validity" in its legend entry."""
     series = _series_labels(groups)
     story_types = unique(groups["story_type"].astype(str))
@@ -113,8 +113,7 @@ def tension_by_group_figure(groups: pd.DataFrame) -> Figure:
     if groups["ci_low"].isna().any():
         handles.append(
             Line2D([], [], marker="o", linestyle="none", color="black", markerfacecolor="none",
-                   label="hollow, no bar: too few stories for an interval "
-                   "(validity.min_group_size)")
+                   label="hollow, no bar: one story, no interval")
         )  # fmt: skip
     for ax, (title, unit, limits) in zip(axes, GROUP_MEASURES.values(), strict=True):
         ax.set_xticks(range(len(story_types)))

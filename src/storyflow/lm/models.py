@@ -169,13 +169,29 @@ def join_pieces(pieces: dict[str, Any], name: str) -> Path:
     return target
 
 
+#: Facts of a GGUF that are not metadata keys, for :func:`check_metadata`: the vocabulary's
+#: size (tokens) and a text the chat template must contain (e.g. ChatML's ``<|im_start|>``).
+DERIVED_FACTS = ("n_vocab", "chat_template_contains")
+
+
 def check_metadata(path: Path, name: str, expected: dict[str, Any]) -> dict[str, Any]:
-    """The GGUF's general metadata, checked against ``expected`` (key → value, compared as
-    text); a difference stops with the keys named."""
+    """The GGUF's general metadata, checked against ``expected``: GGUF metadata keys (value
+    compared as text) and the :data:`DERIVED_FACTS`; a difference stops with the keys named."""
     from llama_cpp import Llama
 
-    meta = Llama(model_path=str(path), vocab_only=True, verbose=False).metadata
-    wrong = {k: (v, meta.get(k)) for k, v in expected.items() if str(meta.get(k)) != str(v)}
+    llm = Llama(model_path=str(path), vocab_only=True, verbose=False)
+    meta = dict(llm.metadata)
+    template = meta.get("tokenizer.chat_template") or ""
+    found = {
+        "n_vocab": llm.n_vocab(),
+        **{k: meta.get(k) for k in expected if k not in DERIVED_FACTS},
+    }
+    wrong = {k: (v, found.get(k)) for k, v in expected.items() if k in found}
+    wrong = {k: (v, got) for k, (v, got) in wrong.items() if str(got) != str(v)}
+    needle = expected.get("chat_template_contains")
+    if needle is not None and str(needle) not in template:
+        wrong["chat_template_contains"] = (needle, "no chat template" if not template else
+                                           "a template without it")  # fmt: skip
     if wrong:
         listed = "; ".join(f"{k}: recorded {v!r}, file {got!r}" for k, (v, got) in wrong.items())
         raise StoryflowError(f"model {name!r}: {path} is not the recorded model ({listed})")

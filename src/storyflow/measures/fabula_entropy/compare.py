@@ -13,7 +13,7 @@
   :mod:`.entropy`); :func:`story_indices`: their means per story version (EWC / ETC);
 - :func:`compare_versions`: original vs each corrupted version, paired by story (the original
   read over the corrupted version's passages), bootstrap CIs, Wilcoxon, Hedges' g; groups
-  smaller than ``validity.min_group_size`` keep n and means only;
+  smaller than ``validity.min_group_size`` keep n and the means with their intervals, untested;
 - :func:`version_means`: the mean index per version (k = 0 original; the dose-response);
 - :func:`story_measures`: the original stories' indices as the cross-measure long table.
 
@@ -54,7 +54,8 @@ ONE_READER = "one reader: a single yes/no per question, so its hard entropy is 0
 class Statistics:
     """How intervals and tests are computed: ``confidence`` (stats.confidence), ``resamples``
     and ``seed`` of the percentile bootstrap (validity.bootstrap, validity.seed) and
-    ``min_group_size`` (validity.min_group_size: smaller groups get no interval or test)."""
+    ``min_group_size`` (validity.min_group_size: a smaller contrast is not tested; every mean
+    keeps its interval)."""
 
     confidence: float
     resamples: int
@@ -71,10 +72,9 @@ class Statistics:
         )
 
     def mean_ci(self, values: np.ndarray) -> tuple[float, float, float]:
-        """Mean and percentile bootstrap CI (NaN bounds below ``min_group_size`` values)."""
+        """Mean and percentile bootstrap CI (inside the statistic's range at any n; NaN bounds
+        for fewer than two values). ``min_group_size`` gates tests, not intervals."""
         x = np.asarray(values, float)
-        if len(x) < self.min_group_size:
-            return (float(x.mean()) if len(x) else math.nan), math.nan, math.nan
         return validity.mean_ci(
             x, confidence=self.confidence, resamples=self.resamples, seed=self.seed
         )
@@ -419,10 +419,11 @@ def compare_versions(
             tested = n >= stats.min_group_size
             wil = sps.wilcoxon(d).pvalue if tested and np.any(d != 0) else math.nan
             g = hedges_g(a, b, stats.confidence) if tested else (math.nan,) * 3
+            diff = stats.mean_ci(d) if tested else (float(d.mean()), math.nan, math.nan)
             rows.append(
                 (
                     pool_name, p.listed, len(p.readers), p.valid, p.note, kind, version,
-                    measure, n, tested, *stats.mean_ci(b), *stats.mean_ci(a), *stats.mean_ci(d),
+                    measure, n, tested, *stats.mean_ci(b), *stats.mean_ci(a), *diff,
                     float(wil), *g,
                 )
             )  # fmt: skip

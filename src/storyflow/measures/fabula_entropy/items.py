@@ -162,12 +162,14 @@ def build_items(
             _etc(sid, lines, points, story, settings, out)
             shown, shown_docs = points, docs
         if "ewc" in settings.kinds:
-            for n, segment in enumerate(questions.segments(len(lines), settings.segment_lines)):
+            parts = questions.segments(len(lines), settings.segment_lines)
+            shares = questions.spread(settings.questions, len(parts))
+            for n, (segment, share) in enumerate(zip(parts, shares, strict=True)):
                 passage = f"seg{n + 1}"
                 part = [lines[i] for i in segment]
                 out.version(sid, "original", passage, "original", 0, part)
                 seg_docs = [docs[i] for i in segment]
-                _ewc(sid, passage, part, seg_docs, settings, lexicon, out)
+                _ewc(sid, passage, part, seg_docs, share, settings, lexicon, out)
                 if n == 0 and "etc" not in settings.kinds:
                     shown, shown_docs = part, seg_docs
         rng = item_rng(settings.seed, f"{sid}/controls")
@@ -249,7 +251,9 @@ def _etc(sid: str, lines, points, story, settings: ItemSettings, out: _Collector
             out.question(sid, version, PLOT, "etc", f"etc-{i:02d}", q, text, float("nan"))
 
 
-def _ewc(sid: str, passage: str, lines, docs, settings: ItemSettings, lexicon, out) -> None:
+def _ewc(
+    sid: str, passage: str, lines, docs, n_questions: int, settings: ItemSettings, lexicon, out
+) -> None:
     slots = questions.descriptive_slots(docs)
     if not slots:
         out.excluded.append(
@@ -261,7 +265,7 @@ def _ewc(sid: str, passage: str, lines, docs, settings: ItemSettings, lexicon, o
     chosen = questions.ewc_questions(
         slots,
         len(lines),
-        settings.questions,
+        n_questions,
         item_rng(settings.seed, f"{sid}/ewc/{passage}"),
         names,
     )

@@ -130,6 +130,14 @@ def segments(n_sentences: int, size: int) -> list[range]:
     return [range(s, min(s + size, n_sentences)) for s in range(0, n_sentences, size)]
 
 
+def spread(total: int, parts: int) -> list[int]:
+    """``total`` questions of a story spread over its ``parts`` segments: as even as possible,
+    the first segments taking one more, and at least one each (so a story of more segments than
+    questions gets one per segment)."""
+    base, extra = divmod(total, parts) if parts else (0, 0)
+    return [max(1, base + (i < extra)) for i in range(parts)]
+
+
 MODIFIER_DEPS = frozenset({"amod", "advmod", "acomp"})
 HEAD_POS = frozenset({"NOUN", "PROPN", "VERB", "AUX"})
 

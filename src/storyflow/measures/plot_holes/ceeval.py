@@ -73,6 +73,35 @@ def parse_localization(text: str, n_lines: int) -> Localization:
     return Localization("ok", error, contr)
 
 
+def parse_yes_no(text: str) -> str | None:
+    """``yes`` or ``no`` from the first word of ``text``; None otherwise."""
+    word = re.match(r"\W*([A-Za-z]+)", text or "")
+    value = word.group(1).lower() if word else ""
+    return value if value in ("yes", "no") else None
+
+
+def parse_verdict(text: str) -> str | None:
+    """The judge's verdict: the last ``Answer: yes/no`` (or ``Verdict:``) line of ``text``,
+    else the first word when it is yes or no (a short answer); None otherwise (not a yes)."""
+    found = re.findall(r"(?:answer|verdict)\s*[:\-]\s*\**\s*(yes|no)\b", text or "", re.I)
+    return found[-1].lower() if found else parse_yes_no(text)
+
+
+def free_answer(text: str, n_lines: int) -> tuple[str | None, Localization]:
+    """A free-form detection answer (the paper's format): its verdict (:func:`parse_verdict`:
+    ``yes``, ``no`` or None) and, for a yes, the localization of its last line in
+    :data:`ANSWER_FORMAT` (:func:`parse_localization`; ``unparseable`` when no line has it)."""
+    verdict = parse_verdict(text)
+    located = Localization("unparseable")
+    if verdict == "yes":
+        for line in reversed((text or "").splitlines()):
+            found = parse_localization(line, n_lines)
+            if found.status != "unparseable":
+                located = found
+                break
+    return verdict, located
+
+
 def ceeval_full(
     has_error: bool,
     says_error: bool,

@@ -1,7 +1,9 @@
 """Detectors asked with a configured model, and the rule baselines.
 
-A story is shown with numbered sentences (``1. ...``, one per line). Two tasks (prompts in the
-config, ``plot_holes.prompts``):
+A story is shown with numbered sentences (``1. ...``, one per line). Two answer formats
+(``plot_holes.detection.format``; prompts in the config, ``plot_holes.prompts``):
+
+``closed`` (the default), two tasks:
 
 * **classification**: a closed choice between "Yes" and "No" (docs/lm.md: the probability of
   each whole answer string, summed over case variants). p_error = P(yes) renormalised over the
@@ -10,6 +12,12 @@ config, ``plot_holes.prompts``):
   line, at most ``max_tokens`` tokens) read strictly as ``error: 4; contradicts: 1``
   (:func:`storyflow.measures.plot_holes.ceeval.parse_localization`). An answer that cannot be
   parsed is counted (``answer_status``) and scores 0.
+
+``paper`` (the paper's procedure), one free-form answer per story version: greedy, up to
+``reasoning_tokens``, the model reasoning before its last ``Answer: Yes/No`` line and, after a
+yes, a last line in the localization format (:func:`.ceeval.free_answer`). p_error is 1 for a
+yes and 0 for a no; an answer with no verdict gets p_error 0.5 (no side taken: ties in the
+AUROC), says no, scores 0 and is counted (``answer_status`` ``unparseable``).
 
 Baselines: ``always-no`` (never an error) and ``random`` (yes with probability ½, one random
 line each for S_error and S_contr; seeded per story version).
@@ -32,7 +40,12 @@ from storyflow import tables
 from storyflow.lm.connect import LanguageModel
 from storyflow.lm.prompts import Prompt
 from storyflow.lm.sampling import SamplingSettings
-from storyflow.measures.plot_holes.ceeval import ANSWER_FORMAT, ceeval_full, parse_localization
+from storyflow.measures.plot_holes.ceeval import (
+    ANSWER_FORMAT,
+    ceeval_full,
+    free_answer,
+    parse_localization,
+)
 from storyflow.seeds import item_rng
 
 log = logging.getLogger(__name__)
@@ -49,28 +62,42 @@ def numbered(sentences: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class DetectorSettings:
-    """``classify`` and ``localize``: prompt templates with ``{story}`` (and ``{format}``);
-    ``threshold``: p_error above which the detector says "error"; ``max_tokens``: tokens of a
-    localization answer; ``n_ctx``: the window in tokens (None: sized to the longest story,
-    up to the model's trained context; an integer: fixed). A story version whose prompt and
-    answer do not fit is not asked: it is left out (``answer_status`` ``too_long``)."""
+    """``classify``, ``localize`` and ``detect`` (format paper): prompt templates with
+    ``{story}`` (and ``{format}``); ``format``: :data:`FORMATS`; ``threshold``: p_error above
+    which the detector says "error"; ``max_tokens``: tokens of a localization answer;
+    ``reasoning_tokens``: tokens of a free-form answer; ``n_ctx``: the window in tokens (None:
+    sized to the longest story, up to the model's trained context; an integer: fixed). A story
+    version whose prompt and answer do not fit is not asked: it is left out (``answer_status``
+    ``too_long``)."""
 
-    classify: str
-    localize: str
+    format: str
+    classify: str = ""
+    localize: str = ""
+    detect: str = ""
     threshold: float = 0.5
     max_tokens: int = 24
+    reasoning_tokens: int = 512
     n_ctx: int | None = None
 
     @classmethod
     def from_config(cls, block: Mapping[str, Any]) -> DetectorSettings:
-        detection = block["detection"]
+        """From the params of detect_plot_holes (``plan.plot_hole_detector_settings``): the
+        keys of one answer format, the other format's left at their (unused) defaults."""
+        detection, prompts = block["detection"], block["prompts"]
+        if detection["format"] not in FORMATS:
+            raise ValueError(f"plot_holes.detection.format must be one of {FORMATS}")
+        sizes = {k: int(detection[k]) for k in ("max_tokens", "reasoning_tokens") if k in detection}
         return cls(
-            classify=block["prompts"]["classify"],
-            localize=block["prompts"]["localize"],
+            format=str(detection["format"]),
+            **{k: str(v) for k, v in prompts.items()},
             threshold=float(detection["threshold"]),
-            max_tokens=int(detection["max_tokens"]),
             n_ctx=None if detection.get("n_ctx") is None else int(detection["n_ctx"]),
+            **sizes,
         )
+
+
+#: The detectors' answer formats (module docstring).
+FORMATS = ("closed", "paper")
 
 
 #: answer_status of a story version not asked because it does not fit the window.
@@ -117,18 +144,26 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
     prompt and answer, whichever is longer; a version that does not fit is left out
     (p_error NaN, ``answer_status`` ``too_long``, logged with its tokens)."""
     options = yes_no(model)
+    free = settings.format == "paper"
     greedy = SamplingSettings(temperature=0, max_tokens=settings.max_tokens, stop=("\n",))
+    reasoning = SamplingSettings(temperature=0, max_tokens=settings.reasoning_tokens)
     prompts: dict[tuple[str, ...], tuple[Prompt, Prompt, int, int]] = {}
     for sentences in items["sentences"]:
         sents = tuple(sentences)
         if sents not in prompts:
-            prompt = _prompt(model, settings.classify, sents)
-            ask = _prompt(model, settings.localize, sents)
-            size = model.count(prompt)
-            need = max(size, model.count(ask) + settings.max_tokens) + 8
+            if free:
+                prompt = ask = _prompt(model, settings.detect, sents)
+                size = model.count(prompt)
+                need = size + settings.reasoning_tokens + 8
+            else:
+                prompt = _prompt(model, settings.classify, sents)
+                ask = _prompt(model, settings.localize, sents)
+                size = model.count(prompt)
+                need = max(size, model.count(ask) + settings.max_tokens) + 8
             prompts[sents] = (prompt, ask, size, need)
     limit = fit_window(model, [p[3] for p in prompts.values()], settings.n_ctx)
     cache: dict[tuple[str, ...], float] = {}
+    texts: dict[tuple[str, ...], str] = {}
     rows: list[tuple] = []
     too_long: list[str] = []
     started = time.perf_counter()
@@ -144,18 +179,33 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
         prompt, ask, n_tokens, need = prompts[sents]
         fits = limit is None or need <= limit
         if fits and sents not in cache:
-            cache[sents] = model.answer(prompt, options).probs[0]
+            if free:
+                texts[sents] = model.sample(prompt, 1, reasoning)[0].text
+                verdict, _ = free_answer(texts[sents], len(sents))
+                cache[sents] = {"yes": 1.0, "no": 0.0}.get(verdict or "", 0.5)
+            else:
+                cache[sents] = model.answer(prompt, options).probs[0]
         p_error = cache[sents] if fits else math.nan
         if not fits:
             too_long.append(f"{item.item_id} ({need} tokens)")
         says = bool(p_error > settings.threshold)
         answer, status, pe, pc = "", "not_asked" if fits else TOO_LONG, None, None
-        if says and item.maker != "original":
+        if free and fits:
+            answer = texts[sents]
+            verdict, parsed = free_answer(answer, len(sents))
+            if verdict is None:
+                says, status = False, "unparseable"
+            elif says and item.maker != "original":
+                status = parsed.status
+                pe, pc = (parsed.error, parsed.contradicts) if parsed.ok else (None, None)
+        elif says and item.maker != "original":
             answer = model.sample(ask, 1, greedy)[0].text
             parsed = parse_localization(answer, len(sents))
             status = parsed.status
             pe, pc = (parsed.error, parsed.contradicts) if parsed.ok else (None, None)
         score = ceeval_full(item.has_error, says, item.error_lines, item.contr_lines, pe, pc)
+        if free and status == "unparseable" and not says:
+            score = 0  # no verdict: wrong whatever the truth (the paper's rule)
         rows.append(
             (
                 item.item_id,

@@ -1,7 +1,11 @@
 """The paper's maker (Ahuja et al., FlawedFictionsMaker): plot holes written by a configured model.
 
-For each story (sentences, three acts from :mod:`.acts`):
+For each story (sentences, numbered):
 
+0. **acts**: with ``acts: model`` (the paper's procedure) the model is shown the numbered story
+   and names the lines where acts 2 and 3 begin (greedy, read by :func:`parse_acts`); an answer
+   that names no valid pair of lines falls back to fixed thirds (:mod:`.acts`), recorded with
+   status ``unparseable:thirds``. With ``acts: thirds`` (the default) the thirds are used;
 1. **propositions**: the model lists what act 1 establishes about characters and setting
    (generated; one proposition per line starting with ``-``; none parsed = a failed step);
 2. **relevance**: each proposition's relevance to acts 2-3 on the paper's 4-point scale
@@ -46,11 +50,14 @@ from tqdm import tqdm
 from storyflow import tables
 from storyflow.lm.sampling import SamplingSettings
 from storyflow.measures.plot_holes.acts import act_bounds
+from storyflow.measures.plot_holes.ceeval import parse_verdict
 
 log = logging.getLogger(__name__)
 
 MAKER = "model"
-STEPS = ("propositions", "relevance", "counterfactual", "filter", "judge")
+STEPS = ("acts", "propositions", "relevance", "counterfactual", "filter", "judge")
+#: How the model maker finds a story's three acts: fixed thirds, or asked of the model.
+ACT_SPLITS = ("thirds", "model")
 
 #: The relevance scale (1 = no effect on acts 2-3 ... 4 = changes the whole story) and the
 #: levels kept (the paper's moderate importance: 2 and 3).
@@ -59,6 +66,9 @@ RELEVANT = (2, 3)
 
 #: How a modified line is marked in the story the judge reads.
 MARK = "[modified]"
+
+#: Tokens of the acts answer ("Act 2: 4, Act 3: 9").
+ACTS_TOKENS = 24
 
 
 @dataclass(frozen=True)
@@ -152,18 +162,25 @@ def parse_propositions(text: str, limit: int) -> list[str]:
     return [p for p in found if p][:limit]
 
 
-def parse_yes_no(text: str) -> str | None:
-    """``yes`` or ``no`` from the first word of ``text``; None otherwise."""
-    word = re.match(r"\W*([A-Za-z]+)", text or "")
-    value = word.group(1).lower() if word else ""
-    return value if value in ("yes", "no") else None
-
-
-def parse_verdict(text: str) -> str | None:
-    """The judge's verdict: the last ``Answer: yes/no`` (or ``Verdict:``) line of ``text``,
-    else the first word when it is yes or no (a short answer); None otherwise (not a yes)."""
-    found = re.findall(r"(?:answer|verdict)\s*[:\-]\s*\**\s*(yes|no)\b", text or "", re.I)
-    return found[-1].lower() if found else parse_yes_no(text)
+def parse_acts(text: str, n_sentences: int) -> tuple[int, int] | None:
+    """The acts' bounds (first sentence of act 2, first of act 3; 0-based) from an answer naming
+    the lines (1-based) where acts 2 and 3 begin: ``Act 2: 4, Act 3: 9`` or the first two
+    numbers of the answer. None unless 2 <= act 2 < act 3 <= ``n_sentences`` (each act holds a
+    sentence)."""
+    named = {
+        int(act): int(line)
+        for act, line in re.findall(r"act\s*([23])\D{0,20}?(\d+)", text or "", re.I)
+    }
+    if {2, 3} <= set(named):
+        a2, a3 = named[2], named[3]
+    else:
+        numbers = [int(n) for n in re.findall(r"\d+", text or "")]
+        if len(numbers) < 2:
+            return None
+        a2, a3 = numbers[:2]
+    if not 2 <= a2 < a3 <= n_sentences:
+        return None
+    return a2 - 1, a3 - 1
 
 
 def rewrite_tokens(story_tokens: int, minimum: int) -> int:
@@ -177,10 +194,12 @@ def rewrite_tokens(story_tokens: int, minimum: int) -> int:
 class MakerSettings:
     """Prompts (templates with ``{act1}``, ``{later}``, ``{story}``, ``{proposition}``,
     ``{lines}``) and limits of the model maker (config ``plot_holes.model_maker``):
-    ``max_tokens``: tokens of the proposition list (and the least a rewrite may get);
-    ``judge_max_tokens``: tokens of each judge sample (its reasoning and verdict)."""
+    ``acts``: how the acts are found (:data:`ACT_SPLITS`); ``max_tokens``: tokens of the
+    proposition list (and the least a rewrite may get); ``judge_max_tokens``: tokens of each
+    judge sample (its reasoning and verdict)."""
 
     prompts: Mapping[str, str]
+    acts: str = "thirds"
     max_propositions: int = 5
     attempts: int = 2
     max_changed: int = 5
@@ -234,7 +253,8 @@ class ModelMaker:
 
     def needed_window(self, sentences: Sequence[str]) -> int:
         """Tokens the longest step of one story needs (prompt + answer): the rewrite (story
-        prompt + :func:`rewrite_tokens`) or the judge (marked story + its answer)."""
+        prompt + :func:`rewrite_tokens`) or the judge (marked story + its answer); the acts
+        question is shorter than the judge's."""
         story = " ".join(sentences)
         rewrite = self._prompt("counterfactual", story=story, proposition="x " * 48)
         judge = self._prompt(
@@ -263,6 +283,15 @@ class ModelMaker:
         )
         return score
 
+    def _acts(self, story_id: str, sentences: Sequence[str], thirds: tuple[int, int]):
+        """The acts' bounds the model names (:func:`parse_acts`), else ``thirds`` (recorded)."""
+        prompt = self._prompt("acts", story=marked_story(sentences, ()), n=str(len(sentences)))
+        text = self._generate(prompt, max_tokens=ACTS_TOKENS)[0]
+        bounds = parse_acts(text, len(sentences))
+        status = "ok" if bounds is not None else "unparseable:thirds"
+        self._record(story_id, 0, "acts", status, prompt, text)
+        return bounds if bounds is not None else thirds
+
     def make(
         self, story_id: str, sentences: Sequence[str], window: int | None = None
     ) -> tuple[Patch, str] | str:
@@ -273,6 +302,8 @@ class ModelMaker:
             return f"too short for three acts ({len(sentences)} sentences)"
         if window is not None and (need := self.needed_window(sentences)) > window:
             return f"too long for the model's window ({need} tokens needed, {window} available)"
+        if self.s.acts == "model":
+            bounds = self._acts(story_id, sentences, bounds)
         a2, _ = bounds
         act1 = " ".join(sentences[:a2])
         later, story = " ".join(sentences[a2:]), " ".join(sentences)

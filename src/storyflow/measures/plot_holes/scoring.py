@@ -218,7 +218,8 @@ def human_vs_llm(
     LLM, the share of the human stories and of that LLM's stories (same prompts) the detector
     calls flawed, each with its Wilson interval, and their difference (LLM − human, share)
     with a percentile bootstrap interval over prompts; with fewer than ``min_group_size``
-    prompts no interval (``small_group``). ``verdicts``: the validity check's verdicts;
+    prompts the difference is not tested (no interval; ``small_group``), the shares keep their
+    Wilson intervals (inside 0-1 at any n). ``verdicts``: the validity check's verdicts;
     ``best``: the detector marked best (:func:`best_detector`)."""
     from storyflow import validity
     from storyflow.measures.plot_holes.validation import label
@@ -242,13 +243,8 @@ def human_vs_llm(
             n = len(pair)
             small = n < min_group_size
             diff = (pair[group] - pair[human]).to_numpy()
-            nan2 = (math.nan, math.nan)
-            human_ci = (
-                nan2 if small else validity.wilson_interval(int(pair[human].sum()), n, confidence)
-            )
-            llm_ci = (
-                nan2 if small else validity.wilson_interval(int(pair[group].sum()), n, confidence)
-            )
+            human_ci = validity.wilson_interval(int(pair[human].sum()), n, confidence)
+            llm_ci = validity.wilson_interval(int(pair[group].sum()), n, confidence)
             mean, low, high = validity.mean_ci(
                 diff, confidence=confidence, resamples=resamples, seed=seed
             )
@@ -275,7 +271,7 @@ def human_vs_llm(
     if any(r[12] for r in rows):
         log.warning(
             "HANNA human-vs-LLM rates on fewer than %d prompts (validity.min_group_size): "
-            "shares and differences reported without intervals",
+            "differences reported without intervals (the shares keep their Wilson intervals)",
             min_group_size,
         )
     return tables.PLOT_HOLE_RATES.frame(rows)

@@ -24,7 +24,8 @@ the surprisal baseline's model), three checks (:func:`role_checks`):
   (0.5: chance);
 * ``ceeval_minus_always_no``: CEEval-Full of the detector minus that of always "no" on the same
   pairs (0.5 per pair), i.e. the mean over pairs of (score on O + score on F) / 2 − 0.5, with
-  a bootstrap interval over pairs; passes when its lower end is above 0. An unparseable
+  a bootstrap interval over pairs; passes when its lower end is above
+  ``validity.detector.min_ceeval_gain`` (0: no better than always "no"). An unparseable
   localization counts as wrong here (the paper's rule), whatever ``detection.unparseable``;
 * ``pairs``: the number of pairs the two rest on; passes at ``validity.detector.min_pairs``.
 
@@ -163,6 +164,7 @@ class CheckSettings:
     """Thresholds and intervals (config ``validity`` and ``stats.confidence``)."""
 
     min_auroc: float = 0.5
+    min_ceeval_gain: float = 0.0
     min_pairs: int = 50
     confidence: float = 0.95
     resamples: int = 2000
@@ -174,6 +176,7 @@ class CheckSettings:
         classes = params.get("classes")
         return cls(
             min_auroc=float(params["min_auroc"]),
+            min_ceeval_gain=float(params["min_ceeval_gain"]),
             min_pairs=int(params["min_pairs"]),
             confidence=float(params["confidence"]),
             resamples=int(params["bootstrap"]),
@@ -224,7 +227,8 @@ def role_checks(
             "ci_low > threshold", n, f"AUROC of the score on F against O; {detail}",
         ),
         validity.check(
-            MEASURE, CORPUS, role, model, "ceeval_minus_always_no", mean, (low, high), 0.0,
+            MEASURE, CORPUS, role, model, "ceeval_minus_always_no", mean, (low, high),
+            settings.min_ceeval_gain,
             "ci_low > threshold", n,
             f"CEEval-Full minus always-no's (0.5) on the same pairs, share 0-1; {detail}",
         ),

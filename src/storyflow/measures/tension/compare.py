@@ -3,8 +3,9 @@
 - :func:`group_means`: per forecaster × judge × story type × measure, the mean, SD (n − 1) and a
   percentile-bootstrap CI over stories (:func:`storyflow.validity.mean_ci`: inside the
   statistic's range, where a t interval of a share at n = 4 reaches below 0 or above 1). NaN
-  values (e.g. a story with no peak) are left out and not counted. A group with fewer than
-  ``validity.min_group_size`` stories keeps its n, mean and SD but gets no CI (``flag`` says so).
+  values (e.g. a story with no peak) are left out and not counted. Every group of two or more
+  stories gets its interval; one with fewer than ``validity.min_group_size`` stories is flagged
+  (``flag``: its interval rests on few stories, and it enters no test).
 - :func:`paired_effects`: HANNA's design, one human story and six LLM stories per prompt: each
   LLM vs the human story of the same prompt, and all LLMs (per prompt, the mean of its LLM
   stories) vs the human; the mean paired difference with a bootstrap CI (prompts resampled),
@@ -95,18 +96,18 @@ def mean_interval(
     values: np.ndarray, settings: Intervals
 ) -> tuple[float, float, float, float, str]:
     """(mean, SD, CI low, CI high, flag) of a group's values: the percentile-bootstrap CI of
-    the mean (:func:`storyflow.validity.mean_ci`); no CI (NaN) below ``min_group_size``."""
+    the mean (:func:`storyflow.validity.mean_ci`; NaN for a single story). A group below
+    ``min_group_size`` keeps its interval (inside the statistic's range at any n), flagged as
+    resting on few stories."""
     n = len(values)
     if n == 0:
         return math.nan, math.nan, math.nan, math.nan, "no story with a value"
     sd = float(values.std(ddof=1)) if n >= 2 else math.nan
-    flag = too_small(n, settings)
-    if flag:
-        return float(values.mean()), sd, math.nan, math.nan, flag.replace("not tested", "no CI")
     mean, low, high = validity.mean_ci(
         values, confidence=settings.confidence, resamples=settings.resamples, seed=settings.seed
     )
-    return mean, sd, low, high, ""
+    flag = too_small(n, settings)
+    return mean, sd, low, high, flag.replace("not tested", "an interval of few stories")
 
 
 def group_means(

@@ -24,9 +24,10 @@ writes ``results/tension/validity/<forecaster>.csv``; ``summarize_tension`` read
     ``validity.judge.min_balanced_accuracy`` (0.6);
   - ``balanced_accuracy_vs_chance[<f>]``: the same value; passes when its bootstrap interval's
     lower end is above 0.5 (better than a coin beyond doubt, not only at this sample);
-  - the pairwise accuracy (share of forecasts the judge scores higher against the right ending
-    than against the wrong one: a ranking, blind to the judge's threshold) is reported in the
-    detail of both rows with its interval, not decided on: the verdict is the judge's yes/no.
+  - ``pairwise_accuracy[<f>]``: the share of forecasts the judge scores higher against the
+    right ending than against the wrong one (a ranking, blind to the judge's threshold; 0-1,
+    chance 0.5); passes when its bootstrap interval's lower end is above
+    ``validity.judge.min_pairwise`` (0.5).
 
   The embedding judge decides with its threshold fitted on the ``fit`` half (or the configured
   ``tension.embedding.threshold``); an LLM judge with P(Y) > 0.5 (fitted on nothing).
@@ -57,13 +58,15 @@ CHANCE = 0.5
 class CheckSettings:
     """Thresholds and interval settings of the checks (config ``validity`` and
     ``stats.confidence``): ``confidence`` level, bootstrap ``resamples`` and ``seed``,
-    ``min_pairwise`` (forecaster), ``min_balanced_accuracy`` (judge)."""
+    ``min_pairwise`` (forecaster), ``min_balanced_accuracy`` and ``min_judge_pairwise``
+    (judge)."""
 
     confidence: float = 0.95
     resamples: int = 2000
     seed: int = 2022
     min_pairwise: float = 0.5
     min_balanced_accuracy: float = 0.6
+    min_judge_pairwise: float = 0.5
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> CheckSettings:
@@ -180,10 +183,9 @@ def judge_rows(
     detail = (
         f"{n} held-out forecasts of {forecaster} ({len(units)} ROCStories stories), each judged "
         f"against the right ending (should match) and the wrong one (should not); {decision}; "
-        f"{rates}; pairwise accuracy {pairwise:.3f} [{pair_ci[0]:.3f}, {pair_ci[1]:.3f}] "
-        "(share scored higher against the right ending; reported, not decided on); CI: "
-        "percentile bootstrap over stories"
+        f"{rates}; CI: percentile bootstrap over stories"
     )
+    n_pairs = sum(p[1] for p in pairs)
     return [
         validity.check(
             MEASURE, CORPUS, "judge", judge, f"balanced_accuracy[{forecaster}]", value, ci,
@@ -192,6 +194,14 @@ def judge_rows(
         validity.check(
             MEASURE, CORPUS, "judge", judge, f"balanced_accuracy_vs_chance[{forecaster}]", value,
             ci, CHANCE, validity.RULES[1], n, detail,
+        ),
+        validity.check(
+            MEASURE, CORPUS, "judge", judge, f"pairwise_accuracy[{forecaster}]", pairwise,
+            pair_ci, settings.min_judge_pairwise, validity.RULES[1], n_pairs,
+            f"share of {n_pairs} held-out forecasts of {forecaster} with a score against both "
+            f"endings that the judge scores higher against the right ending ({len(pairs)} "
+            "ROCStories stories; a ranking, blind to the judge's threshold; chance 0.5); CI: "
+            "percentile bootstrap over stories",
         ),
     ]  # fmt: skip
 

@@ -1,0 +1,116 @@
+"""storyflow.validity: the shared statistics of the validity checks, the verdicts and the
+report's sentences (docs/validity.md)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from storyflow import tables, validity
+from storyflow.errors import StoryflowError
+
+
+def row(corpus: str, model: str, name: str, value: float, threshold: float, role="reader"):
+    return validity.check(
+        "fabula_entropy", corpus, role, model, name, value, (math.nan, math.nan),
+        threshold, validity.RULES[0], 40, "",
+    )  # fmt: skip
+
+
+def test_a_yes_sayer_ranks_nothing_and_balances_to_chance() -> None:
+    truth = np.array([1, 1, 1, 0, 0, 0])
+    assert validity.balanced_accuracy(np.ones(6, bool), truth) == 0.5
+    assert validity.roc_auc(np.full(6, 0.9), truth) == 0.5  # ties count half
+    assert validity.roc_auc([0.9, 0.8, 0.7, 0.3, 0.2, 0.1], truth) == 1.0
+    assert validity.balanced_accuracy([1, 1, 0, 0, 0, 0], truth) == pytest.approx((2 / 3 + 1) / 2)
+    assert math.isnan(validity.balanced_accuracy([1, 0], [1, 1]))
+
+
+def test_intervals_of_a_share_stay_inside_its_range_at_four_stories() -> None:
+    # The issue's case: a t interval of 4 no-rates reached below 0 and above 1.
+    rates = [0.0, 0.0, 0.25, 1.0]
+    mean, low, high = validity.mean_ci(rates, confidence=0.95, resamples=2000, seed=1)
+    assert mean == pytest.approx(0.3125)
+    assert 0 <= low < mean < high <= 1
+    low, high = validity.wilson_interval(4, 4, 0.95)
+    assert 0.5 < low < high == pytest.approx(1.0)
+    assert all(math.isnan(x) for x in validity.wilson_interval(0, 0, 0.95))
+
+
+def test_decide_by_value_or_by_the_lower_bound() -> None:
+    assert validity.decide(0.8, 0.4, 0.7, "value >= threshold")
+    assert not validity.decide(0.8, 0.4, 0.5, "ci_low > threshold")
+    assert not validity.decide(math.nan, math.nan, 0.0, "value >= threshold")
+    with pytest.raises(ValueError):
+        validity.decide(1, 1, 0, "mean > threshold")
+
+
+def test_report_says_each_corpus_verdict_apart() -> None:
+    # A reader that passes on ROCStories and fails on HIPPOCORPUS must not read "0 of 1 valid".
+    table = validity.frame(
+        [
+            row("rocstories", "qwen/standard", "control_auc", 0.98, 0.8),
+            row("rocstories", "qwen/standard", "balanced_accuracy", 0.75, 0.7),
+            row("hippocorpus", "qwen/standard", "control_auc", 0.97, 0.8),
+            row("hippocorpus", "qwen/standard", "balanced_accuracy", 0.64, 0.7),
+            row("books", "qwen/standard", "control_auc", 0.90, 0.8),
+            row("books", "qwen/standard", "balanced_accuracy", 0.59, 0.7),
+        ]
+    )
+    (line,) = validity.describe(table)
+    assert line == (
+        "fabula entropy: 1 of 1 reader valid on rocstories (qwen/standard); "
+        "0 of 1 on hippocorpus, books (failed: qwen/standard: balanced_accuracy)"
+    )
+
+
+def test_report_counts_models_of_a_role() -> None:
+    table = validity.frame(
+        [
+            row("rocstories", "a", "control_auc", 0.9, 0.8),
+            row("rocstories", "b", "control_auc", 0.6, 0.8),
+            row("rocstories", "c", "control_auc", 0.85, 0.8),
+        ]
+    )
+    assert validity.describe(table) == [
+        "fabula entropy: 2 of 3 readers valid on rocstories (a, c) (failed: b: control_auc)"
+    ]
+    assert validity.describe(validity.frame([])) == []
+
+
+def test_gather_refuses_a_check_written_twice() -> None:
+    one = validity.frame([row("rocstories", "a", "control_auc", 0.9, 0.8)])
+    assert len(validity.gather([one, validity.frame([])])) == 1
+    with pytest.raises(StoryflowError, match=r"control_auc.*written twice"):
+        validity.gather([one, one])
+
+
+def test_contrast_checks_test_only_groups_of_the_minimum_size() -> None:
+    effects = pd.DataFrame(
+        {
+            "contrast": ["fiction vs biography", "fiction vs biography", "imagined vs recalled"],
+            "group_a": ["fiction", "fiction", "imagined"],
+            "group_b": ["biography", "biography", "recalled"],
+            "n_a": [4, 4, 9],
+            "n_b": [2, 2, 9],
+        }
+    )
+    checks = validity.contrast_checks(effects, "books", 5)
+    assert list(checks.columns) == list(tables.VALIDITY.columns)
+    checks = checks.set_index("model")
+    assert not checks.loc["fiction vs biography", "passed"]
+    assert checks.loc["fiction vs biography", "value"] == 2
+    assert checks.loc["imagined vs recalled", "passed"]
+    assert checks.loc["imagined vs recalled", "n"] == 18
+
+
+def test_summary_of_a_missing_table_is_empty(tmp_path) -> None:
+    assert validity.summary_of(str(tmp_path / "validity.csv")) == []
+    path = tmp_path / "validity.csv"
+    validity.frame([row("rocstories", "a", "control_auc", 0.9, 0.8)]).to_csv(path, index=False)
+    assert validity.summary_of(str(path)) == [
+        "fabula entropy: 1 of 1 reader valid on rocstories (a)"
+    ]
