@@ -3,6 +3,12 @@
 # This file is a table of contents; the rules live in workflow/rules/, one file per stage.
 
 
+from storyflow.config_files import exit_on_yaml_problem
+
+# Snakemake names neither the file nor the line of a YAML mistake: say both first.
+exit_on_yaml_problem("config/config.yaml")
+
+
 configfile: "config/config.yaml"
 
 

@@ -31,6 +31,7 @@ GOOD = (
     "A3,w3,retold,We met again. It was nice.,,ev,,\n"
     'A4,w4,recalled,"   ",Nothing,ev,,\n'
     "A5,w5,recalled,Last one. Really.,End,ev,,\n"
+    "A6,w6,retold,... 123 ?!,Symbols,ev,,\n"
 )
 
 
@@ -49,9 +50,10 @@ def test_read_valid_file(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> No
 
     # row counts CSV records: header = 1, so A4 (after a two-line story) is row 5
     assert excluded.to_dict("records") == [
-        {"story_id": "A4", "story_type": "recalled", "row": 5, "reason": "empty story"}
-    ]
-    assert "empty text excluded" in caplog.text
+        {"story_id": "A4", "story_type": "recalled", "row": 5, "reason": "empty story"},
+        {"story_id": "A6", "story_type": "retold", "row": 7, "reason": corpus.NO_LETTERS},
+    ]  # a story of digits and punctuation only is not split and scored: excluded, with why
+    assert "empty text or no letters excluded" in caplog.text
     assert "A4" in caplog.text
 
 

@@ -3,8 +3,15 @@ comparisons on hand-made data; a real reader's answers and a tiny workflow run (
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,7 +21,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from storyflow import plan, tables, validity
+from storyflow import plan, progress, tables, validity
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy import compare, corrupt, entropy, items, questions
 from storyflow.measures.fabula_entropy.lexicon import load_antonyms
@@ -938,3 +945,48 @@ def test_negated_variant_asks_the_twin_and_flips_the_answer() -> None:
         readers.ReaderSettings.from_params({**settings.__dict__, "variants": ["loud"]})
     assert readers.calibrated(0.2, 0.2) == pytest.approx(0.5)
     assert readers.calibrated(0.5, 0.2) > 0.5
+
+
+@pytest.mark.slow
+def test_a_reader_job_killed_midway_resumes_without_asking_twice(
+    snakemake, fei_run: Path, tmp_path: Path
+) -> None:
+    """SIGKILL of a real answer_fabula_questions job (the whole process group, as a cluster's
+    OOM killer or a lost node would) once a third of its answers are in its progress file; the
+    rerun resumes there: its output equals the uninterrupted run's, and its log shows that it
+    replayed exactly the kept answers and asked only the rest (storyflow.progress)."""
+    workdir = tmp_path / "run"
+    shutil.copytree(fei_run, workdir, symlinks=True, ignore=shutil.ignore_patterns(".snakemake"))
+    target = "results/hippocorpus/fabula_entropy/answers/smollm2-135m-instruct.parquet"
+    reference = pd.read_parquet(fei_run / target)
+    cost = pd.read_csv(
+        fei_run / "results/hippocorpus/fabula_entropy/cost/smollm2-135m-instruct.csv"
+    )
+    total = int(cost["n_answers"].iloc[0])
+    folder = workdir / Path(target).parent / progress.FOLDER
+    command = snakemake.command(workdir, "--cores", "2", "--forcerun", "answer_fabula_questions",
+                                configfiles=[FEI_CONFIG], targets=[target])  # fmt: skip
+    job = subprocess.Popen(command, cwd=REPO, start_new_session=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    kept = 0
+    deadline = time.monotonic() + 900
+    while kept < total // 3 and job.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+        for file in folder.glob("*.sqlite"):
+            with contextlib.suppress(sqlite3.Error), sqlite3.connect(file) as db:
+                (kept,) = db.execute("SELECT COUNT(*) FROM item").fetchone()
+    os.killpg(job.pid, signal.SIGKILL)
+    job.wait()
+    assert 0 < kept < total, (kept, total)  # killed midway
+    assert not (workdir / target).exists() or job.returncode != 0
+    snakemake(workdir, "--unlock", configfiles=[FEI_CONFIG], targets=[target])
+    snakemake(workdir, "--cores", "2", "--rerun-incomplete",
+              configfiles=[FEI_CONFIG], targets=[target])  # fmt: skip
+    resumed = pd.read_parquet(workdir / target)
+    pd.testing.assert_frame_equal(resumed, reference, check_exact=False, rtol=1e-6, atol=1e-9)
+    log = (workdir / "logs/hippocorpus/fabula_entropy/answer_fabula_questions/"
+           "smollm2-135m-instruct.log").read_text()  # fmt: skip
+    asked, replayed = map(int, re.search(r"progress: (\d+) answers asked in this run, (\d+) "
+                                         r"replayed", log).groups())  # fmt: skip
+    assert replayed >= kept and asked + replayed == total, (asked, replayed, kept, total)
+    assert not folder.exists()  # the finished job leaves no progress behind

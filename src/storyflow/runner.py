@@ -10,8 +10,10 @@ Every script in ``scripts/`` is a few lines::
     run(main, snakemake)
 
 :func:`run` sends the library's log records to the rule's ``log:`` file (and to stderr) and
-records the wall time of the step. Whatever stops the step ends up in the rule's log, so that
-Snakemake's "check log file(s) for error details" holds (on a cluster the log is all there is):
+records the wall time of the step. The step runs in its job's progress scope
+(:mod:`storyflow.progress`): a language-model job killed midway resumes where it stopped.
+Whatever stops the step ends up in the rule's log, so that Snakemake's "check log file(s) for
+error details" holds (on a cluster the log is all there is):
 
 * a :class:`~storyflow.errors.StoryflowError` (a problem the user can fix): its message, one
   paragraph, no traceback;
@@ -37,6 +39,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from storyflow import progress
 from storyflow.errors import StoryflowError
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -119,6 +122,19 @@ def _enable_fault_handler(root: logging.Logger) -> bool:
     return False
 
 
+def progress_path(smk: Any) -> Path | None:
+    """The job's progress file (:mod:`storyflow.progress`): keyed by its rule, params and
+    inputs (never by its threads or resources, which change no answer)."""
+    params = getattr(smk, "params", None)
+    items = params.items() if hasattr(params, "items") else []
+    return progress.job_path(
+        getattr(smk, "rule", "script"),
+        [str(p) for p in (getattr(smk, "output", None) or [])],
+        [(str(k), v) for k, v in items],
+        [str(p) for p in (getattr(smk, "input", None) or [])],
+    )
+
+
 def run(main: Callable[[Any], None], smk: Any) -> None:
     """Run ``main(smk)`` for a Snakemake script; log whatever stops it, and exit 1 if it fails."""
     log_files = list(getattr(smk, "log", []) or [])
@@ -129,7 +145,8 @@ def run(main: Callable[[Any], None], smk: Any) -> None:
     handling_faults = _enable_fault_handler(logging.getLogger())
     start = time.perf_counter()
     try:
-        main(smk)
+        with progress.job_scope(progress_path(smk)):
+            main(smk)
     except StoryflowError as err:
         log.error("%s", err)
         print(f"\nstoryflow: error in rule {rule}: {err}\n", file=sys.stderr)

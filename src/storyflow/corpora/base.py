@@ -31,14 +31,18 @@ def require_header(
         )
 
 
+#: A story text must hold at least one letter (any script) to be read; the reason given for
+#: one that holds none (only digits, punctuation or symbols) in the exclusions table.
+LETTER = r"[^\W\d_]"
+NO_LETTERS = "no letters in the story text (nothing to read)"
+
 OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "vertical bar"}
 """Delimiters a spreadsheet may have saved instead of the comma, named in the message."""
 
 
-def read_csv_text(path: str | Path) -> pd.DataFrame:
-    """A user's CSV file as strings (UTF-8, a byte-order mark allowed), stopping with one message
-    naming the file and line for text that is not UTF-8, an empty file or a row that does not
-    parse."""
+def read_utf8(path: str | Path) -> str:
+    """A user's text file (UTF-8, a byte-order mark allowed), stopping with one message naming
+    the file, the line and the fix when it is in another encoding."""
     path = Path(path)
     raw = path.read_bytes()
     try:
@@ -53,8 +57,19 @@ def read_csv_text(path: str | Path) -> pd.DataFrame:
             "config at the new file",
             row=line,
         ) from None
+    return text
+
+
+def read_csv_text(path: str | Path, sep: str = ",", comment: str | None = None) -> pd.DataFrame:
+    """A user's CSV file as strings (:func:`read_utf8`), stopping with one message naming the
+    file and line for an empty file or a row that does not parse. ``sep``, ``comment``: as in
+    pandas (a lexicon is tab-separated with ``#`` comments)."""
+    path = Path(path)
+    text = read_utf8(path)
     try:
-        return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+        return pd.read_csv(
+            io.StringIO(text), sep=sep, comment=comment, dtype=str, keep_default_na=False
+        )
     except pd.errors.EmptyDataError:
         raise InputDataError(
             path, "the file is empty: it needs a header row and one row per story"
@@ -81,9 +96,12 @@ def other_delimiter(path: str | Path, columns: Sequence[str]) -> str | None:
     return None
 
 
-def read_csv_columns(path: str | Path, columns: Sequence[str], download_hint: str) -> pd.DataFrame:
+def read_csv_columns(
+    path: str | Path, columns: Sequence[str], download_hint: str, what: str = "story"
+) -> pd.DataFrame:
     """``path`` as strings (:func:`read_csv_text`), stopping with one message when it is absent,
-    lacks ``columns`` (naming another delimiter when the header uses one) or has no data row."""
+    lacks ``columns`` (naming another delimiter when the header uses one) or has no data row
+    (``what``: what a row holds, for that message)."""
     path = Path(path)
     if not path.is_file():
         raise StoryflowError(f"{path}: file not found. {download_hint}")
@@ -102,7 +120,7 @@ def read_csv_columns(path: str | Path, columns: Sequence[str], download_hint: st
     require_header(table, columns, path)
     if table.empty:
         raise InputDataError(
-            path, "no data rows: the file has a header only; add one row per story", row=2
+            path, f"no data rows: the file has a header only; add one row per {what}", row=2
         )
     return table
 

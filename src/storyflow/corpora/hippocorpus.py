@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 import pandas as pd
 
 from storyflow import tables
-from storyflow.corpora.base import limit_groups, require_header
+from storyflow.corpora.base import LETTER, NO_LETTERS, limit_groups, require_header
 from storyflow.corpora.download import fetch
 from storyflow.errors import InputDataError, StoryflowError
 
@@ -183,19 +183,24 @@ def read_hippocorpus(
             row=bad_rows[0],
         )
 
-    empty_story = (table["story"].str.strip() == "").to_numpy()
+    text = table["story"].str.strip()
+    empty = (text == "").to_numpy()
+    no_letters = ~empty & ~text.str.contains(LETTER, regex=True).to_numpy()
+    empty_story = empty | no_letters
     excluded = pd.DataFrame(
         {
             "story_id": ids[empty_story].to_numpy(),
             "story_type": types[empty_story].to_numpy(),
             "row": rows[empty_story].to_numpy(dtype="int64"),
-            "reason": "empty story",
+            "reason": pd.Series(empty[empty_story])
+            .map({True: "empty story", False: NO_LETTERS})
+            .to_numpy(dtype=object),
         },
         columns=list(EXCLUDED_COLUMNS),
     )
     if len(excluded):
         log.warning(
-            "%s: %d stor%s with an empty text excluded: %s",
+            "%s: %d stor%s with an empty text or no letters excluded: %s",
             path,
             len(excluded),
             "y" if len(excluded) == 1 else "ies",

@@ -16,15 +16,13 @@ from pathlib import Path
 import pandas as pd
 
 from storyflow import tables
-from storyflow.corpora.base import read_csv_columns
+from storyflow.corpora.base import LETTER, NO_LETTERS, read_csv_columns
 from storyflow.errors import InputDataError
 
 #: The config keys of a CSV corpus's ``columns`` block that must be present.
 REQUIRED_KEYS = ("id", "text", "group")
 #: Header row 1, first story row 2 (as a spreadsheet numbers them).
 _FIRST_ROW = 2
-#: A story text must hold at least one letter (any script) to be read.
-LETTER = r"[^\W\d_]"
 
 
 def read_csv_stories(
@@ -63,7 +61,7 @@ def read_csv_stories(
     empty = text == ""
     no_letters = ~empty & ~text.str.contains(LETTER, regex=True)
     reasons = pd.Series("", index=text.index).mask(empty, "empty story text")
-    reasons = reasons.mask(no_letters, "no letters in the story text (nothing to read)")
+    reasons = reasons.mask(no_letters, NO_LETTERS)
     out = reasons != ""
     excluded = tables.EXCLUDED.frame(
         (sid, group, row + _FIRST_ROW, reason)

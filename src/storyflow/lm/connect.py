@@ -32,12 +32,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from storyflow import progress as job_progress
 from storyflow.errors import StoryflowError
 from storyflow.lm.answers import ClosedAnswer, Options, answers
 from storyflow.lm.backends import Scorer
 from storyflow.lm.prompts import Messages, Prompt, check_messages, generation_prompt, prompt_tokens
 from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import Sample, Sampler, SamplingSettings
+from storyflow.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +97,9 @@ class LanguageModel:
     ``n_ctx``: tokens of prompt + answer or continuation a local model holds (may be raised
     until the weights are loaded); ``n_threads``, ``n_gpu_layers``: llama.cpp's; ``n_seq``:
     samples decoded together; ``share_prefix``: the scorer reuses the longest common beginning
-    of consecutive prompts (many questions about one story; docs/lm.md, "Shared prefixes").
+    of consecutive prompts (many questions about one story; docs/lm.md, "Shared prefixes");
+    ``progress``: the job's progress file (answers and samples kept per question, so a killed
+    job resumes; :mod:`storyflow.progress`), None outside a job.
     """
 
     spec: ModelSpec
@@ -105,6 +109,7 @@ class LanguageModel:
     n_gpu_layers: int = 0
     n_seq: int = 1
     share_prefix: bool = False
+    progress: Progress | None = None
     _vocab: Any = field(default=None, init=False, repr=False)
     _answerer: Any = field(default=None, init=False, repr=False)
     _sampler: Any = field(default=None, init=False, repr=False)
@@ -264,8 +269,20 @@ class LanguageModel:
         return self.answers([prompt], options)[0]
 
     def answers(self, prompts: Sequence[Prompt], options: Options) -> list[ClosedAnswer]:
-        """One answer distribution per prompt, all over ``options``."""
-        return self._open_answerer().answers(list(prompts), options)
+        """One answer distribution per prompt, all over ``options``. In a job, answers already
+        in its progress file are not asked again and new ones are stored as they come
+        (:mod:`storyflow.progress`)."""
+        if self.progress is None:
+            return self._open_answerer().answers(list(prompts), options)
+        keys = [self.progress.key(self.name, "answer", p, options) for p in prompts]
+        found = [self.progress.get(k) for k in keys]
+        missing = [i for i, got in enumerate(found) if got is None]
+        if missing:
+            asked = self._open_answerer().answers([prompts[i] for i in missing], options)
+            for i, answer in zip(missing, asked, strict=True):
+                self.progress.put(keys[i], answer)
+                found[i] = answer
+        return found
 
     def sample(self, prompt: Prompt, k: int, settings: SamplingSettings) -> list[Sample]:
         """Samples 0..k-1 of ``prompt`` (sample k seeded by ``(settings.seed, k)``).
@@ -273,6 +290,18 @@ class LanguageModel:
         A server returns text without token ids: with a tokenizer file, a served sample's
         ``tokens`` are its text's tokens in the model's tokenizer (so token counts of served
         and local samples compare); without one they stay empty."""
+        key = None
+        if self.progress is not None:
+            key = self.progress.key(self.name, "sample", prompt, k, settings)
+            stored = self.progress.get(key)
+            if stored is not None:
+                return stored
+        samples = self._sample(prompt, k, settings)
+        if key is not None:
+            self.progress.put(key, samples)
+        return samples
+
+    def _sample(self, prompt: Prompt, k: int, settings: SamplingSettings) -> list[Sample]:
         samples = self._open_sampler().sample(prompt, k, settings)
         if self._http is not None and self.tokenizer is not None:
             llm = self.tokenizer
@@ -321,7 +350,8 @@ def open_model(
     n_seq: int = 1,
     share_prefix: bool = False,
 ) -> LanguageModel:
-    """The :class:`LanguageModel` of ``spec`` (``model_path``: its GGUF; None when served)."""
+    """The :class:`LanguageModel` of ``spec`` (``model_path``: its GGUF; None when served),
+    keeping its answers in the running job's progress file, if any."""
     return LanguageModel(
         spec,
         model_path,
@@ -330,4 +360,5 @@ def open_model(
         n_gpu_layers=n_gpu_layers,
         n_seq=n_seq,
         share_prefix=share_prefix,
+        progress=job_progress.current(),
     )

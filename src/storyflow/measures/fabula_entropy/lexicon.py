@@ -12,8 +12,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-import pandas as pd
-
+from storyflow.corpora.base import read_csv_text
 from storyflow.errors import StoryflowError
 
 COLUMNS = ("word", "antonym", "pos")
@@ -29,7 +28,7 @@ def load_antonyms(path: str | Path | None = None) -> dict[tuple[str, str], list[
     source = Path(path) if path else packaged_lexicon()
     if not source.is_file():
         raise StoryflowError(f"antonym lexicon {source} does not exist")
-    table = pd.read_csv(source, sep="\t", comment="#", dtype=str, keep_default_na=False)
+    table = read_csv_text(source, sep="\t", comment="#")
     missing = [c for c in COLUMNS if c not in table.columns]
     if missing:
         raise StoryflowError(

@@ -20,7 +20,8 @@ from typing import Any
 import pandas as pd
 
 from storyflow import tables
-from storyflow.errors import StoryflowError
+from storyflow.corpora.base import read_csv_columns, read_utf8
+from storyflow.errors import InputDataError, StoryflowError
 
 MAKER = "flawedfictions"
 FIELDS = {
@@ -40,11 +41,29 @@ def _records(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise StoryflowError(f"FlawedFictions file {path} does not exist (plot_holes.benchmark)")
     if path.suffix == ".csv":
-        return pd.read_csv(path, dtype=str, keep_default_na=False).to_dict("records")
-    text = path.read_text(encoding="utf-8").strip()
-    if text.startswith("["):
-        return json.loads(text)
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+        needed = [FIELDS["story"], FIELDS["error"]]
+        return read_csv_columns(path, needed, "", what="story").to_dict("records")
+    text = read_utf8(path)
+    if text.strip().startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as err:
+            raise InputDataError(path, _json_fix(err.msg), row=err.lineno) from None
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise InputDataError(path, _json_fix(err.msg), row=number) from None
+    return records
+
+
+def _json_fix(cause: str) -> str:
+    return (
+        f"not valid JSON ({cause}): the file is JSON Lines (one JSON object per line) or one "
+        "JSON list of objects; check the quotes and commas on this line"
+    )
 
 
 def _lines(value: Any) -> list[str]:

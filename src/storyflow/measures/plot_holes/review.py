@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from storyflow import tables
+from storyflow.corpora.base import read_csv_columns
 from storyflow.errors import StoryflowError
 
 SHEET_COLUMNS = ("story_id", "proposed_error", "explanation", "verdict")
@@ -38,10 +39,13 @@ def read_verdicts(path: str | Path, made: pd.DataFrame) -> dict[str, str]:
         StoryflowError: missing columns, unknown story ids or verdicts other than yes/no, with
             the rows named (1-based file lines, header = 1).
     """
-    sheet = pd.read_csv(path, dtype=str, keep_default_na=False)
-    missing = [c for c in ("story_id", "verdict") if c not in sheet.columns]
-    if missing:
-        raise StoryflowError(f"{path}: review sheet lacks column(s) {', '.join(missing)}")
+    sheet = read_csv_columns(
+        path,
+        ["story_id", "verdict"],
+        "Check plot_holes.model_maker.verdicts: the review sheet the pipeline wrote "
+        "(review_sheet.csv), with the verdicts filled in.",
+        what="reviewed story",
+    )
     known = set(made.loc[made["version"] == "F", "story_id"])
     verdict = sheet["verdict"].str.strip().str.lower()
     unknown = [i + 2 for i, s in enumerate(sheet["story_id"]) if s not in known]

@@ -1,0 +1,159 @@
+"""A long job's progress, kept per item in a side file, so that a killed job resumes.
+
+A language-model job (sampling endings, answering questions, judging, detecting, making flawed
+stories) asks its model many independent questions. Each answer is written to the job's
+*progress file* (SQLite, one row per question, committed as soon as it is answered) before the
+job goes on. When the job is killed (SIGKILL, a full disk, a crashed llama.cpp, a server that
+stays down), Snakemake runs it again; the rerun finds the answers already given and asks the
+model only the questions that have none, so nothing is asked twice and nothing answered is lost.
+
+* **Where:** ``<folder of the job's first output>/.progress/<output name>.<key>.sqlite``.
+* **Keyed by the job's settings:** ``<key>`` is a hash of the rule, its params and its inputs'
+  paths; a rerun with a changed setting gets another key and starts afresh (the progress files
+  of other keys for the same output are removed when the job starts). Within a file each
+  question is keyed by everything that decides its answer (the model's name, the kind of call,
+  the prompt, the options or sampling settings), so an answer is never reused for another
+  question.
+* **Written atomically:** the job writes its outputs only when every item is done (Snakemake
+  removes a failed job's outputs); the progress file is removed once the job has succeeded.
+
+Replayed answers are the stored results themselves (pickled), so the resumed output equals the
+output of an uninterrupted run: sampling seeds are per question (``SamplingSettings.seed`` and
+the sample's index), never a generator's state carried from one question to the next.
+
+:func:`job_scope` (entered by :func:`storyflow.runner.run` for every script) makes the job's
+file the one :func:`current` returns; ``storyflow.lm.connect.open_model`` attaches it to every
+model the job opens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import hashlib
+import logging
+import pickle
+import sqlite3
+from collections.abc import Iterator
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: The folder, beside a job's first output, that holds the progress files.
+FOLDER = ".progress"
+
+
+class Progress:
+    """The answers a job has already been given, in one SQLite file (see the module docstring).
+
+    ``asked``: questions answered by a model in this run (stored); ``replayed``: questions
+    whose answers came from the file (not asked again)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, isolation_level=None)  # autocommit per item
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS item (key TEXT PRIMARY KEY, value BLOB)")
+        self.asked = 0
+        self.replayed = 0
+        (self.stored,) = self._db.execute("SELECT COUNT(*) FROM item").fetchone()
+        if self.stored:
+            log.info("resuming: %d answers already in %s", self.stored, self.path)
+
+    @staticmethod
+    def key(*parts: Any) -> str:
+        """The key of one question: a hash of the ``repr`` of everything that decides its
+        answer (prompts are strings, token ids or chat messages; settings are dataclasses)."""
+        return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()
+
+    def get(self, key: str) -> Any | None:
+        """The stored answer of ``key`` (counted as replayed), or None."""
+        row = self._db.execute("SELECT value FROM item WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        self.replayed += 1
+        return pickle.loads(row[0])
+
+    def put(self, key: str, value: Any) -> None:
+        """Store the answer of ``key`` (committed before this returns; counted as asked)."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO item (key, value) VALUES (?, ?)", (key, pickle.dumps(value))
+        )
+        self.asked += 1
+
+    def close(self) -> None:
+        self._db.close()
+
+
+_CURRENT: ContextVar[Path | None] = ContextVar("storyflow_progress", default=None)
+_OPEN: dict[Path, Progress] = {}
+
+
+def current() -> Progress | None:
+    """The running job's progress file (opened once per job), or None outside a job."""
+    path = _CURRENT.get()
+    if path is None:
+        return None
+    if path not in _OPEN:
+        _OPEN[path] = Progress(path)
+    return _OPEN[path]
+
+
+def job_path(rule: str, outputs: list[str], params: Any, inputs: list[str]) -> Path | None:
+    """The progress file of a job (module docstring), or None for a job without outputs."""
+    if not outputs:
+        return None
+    first = Path(outputs[0])
+    digest = Progress.key(rule, params, sorted(inputs))[:16]
+    return first.parent / FOLDER / f"{first.name}.{digest}.sqlite"
+
+
+def _remove(path: Path) -> None:
+    for extra in ("", "-wal", "-shm"):
+        Path(f"{path}{extra}").unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def job_scope(path: Path | None) -> Iterator[None]:
+    """Make ``path`` the job's progress file while the job runs: the files of other settings
+    for the same output are removed first; the job's own file is removed when the job
+    succeeds and kept (for the rerun) when it fails."""
+    if path is None:
+        yield
+        return
+    output = path.name.rsplit(".", 2)[0]
+    for stale in path.parent.glob(f"{glob.escape(output)}.*.sqlite"):
+        if stale != path and stale.name.rsplit(".", 2)[0] == output:
+            log.info("progress of other settings removed: %s", stale)
+            _remove(stale)
+    token = _CURRENT.set(path)
+    try:
+        yield
+    except BaseException:
+        kept = _OPEN.get(path)
+        if kept is not None and kept.stored + kept.asked:
+            log.warning(
+                "the job stopped; the %d answers it has are kept in %s: run the same command "
+                "again and it resumes, asking only the questions not answered yet",
+                kept.stored + kept.asked,
+                path,
+            )
+        raise
+    finally:
+        _CURRENT.reset(token)
+        opened = _OPEN.pop(path, None)
+        if opened is not None:
+            opened.close()
+            log.info(
+                "progress: %d answers asked in this run, %d replayed from %s",
+                opened.asked,
+                opened.replayed,
+                path,
+            )
+    _remove(path)  # reached only when the job succeeded
+    with contextlib.suppress(OSError):
+        path.parent.rmdir()  # when no other job's progress is there
