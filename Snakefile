@@ -32,6 +32,7 @@ include: "workflow/rules/comparison.smk"
 include: "workflow/rules/plot_holes.smk"
 include: "workflow/rules/tension.smk"
 include: "workflow/rules/validity.smk"
+include: "workflow/rules/cost.smk"
 
 
 rule all:

@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("comparison", ("comparison",)),
-    ("figures and planning", ("figures", "plan")),
+    ("figures and planning", ("figures", "plan", "estimate")),
 ]
 
 

@@ -617,3 +617,43 @@ def plot_hole_pool_pairs(config: Mapping[str, Any]) -> int:
         return 0
     pairs = block["validation"]["pairs"]
     return int(config["validity"]["detector"]["min_pairs"] if pairs is None else pairs)
+
+
+# ---- what the language-model stages will cost (storyflow.estimate)
+
+
+def lm_cost_settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per corpus, the language-model stages that read it with their models and the settings
+    their size depends on: the params of rule estimate_lm_cost (``storyflow.estimate``)."""
+    settings: dict[str, dict[str, Any]] = {}
+    tension = tension_plan(config)
+    for corpus in tension["corpora"]:
+        block = {k: config["tension"][k] for k in ("k", "sampling", "cuts")}
+        chosen = {k: tension[k] for k in ("forecasters", "judges")}
+        settings.setdefault(corpus, {})["tension"] = {"block": block, "plan": chosen}
+    fei = config["fabula_entropy"]
+    if fei["enabled"]:
+        readers = fabula_entropy_readers(config)
+        for corpus in fabula_entropy_corpora(config):
+            settings.setdefault(corpus, {})["fabula_entropy"] = {
+                "items": fabula_entropy_items(config, corpus),
+                "readers": readers,
+                "variants": len(fei["variants"]),
+            }
+    holes = config["plot_holes"]
+    if holes["enabled"]:
+        models = {
+            "detectors": plot_hole_detectors(config),
+            "nli": plot_hole_nli_models(config),
+            "maker": plot_hole_maker_model(config),
+        }
+        block = {
+            "min_sentences": holes["min_sentences"],
+            "max_words": holes["max_words"],
+            "detection": holes["detection"],
+            "nli": {"pairs": holes["nli"]["pairs"]},
+            "model_maker": {k: v for k, v in holes["model_maker"].items() if k != "prompts"},
+        }
+        for corpus in plot_hole_corpora(config):
+            settings.setdefault(corpus, {})["plot_holes"] = {"block": block, "models": models}
+    return settings

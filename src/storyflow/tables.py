@@ -230,6 +230,28 @@ NLL_COST = Table(
     "prefix + story longer than the context window (some rows truncated).",
 )
 
+LM_COST = Table(
+    "language-model cost estimate",
+    {
+        "corpus": "object",
+        "measure": "object",
+        "stage": "object",
+        "model": "object",
+        "requests": "int64",
+        "prompt_tokens": "int64",
+        "generated_tokens": "int64",
+        "prompt_rate": "float64",
+        "generate_rate": "float64",
+        "expected_s": "float64",
+    },
+    key=("corpus", "stage", "model"),
+    doc="What one language-model stage of a corpus will cost with one model, estimated before "
+    "it runs (storyflow.estimate): requests = questions or prompts sent; prompt_tokens = tokens "
+    "the model evaluates (words x 1.3); generated_tokens = tokens it writes (upper bounds); "
+    "prompt_rate, generate_rate: tokens/s from cost.rates (NaN: none configured); expected_s: "
+    "seconds at those rates (NaN without a rate). A judge's row counts every forecaster's endings.",
+)
+
 NLL_EXCLUDED = Table(
     "NLL excluded stories",
     {

@@ -597,6 +597,12 @@ def tension_outputs():
 # --- final products ---------------------------------------------------------------------------
 
 
+# ---- cost of the language-model stages (cost.smk)
+
+LM_COST_SETTINGS = checked(plan.lm_cost_settings, config)
+LM_COST_CORPORA = list(LM_COST_SETTINGS)
+
+
 def final_outputs():
     """Every final table and figure the config asks for (rule all)."""
     outputs = expand(
@@ -644,4 +650,6 @@ def final_outputs():
     outputs += plot_holes_outputs()
     outputs += tension_outputs()
     outputs.append("results/validity.csv")
+    if LM_COST_CORPORA:
+        outputs.append("results/lm_cost.csv")
     return outputs

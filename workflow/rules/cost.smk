@@ -1,0 +1,23 @@
+# What every language-model stage will cost, estimated from the sentence tables before any
+# model is asked (docs/cost_and_failures.md); cost.max_hours stops a run that would exceed it.
+
+
+rule estimate_lm_cost:
+    input:
+        sentences=expand("results/{corpus}/sentences.parquet", corpus=LM_COST_CORPORA),
+    output:
+        cost="results/lm_cost.csv",
+    log:
+        "logs/estimate_lm_cost.log",
+    # first among the jobs that become ready with the sentence tables (the stages' items come
+    # later); nothing takes its table as input, so a new rate or model re-runs it alone
+    priority: 100
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        corpora=LM_COST_CORPORA,
+        settings=LM_COST_SETTINGS,
+        rates=config["cost"]["rates"],
+        max_hours=config["cost"]["max_hours"],
+    script:
+        "../../scripts/estimate_lm_cost.py"
