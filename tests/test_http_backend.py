@@ -495,3 +495,44 @@ def test_server_greedy_and_seeded_samples(
     fresh()
     assert backend.sample(prompt, 2, seeded) == first
     assert first[0].text != first[1].text
+
+
+def test_a_job_stopped_by_a_server_that_stays_down_resumes_without_asking_twice(
+    stub: Stub, tmp_path: Path
+) -> None:
+    """A job (storyflow.runner.run) that samples one ending per prompt from a served model:
+    the server fails from the fourth prompt on, past every retry; the job stops with one
+    message and keeps the three answers in its progress file. Run again against a healthy
+    server, it asks only the three prompts left, and its output is the uninterrupted run's."""
+    from types import SimpleNamespace
+
+    from storyflow import runner
+    from storyflow.lm.connect import open_model
+    from storyflow.lm.registry import ModelSpec
+
+    spec = ModelSpec.from_config({"name": "m", "roles": [], "source": {"server": {
+        "base_url": stub.url, "model": "m", "retries": 1, "backoff": 0.01, "timeout": 2}}})  # fmt: skip
+    prompts = [f"Story {i}:" for i in range(6)]
+    healthy = lambda body: (200, completion(f"end of {body['prompt']}", "stop"))  # noqa: E731
+    job = SimpleNamespace(rule="sample", output=[str(tmp_path / "endings.json")], input=[],
+                          params={"k": 1}, log=[str(tmp_path / "sample.log")])  # fmt: skip
+
+    def main(smk: Any) -> None:
+        model = open_model(spec)
+        texts = [model.sample(p, 1, SamplingSettings(seed=3))[0].text for p in prompts]
+        Path(smk.output[0]).write_text(json.dumps(texts))
+
+    stub.respond = lambda body: healthy(body) if len(stub.requests) <= 3 else (503, "down")
+    with pytest.raises(SystemExit):
+        runner.run(main, job)
+    log = Path(job.log[0]).read_text()
+    assert f"the model server at {stub.url} (model 'm') failed 2 times" in log
+    assert "the 3 answers it has are kept" in log and "run the same command again" in log
+    assert not Path(job.output[0]).exists()
+    asked_before = len(stub.requests)
+    stub.respond = healthy
+    runner.run(main, job)
+    again = [body["prompt"] for _, _, body in stub.requests[asked_before:]]
+    assert again == prompts[3:]  # only the prompts without an answer
+    assert json.loads(Path(job.output[0]).read_text()) == [f"end of {p}" for p in prompts]
+    assert "3 answers asked in this run, 3 replayed" in Path(job.log[0]).read_text()
