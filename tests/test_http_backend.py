@@ -510,8 +510,8 @@ def test_a_job_stopped_by_a_server_that_stays_down_resumes_without_asking_twice(
     from storyflow.lm.connect import open_model
     from storyflow.lm.registry import ModelSpec
 
-    spec = ModelSpec.from_config({"name": "m", "roles": [], "source": {"server": {
-        "base_url": stub.url, "model": "m", "retries": 1, "backoff": 0.01, "timeout": 2}}})  # fmt: skip
+    server = {"base_url": stub.url, "model": "m", "retries": 1, "backoff": 0.01, "timeout": 2}
+    spec = ModelSpec.from_config({"name": "m", "roles": [], "source": {"server": server}})
     prompts = [f"Story {i}:" for i in range(6)]
     healthy = lambda body: (200, completion(f"end of {body['prompt']}", "stop"))  # noqa: E731
     job = SimpleNamespace(rule="sample", output=[str(tmp_path / "endings.json")], input=[],
