@@ -635,8 +635,11 @@ def lm_cost_settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     if fei["enabled"]:
         readers = fabula_entropy_readers(config)
         for corpus in fabula_entropy_corpora(config):
+            items = fabula_entropy_items(config, corpus)
+            # only ROCStories has a wrong ending to swap in
+            items["wrong_ending"] = items["wrong_ending"] and corpus == "rocstories"
             settings.setdefault(corpus, {})["fabula_entropy"] = {
-                "items": fabula_entropy_items(config, corpus),
+                "items": items,
                 "readers": readers,
                 "variants": len(fei["variants"]),
             }
