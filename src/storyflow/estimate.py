@@ -196,6 +196,10 @@ SHRINK = {
 }
 
 
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
+
+
 def check_ceiling(cost: pd.DataFrame, max_hours: float | None) -> None:
     """Stop when the expected hours exceed ``max_hours`` (None: no ceiling), naming the three
     biggest rows and the keys that shrink them."""
@@ -206,12 +210,12 @@ def check_ceiling(cost: pd.DataFrame, max_hours: float | None) -> None:
         return
     top = cost.sort_values("expected_s", ascending=False).head(3)
     named = "; ".join(
-        f"{r.corpus} {r.stage} with {r.model} ({r.expected_s / 3600:.1f} h: {SHRINK[r.stage]})"
+        f"{r.corpus} {r.stage} with {r.model} ({_duration(r.expected_s)}: {SHRINK[r.stage]})"
         for r in top.itertuples()
     )
     raise StoryflowError(
-        f"the language-model stages are expected to take {hours:.1f} h, more than cost.max_hours "
-        f"({max_hours:g} h). Biggest: {named}. Lower those settings, use a faster model or "
+        f"the language-model stages are expected to take {_duration(hours * 3600)}, more than "
+        f"cost.max_hours ({max_hours:g} h). Biggest: {named}. Lower those settings, use a faster model or "
         "device (cost.rates), or raise cost.max_hours (results/lm_cost.csv lists every row)"
     )
 
