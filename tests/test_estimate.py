@@ -114,3 +114,27 @@ def test_the_default_config_estimates_every_language_model_stage(default_config)
     reader = settings["hippocorpus"]["fabula_entropy"]["readers"]
     assert reader == ["qwen2.5-coder-1.5b-instruct"]
     assert default_config["cost"]["rates"][reader[0]]["prompt"] > 0
+
+
+@pytest.mark.slow
+def test_the_workflow_logs_the_estimate_and_stops_at_the_ceiling(snakemake, tmp_path) -> None:
+    """Rule estimate_lm_cost on the tiny config with tension on (SmolLM2 forecasts): the table
+    and the log, then cost.max_hours below the estimate stops the job with the message."""
+    change = tmp_path / "tension.yaml"
+    change.write_text(yaml.safe_dump({"tension": {"enabled": True, "corpora": ["hippocorpus"]}}))
+    snakemake(tmp_path / "run", "--cores", "2", configfiles=[change],
+              targets=["results/lm_cost.csv"])  # fmt: skip
+    cost = pd.read_csv(tmp_path / "run" / "results" / "lm_cost.csv")
+    (forecast,) = cost.itertuples()
+    assert (forecast.stage, forecast.model) == ("forecast endings", "smollm2-135m-instruct")
+    assert forecast.requests > 0 and forecast.expected_s > 0  # the packaged model has a rate
+    log = (tmp_path / "run" / "logs" / "estimate_lm_cost.log").read_text()
+    assert "language-model stages:" in log and "hippocorpus forecast endings" in log
+    ceiling = tmp_path / "ceiling.yaml"
+    ceiling.write_text(yaml.safe_dump({"cost": {"max_hours": 1e-4}}))
+    stopped = snakemake(tmp_path / "run", "--cores", "2", "--forcerun", "estimate_lm_cost",
+                        configfiles=[change, ceiling], targets=["results/lm_cost.csv"],
+                        check=False)  # fmt: skip
+    assert stopped.returncode != 0 and "more than cost.max_hours (0.0001 h)" in stopped.stdout
+    assert "Biggest: hippocorpus forecast endings with smollm2-135m-instruct" in stopped.stdout
+    assert "Traceback" not in stopped.stdout
