@@ -55,7 +55,9 @@ class Progress:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, isolation_level=None)  # autocommit per item
-        self._db.execute("PRAGMA journal_mode=WAL")
+        # a rollback journal, not WAL: WAL needs shared memory, which network file systems (a
+        # cluster's shared results folder) do not give; one writer only, so nothing is lost
+        self._db.execute("PRAGMA journal_mode=DELETE")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS item (key TEXT PRIMARY KEY, value BLOB)")
         self.asked = 0
