@@ -135,7 +135,11 @@ def test_scores_and_story_measures_cover_every_story(ph_run: Path) -> None:
     assert len(rates[rates["detector"] == DETECTOR]) == 6  # one per LLM of the prompt
     assert rates["rate_human"].isin([0.0, 1.0]).all()  # one prompt: one human story
     # one prompt is below validity.min_group_size: no intervals; the verdict is carried
-    assert rates["small_group"].all() and rates[["ci_low", "rate_human_ci_low"]].isna().all().all()
+    # below validity.min_group_size prompts the difference is untested; the shares keep their
+    # Wilson intervals, inside [0, 1]
+    assert rates["small_group"].all() and rates["ci_low"].isna().all()
+    shares = rates[["rate_human_ci_low", "rate_human_ci_high"]]
+    assert shares.notna().all().all() and shares.stack().between(0, 1).all()
     # SmolLM2 says "no" to everything, and 6 + 2 pairs are too few: it fails
     assert rates["validity"].str.match(r"failed: .*pairs").all() and not rates["best"].any()
     assert (rates["valid"] == False).all()  # noqa: E712 (read from CSV)

@@ -167,8 +167,9 @@ def test_tiny_run_writes_calibrated_verdicts_curves_and_story_measures(tension_r
     assert (cuts["unit"] == "tokens").all()
     # the checks, computed before the summary, label its rows
     checks = tables.read(tables.VALIDITY, results / "tension" / "validity" / f"{FORECASTER}.csv")
-    assert checks["role"].tolist() == ["forecaster", "judge", "judge"]
-    assert checks["model"].tolist() == [FORECASTER, "embedding", "embedding"]
+    # the forecaster's pairwise share; the judge's balanced and pairwise accuracy, each decided
+    assert checks["role"].tolist() == ["forecaster", "judge", "judge", "judge"]
+    assert checks["model"].tolist() == [FORECASTER, "embedding", "embedding", "embedding"]
     assert (checks["corpus"] == "rocstories").all() and checks["value"].between(0, 1).all()
     assert (checks["ci_low"] <= checks["value"]).all() and (
         checks["value"] <= checks["ci_high"]
@@ -240,7 +241,8 @@ def test_validity_thresholds_re_run_only_the_checks_and_what_they_label(
     checks = Counter({("check_tension_validity", FORECASTER, None): 1})
     stricter = {"forecaster": {"min_pairwise": 0.6}}
     assert plan_jobs(snakemake, tension_run, tmp_path, validity=stricter) == SUMMARY + checks
-    assert plan_jobs(snakemake, tension_run, tmp_path, validity={"min_group_size": 2}) == SUMMARY
+    # tests/config/tiny.yaml sets 2
+    assert plan_jobs(snakemake, tension_run, tmp_path, validity={"min_group_size": 3}) == SUMMARY
     assert (
         plan_jobs(snakemake, tension_run, tmp_path, validity={"reader": {"min_auc": 0.9}})
         == Counter()
@@ -301,7 +303,7 @@ def test_llm_judge_answers_yes_or_no_from_probabilities(
     assert 0 < len(asked) // 2 < len(calibration_endings)
     rows = tables.read(tables.VALIDITY, workdir / checks)
     judge_rows = rows[rows["role"] == "judge"]
-    assert judge_rows["model"].eq(FORECASTER).all() and len(judge_rows) == 2
+    assert judge_rows["model"].eq(FORECASTER).all() and len(judge_rows) == 3
     assert judge_rows["n"].eq(len(asked) // 2).all()
     log = workdir / f"logs/tension/judge_calibration_endings/{FORECASTER}/{FORECASTER}.log"
     assert "s per forecast" in log.read_text()
