@@ -215,8 +215,9 @@ def check_ceiling(cost: pd.DataFrame, max_hours: float | None) -> None:
     )
     raise StoryflowError(
         f"the language-model stages are expected to take {_duration(hours * 3600)}, more than "
-        f"cost.max_hours ({max_hours:g} h). Biggest: {named}. Lower those settings, use a faster model or "
-        "device (cost.rates), or raise cost.max_hours (results/lm_cost.csv lists every row)"
+        f"cost.max_hours ({max_hours:g} h). Biggest: {named}. Lower those settings, use a "
+        "faster model or device (cost.rates), or raise cost.max_hours (results/lm_cost.csv "
+        "lists every row)"
     )
 
 

@@ -37,6 +37,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from storyflow import progress
@@ -126,13 +127,27 @@ def progress_path(smk: Any) -> Path | None:
     """The job's progress file (:mod:`storyflow.progress`): keyed by its rule, params and
     inputs (never by its threads or resources, which change no answer)."""
     params = getattr(smk, "params", None)
-    items = params.items() if hasattr(params, "items") else []
+    if hasattr(params, "items"):
+        items = params.items()
+    else:
+        items = vars(params or SimpleNamespace()).items()
     return progress.job_path(
         getattr(smk, "rule", "script"),
-        [str(p) for p in (getattr(smk, "output", None) or [])],
+        _paths(getattr(smk, "output", None)),
         [(str(k), v) for k, v in items],
-        [str(p) for p in (getattr(smk, "input", None) or [])],
+        _paths(getattr(smk, "input", None)),
     )
+
+
+def _paths(files: Any) -> list[str]:
+    """The file paths of a Snakemake ``input``/``output`` (a named list) or of a stand-in
+    (a namespace of paths or lists of paths, as tests pass), in order."""
+    if files is None:
+        return []
+    if isinstance(files, str | Path):
+        return [str(files)]
+    values = vars(files).values() if isinstance(files, SimpleNamespace) else files
+    return [p for value in values for p in _paths(value)]
 
 
 def run(main: Callable[[Any], None], smk: Any) -> None:
