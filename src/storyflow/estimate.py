@@ -29,6 +29,7 @@ import pandas as pd
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
+from storyflow.measures.plot_holes.acts import act_bounds
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ def plot_hole_rows(stories: pd.DataFrame, block: Mapping[str, Any], models: Mapp
     words = float(fits["words"].sum())
     shown = 2 * len(fits)
     detection = block["detection"]
-    paper = detection.get("format") == "paper"
+    paper = detection["format"] == "paper"
     generated = detection["reasoning_tokens"] if paper else detection["max_tokens"]
     for model in models["detectors"]:
         yield ("plot_holes", "detect", model, shown, 1.2 * _tokens(2 * words), shown * generated)
@@ -108,8 +109,8 @@ def plot_hole_rows(stories: pd.DataFrame, block: Mapping[str, Any], models: Mapp
     for n, per in zip(fits["n"], fits["per"], strict=True):
         if block["nli"]["pairs"] == "all":
             count = n * (n - 1)
-        else:
-            act1 = math.ceil(n / 3)
+        else:  # act 1 x acts 2-3, acts as the stage cuts them
+            act1 = act_bounds(n)[0]
             count = act1 * (n - act1)
         pairs += 2 * count
         words_in_pairs += 2 * count * 2 * float(np.mean(per))

@@ -19,6 +19,7 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
+import numpy as np
 import pandas as pd
 
 from storyflow import tables
@@ -192,9 +193,7 @@ def read_hippocorpus(
             "story_id": ids[empty_story].to_numpy(),
             "story_type": types[empty_story].to_numpy(),
             "row": rows[empty_story].to_numpy(dtype="int64"),
-            "reason": pd.Series(empty[empty_story])
-            .map({True: "empty story", False: NO_LETTERS})
-            .to_numpy(dtype=object),
+            "reason": np.where(empty[empty_story], "empty story", NO_LETTERS).astype(object),
         },
         columns=list(EXCLUDED_COLUMNS),
     )

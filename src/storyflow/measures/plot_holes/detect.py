@@ -42,6 +42,7 @@ from storyflow.lm.prompts import Prompt
 from storyflow.lm.sampling import SamplingSettings
 from storyflow.measures.plot_holes.ceeval import (
     ANSWER_FORMAT,
+    Localization,
     ceeval_full,
     free_answer,
     parse_localization,
@@ -163,7 +164,8 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
             prompts[sents] = (prompt, ask, size, need)
     limit = fit_window(model, [p[3] for p in prompts.values()], settings.n_ctx)
     cache: dict[tuple[str, ...], float] = {}
-    texts: dict[tuple[str, ...], str] = {}
+    # format paper: each version's free answer, its verdict and localization, parsed once
+    free_answers: dict[tuple[str, ...], tuple[str, str | None, Localization]] = {}
     rows: list[tuple] = []
     too_long: list[str] = []
     started = time.perf_counter()
@@ -180,9 +182,9 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
         fits = limit is None or need <= limit
         if fits and sents not in cache:
             if free:
-                texts[sents] = model.sample(prompt, 1, reasoning)[0].text
-                verdict, _ = free_answer(texts[sents], len(sents))
-                cache[sents] = {"yes": 1.0, "no": 0.0}.get(verdict or "", 0.5)
+                text = model.sample(prompt, 1, reasoning)[0].text
+                free_answers[sents] = (text, *free_answer(text, len(sents)))
+                cache[sents] = {"yes": 1.0, "no": 0.0}.get(free_answers[sents][1] or "", 0.5)
             else:
                 cache[sents] = model.answer(prompt, options).probs[0]
         p_error = cache[sents] if fits else math.nan
@@ -191,8 +193,7 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
         says = bool(p_error > settings.threshold)
         answer, status, pe, pc = "", "not_asked" if fits else TOO_LONG, None, None
         if free and fits:
-            answer = texts[sents]
-            verdict, parsed = free_answer(answer, len(sents))
+            answer, verdict, parsed = free_answers[sents]
             if verdict is None:
                 says, status = False, "unparseable"
             elif says and item.maker != "original":
