@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import DATA_MIRROR, REPO
 
 BIN = Path(sys.executable).parent
 
@@ -18,7 +19,16 @@ BIN = Path(sys.executable).parent
         [str(BIN / "ruff"), "check", "."],
         [str(BIN / "ruff"), "format", "--check", "."],
         [str(BIN / "snakefmt"), "--check", "Snakefile", "workflow"],
-        [sys.executable, "-m", "snakemake", "--lint", "--configfile", "tests/config/tiny.yaml"],
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--lint",
+            "--configfile",
+            "tests/config/tiny.yaml",
+            "--config",
+            "data=" + json.dumps({"mirror": str(DATA_MIRROR)}),
+        ],
     ],
     ids=["ruff-check", "ruff-format", "snakefmt", "snakemake-lint"],
 )
