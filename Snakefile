@@ -1,6 +1,9 @@
-# storyflow: narrative measures of stories with language models: sequentiality (Sap et al. 2022
-# and its replication) and narrative sense; docs/method.md.
-# This file is a table of contents; the rules live in workflow/rules/, one file per stage.
+# storyflow: narrative measures of stories with language models (docs/method.md): sequentiality
+# (Sap et al. 2022 and its replication), narrative sense (PMI), tension (ending forecasts), Fabula
+# Entropy Indexing and plot holes, and their comparison on the same stories.
+# This file is a table of contents; the rules live in workflow/rules/, one file per stage or
+# measure, its lookups beside it in workflow/rules/<measure>/common.smk
+# (docs/adding_a_measure.md).
 
 
 from storyflow.config_files import exit_on_yaml_problem
@@ -18,19 +21,13 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/books.smk"
-include: "workflow/rules/sentences.smk"
 include: "workflow/rules/models.smk"
-include: "workflow/rules/nll.smk"
 include: "workflow/rules/sequentiality.smk"
-include: "workflow/rules/stats.smk"
-include: "workflow/rules/figures.smk"
 include: "workflow/rules/narrative_sense.smk"
-include: "workflow/rules/covariates.smk"
-include: "workflow/rules/regression.smk"
-include: "workflow/rules/fabula_entropy.smk"
-include: "workflow/rules/comparison.smk"
-include: "workflow/rules/plot_holes.smk"
 include: "workflow/rules/tension.smk"
+include: "workflow/rules/fabula_entropy.smk"
+include: "workflow/rules/plot_holes.smk"
+include: "workflow/rules/comparison.smk"
 include: "workflow/rules/validity.smk"
 include: "workflow/rules/cost.smk"
 

@@ -79,10 +79,15 @@ def phase_engine(args: argparse.Namespace) -> dict:
     tokenized, start, n_ctx, _ = _load(args.stories_json, args.model, args.max_history)
     settings = NllSettings(
         max_history=args.max_history,
+        formulations=("topic", "context"),
+        max_context_tokens=2048,
         n_gpu_layers=args.n_gpu_layers,
         n_batch=args.n_batch,
         n_seq=args.n_seq,
         n_threads=args.threads,
+        max_story_tokens=8192,
+        beyond_window="shared",
+        tokens_per_second=None,
     )
     scorer = llama_cpp_scorer(args.model, n_ctx, settings)  # as score_corpus builds it
     counter = PassCounter()

@@ -57,7 +57,7 @@ LABELS = {"yes": ["Yes", "yes"], "no": ["No", "no"]}
 def model_path(model: str) -> Path:
     """The GGUF file: a path as given, ``qwen`` joined from its pieces, ``smollm2`` packaged."""
     if model == "qwen":
-        from storyflow.lm.models import join_pieces
+        from storyflow.lm.weights import join_pieces
 
         return join_pieces(QWEN_PIECES, "qwen2.5-coder-1.5b-instruct")
     if model == "smollm2":
@@ -144,7 +144,10 @@ def main() -> None:
         "n_ctx": args.n_ctx,
     }
     settings = ReaderSettings.from_params(reading)
-    spec = ModelSpec.from_config({"name": name, "variant": args.variant, "source": {}})
+    spec = ModelSpec(
+        name=name, source={}, family="", size="", variant=args.variant, backend="llama.cpp",
+        dtype="float32", prompt="chat" if args.variant == "instruct" else "plain", roles=(),
+    )  # fmt: skip
     load_before = os.getloadavg()[0]
     began = time.perf_counter()
     model = open_model(  # as readers.answer_corpus opens it

@@ -48,7 +48,7 @@ STORY = (
 def model_path(model: str, folder: Path) -> Path:
     """The GGUF file: a path as given, or a packaged model materialized into ``folder``."""
     if model in PACKAGED:
-        from storyflow.lm.models import materialize
+        from storyflow.lm.weights import materialize
 
         return materialize(model, {"package": PACKAGED[model]}, folder / f"{model}.gguf")
     return Path(model)

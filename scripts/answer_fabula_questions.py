@@ -3,7 +3,7 @@
 from storyflow import tables
 from storyflow.lm.connect import job_spec
 from storyflow.measures.fabula_entropy.readers import answer_corpus
-from storyflow.runner import run
+from storyflow.runner import run, save
 
 
 def main(smk):
@@ -16,8 +16,7 @@ def main(smk):
         n_threads=smk.threads,
         n_gpu_layers=smk.params.n_gpu_layers,
     )
-    answers.to_parquet(smk.output.answers, index=False)
-    cost.to_csv(smk.output.cost, index=False)
+    save(smk.output, answers=answers, cost=cost)
 
 
 run(main, snakemake)

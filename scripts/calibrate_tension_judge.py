@@ -2,12 +2,10 @@
 wrong endings (sentence-embedding cosines, seeded halves) and the embedding judge's threshold
 fitted on them."""
 
-from pathlib import Path
-
 from storyflow import tables
 from storyflow.lm.embeddings import load_encoder
 from storyflow.measures.tension.calibration import calibrate_threshold, ending_cosines
-from storyflow.runner import run
+from storyflow.runner import run, save
 
 
 def main(smk):
@@ -17,9 +15,7 @@ def main(smk):
     encode = load_encoder(p.embedding_model, threads=smk.threads, key="tension.embedding.model")
     cosines = ending_cosines(endings, cloze, encode, p.seed, p.chunk_words)
     _, table = calibrate_threshold(endings, cosines, p.seed, p.embedding_model)
-    Path(smk.output.table).parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(smk.output.table, index=False)
-    cosines.to_parquet(smk.output.cosines, index=False)
+    save(smk.output, table=table, cosines=cosines)
 
 
 run(main, snakemake)

@@ -1,8 +1,6 @@
 """Rule collect_narrative_sense_measures: narrative-sense scores as the comparison's story
 measures."""
 
-from pathlib import Path
-
 from storyflow import tables
 from storyflow.measures.narrative_sense.pmi import story_measures
 from storyflow.runner import run
@@ -10,7 +8,6 @@ from storyflow.runner import run
 
 def main(smk):
     scores = tables.read(tables.PAIR_SCORES, smk.input.scores)
-    Path(smk.output.measures).parent.mkdir(parents=True, exist_ok=True)
     story_measures(scores).to_parquet(smk.output.measures, index=False)
 
 

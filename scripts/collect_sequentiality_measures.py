@@ -1,7 +1,5 @@
 """Rule collect_sequentiality_measures: story sequentiality as the comparison's story measures."""
 
-from pathlib import Path
-
 from storyflow import tables
 from storyflow.measures.sequentiality.scores import story_measures
 from storyflow.runner import run
@@ -9,7 +7,6 @@ from storyflow.runner import run
 
 def main(smk):
     stories = tables.read_all(tables.STORY_SEQUENTIALITY, smk.input.stories)
-    Path(smk.output.measures).parent.mkdir(parents=True, exist_ok=True)
     story_measures(stories).to_parquet(smk.output.measures, index=False)
 
 

@@ -1,7 +1,5 @@
 """Rule compute_covariates: sentence-level coherence covariates of a corpus (docs/method.md §6)."""
 
-from pathlib import Path
-
 from storyflow import tables
 from storyflow.measures.sequentiality import covariates
 from storyflow.runner import run
@@ -19,7 +17,6 @@ def main(smk):
         zipf_threshold=float(smk.params["zipf_threshold"]),
         threads=int(smk.threads),
     )
-    Path(smk.output["covariates"]).parent.mkdir(parents=True, exist_ok=True)
     table.to_parquet(smk.output["covariates"], index=False)
 
 

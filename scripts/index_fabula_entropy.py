@@ -5,7 +5,7 @@ import pandas as pd
 
 from storyflow import tables
 from storyflow.measures.fabula_entropy.compare import summarize
-from storyflow.runner import run
+from storyflow.runner import run, save
 
 
 def main(smk):
@@ -23,12 +23,15 @@ def main(smk):
         humans=humans[0] if humans else None,
         humans_source=str(smk.input.humans[0]) if humans else "",
     )
-    results["validity"].to_csv(smk.output.validity, index=False)
-    results["readers"].to_csv(smk.output.readers, index=False)
-    results["indices"].to_parquet(smk.output.indices, index=False)
-    results["comparison"].to_csv(smk.output.comparison, index=False)
-    results["dose"].to_csv(smk.output.dose, index=False)
-    results["measures"].to_parquet(smk.output.measures, index=False)
+    save(
+        smk.output,
+        validity=results["validity"],
+        readers=results["readers"],
+        indices=results["indices"],
+        comparison=results["comparison"],
+        dose=results["dose"],
+        measures=results["measures"],
+    )
 
 
 run(main, snakemake)

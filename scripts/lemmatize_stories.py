@@ -1,7 +1,6 @@
 """Rule lemmatize_stories: content lemmas with word positions of one corpus (narrative sense)."""
 
 import logging
-from pathlib import Path
 
 from storyflow.corpora import read_texts
 from storyflow.measures.narrative_sense import pmi as narrative_sense
@@ -15,7 +14,6 @@ def main(smk):
     nlp = narrative_sense.load_lemmatizer(smk.params.spacy_model)
     max_tokens = settings["books"]["tokens"] if settings["kind"] == "books" else None
     table = narrative_sense.lemmatize(stories, nlp, max_tokens=max_tokens)
-    Path(smk.output.lemmas).parent.mkdir(parents=True, exist_ok=True)
     table.to_parquet(smk.output.lemmas, index=False)
     for group, n in table.groupby("group", sort=False).size().items():
         log.info("%s %s: %d stories lemmatized", source, group, n)

@@ -2,7 +2,7 @@
 
 from storyflow import tables
 from storyflow.measures.plot_holes.controlled import make_controlled
-from storyflow.runner import run
+from storyflow.runner import run, save
 from storyflow.sentences import load_spacy
 
 
@@ -16,9 +16,7 @@ def main(smk):
         max_words=smk.params.max_words,
         corpus=smk.wildcards.corpus,
     )
-    made.to_parquet(smk.output.made, index=False)
-    skipped.to_csv(smk.output.skipped, index=False)
-    coverage.to_csv(smk.output.coverage, index=False)
+    save(smk.output, made=made, skipped=skipped, coverage=coverage)
 
 
 run(main, snakemake)

@@ -1,7 +1,5 @@
 """Rule make_fabula_items: story versions, corruptions, template and control questions."""
 
-from pathlib import Path
-
 from storyflow import tables
 from storyflow.measures.fabula_entropy.items import make_items
 from storyflow.runner import run
@@ -15,7 +13,6 @@ def main(smk):
         smk.params.spacy_model,
         smk.input.lexicon,
     )
-    Path(smk.output.versions).parent.mkdir(parents=True, exist_ok=True)
     for name in ("versions", "questions", "corruptions"):
         items[name].to_parquet(smk.output[name], index=False)
     items["excluded"].to_csv(smk.output.excluded, index=False)

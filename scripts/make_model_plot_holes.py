@@ -2,32 +2,26 @@
 
 from storyflow import tables
 from storyflow.lm.connect import job_spec, open_model
-from storyflow.measures.plot_holes.llm_maker import MakerSettings, ModelMaker, make_with_model
-from storyflow.measures.plot_holes.review import review_sheet
-from storyflow.runner import run
-from storyflow.sentences import load_spacy
+from storyflow.measures.plot_holes.llm_maker import make_plot_holes
+from storyflow.runner import run, save
 
 
 def main(smk):
     p = smk.params
+    # the window is sized to the stories before the weights load (llm_maker.maker_window)
     model = open_model(
-        job_spec(p.model, smk.config["models"]),
-        smk.input.get("gguf"),
-        n_ctx=2048,  # sized to the stories before the weights load (llm_maker.maker_window)
-        n_threads=smk.threads,
+        job_spec(p.model, smk.config["models"]), smk.input.get("gguf"), n_threads=smk.threads
     )
-    settings = MakerSettings.from_params(p.settings, seed=p.seed, min_sentences=p.min_sentences)
-    maker = ModelMaker(model, load_spacy(p.spacy_model), settings)
-    made, skipped, attempts = make_with_model(
-        maker,
+    made, skipped, attempts, sheet = make_plot_holes(
+        model,
         tables.read(tables.SENTENCES, smk.input.sentences),
         tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "text"]),
-        model.name,
+        p.settings,
+        seed=p.seed,
+        min_sentences=p.min_sentences,
+        spacy_model=p.spacy_model,
     )
-    made.to_parquet(smk.output.made, index=False)
-    skipped.to_csv(smk.output.skipped, index=False)
-    attempts.to_parquet(smk.output.attempts, index=False)
-    review_sheet(made).to_csv(smk.output.sheet, index=False)
+    save(smk.output, made=made, skipped=skipped, attempts=attempts, sheet=sheet)
 
 
 run(main, snakemake)

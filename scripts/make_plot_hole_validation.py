@@ -4,7 +4,7 @@ HIPPOCORPUS stories outside the analysed sample)."""
 from storyflow import tables
 from storyflow.corpora.hippocorpus import read_hippocorpus
 from storyflow.measures.plot_holes.validation import validation_pool
-from storyflow.runner import run
+from storyflow.runner import run, save
 from storyflow.sentences import load_spacy
 
 
@@ -22,9 +22,7 @@ def main(smk):
         min_sentences=int(p.min_sentences),
         classes=list(p.classes),
     )
-    made.to_parquet(smk.output.made, index=False)
-    coverage.to_csv(smk.output.coverage, index=False)
-    skipped.to_csv(smk.output.skipped, index=False)
+    save(smk.output, made=made, coverage=coverage, skipped=skipped)
 
 
 run(main, snakemake)

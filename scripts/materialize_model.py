@@ -1,6 +1,6 @@
 """Rule materialize_model: put one model's GGUF under resources/models/ from its source."""
 
-from storyflow.lm.models import materialize
+from storyflow.lm.weights import materialize
 from storyflow.runner import run
 
 

@@ -6,9 +6,9 @@ out; rule estimate_nll_time turns the plans into expected time.
 """
 
 from storyflow import tables
+from storyflow.lm.connect import job_spec
 from storyflow.lm.nll.engine import NllSettings, plan_corpus
-from storyflow.lm.registry import ModelSpec
-from storyflow.runner import run
+from storyflow.runner import run, save
 
 
 def main(smk):
@@ -18,10 +18,9 @@ def main(smk):
         stories=tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "topic"]),
         sentences=tables.read(tables.SENTENCES, smk.input.sentences),
         settings=NllSettings.from_config(smk.params.settings),
-        prompt=ModelSpec.from_config(smk.params.model).prompt,
+        prompt=job_spec(smk.params.model, smk.config["models"]).prompt,
     )
-    plan.cost.to_csv(smk.output.cost, index=False)
-    plan.excluded.to_csv(smk.output.excluded, index=False)
+    save(smk.output, cost=plan.cost, excluded=plan.excluded)
 
 
 run(main, snakemake)

@@ -4,7 +4,7 @@ model without a tokenizer file) and which stories are left out."""
 from storyflow import tables
 from storyflow.lm.connect import job_spec, open_model
 from storyflow.measures.tension.cuts import CutSettings, plan_cuts
-from storyflow.runner import run
+from storyflow.runner import run, save
 
 
 def main(smk):
@@ -13,12 +13,11 @@ def main(smk):
         tables.read(tables.STORIES, smk.input.stories),
         tables.read(tables.SENTENCES, smk.input.sentences),
         model.count_text,
-        CutSettings(**smk.params.cuts),
+        CutSettings.from_config(smk.params.cuts),
         model.name,
         model.token_unit,
     )
-    cuts.to_parquet(smk.output.cuts, index=False)
-    excluded.to_csv(smk.output.excluded, index=False)
+    save(smk.output, cuts=cuts, excluded=excluded)
 
 
 run(main, snakemake)

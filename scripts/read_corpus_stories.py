@@ -1,21 +1,16 @@
 """Rule read_corpus_stories: HANNA's or ROCStories' seeded story sample as the stories table."""
 
 import logging
-from pathlib import Path
 
 from storyflow.corpora.selection import sample_corpus
-from storyflow.runner import run
+from storyflow.runner import run, save
 
 
 def main(smk):
     log = logging.getLogger("storyflow.read_corpus_stories")
     corpus = smk.wildcards.corpus
     stories, excluded, counts = sample_corpus(corpus, smk.input.csv, smk.params.sample)
-    for path in smk.output:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    stories.to_parquet(smk.output.stories, index=False)
-    counts.to_csv(smk.output.counts, index=False)
-    excluded.to_csv(smk.output.excluded, index=False)
+    save(smk.output, stories=stories, counts=counts, excluded=excluded)
     for row in counts.itertuples(index=False):
         log.info(
             "%s: %d drawn, %d excluded, %d kept",

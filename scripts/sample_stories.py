@@ -1,10 +1,9 @@
 """Rule sample_stories: validate the HIPPOCORPUS CSV and draw the stratified story sample."""
 
 import logging
-from pathlib import Path
 
 from storyflow.corpora import hippocorpus as corpus
-from storyflow.runner import run
+from storyflow.runner import run, save
 
 
 def main(smk):
@@ -18,11 +17,7 @@ def main(smk):
         seed=int(smk.params.seed),
     )
     counts = corpus.sample_counts(stories, sampled, excluded, story_types)
-    for path in (smk.output.stories, smk.output.counts, smk.output.excluded):
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    sampled.to_parquet(smk.output.stories, index=False)
-    counts.to_csv(smk.output.counts, index=False)
-    excluded.to_csv(smk.output.excluded, index=False)
+    save(smk.output, stories=sampled, counts=counts, excluded=excluded)
     for row in counts.itertuples(index=False):
         log.info(
             "%s: %d in corpus, %d excluded, %d sampled (%d with a topic, %d without)",

@@ -1,7 +1,7 @@
 """Rule score_benchmark_plot_holes: CEEval-Full and the other scores on FlawedFictions."""
 
 from storyflow.measures.plot_holes.scoring import score_benchmark
-from storyflow.runner import run
+from storyflow.runner import run, save
 
 
 def main(smk):
@@ -11,8 +11,7 @@ def main(smk):
         validity_path=smk.input.validity,
         settings=smk.params.settings,
     )
-    scores.to_csv(smk.output.scores, index=False)
-    answers.to_parquet(smk.output.answers, index=False)
+    save(smk.output, scores=scores, answers=answers)
 
 
 run(main, snakemake)

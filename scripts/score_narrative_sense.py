@@ -1,11 +1,10 @@
 """Rule score_narrative_sense: pair scores per story and the narrative-sense threshold."""
 
 import logging
-from pathlib import Path
 
 from storyflow import tables
 from storyflow.measures.narrative_sense import pmi as narrative_sense
-from storyflow.runner import run
+from storyflow.runner import run, save
 
 
 def main(smk):
@@ -19,10 +18,7 @@ def main(smk):
         scores, table, alpha=smk.params.alpha, seed=int(smk.params.seed)
     )
     summary = narrative_sense.group_table(tested)
-    Path(smk.output.scores).parent.mkdir(parents=True, exist_ok=True)
-    Path(smk.output.table).parent.mkdir(parents=True, exist_ok=True)
-    tested.to_parquet(smk.output.scores, index=False)
-    summary.to_csv(smk.output.table, index=False)
+    save(smk.output, scores=tested, table=summary)
     for row in summary.itertuples(index=False):
         log.info(
             "%s: %d/%d stories above the threshold (%.3f), median PMI %.3f, top %.3f",

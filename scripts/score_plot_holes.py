@@ -3,7 +3,7 @@ verdict), surprisal contrasts, story measures and the versions left out for leng
 
 from storyflow import tables
 from storyflow.measures.plot_holes.scoring import score_corpus
-from storyflow.runner import run
+from storyflow.runner import run, save
 
 
 def main(smk):
@@ -18,11 +18,14 @@ def main(smk):
         detectors=list(smk.params.detectors),
         surprisal_models=list(smk.params.surprisal_models),
     )
-    outputs.scores.to_csv(smk.output.scores, index=False)
-    outputs.surprisal.to_csv(smk.output.surprisal, index=False)
-    outputs.answers.to_parquet(smk.output.answers, index=False)
-    outputs.story_measures.to_parquet(smk.output.story_measures, index=False)
-    outputs.left_out.to_csv(smk.output.left_out, index=False)
+    save(
+        smk.output,
+        scores=outputs.scores,
+        surprisal=outputs.surprisal,
+        answers=outputs.answers,
+        story_measures=outputs.story_measures,
+        left_out=outputs.left_out,
+    )
 
 
 run(main, snakemake)

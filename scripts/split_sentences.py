@@ -1,10 +1,9 @@
 """Rule split_sentences: split the sampled stories into sentences with spaCy."""
 
 import logging
-from pathlib import Path
 
 from storyflow import sentences, tables
-from storyflow.runner import run
+from storyflow.runner import run, save
 
 
 def main(smk):
@@ -13,10 +12,7 @@ def main(smk):
     nlp = sentences.load_spacy(smk.params.spacy_model)
     sents = sentences.split_sentences(stories, nlp)
     counts = sentences.sentence_counts(sents, stories)
-    for path in (smk.output.sentences, smk.output.counts):
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    sents.to_parquet(smk.output.sentences, index=False)
-    counts.to_csv(smk.output.counts, index=False)
+    save(smk.output, sentences=sents, counts=counts)
     log.info(
         "%d sentences from %d stories (median %.0f per story, %d stories with fewer than 2)",
         len(sents),

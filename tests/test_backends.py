@@ -12,17 +12,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from storyflow.errors import StoryflowError
 from storyflow.lm.backends.llama_cpp import LlamaCppScorer, VocabOnly
 from storyflow.lm.nll.engine import score_terms
 from storyflow.lm.nll.planning import tokenize_story
 
 
-def test_unknown_dtype_is_a_clear_error(tmp_path: Path) -> None:
-    from storyflow.lm.backends.transformers import TransformersScorer
+def test_unknown_dtype_is_a_clear_error() -> None:
+    """The dtypes (and backends) are the config schema's, checked once there."""
+    from conftest import model_entry
+    from snakemake.exceptions import WorkflowError
 
-    with pytest.raises(StoryflowError, match="dtype must be one of"):
-        TransformersScorer(tmp_path / "m.gguf", dtype="float8")
+    with pytest.raises(WorkflowError):
+        model_entry(dtype="float8")
+    with pytest.raises(WorkflowError):
+        model_entry(backend="vllm")
 
 
 @pytest.mark.slow

@@ -279,3 +279,54 @@ def test_a_books_passages_do_not_depend_on_the_other_books_sampled(tmp_path: Pat
     )
     assert list(both["story_type"]) == ["fiction-unclear"] * 2 + ["biography"] * 2
     assert sentences.groupby("story_id").size().eq(8).all()
+
+
+def test_sample_book_passages_reads_the_given_book_files_and_gives_every_table(
+    tmp_path: Path, nlp, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The rule's entry point: the sampled books in the order of ``ids``, read from the files
+    the rule gives (not the manifest's paths), with sentence counts, the sample counts against
+    the manifest, the POV sheet and the POV check logged."""
+    manifest = write_manifest(
+        tmp_path, ["fiction\ta\tA\tthird person", "biography\tb\tB\tfirst", "fiction\tc\tC\tx"]
+    )
+    texts = tmp_path / "elsewhere"  # not where the manifest's template points
+    texts.mkdir()
+    for name in ("a", "b"):
+        (texts / f"{name}.txt").write_text(synthetic_book())
+    columns = {"id": "gutenberg_id", "genre": "category", "path": None, "pov_hint": "pov_hint"}
+    passages = {"per_book": 2, "sentences": 8, "margin": 0.1, "max_tries": 200}
+    pov = {"genres": ["fiction"], "first_rate": 1.0, "third_rate": 1.0}
+    with caplog.at_level("INFO", logger="storyflow.corpora.books"):
+        result = books.sample_book_passages(
+            manifest,
+            [texts / "b.txt", texts / "a.txt"],
+            ids=["b", "a"],
+            columns=columns,
+            path_template="{genre}/{id}.txt",
+            passages=passages,
+            pov=pov,
+            seed=7,
+            spacy_model="en_core_web_sm",
+        )
+    assert result.stories["story_id"].tolist() == ["b-p1", "b-p2", "a-p1", "a-p2"]
+    assert result.stories["story_type"].tolist() == ["biography"] * 2 + ["fiction-unclear"] * 2
+    # the same passages as sampling those books directly, with the seed per book
+    chosen = pd.DataFrame(
+        {"document_id": ["a"], "genre": ["fiction"], "path": [str(texts / "a.txt")]}
+    )
+    settings = books.PassageSettings(2, 8, 0.1, 200, 7, ("fiction",), 1.0, 1.0)
+    alone, _ = books.build_passages(chosen, nlp, settings)
+    both = result.stories[result.stories["document_id"] == "a"]
+    assert both["start_char"].tolist() == alone["start_char"].tolist()
+    assert result.sentences.groupby("story_id").size().eq(8).all()
+    assert result.counts["n_sentences"].tolist() == [8, 8, 8, 8]
+    sample = result.sample.set_index("story_type")
+    assert sample.loc["fiction-unclear", ["n_books_in_manifest", "n_books_sampled"]].tolist() == [
+        2,
+        1,
+    ]
+    assert sample.loc["biography", "n_passages"] == 2
+    assert result.pov["hint"].tolist() == ["first", "first", "third person", "third person"]
+    assert "POV check: fiction hinted third -> unclear: 2 passages" in caplog.text
+    assert "fiction-unclear: 2 passages from 1 books" in caplog.text

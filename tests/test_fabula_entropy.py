@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import BARE_CONFIG, model_entry, schema_defaults
+from snakemake.exceptions import WorkflowError
 
 from storyflow import plan, progress, tables, validity
 from storyflow.errors import StoryflowError
@@ -706,6 +708,7 @@ def _config(**block) -> dict:
         "books": {"enabled": False},
         "corpora": {},
         "fabula_entropy": {
+            "enabled": True,
             "corpora": [{"name": "hippocorpus", "kinds": ["etc"]}],
             "lines": 5,
             "wrong_ending": True,
@@ -725,13 +728,13 @@ def _config(**block) -> dict:
 
 
 def test_plan_checks_corpora_and_readers() -> None:
-    assert plan.fabula_entropy_corpora(_config()) == ["hippocorpus"]
+    assert plan.fabula_entropy.corpora(_config()) == ["hippocorpus"]
     with pytest.raises(StoryflowError, match=r"books\.enabled is false"):
-        plan.fabula_entropy_corpora(_config(corpora=[{"name": "books", "kinds": ["ewc"]}]))
+        plan.fabula_entropy.corpora(_config(corpora=[{"name": "books", "kinds": ["ewc"]}]))
     with pytest.raises(StoryflowError, match="unknown corpus 'nowhere'"):
-        plan.fabula_entropy_corpora(_config(corpora=[{"name": "nowhere", "kinds": ["ewc"]}]))
+        plan.fabula_entropy.corpora(_config(corpora=[{"name": "nowhere", "kinds": ["ewc"]}]))
     with pytest.raises(StoryflowError, match="more than once"):
-        plan.fabula_entropy_corpora(
+        plan.fabula_entropy.corpora(
             _config(corpora=[{"name": "hippocorpus", "kinds": ["etc"]}] * 2)
         )
     models = [
@@ -739,21 +742,21 @@ def test_plan_checks_corpora_and_readers() -> None:
         {"name": "b", "roles": ["sequentiality"], "source": {"package": "p"}},
         {"name": "c", "roles": ["fabula_entropy.reader"], "source": {"server": {}}},
     ]
-    assert plan.fabula_entropy_readers({**_config(), "models": models}) == ["a", "c"]  # roles
-    assert plan.fabula_entropy_readers({**_config(readers=["b"]), "models": models}) == ["b"]
+    assert plan.fabula_entropy.readers({**_config(), "models": models}) == ["a", "c"]  # roles
+    assert plan.fabula_entropy.readers({**_config(readers=["b"]), "models": models}) == ["b"]
     with pytest.raises(StoryflowError, match=r"readers names unknown model\(s\) d"):
-        plan.fabula_entropy_readers({**_config(readers=["d"]), "models": models})
+        plan.fabula_entropy.readers({**_config(readers=["d"]), "models": models})
     with pytest.raises(StoryflowError, match="no model reads"):
-        plan.fabula_entropy_readers({**_config(), "models": models[1:2]})
-    assert plan.fabula_entropy_items(_config(), "hippocorpus")["lines"] == 5
+        plan.fabula_entropy.readers({**_config(), "models": models[1:2]})
+    assert plan.fabula_entropy.items(_config(), "hippocorpus")["lines"] == 5
     whole = _config(corpora=[{"name": "hippocorpus", "kinds": ["etc"], "lines": None}])
-    assert plan.fabula_entropy_items(whole, "hippocorpus")["lines"] is None
-    assert plan.fabula_entropy_items(_config(lines=None), "hippocorpus")["lines"] is None
-    settings = items.ItemSettings.from_params(plan.fabula_entropy_items(whole, "hippocorpus"))
+    assert plan.fabula_entropy.items(whole, "hippocorpus")["lines"] is None
+    assert plan.fabula_entropy.items(_config(lines=None), "hippocorpus")["lines"] is None
+    settings = items.ItemSettings.from_params(plan.fabula_entropy.items(whole, "hippocorpus"))
     assert settings.lines is None and settings.plot_points == 5
     with pytest.raises(StoryflowError, match=r"span \(4\) is larger than plot_points"):
         items.ItemSettings.from_params(
-            plan.fabula_entropy_items(_config(span=4, plot_points=3), "hippocorpus")
+            plan.fabula_entropy.items(_config(span=4, plot_points=3), "hippocorpus")
         )
 
 
@@ -796,7 +799,7 @@ def test_packaged_instruct_reader_orders_true_above_false(packaged_models) -> No
         for i, pair in enumerate(pairs)
         for side, text in zip("tf", pair, strict=True)
     ]
-    spec = ModelSpec.from_config({"name": "smollm2", "variant": "instruct", "source": {}})
+    spec = ModelSpec.from_config(model_entry(name="smollm2", variant="instruct"))
     model = open_model(spec, packaged_models["smollm2"], n_ctx=512, n_threads=2, share_prefix=True)
     settings = readers.ReaderSettings(
         ("standard",), {"yes": ["Yes", "yes"], "no": ["No", "no"]}, "none", 0.05, 512
@@ -817,7 +820,7 @@ FEI_CORPORA = ("hippocorpus", "rocstories")
 FEI_TARGETS = [
     f"results/{c}/fabula_entropy/{name}"
     for c in FEI_CORPORA
-    for name in ("comparison.csv", "story_measures.parquet", "figures/dose_response.png")
+    for name in ("tables/comparison.csv", "story_measures.parquet", "figures/dose_response.png")
 ]
 
 
@@ -847,7 +850,9 @@ def _plan(snakemake, workdir: Path, tmp_path: Path, change: dict | None = None) 
 def test_tiny_run_tables(fei_run: Path) -> None:
     for corpus in FEI_CORPORA:
         out = fei_run / "results" / corpus / "fabula_entropy"
-        stories = tables.read(tables.STORIES, fei_run / "results" / corpus / "stories.parquet")
+        stories = tables.read(
+            tables.STORIES, fei_run / "results" / corpus / "corpus" / "stories.parquet"
+        )
         versions = tables.read(tables.FEI_VERSIONS, out / "versions.parquet")
         answers = tables.read(tables.FEI_ANSWERS, out / "answers/smollm2-135m-instruct.parquet")
         questions_ = tables.read(tables.FEI_QUESTIONS, out / "questions.parquet")
@@ -855,7 +860,7 @@ def test_tiny_run_tables(fei_run: Path) -> None:
         assert answers["p_yes"].between(0, 1).all() and answers["mass"].between(0, 1).all()
         indices = tables.read(tables.FEI_STORY_INDICES, out / "story_indices.parquet")
         assert indices[["soft", "hard"]].stack().between(0, 1).all()
-        comparison = pd.read_csv(out / "comparison.csv")
+        comparison = pd.read_csv(out / "tables/comparison.csv")
         conditions = set(comparison["condition"])
         assert "shuffle" in conditions
         assert ("wrong_ending" in conditions) == (corpus == "rocstories")
@@ -863,16 +868,16 @@ def test_tiny_run_tables(fei_run: Path) -> None:
             assert {"antonym_k1", "antonym_k2"} & set(versions["version"])
         measures = tables.read(tables.STORY_MEASURES, out / "story_measures.parquet")
         assert set(measures["story_id"]) == set(stories["story_id"])
-        readers_ = pd.read_csv(out / "readers.csv")
+        readers_ = pd.read_csv(out / "tables/readers.csv")
         assert readers_["n_controls"].iloc[0] == (questions_["kind"] == "control").sum()
-        checks = tables.read(tables.VALIDITY, out / "validity.csv")
+        checks = tables.read(tables.VALIDITY, out / "tables/validity.csv")
         assert set(checks["check"]) == {"control_auc", "balanced_accuracy"}
         assert set(checks["model"]) == {"smollm2-135m-instruct/standard"}
         assert set(checks["corpus"]) == {corpus}
         assert bool(readers_["passed"].iloc[0]) == bool(checks["passed"].all())
         # the default calibration (template priors): p_yes differs from the raw one
         assert (answers["p_yes"] != answers["p_yes_raw"]).any()
-        cost = pd.read_csv(out / "cost/smollm2-135m-instruct.csv")
+        cost = pd.read_csv(out / "tables/cost/smollm2-135m-instruct.csv")
         assert cost["answers_per_second"].iloc[0] > 0
         assert 0 < cost["n_calibration"].iloc[0] < len(questions_)
         assert (out / "figures/distributions.png").stat().st_size > 0
@@ -941,8 +946,8 @@ def test_negated_variant_asks_the_twin_and_flips_the_answer() -> None:
         }
     )
     assert settings.variants == ("standard", "negated")
-    with pytest.raises(StoryflowError, match="unknown prompt variants"):
-        readers.ReaderSettings.from_params({**settings.__dict__, "variants": ["loud"]})
+    with pytest.raises(WorkflowError):  # the variants are the config schema's, checked there
+        schema_defaults({**BARE_CONFIG, "fabula_entropy": {"variants": ["loud"]}})
     assert readers.calibrated(0.2, 0.2) == pytest.approx(0.5)
     assert readers.calibrated(0.5, 0.2) > 0.5
 
@@ -960,7 +965,7 @@ def test_a_reader_job_killed_midway_resumes_without_asking_twice(
     target = "results/hippocorpus/fabula_entropy/answers/smollm2-135m-instruct.parquet"
     reference = pd.read_parquet(fei_run / target)
     cost = pd.read_csv(
-        fei_run / "results/hippocorpus/fabula_entropy/cost/smollm2-135m-instruct.csv"
+        fei_run / "results/hippocorpus/fabula_entropy/tables/cost/smollm2-135m-instruct.csv"
     )
     total = int(cost["n_answers"].iloc[0])
     folder = workdir / Path(target).parent / progress.FOLDER

@@ -98,6 +98,7 @@ def assert_files(paths: list[Path]) -> None:
 
 def test_plot_sequentiality_panels_and_lines(tmp_path: Path) -> None:
     paths = [tmp_path / "a.png", tmp_path / "sub" / "a.pdf"]
+    paths[1].parent.mkdir()  # Snakemake makes the folders of a rule's outputs
     fig = plot_sequentiality(make_summary(), paths, **SIZE)
     assert_files(paths)
     axes = panels(fig)

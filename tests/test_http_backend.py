@@ -506,12 +506,14 @@ def test_a_job_stopped_by_a_server_that_stays_down_resumes_without_asking_twice(
     server, it asks only the three prompts left, and its output is the uninterrupted run's."""
     from types import SimpleNamespace
 
+    from conftest import model_entry
+
     from storyflow import runner
     from storyflow.lm.connect import open_model
     from storyflow.lm.registry import ModelSpec
 
     server = {"base_url": stub.url, "model": "m", "retries": 1, "backoff": 0.01, "timeout": 2}
-    spec = ModelSpec.from_config({"name": "m", "roles": [], "source": {"server": server}})
+    spec = ModelSpec.from_config(model_entry(name="m", roles=[], source={"server": server}))
     prompts = [f"Story {i}:" for i in range(6)]
     healthy = lambda body: (200, completion(f"end of {body['prompt']}", "stop"))  # noqa: E731
     job = SimpleNamespace(rule="sample", output=[str(tmp_path / "endings.json")], input=[],

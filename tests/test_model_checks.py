@@ -16,7 +16,7 @@ import pytest
 from conftest import run_script
 
 from storyflow.errors import StoryflowError
-from storyflow.lm.models import check_gguf, check_metadata, gguf_layout, materialize
+from storyflow.lm.weights import check_gguf, check_metadata, gguf_layout, materialize
 
 REPO = Path(__file__).resolve().parents[1]
 

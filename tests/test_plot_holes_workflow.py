@@ -24,12 +24,12 @@ TARGETS = [
     *(
         f"results/{corpus}/plot_holes/{name}"
         for corpus in CORPORA
-        for name in ("story_measures.parquet", "scores.csv", "figures/ceeval.png")
+        for name in ("story_measures.parquet", "tables/scores.csv", "figures/ceeval.png")
     ),
-    "results/hanna/plot_holes/detection_rates.csv",
-    "results/flawedfictions/plot_holes/scores.csv",
-    "results/plot_holes/validity.csv",
-    *(f"results/{corpus}/plot_holes/left_out.csv" for corpus in CORPORA),
+    "results/hanna/plot_holes/tables/detection_rates.csv",
+    "results/flawedfictions/plot_holes/tables/scores.csv",
+    "results/plot_holes/tables/validity.csv",
+    *(f"results/{corpus}/plot_holes/tables/left_out.csv" for corpus in CORPORA),
 ]
 NEW_MODEL = {
     "name": "gemma3-270m",
@@ -110,28 +110,28 @@ def test_made_stories_carry_exact_ground_truth(ph_run: Path) -> None:
         ]
         assert changed == list(f["error_lines"])  # the flaw is exactly the changed sentence
         assert max(f["contr_lines"]) < min(f["error_lines"])  # it contradicts an earlier one
-    skipped = pd.read_csv(ph_run / "results/hippocorpus/plot_holes/skipped/controlled.csv")
-    stories = pd.read_parquet(ph_run / "results/hippocorpus/stories.parquet")
+    skipped = pd.read_csv(ph_run / "results/hippocorpus/plot_holes/tables/skipped/controlled.csv")
+    stories = pd.read_parquet(ph_run / "results/hippocorpus/corpus/stories.parquet")
     assert set(made["story_id"]) | set(skipped["story_id"]) == set(stories["story_id"])
 
 
 def test_scores_and_story_measures_cover_every_story(ph_run: Path) -> None:
     for corpus in CORPORA:
         folder = ph_run / "results" / corpus / "plot_holes"
-        stories = pd.read_parquet(ph_run / "results" / corpus / "stories.parquet")
+        stories = pd.read_parquet(ph_run / "results" / corpus / "corpus" / "stories.parquet")
         measures = pd.read_parquet(folder / "story_measures.parquet")
         p_error = measures[measures["measure"] == "plot_holes.p_error"]
         assert set(p_error["model"]) == {DETECTOR}
         assert sorted(p_error["story_id"]) == sorted(stories["story_id"].astype(str))
         assert p_error["value"].between(0, 1).all(), f"{corpus}: P(error) NaN or out of range"
-        scores = pd.read_csv(folder / "scores.csv")
+        scores = pd.read_csv(folder / "tables/scores.csv")
         if len(pd.read_parquet(folder / "made/controlled.parquet")):
             by = scores.set_index("detector")
             assert {DETECTOR, "baseline:always-no", "baseline:random"} <= set(by.index)
             assert by.loc["baseline:always-no", "ceeval_full"] == 0.5  # balanced O + F
             assert (scores["n"] == 2 * scores["n_flawed"]).all()
             assert (scores["unparseable_policy"] == "wrong").all()
-    rates = pd.read_csv(ph_run / "results/hanna/plot_holes/detection_rates.csv")
+    rates = pd.read_csv(ph_run / "results/hanna/plot_holes/tables/detection_rates.csv")
     assert len(rates[rates["detector"] == DETECTOR]) == 6  # one per LLM of the prompt
     assert rates["rate_human"].isin([0.0, 1.0]).all()  # one prompt: one human story
     # one prompt is below validity.min_group_size: no intervals; the verdict is carried
@@ -147,11 +147,11 @@ def test_scores_and_story_measures_cover_every_story(ph_run: Path) -> None:
 
 def test_the_validity_check_runs_on_the_pool_and_labels_the_results(ph_run: Path) -> None:
     pool = pd.read_parquet(ph_run / "results/plot_holes/validation/made.parquet")
-    hippo = pd.read_parquet(ph_run / "results/hippocorpus/stories.parquet")
+    hippo = pd.read_parquet(ph_run / "results/hippocorpus/corpus/stories.parquet")
     assert pool["story_id"].nunique() == 6 and set(pool["version"]) == {"O", "F"}
     assert not set(pool["story_id"]) & set(hippo["story_id"])  # outside the analysed sample
     assert (pool["original"].str.split().str.len() <= 200).all()
-    check = pd.read_csv(ph_run / "results/plot_holes/validity.csv")
+    check = pd.read_csv(ph_run / "results/plot_holes/tables/validity.csv")
     assert set(zip(check["role"], check["model"], strict=True)) == {
         ("detector", DETECTOR),
         ("surprisal", DETECTOR),
@@ -169,14 +169,14 @@ def test_the_validity_check_runs_on_the_pool_and_labels_the_results(ph_run: Path
     auroc = check.set_index(["role", "check"]).loc[("detector", "auroc")]
     assert 0 <= auroc["ci_low"] <= auroc["value"] <= auroc["ci_high"] <= 1
     for corpus in CORPORA:
-        scores = pd.read_csv(ph_run / f"results/{corpus}/plot_holes/scores.csv")
+        scores = pd.read_csv(ph_run / f"results/{corpus}/plot_holes/tables/scores.csv")
         if scores.empty:
             continue
         by = scores.set_index("detector")
         assert by.loc[DETECTOR, "validity"].startswith("failed: ")
         assert by.loc[DETECTOR, "validity"].endswith("pairs")
         assert by.loc["baseline:always-no", "validity"].startswith("not checked")
-        left = pd.read_csv(ph_run / f"results/{corpus}/plot_holes/left_out.csv")
+        left = pd.read_csv(ph_run / f"results/{corpus}/plot_holes/tables/left_out.csv")
         assert left.empty and (scores["n_left_out"] == 0).all()  # every story fits 2,048
 
 
@@ -185,7 +185,7 @@ def test_benchmark_file_is_detected_and_scored(ph_run: Path) -> None:
     made = pd.read_parquet(folder / "made/flawedfictions.parquet").set_index("story_id")
     assert list(made.loc["ff-flawed", "error_lines"]) == [5]
     assert list(made.loc["ff-flawed", "contr_lines"]) == [1]
-    scores = pd.read_csv(folder / "scores.csv").set_index("detector")
+    scores = pd.read_csv(folder / "tables/scores.csv").set_index("detector")
     assert set(scores.index) == {DETECTOR, "baseline:always-no", "baseline:random"}
     assert (scores["n"] == 2).all() and (scores["verification"] == "published").all()
     assert scores.loc["baseline:always-no", "ceeval_full"] == 0.5
@@ -210,13 +210,13 @@ def test_adding_a_detector_runs_only_its_jobs(
     expected = Counter({("materialize_model", new, None): 1})
     for corpus in CORPORA:
         expected[("detect_plot_holes", new, corpus)] += 1  # surprisal: the role's models only
-        for rule in ("score_plot_holes", "plot_plot_holes"):
+        for rule in ("score_plot_holes", "plot_ceeval"):
             expected[(rule, None, corpus)] += 1
     expected[("detect_plot_hole_validation", new, None)] += 1
     expected[("check_plot_hole_detectors", None, None)] += 1
     expected[("detect_benchmark_plot_holes", new, None)] += 1
     expected[("score_benchmark_plot_holes", None, None)] += 1
-    expected[("compare_plot_holes_human_llm", None, None)] += 1
+    expected[("compute_detection_rates", None, None)] += 1
     assert jobs == expected
 
 
@@ -231,9 +231,9 @@ def test_changing_the_unparseable_policy_rescores_without_asking_again(
         {
             ("score_plot_holes", None, "hippocorpus"): 1,
             ("score_plot_holes", None, "hanna"): 1,
-            ("plot_plot_holes", None, "hippocorpus"): 1,
-            ("plot_plot_holes", None, "hanna"): 1,
-            ("compare_plot_holes_human_llm", None, None): 1,
+            ("plot_ceeval", None, "hippocorpus"): 1,
+            ("plot_ceeval", None, "hanna"): 1,
+            ("compute_detection_rates", None, None): 1,
             ("score_benchmark_plot_holes", None, None): 1,
         }
     )
@@ -252,9 +252,9 @@ def test_configuring_an_nli_model_adds_only_its_jobs(
             ("check_plot_hole_detectors", None, None): 1,
             ("score_plot_holes", None, "hippocorpus"): 1,
             ("score_plot_holes", None, "hanna"): 1,
-            ("plot_plot_holes", None, "hippocorpus"): 1,
-            ("plot_plot_holes", None, "hanna"): 1,
-            ("compare_plot_holes_human_llm", None, None): 1,
+            ("plot_ceeval", None, "hippocorpus"): 1,
+            ("plot_ceeval", None, "hanna"): 1,
+            ("compute_detection_rates", None, None): 1,
             ("detect_benchmark_plot_holes_nli", DETECTOR, None): 1,
             ("score_benchmark_plot_holes", None, None): 1,
         }
@@ -271,9 +271,9 @@ def test_changing_a_validity_threshold_rechecks_and_relabels_without_asking_agai
             ("check_plot_hole_detectors", None, None): 1,
             ("score_plot_holes", None, "hippocorpus"): 1,
             ("score_plot_holes", None, "hanna"): 1,
-            ("plot_plot_holes", None, "hippocorpus"): 1,
-            ("plot_plot_holes", None, "hanna"): 1,
-            ("compare_plot_holes_human_llm", None, None): 1,
+            ("plot_ceeval", None, "hippocorpus"): 1,
+            ("plot_ceeval", None, "hanna"): 1,
+            ("compute_detection_rates", None, None): 1,
             ("score_benchmark_plot_holes", None, None): 1,
         }
     )

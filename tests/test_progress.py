@@ -8,6 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import model_entry
 from test_plot_holes import FakeModel
 
 from storyflow import progress, runner
@@ -75,13 +76,8 @@ def test_a_changed_setting_starts_afresh(tmp_path: Path) -> None:
 
 
 def spec() -> ModelSpec:
-    return ModelSpec.from_config(
-        {
-            "name": "m",
-            "roles": [],
-            "source": {"server": {"base_url": "http://127.0.0.1:9/v1", "model": "m"}},
-        }
-    )
+    server = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    return ModelSpec.from_config(model_entry(name="m", roles=[], source={"server": server}))
 
 
 def test_a_model_in_a_job_asks_only_the_questions_without_an_answer(tmp_path: Path) -> None:

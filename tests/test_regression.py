@@ -14,7 +14,6 @@ from scipy import stats
 from storyflow import lmer
 from storyflow.errors import StoryflowError
 from storyflow.figures.regression import plot_coefficients
-from storyflow.measures.narrative_sense import pmi as narrative_sense
 from storyflow.measures.sequentiality import regression
 from storyflow.measures.sequentiality.covariates import CONNECTIVE_COLUMNS, WINDOW_MEASURES
 
@@ -269,7 +268,7 @@ def test_story_level_narrative_sense_enters_as_a_z_scored_covariate() -> None:
             "median_pmi_top": [-7.0, -7.5, np.nan, -8.0, -6.5, -7.2],  # story 3: too few lemmas
         }
     )
-    story = narrative_sense.story_covariates(scores)
+    story = regression.story_covariates(scores)
     rows, _ = regression.regression_rows(
         seq, cov, formulation="context", history="1", story_covariates=story
     )
@@ -345,14 +344,56 @@ def test_fit_specifications_tables(tmp_path: Path) -> None:
     assert "intercept" not in labels and "NLL without context" not in labels
 
 
+@needs_r
+def test_fit_corpus_reads_the_files_adds_the_narrative_sense_and_splits_by_spec(
+    tmp_path: Path,
+) -> None:
+    """The rule's entry point: the tables read from their files, the narrative-sense story
+    scores (when given) as a z-scored story covariate, one coefficient table per spec."""
+    seq, cov = synthetic_tables(n_stories=12, n_sentences=5, models=["m1"])
+    seq.to_parquet(tmp_path / "seq.parquet")
+    cov.to_parquet(tmp_path / "cov.parquet")
+    stories = sorted(seq["story_id"].unique())
+    pd.DataFrame(
+        {
+            "story_id": stories,
+            "group": "recalled",
+            "n_words": 50,
+            "median_pmi_top": [np.nan, *np.linspace(-8, -6, len(stories) - 1)],
+            "pair_pmi": 0.0,
+        }
+    ).to_parquet(tmp_path / "scores.parquet")
+    settings = {
+        "specs": ["gain_h1", "raw_h3"],
+        "models": ["m1"],
+        "formulation": "context",
+        "fdr_alpha": 0.05,
+        "confidence": 0.95,
+        "skipped": {"gain_h9": "history 9 not scored"},
+    }
+    files = ([tmp_path / "seq.parquet"], tmp_path / "cov.parquet")
+    coefs, diagnostics, per_spec = regression.fit_corpus(
+        *files, [tmp_path / "scores.parquet"], **settings
+    )
+    assert [t["spec"].unique().tolist() for t in per_spec] == [["gain_h1"], ["raw_h3"]]
+    assert sum(map(len, per_spec)) == len(coefs)
+    assert diagnostics["spec"].tolist() == ["gain_h1", "raw_h3", "gain_h9"]
+    assert "narrative_sense" in set(per_spec[0]["term"])
+    # the story without a score (its first story) is left out of the fits
+    assert (diagnostics.iloc[:2]["n_stories"] == 11).all()
+    plain, plain_diagnostics, _ = regression.fit_corpus(*files, None, **settings)
+    assert "narrative_sense" not in set(plain["term"])
+    assert (plain_diagnostics.iloc[:2]["n_stories"] == 12).all()
+
+
 @pytest.mark.slow
 @needs_r
 def test_tiny_workflow_fits_on_real_nlls(tiny_run: Path) -> None:
     """The tiny config end to end (the shared run of conftest's ``tiny_run``): covariates and
     lmer fits from real NLLs (h = 1 only)."""
-    results = tiny_run / "results/hippocorpus"
+    results = tiny_run / "results/hippocorpus/sequentiality"
     covariates = pd.read_parquet(results / "covariates.parquet")
-    sentences = pd.read_parquet(results / "sentences.parquet")
+    sentences = pd.read_parquet(tiny_run / "results/hippocorpus/corpus/sentences.parquet")
     assert len(covariates) == len(sentences)
     diagnostics = pd.read_csv(results / "tables/regression_diagnostics.csv")
     assert diagnostics.set_index("spec")["status"].to_dict() == {

@@ -211,7 +211,9 @@ def test_changing_the_sample_seed_re_runs_everything_downstream_of_sampling(
 
 
 def shard_paths(workdir: Path) -> list[Path]:
-    return sorted((workdir / "results/hippocorpus/nll" / MODEL).glob("shard-*.parquet"))
+    return sorted(
+        (workdir / "results/hippocorpus/sequentiality/nll" / MODEL).glob("shard-*.parquet")
+    )
 
 
 def wait_until(condition: Callable[[], bool], timeout: float, process: subprocess.Popen) -> None:
@@ -280,10 +282,11 @@ def test_killed_run_resumes_without_recomputing_finished_shards(
         for path in shard_paths(workdir)
     }
     assert {shard: after[shard] for shard in finished} == finished  # not rewritten
-    for table in ("sample_counts", "sequentiality_by_type", "effect_sizes"):
-        assert (workdir / f"results/hippocorpus/tables/{table}.csv").is_file()
+    assert (workdir / "results/hippocorpus/corpus/tables/sample_counts.csv").is_file()
+    for table in ("sequentiality_by_type", "effect_sizes"):
+        assert (workdir / f"results/hippocorpus/sequentiality/tables/{table}.csv").is_file()
     for figure in ("sequentiality_by_history", "effect_sizes"):
-        assert (workdir / f"results/hippocorpus/figures/{figure}.png").is_file()
+        assert (workdir / f"results/hippocorpus/sequentiality/figures/{figure}.png").is_file()
     assert plan(snakemake, workdir) == []
 
 

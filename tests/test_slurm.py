@@ -209,7 +209,7 @@ def test_failed_job_is_reported_with_its_slurm_log_and_retried(
         "--profile",
         str(PROFILE),
         *FAST_POLLING,
-        targets=["results/hippocorpus/stories.parquet"],
+        targets=["results/hippocorpus/corpus/stories.parquet"],
     )
     command[command.index("--config") + 1] = "data=" + json.dumps({"mirror": str(mirror)})
     result = subprocess.run(

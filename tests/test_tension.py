@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats as sps
+from conftest import defaults, schema_defaults
 
 from storyflow import tables, validity
 from storyflow.errors import StoryflowError
@@ -19,22 +20,46 @@ from storyflow.measures.tension import validity as tension_validity
 WORDS10 = "one two three four five six seven eight nine ten"
 
 
+def cut_settings(**changes: object) -> cuts.CutSettings:
+    """``tension.cuts`` with the schema's defaults, ``changes`` applied."""
+    return cuts.CutSettings.from_config(defaults("tension", "cuts", **changes))
+
+
+def curve_settings(**changes: object) -> curves.CurveSettings:
+    """``tension.curves`` with the schema's defaults, ``changes`` applied."""
+    return curves.CurveSettings.from_config(defaults("tension", "curves", **changes))
+
+
+def intervals(**changes: object) -> compare.Intervals:
+    """The tension intervals the plan passes, at the schema's defaults, ``changes`` applied."""
+    checks = defaults("validity")
+    return compare.Intervals.from_params(
+        {
+            "confidence": defaults("tension")["confidence"],
+            "resamples": checks["bootstrap"],
+            "seed": checks["seed"],
+            "min_group_size": checks["min_group_size"],
+            **changes,
+        }
+    )
+
+
 def test_cuts_keep_pct_window_and_the_papers_minimum_context() -> None:
     """Sui et al.: position i (the prefix s1..si) is skipped when the *preceding* sentence
     s(i-1) has fewer than 10 words; the old rule looked at si itself."""
     sentences = [WORDS10 + ".", "Short one.", WORDS10 + " more.", WORDS10 + ".", "End."]
     n_tokens = [10, 2, 11, 10, 67]  # 100 tokens
-    kept, reason = cuts.story_cuts(sentences, n_tokens, cuts.CutSettings())
+    kept, reason = cuts.story_cuts(sentences, n_tokens, cut_settings())
     assert reason is None
     # after s0: no preceding sentence; after s1 (pct 0.12): s0 has 10 words (kept); after s2
     # (0.23): s1 is short; after s3 (0.33): s2 has 11 words (kept); s4 is the last sentence
     assert kept == [(1, 0.12, 12), (3, 0.33, 33)]
-    narrow = cuts.CutSettings(min_pct=0.1, max_pct=0.2)
+    narrow = cut_settings(min_pct=0.1, max_pct=0.2)
     assert cuts.story_cuts(sentences, n_tokens, narrow)[0] == [(1, 0.12, 12)]
-    only_short = cuts.CutSettings(min_pct=0.2, max_pct=0.3)  # after s2, preceded by "Short one."
+    only_short = cut_settings(min_pct=0.2, max_pct=0.3)  # after s2, preceded by "Short one."
     assert cuts.story_cuts(sentences, n_tokens, only_short)[0] == []
     # min_words 0 switches the rule off: the first position is kept too
-    every = cuts.story_cuts(sentences, n_tokens, cuts.CutSettings(min_words=0))[0]
+    every = cuts.story_cuts(sentences, n_tokens, cut_settings(min_words=0))[0]
     assert [i for i, _, _ in every] == [0, 1, 2, 3]
 
 
@@ -54,7 +79,7 @@ def test_cuts_cap_is_evenly_spaced() -> None:
     ],
 )
 def test_bad_stories_are_excluded_with_a_reason(sentences, reason) -> None:
-    kept, why = cuts.story_cuts(sentences, [5] * len(sentences), cuts.CutSettings())
+    kept, why = cuts.story_cuts(sentences, [5] * len(sentences), cut_settings())
     assert kept == [] and reason in why
 
 
@@ -68,7 +93,7 @@ def test_plan_cuts_lists_excluded_stories_and_the_unit() -> None:
         }
     )
     planned, excluded = cuts.plan_cuts(
-        stories, sentences, lambda text: len(text.split()), cuts.CutSettings(), "m", "words"
+        stories, sentences, lambda text: len(text.split()), cut_settings(), "m", "words"
     )
     # after s0: no preceding sentence; after s1: 20 of 30 words, preceded by 10 words
     assert planned[["story_id", "sentence_idx"]].values.tolist() == [["a", 1]]
@@ -115,7 +140,7 @@ def test_zigzag_reversals_are_counted() -> None:
     assert [(first, last) for first, last, _ in turns] == [(j, j) for j in range(1, 6)]
     # on the unit square: neighbours 1/6 apart in x, 1 in y: angle 2·atan(1/6) = 18.9°
     assert all(angle == pytest.approx(2 * math.degrees(math.atan(1 / 6))) for *_, angle in turns)
-    stats = curves.curve_statistics(pct, zigzag, curves.CurveSettings(smoothing=1))
+    stats = curves.curve_statistics(pct, zigzag, curve_settings(smoothing=1))
     assert stats["inflection_rate_30"] == pytest.approx(5 / 7)
     # smoothed over 3 cuts: 1/2, 1/3, 2/3, 1/3, 2/3, 1/3, 1/2 reverses at positions 1..5
     assert [first for first, _, _ in curves.reversals(pct, zigzag)] == [1, 2, 3, 4, 5]
@@ -134,7 +159,7 @@ def test_a_flat_top_of_the_smoothed_curve_is_one_reversal() -> None:
     smooth = curves.unit_square(curves.moving_average(no_rate))
     half = math.degrees(math.atan2(0.3, 1 - smooth[1]))
     assert turns[0][2] == pytest.approx(2 * half)
-    stats = curves.curve_statistics(pct, no_rate, curves.CurveSettings())
+    stats = curves.curve_statistics(pct, no_rate, curve_settings())
     assert stats["inflection_rate_120"] == pytest.approx(1 / 6)
     # a flat step on the way up is no reversal; the same without smoothing: one flat top
     assert curves.reversals(pct, [0.0, 0.25, 0.5, 0.5, 0.75, 1.0], smoothing=1) == []
@@ -149,7 +174,7 @@ def test_post_spike_convergence_on_a_hand_made_curve() -> None:
     two_peaks = [0.25, 0.75, 0.5, 0.25, 1.0, 0.5]
     # peak 0.75 falls to 0.25 (−66.7 %), peak 1.0 to 0.5 (−50 %)
     assert curves.post_spike_convergence(two_peaks) == pytest.approx([-200 / 3, -50.0])
-    stats = curves.curve_statistics(np.linspace(0.1, 0.6, 6), two_peaks, curves.CurveSettings())
+    stats = curves.curve_statistics(np.linspace(0.1, 0.6, 6), two_peaks, curve_settings())
     assert stats["post_spike_convergence"] == pytest.approx((-200 / 3 - 50) / 2)
     curve = [0.2, 0.8, 0.5, 0.6, 0.1, 0.3, 0.9, 0.4]
     # peaks at 1 (0.8; next 10 cuts' min 0.1), 3 (0.6; min 0.1), 6 (0.9; min 0.4)
@@ -159,12 +184,12 @@ def test_post_spike_convergence_on_a_hand_made_curve() -> None:
     assert curves.post_spike_convergence(curve, window=1) == pytest.approx(
         [100 * e for e in window_1]
     )
-    stats = curves.curve_statistics(np.linspace(0.1, 0.95, 8), curve, curves.CurveSettings())
+    stats = curves.curve_statistics(np.linspace(0.1, 0.95, 8), curve, curve_settings())
     assert stats["late_no_rate"] == pytest.approx(np.mean([0.9, 0.4]))  # pct 0.83, 0.95
 
 
 def test_short_or_peakless_curves_give_nan() -> None:
-    settings = curves.CurveSettings()
+    settings = curve_settings()
     two = curves.curve_statistics([0.2, 0.5], [0.5, 1.0], settings)
     assert two["no_rate"] == 0.75 and math.isnan(two["post_spike_convergence"])
     assert math.isnan(two["inflection_rate_60"])
@@ -172,14 +197,31 @@ def test_short_or_peakless_curves_give_nan() -> None:
     assert math.isnan(rising["post_spike_convergence"]) and rising["inflection_rate_60"] == 0
 
 
+@pytest.mark.parametrize(
+    ("section", "values"),
+    [
+        ("tension", {"k": 0}),
+        ("tension", {"sampling": {"temperature": 0}}),
+        ("tension", {"embedding": {"threshold": 1.5}}),
+        ("tension", {"cuts": {"max_cuts": 0}}),
+        ("tension", {"cuts": {"min_pct": -0.1}}),
+    ],
+)
+def test_the_schema_checks_the_settings_ranges(section: str, values: dict) -> None:
+    """Ranges are checked once, by the config schema (the code does not check them again)."""
+    from snakemake.exceptions import WorkflowError
+
+    config = {"models": [{"name": "m", "source": {"path": "m.gguf"}}], section: values}
+    with pytest.raises(WorkflowError):
+        schema_defaults(config)
+
+
 def test_invalid_settings_name_the_key() -> None:
-    good = {"temperature": 1.2, "top_p": 0.95, "max_tokens": 10, "seed": 1}
-    with pytest.raises(StoryflowError, match=r"tension\.k"):
-        forecast.check_settings(0, good)
-    with pytest.raises(StoryflowError, match=r"tension\.sampling\.temperature"):
-        forecast.check_settings(4, {**good, "temperature": 0})
-    with pytest.raises(StoryflowError, match=r"tension\.embedding\.threshold"):
-        judges.check_threshold(1.5)
+    with pytest.raises(StoryflowError, match=r"min_pct <= max_pct"):
+        cut_settings(min_pct=0.5, max_pct=0.2)
+    missing = r"config tension\.cuts has no 'max_story_words', 'max_cuts'"
+    with pytest.raises(StoryflowError, match=missing):
+        cuts.CutSettings.from_config({"min_pct": 0.1, "max_pct": 0.9, "min_words": 0})
     with pytest.raises(StoryflowError, match=r"\{prefix\}"):
         forecast.ForecastPrompt("", "no field", "")
 
@@ -249,7 +291,7 @@ def test_calibration_fits_on_one_half_and_scores_the_other() -> None:
     angles["Context 1 one. Two. Three. Four."] = 75.0
     endings = calibration_endings(["forecast", "forecast"] * 9 + ["forecast", " "])
     encode = axis_encoder(angles)
-    cosines = calibration.ending_cosines(endings, cloze, encode, 3)
+    cosines = calibration.ending_cosines(endings, cloze, encode, 3, 128)
     assert len(cosines) == 19 and set(cosines["half"]) == {"fit", "held-out"}
     assert cosines.groupby("story_id")["half"].nunique().eq(1).all()  # a story in one half
     by_story = cosines.drop_duplicates("story_id").set_index("story_id")
@@ -267,7 +309,7 @@ def test_calibration_fits_on_one_half_and_scores_the_other() -> None:
     assert row["accuracy"] == pytest.approx(1 - 2 / (2 * row["n_forecasts"]))
     assert row["pairwise_accuracy"] == pytest.approx(1 - 2 / row["n_forecasts"])
     # the halves are seeded: the same seed gives the same table
-    again = calibration.ending_cosines(endings, cloze, encode, 3)
+    again = calibration.ending_cosines(endings, cloze, encode, 3, 128)
     pd.testing.assert_frame_equal(table, calibration.calibrate_threshold(endings, again, 3, "e")[1])
     assert calibration.split_halves(list(reversed(cloze["story_id"])), 3) == (
         calibration.split_halves(cloze["story_id"], 3)
@@ -338,7 +380,7 @@ def test_paired_effects_pair_by_prompt_and_drop_artefacts() -> None:
     frame = pd.DataFrame(rows, columns=["story_id", "story_type", "no_rate", "artefact"])
     stories = frame.assign(model="m", judge="j", late_no_rate=np.nan, post_spike_convergence=np.nan)
     labels = frame.assign(prompt_id=[i // 2 for i in range(10)])
-    settings = compare.Intervals(resamples=500, seed=1)
+    settings = intervals(resamples=500, seed=1)
     effects = compare.paired_effects(stories, labels, 4, settings)
     no_rate = effects[(effects["measure"] == "no_rate") & (effects["group_b"] == "A")]
     kept = no_rate.set_index("artefacts")
@@ -378,18 +420,18 @@ def test_group_means_of_shares_stay_inside_0_1_and_small_groups_keep_a_flagged_i
     )  # fmt: skip
     half = sps.t.ppf(0.975, 3) * np.std(values, ddof=1) / 2
     assert 0.25 - half < 0 and 0.25 + half > 1  # the old t interval
-    small = compare.Intervals(min_group_size=4, resamples=1000, seed=3)
+    small = intervals(min_group_size=4, resamples=1000, seed=3)
     row = compare.group_means(stories, 4, small).iloc[0]
     assert row["n"] == 4 and row["mean"] == pytest.approx(0.25) and row["flag"] == ""
     assert 0 <= row["ci_low"] <= 0.25 <= row["ci_high"] <= 1
     assert row["sd"] == pytest.approx(0.5)
-    default = compare.group_means(stories, 4, compare.Intervals()).iloc[0]
+    default = compare.group_means(stories, 4, intervals()).iloc[0]
     assert default["mean"] == pytest.approx(0.25) and default["n"] == 4
     assert 0 <= default["ci_low"] <= 0.25 <= default["ci_high"] <= 1
     assert default["flag"] == (
         "4 stories < validity.min_group_size (5): an interval of few stories"
     )
-    one = compare.group_means(stories.iloc[:1], 4, compare.Intervals()).iloc[0]
+    one = compare.group_means(stories.iloc[:1], 4, intervals()).iloc[0]
     assert math.isnan(one["ci_low"]) and math.isnan(one["ci_high"])
 
 
@@ -401,12 +443,12 @@ def test_unpaired_contrasts_need_the_minimum_group_size() -> None:
         late_no_rate=np.nan, post_spike_convergence=np.nan,
     )  # fmt: skip
     contrast = [{"name": "a vs b", "a": {"story_type": "a"}, "b": {"story_type": "b"}}]
-    settings = compare.Intervals(resamples=500, seed=2)
+    settings = intervals(resamples=500, seed=2)
     small = compare.contrast_effects(stories, labels, contrast, 4, settings).iloc[0]
     assert (small["n_a"], small["n_b"]) == (8, 4) and small["diff"] == pytest.approx(0.75 - 0.2)
     assert not small["tested"] and math.isnan(small["g"]) and math.isnan(small["diff_ci_low"])
     assert "4 stories in a group < validity.min_group_size (5)" in small["flag"]
-    enough = compare.Intervals(resamples=500, seed=2, min_group_size=4)
+    enough = intervals(resamples=500, seed=2, min_group_size=4)
     row = compare.contrast_effects(stories, labels, contrast, 4, enough).iloc[0]
     assert row["tested"] and row["flag"] == "" and row["g"] > 0 and row["t"] > 0
     assert 0 < row["diff_ci_low"] < 0.55 < row["diff_ci_high"] < 1
@@ -422,8 +464,8 @@ def test_figures_draw_the_example_stories_and_every_table(tmp_path) -> None:
     frame = pd.DataFrame(rows, columns=[c for c in tables.TENSION_CURVES.names if c != "no_rate"])
     rates = tables.TENSION_CURVES.frame(frame.assign(no_rate=frame["n_no"] / frame["n_judged"]))
     assert figures.example_stories(rates) == ["b", "c"]  # the most cuts per group
-    stats = curves.story_statistics(rates, curves.CurveSettings())
-    groups = compare.group_means(stats, 4, compare.Intervals(min_group_size=2))
+    stats = curves.story_statistics(rates, curve_settings())
+    groups = compare.group_means(stats, 4, intervals(min_group_size=2))
     figures.plot_example_curves(rates, [tmp_path / "curves.png"], 50)
     figures.plot_tension_by_group(groups, [tmp_path / "groups.png"], 50)
     figures.plot_inflection_rates(groups, [tmp_path / "rates.png", tmp_path / "rates.pdf"], 50)
@@ -449,7 +491,14 @@ def hand_cosines(wins_per_story: list[int], k: int = 4, model: str = "f") -> pd.
     return tables.TENSION_CALIBRATION_COSINES.frame(rows)
 
 
-CHECKS = tension_validity.CheckSettings(resamples=1000, seed=5)
+CHECKS = tension_validity.CheckSettings(
+    confidence=0.95,
+    resamples=1000,
+    seed=5,
+    min_pairwise=0.5,
+    min_balanced_accuracy=0.6,
+    min_judge_pairwise=0.5,
+)
 
 
 def test_forecaster_check_needs_its_interval_above_chance() -> None:
@@ -622,12 +671,12 @@ def test_the_plan_checks_models_before_the_summary_and_serves_models_without_wei
         tmp_path / "run",
         "--dry-run",
         configfiles=[repo / "tests" / "config" / "tension.yaml", path],
-        targets=["results/hippocorpus/tension/group_means.csv"],
+        targets=["results/hippocorpus/tension/tables/group_means.csv"],
     )
     jobs = parse_jobs(result.stdout)
     summary = next(job for job in jobs if job["rule"] == "summarize_tension")
     for forecaster in (local, "served"):
-        assert f"results/tension/validity/{forecaster}.csv" in summary["input"]
+        assert f"results/tension/tables/validity/{forecaster}.csv" in summary["input"]
     checks = {job["wc_model"]: job for job in jobs if job["rule"] == "check_tension_validity"}
     assert set(checks) == {local, "served"}
     # judges null: the embedding judge and the model with the role, on both forecasters
@@ -646,18 +695,247 @@ def test_the_judges_context_window_holds_its_longest_prompt() -> None:
     """The LLM judge's window is sized to its prompts (it was a fixed 4,096 tokens, too short
     for the remainder of an early cut in a 5,000-word story)."""
 
-    class Words:
-        def render(self, messages, cue=""):
-            return " ".join(m["content"] for m in messages)
-
-        def count(self, prompt):
-            return len(prompt.split())
-
-        def count_text(self, text):
-            return len(text.split())
-
     frame = judges.JudgePrompt("sys", "A: {actual} P: {predicted}", "")
     remainder = " ".join(["word"] * 6000)
-    window = judges.judge_window(Words(), frame, ["short", remainder], ["an ending", "end"])
-    longest = Words().count(frame.render(Words(), remainder, "an ending"))
+    words = WordJudge()  # words are tokens
+    window = judges.judge_window(words, frame, ["short", remainder], ["an ending", "end"])
+    longest = words.count(frame.render(words, remainder, "an ending"))
     assert longest + 16 <= window < longest + 16 + 64 and window % 64 == 0
+
+
+# --- the rules' entry points: judge_endings, score_pmi, summarize --------------------------------
+
+CURVES = {"late_pct": 0.8, "window": 10, "smoothing": 3, "angles": [60, 120], "min_cuts": 3}
+
+
+def one_story_cuts() -> pd.DataFrame:
+    """Story s1 cut after sentences 0..3 (pct 0.2..0.8), remainders r0..r3."""
+    return tables.TENSION_CUTS.frame(
+        [
+            ("s1", "recalled", "f", cut, cut, 0.2 * (cut + 1), cut + 1, 5, "tokens", f"p{cut}",
+             f"r{cut}")
+            for cut in range(4)
+        ]
+    )  # fmt: skip
+
+
+def two_endings_per_cut(texts: list[tuple[str, str]]) -> pd.DataFrame:
+    """Two endings of each cut of :func:`one_story_cuts`, ``texts[cut]``."""
+    return tables.TENSION_ENDINGS.frame(
+        [
+            ("s1", "recalled", "f", cut, cut, 0.2 * (cut + 1), sample, 7, text, 3, "stop")
+            for cut, pair in enumerate(texts)
+            for sample, text in enumerate(pair)
+        ]
+    )
+
+
+#: hit: the remainder's direction (cos 1); near: 50 degrees off (cos 0.64); miss: 90 (cos 0)
+ENDINGS = [("hit", "miss"), ("near", "near"), ("miss", ""), ("hit", "hit")]
+ANGLES = {"hit": 0.0, "near": 50.0, "miss": 90.0} | {f"r{cut}": 0.0 for cut in range(4)}
+
+
+def test_judge_endings_reads_the_calibrated_threshold_and_gives_the_curve(
+    tmp_path, monkeypatch
+) -> None:
+    opened = []
+
+    def load_encoder(name, *, threads, key):
+        opened.append((name, threads, key))
+        return axis_encoder(ANGLES)
+
+    monkeypatch.setattr(judges, "load_encoder", load_encoder)
+    calibration = tmp_path / "calibration.csv"
+    tables.TENSION_CALIBRATION.frame(
+        [("f", 2, "e", 1, half, 5, 10, 0, 0.5, 0.9, 0.9, 0.7, 0.3) for half in ("fit", "held")]
+    ).to_csv(calibration, index=False)
+    settings = {"kind": "embedding", "model": "e", "threshold": None, "chunk_words": 128}
+    endings, cuts = two_endings_per_cut(ENDINGS), one_story_cuts()
+
+    def judge(settings):
+        return judges.judge_endings(
+            endings, cuts, settings, CURVES, judge_model={}, config_models=[], model_path=None,
+            calibration=calibration, threads=3,
+        )  # fmt: skip
+
+    verdicts, rates, stories = judge(settings)
+    assert opened == [("e", 3, "tension.embedding.model")]
+    assert verdicts["score"].round(6).tolist()[:4] == pytest.approx(
+        [1.0, 0.0, np.cos(np.radians(50)), np.cos(np.radians(50))]
+    )
+    # threshold 0.5 from the calibration table: "near" (cos 0.64) captures the remainder
+    assert rates["no_rate"].tolist() == [0.5, 0.0, 1.0, 0.0]
+    assert rates["n_unjudged"].tolist() == [0, 0, 1, 0]  # the empty forecast
+    assert verdicts["status"].tolist().count(judges.EMPTY_FORECAST) == 1
+    story = stories.iloc[0]
+    assert story["no_rate"] == pytest.approx((0.5 + 0 + 1 + 0) / 4)
+    assert story["late_no_rate"] == 0.0 and story["n_unjudged"] == 1
+    assert {"inflection_rate_60", "inflection_rate_120"} <= set(stories.columns)
+    # a threshold fixed in the config is used as it is (the calibration file is not read)
+    _, fixed, _ = judge({**settings, "threshold": 0.7})
+    assert fixed["no_rate"].tolist() == [0.5, 1.0, 1.0, 0.0]
+    with pytest.raises(StoryflowError, match="no calibration table"):
+        judges.embedding_threshold(settings, None)
+
+
+class WordJudge:
+    """A stand-in LLM judge (words are tokens, the prompt is its messages' text): P(Y) 0.8 for
+    an ending that says "hit", else 0.3."""
+
+    name = "judge-llm"
+
+    def __init__(self) -> None:
+        self.n_ctx = 2048
+        self.asked = []
+
+    def render(self, messages, cue=""):
+        return " ".join(m["content"] for m in messages)
+
+    def count(self, prompt):
+        return len(prompt.split())
+
+    def count_text(self, text):
+        return len(text.split())
+
+    def answer(self, prompt, options):
+        from storyflow.lm.answers import ClosedAnswer
+
+        self.asked.append(prompt)
+        p_yes = 0.8 if prompt.endswith("P: hit") else 0.3
+        return ClosedAnswer(("Y", "N"), (0.0, 0.0), (p_yes, 1 - p_yes), 0.9, (), ())
+
+
+def test_judge_endings_opens_the_llm_judge_through_connect_and_sizes_its_window(
+    monkeypatch,
+) -> None:
+    model, opened = WordJudge(), []
+
+    def open_model(spec, path, *, n_threads):
+        opened.append((spec.name, spec.prompt, path, n_threads))
+        return model
+
+    monkeypatch.setattr(judges, "open_model", open_model)
+    settings = {"kind": "llm", "model": "judge-llm", "system": "sys",
+                "user": "A: {actual} P: {predicted}", "cue": ""}  # fmt: skip
+    spec = {"name": "judge-llm", "variant": "base", "prompt": "plain", "backend": "llama.cpp",
+            "dtype": "float32"}  # fmt: skip
+    entry = {**spec, "family": "test", "size": "tiny", "source": {"path": "judge.gguf"}}
+    verdicts, rates, _ = judges.judge_endings(
+        two_endings_per_cut(ENDINGS), one_story_cuts(), settings, CURVES, judge_model=spec,
+        config_models=[entry], model_path="judge.gguf", calibration=None, threads=2,
+    )  # fmt: skip
+    assert opened == [("judge-llm", "plain", "judge.gguf", 2)]
+    # frame "sys A: P:" (3 words) + longest remainder (1) and ending (1) + 16: one block of 64
+    assert model.n_ctx == 64
+    assert len(model.asked) == 7 and model.asked[0] == "sys A: r0 P: hit"  # not the empty one
+    assert set(verdicts["judge"]) == {"judge-llm"}
+    assert verdicts["score"].dropna().tolist() == [0.8, 0.3, 0.3, 0.3, 0.3, 0.8, 0.8]
+    assert rates["no_rate"].tolist() == [0.5, 1.0, 1.0, 0.0]
+
+
+class WordScorer:
+    """Words are tokens (ids in order of first use; start token 0); a token's log-prob is
+    -0.5 when it already occurred after the start token, else -2."""
+
+    start_token = 0
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+
+    def tokenize(self, text):
+        return [self.ids.setdefault(w, len(self.ids) + 1) for w in text.split()]
+
+    def logprobs(self, prefix, continuation):
+        seen, out = set(prefix[1:]), []
+        for token in continuation:
+            out.append(-0.5 if token in seen else -2.0)
+            seen.add(token)
+        return np.array(out)
+
+
+class ScoringModel:
+    name = "lm"
+
+    def __init__(self) -> None:
+        self.n_ctx, self.opened_with = 2048, None
+
+    def scorer(self):
+        self.opened_with = self.n_ctx
+        return WordScorer()
+
+
+def test_score_pmi_opens_the_scorer_with_the_longest_story_and_scores_each_cut() -> None:
+    from storyflow.measures.tension import likelihood
+
+    sentences = pd.DataFrame(
+        {"story_id": "s1", "sentence_idx": [0, 1, 2],
+         "text": ["the cat sat", "the cat ran", "a dog barked"]}
+    )  # fmt: skip
+    cuts = tables.TENSION_CUTS.frame(
+        [("s1", "recalled", "lm", cut, cut, (cut + 1) / 3, 3 * (cut + 1), 9, "tokens", "", "")
+         for cut in range(2)]
+    )  # fmt: skip
+    model = ScoringModel()
+    pmi = likelihood.score_pmi(model, cuts, sentences)
+    assert model.opened_with == 9 + 8  # the longest story and the start token, before loading
+    # after "the cat sat": "the cat" repeat (-0.5 each) in context, all new (-2) alone
+    assert pmi["n_tokens"].tolist() == [6, 3]
+    assert pmi["nll_context"].tolist() == pytest.approx([(0.5 + 0.5 + 4 * 2) / 6, 2.0])
+    assert pmi["nll_alone"].tolist() == pytest.approx([2.0, 2.0])
+    assert pmi["pmi"].tolist() == pytest.approx([2.0 - 1.5, 0.0])
+    assert set(pmi["model"]) == {"lm"}
+    assert likelihood.pmi_window(cuts.iloc[:0]) == 64
+
+
+def test_summarize_reads_the_files_and_picks_the_design_of_the_corpus(tmp_path) -> None:
+    ids = [f"s{i}" for i in range(10)]
+    groups = ["imagined"] * 5 + ["recalled"] * 5
+    no_rate = [0.1, 0.2, 0.3, 0.4, 0.45, 0.55, 0.6, 0.7, 0.8, 0.9]
+    stories = pd.DataFrame(
+        {"story_id": ids, "story_type": groups, "text": "x", "topic": "", "has_topic": False}
+    )
+    stories.to_parquet(tmp_path / "stories.parquet")
+    scores = pd.DataFrame(
+        {"story_id": ids, "story_type": groups, "model": "f", "judge": "embedding", "n_cuts": 4,
+         "n_unjudged": 0, "no_rate": no_rate, "late_no_rate": np.nan,
+         "post_spike_convergence": np.nan, "inflection_rate_60": 0.25}
+    )  # fmt: skip
+    scores.to_parquet(tmp_path / "scores.parquet")
+    pmi = tables.TENSION_PMI.frame(
+        [(sid, g, "lm", 0, 0, 0.5, 4, 2.0, 2.0 - 0.1 * i, 0.1 * i)
+         for i, (sid, g) in enumerate(zip(ids, groups, strict=True))]
+    )  # fmt: skip
+    pmi.to_parquet(tmp_path / "pmi.parquet")
+    contrasts = [{"name": "imagined_vs_recalled", "a": "imagined", "b": "recalled"}]
+    intervals = {"confidence": 0.95, "resamples": 200, "seed": 1, "min_group_size": 5}
+
+    def summarize(pmi_files, stories_file="stories.parquet", scores_file="scores.parquet"):
+        return compare.summarize(
+            tmp_path / stories_file, [tmp_path / scores_file], pmi_files, [], k=2,
+            intervals=intervals, contrasts=contrasts, forecasters=["f"], judges=["embedding"],
+            pmi_models=["lm"] if pmi_files else [],
+        )  # fmt: skip
+
+    means, effects, likelihood, measures = summarize([tmp_path / "pmi.parquet"])
+    by_group = means[means["measure"] == "no_rate"].set_index("story_type")["mean"]
+    assert by_group.to_dict() == pytest.approx({"imagined": 0.29, "recalled": 0.71})
+    assert not means["valid"].any()  # no validity table: nothing passed
+    no_rate_effect = effects[effects["measure"] == "no_rate"].iloc[0]
+    assert no_rate_effect["pairing"] == "none" and no_rate_effect["diff"] == pytest.approx(-0.42)
+    # PMI rises with the no-rate story by story: Spearman's rho 1
+    assert likelihood["spearman_rho"].tolist() == pytest.approx([1.0])
+    pmi_measure = measures[measures["measure"] == "tension.pmi"]
+    assert pmi_measure["value"].tolist() == pytest.approx([0.1 * i for i in range(10)])
+    assert "tension.no_rate.embedding" in set(measures["measure"])
+    # no PMI table: an empty likelihood table and no PMI measure
+    _, _, likelihood, measures = summarize([])
+    assert likelihood.empty and list(likelihood.columns) == tables.TENSION_LIKELIHOOD.names
+    assert not measures["measure"].str.contains("pmi").any()
+    # stories paired by prompt (HANNA: a human and an LLM story per prompt): the paired design
+    hanna = {"story_type": ["Human"] * 5 + ["A"] * 5, "prompt_id": [i % 5 for i in range(10)]}
+    stories.assign(**hanna, artefact=False).to_parquet(tmp_path / "paired.parquet")
+    scores.assign(story_type=hanna["story_type"]).to_parquet(tmp_path / "paired_scores.parquet")
+    _, paired, _, _ = summarize([], "paired.parquet", "paired_scores.parquet")
+    assert set(paired["pairing"]) == {"prompt"}
+    human_vs_a = paired[(paired["measure"] == "no_rate") & (paired["group_b"] == "A")]
+    assert human_vs_a["diff"].tolist() == pytest.approx([0.29 - 0.71] * 2)  # with, without

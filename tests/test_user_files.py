@@ -1,7 +1,7 @@
 """User files that explain themselves (issue 23): config YAML, review sheets, FlawedFictions
 files and antonym lexicons in the wrong encoding, with another delimiter, with no data rows or
 not parsing: one message naming the file, the line, the cause and the fix, never a traceback.
-The corpus CSVs' own cases are in test_corpus.py and test_corpora.py."""
+The corpus CSVs' own cases are in test_hippocorpus.py and test_corpora.py."""
 
 from __future__ import annotations
 

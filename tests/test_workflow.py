@@ -26,14 +26,15 @@ pytestmark = pytest.mark.slow  # runs the whole workflow (tiny config)
 
 @pytest.fixture(scope="module")
 def outputs(tiny_run: Path) -> dict[str, pd.DataFrame]:
-    results = tiny_run / "results" / "hippocorpus"
+    corpus = tiny_run / "results" / "hippocorpus" / "corpus"
+    results = tiny_run / "results" / "hippocorpus" / "sequentiality"
     read = {"dtype": {"history": str, "story_id": str}}
     return {
-        "stories": pd.read_parquet(results / "stories.parquet"),
-        "sentences": pd.read_parquet(results / "sentences.parquet"),
+        "stories": pd.read_parquet(corpus / "stories.parquet"),
+        "sentences": pd.read_parquet(corpus / "sentences.parquet"),
         "nll": pd.read_parquet(results / "nll" / f"{MODEL}.parquet"),
-        "seq_stories": pd.read_parquet(results / "sequentiality" / MODEL / "stories.parquet"),
-        "counts": pd.read_csv(results / "tables" / "sample_counts.csv"),
+        "seq_stories": pd.read_parquet(results / "scores" / MODEL / "stories.parquet"),
+        "counts": pd.read_csv(corpus / "tables" / "sample_counts.csv"),
         "summary": pd.read_csv(results / "tables" / "sequentiality_by_type.csv", **read),
         "effects": pd.read_csv(results / "tables" / "effect_sizes.csv", **read),
     }
@@ -117,7 +118,7 @@ def test_summary_table_and_figures(tiny_run: Path, outputs: dict[str, pd.DataFra
     assert set(seq_rows["history"]) == {"1", "2", "full"}
     assert (seq_rows["n"] == 2).all()
     assert (seq_rows["ci_low"] <= seq_rows["mean"]).all()
-    figures = tiny_run / "results" / "hippocorpus" / "figures"
+    figures = tiny_run / "results" / "hippocorpus" / "sequentiality" / "figures"
     for name in ("sequentiality_by_history", "effect_sizes"):
         png = (figures / f"{name}.png").read_bytes()
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
@@ -166,7 +167,9 @@ def test_absent_corpus_offline_says_what_to_download(snakemake, tmp_path: Path) 
     change.write_text(
         json.dumps({"data": {"mirror": None}, "hippocorpus": {"url": "http://127.0.0.1:9/hc.zip"}})
     )
-    out = _run_without_mirror(snakemake, tmp_path, change, "results/hippocorpus/stories.parquet")
+    out = _run_without_mirror(
+        snakemake, tmp_path, change, "results/hippocorpus/corpus/stories.parquet"
+    )
     assert "hippoCorpusV2.csv" in out and "data.mirror" in out and "127.0.0.1:9" in out
     assert "Traceback" not in out
 
@@ -183,10 +186,10 @@ BOOKS_TINY = {
     "nll": {"shards": 2},
 }
 BOOK_TARGETS = [
-    "results/books/tables/contrast_summary.csv",
-    "results/books/tables/point_of_view.csv",
-    "results/books/figures/sequentiality_by_contrast.png",
-    "results/books/figures/sequentiality_by_history.png",
+    "results/books/sequentiality/tables/contrast_summary.csv",
+    "results/books/corpus/tables/point_of_view.csv",
+    "results/books/sequentiality/figures/sequentiality_by_contrast.png",
+    "results/books/sequentiality/figures/sequentiality_by_history.png",
 ]
 
 
@@ -196,9 +199,10 @@ def test_book_genres_share_the_sequentiality_and_statistics_path(snakemake, tmp_
     change.write_text(json.dumps(BOOKS_TINY))  # JSON is YAML
     workdir = tmp_path / "run"
     snakemake(workdir, "--cores", "2", configfiles=[change], targets=BOOK_TARGETS)
-    results = workdir / "results" / "books"
-    stories = pd.read_parquet(results / "stories.parquet")
-    sentences = pd.read_parquet(results / "sentences.parquet")
+    corpus = workdir / "results" / "books" / "corpus"
+    results = workdir / "results" / "books" / "sequentiality"
+    stories = pd.read_parquet(corpus / "stories.parquet")
+    sentences = pd.read_parquet(corpus / "sentences.parquet")
     assert stories.groupby("genre")["document_id"].nunique().to_dict() == {
         "autobiography": 1,
         "biography": 1,
@@ -216,7 +220,7 @@ def test_book_genres_share_the_sequentiality_and_statistics_path(snakemake, tmp_
     effects = pd.read_csv(results / "tables" / "effect_sizes.csv", dtype={"history": str})
     assert len(effects) == 4 * 3 * 3  # default contrasts x histories x measures
     row = effects.query("contrast == 'fic3p_vs_biography' and history == '2' and measure == 'seq'")
-    seq = pd.read_parquet(results / "sequentiality" / MODEL / "stories.parquet")
+    seq = pd.read_parquet(results / "scores" / MODEL / "stories.parquet")
     seq = seq[seq["history"] == "2"].merge(stories[["story_id", "genre", "pov"]], on="story_id")
     a = seq.loc[(seq["genre"] == "fiction") & (seq["pov"] == "3P"), "seq"]
     b = seq.loc[seq["genre"] == "biography", "seq"]
@@ -226,7 +230,7 @@ def test_book_genres_share_the_sequentiality_and_statistics_path(snakemake, tmp_
     assert row["mean_b"].iloc[0] == pytest.approx(b.mean())
     summary = pd.read_csv(results / "tables" / "contrast_summary.csv")
     assert {"mean_g", "n_docs_a", "n_docs_b"} <= set(summary.columns)
-    pov = pd.read_csv(results / "tables" / "point_of_view.csv")
+    pov = pd.read_csv(corpus / "tables" / "point_of_view.csv")
     assert list(pov["story_id"]) == list(stories["story_id"])
     png = (results / "figures" / "sequentiality_by_contrast.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
@@ -250,7 +254,7 @@ def test_books_absent_offline_are_named_in_one_message(snakemake, tmp_path: Path
             }
         )
     )
-    out = _run_without_mirror(snakemake, tmp_path, change, "results/books/stories.parquet")
+    out = _run_without_mirror(snakemake, tmp_path, change, "results/books/corpus/stories.parquet")
     assert "2 book(s) are neither in the data mirror nor downloadable" in out
     for book in ("1", "2"):
         assert f"put it at resources/data/books/poetry/{book}.txt" in out

@@ -19,7 +19,10 @@ PACKAGE = "storyflow"
 
 #: Layers from the bottom up; a unit may import only from its own layer or those below.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("errors", "progress", "runner", "config_files", "history", "seeds", "tables")),
+    (
+        "base",
+        ("errors", "progress", "runner", "config_files", "settings", "history", "seeds", "tables"),
+    ),
     ("data and models", ("corpora", "sentences", "lm")),
     ("statistics", ("stats", "lmer", "validity")),
     (

@@ -33,7 +33,10 @@ def measure(run: Path, corpus: str, name: str, variant: str, gguf: str, threads:
     out = run / "results" / corpus / "fabula_entropy"
     versions = tables.read(tables.FEI_VERSIONS, out / "versions.parquet")
     asked = tables.read(tables.FEI_QUESTIONS, out / "questions.parquet")
-    spec = ModelSpec.from_config({"name": name, "variant": variant, "source": {}})
+    spec = ModelSpec(
+        name=name, source={}, family="", size="", variant=variant, backend="llama.cpp",
+        dtype="float32", prompt="chat" if variant == "instruct" else "plain", roles=(),
+    )  # fmt: skip
     model = open_model(spec, gguf, n_ctx=2048, n_threads=threads, share_prefix=True)
     settings = readers.ReaderSettings(("standard",), LABELS, "none", 0.05, 2048)
     start = time.perf_counter()

@@ -60,7 +60,7 @@ def tension_rows(stories: pd.DataFrame, block: Mapping[str, Any], plan: Mapping[
         total = max(ends[-1], 1)
         share = ends[:-1] / total  # cut after sentence i: share of the story before it
         kept = np.flatnonzero((share >= cuts_block["min_pct"]) & (share <= cuts_block["max_pct"]))
-        if cuts_block.get("max_cuts") and len(kept) > cuts_block["max_cuts"]:
+        if cuts_block["max_cuts"] and len(kept) > cuts_block["max_cuts"]:
             kept = kept[np.linspace(0, len(kept) - 1, int(cuts_block["max_cuts"])).astype(int)]
         n_cuts += len(kept)
         prefix += float(ends[kept].sum())
@@ -135,7 +135,7 @@ def estimate(
 
     ``lengths``: :func:`story_lengths` per corpus; ``settings``: per corpus, the stages that
     read it (``tension``, ``fabula_entropy``, ``plot_holes``: each the block and its models, as
-    ``plan.lm_cost_settings`` gives them); ``rates``: per model, ``prompt`` and ``generate``
+    ``plan.cost.settings`` gives them); ``rates``: per model, ``prompt`` and ``generate``
     tokens per second (``cost.rates``)."""
     rows = []
     for corpus, stages in settings.items():

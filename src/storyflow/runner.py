@@ -35,7 +35,7 @@ import logging
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -148,6 +148,18 @@ def _paths(files: Any) -> list[str]:
         return [str(files)]
     values = vars(files).values() if isinstance(files, SimpleNamespace) else files
     return [p for value in values for p in _paths(value)]
+
+
+def save(output: Any, **frames: Any) -> None:
+    """Write each table of ``frames`` to the rule's output of the same name: Parquet for a
+    ``.parquet`` path, CSV (no index) for anything else. A frame without an output of its
+    name is a programming error (KeyError/AttributeError), never silently dropped."""
+    for name, frame in frames.items():
+        path = str(output[name] if isinstance(output, Mapping) else getattr(output, name))
+        if path.endswith(".parquet"):
+            frame.to_parquet(path, index=False)
+        else:
+            frame.to_csv(path, index=False)
 
 
 def run(main: Callable[[Any], None], smk: Any) -> None:

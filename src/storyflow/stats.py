@@ -1,15 +1,27 @@
-"""Group statistics of story-level sequentiality (``docs/method.md`` section 5).
+"""Group statistics shared by the measures: two-group tests, contrasts and summaries.
 
-Inputs are story-level tables from
-:func:`storyflow.measures.sequentiality.scores.story_sequentiality`: one row per (story,
-model, formulation, history) with the measures ``seq``, ``nll_base`` and ``nll_context`` in
-nats/token. Each story is one observation.
+Generic, on any scores:
 
-- :func:`summarize`: per group, the mean, SD and t-based confidence interval of each measure.
-- :func:`contrast_effects`: per contrast "a vs b", Welch's t-test and Hedges' g with a
-  confidence interval; positive t and g = group a higher (for ``seq``: a more sequential).
-  A contrast's groups are label filters over the corpus's stories (a story type for
-  HIPPOCORPUS; genre and point of view for book passages), so every corpus shares this path.
+- :func:`welch_t`: Welch's two-sample t-test; :func:`hedges_g`: Hedges' g with a confidence
+  interval (positive t and g = group a higher);
+- :data:`Group`, :func:`group_filters`, :func:`group_label`, :func:`contrast_members`: a
+  contrast's two groups of stories as label filters (a story type for HIPPOCORPUS; genre and
+  point of view for book passages; human vs LLM for HANNA), so every corpus and every measure
+  shares one definition of "group a vs group b".
+
+Used by tension (:mod:`storyflow.measures.tension.compare`: contrasts of curve measures),
+fabula entropy (:mod:`storyflow.measures.fabula_entropy.compare`: g of original vs corrupted
+stories) and the comparison of all measures (:mod:`storyflow.comparison.separation`: each
+measure's g per contrast).
+
+On story-level sequentiality tables (one row per story, model, formulation and history, from
+:func:`storyflow.measures.sequentiality.scores.story_sequentiality`; ``docs/method.md``
+section 5), for rules ``summarize_sequentiality`` and ``compute_effect_sizes``:
+
+- :func:`read_story_tables`: the per-model tables, concatenated;
+- :func:`summarize`: per group, the mean, SD and t-based confidence interval of ``seq``,
+  ``nll_base`` and ``nll_context`` (nats/token), each story one observation;
+- :func:`contrast_effects`: per contrast, Welch's t and Hedges' g of each of those measures;
 - :func:`contrast_summary`: mean g per contrast across models and history sizes.
 """
 

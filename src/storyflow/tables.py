@@ -527,8 +527,8 @@ STORY_TABLE = Table(
     },
     key=("story_id", "model"),
     extra=True,
-    doc="results/<corpus>/measures.parquet: one row per story and model ('' when no score "
-    "depends on a model); the corpus's label columns, n_sentences (spaCy sentences), n_words "
+    doc="results/<corpus>/comparison/measures.parquet: one row per story and model ('' when no "
+    "score depends on a model); the corpus's label columns, n_sentences (spaCy sentences), n_words "
     "(word tokens), failed_measures (the row's measures that rest on a model that failed its "
     "validity check, space-separated; '' none: tables/measure_verdicts.csv says which checks), "
     "then one column per measure (units in tables/measure_units.csv). A score that depends on "
@@ -773,7 +773,8 @@ PLOT_HOLE_SCORES = Table(
     "(count), the policy they were scored under (wrong or exclude) and the story versions it "
     "excluded (count); n_left_out: versions left out because a version of the story did not "
     "fit the window (with its twin; listed in left_out.csv); verification: exact, published, "
-    "unverified or verified; valid: the detector's verdict in results/plot_holes/validity.csv "
+    "unverified or verified; valid: the detector's verdict in "
+    "results/plot_holes/tables/validity.csv "
     "(empty: not checked, e.g. a baseline); validity: passed, failed: <checks>, or not checked "
     "(why).",
 )
@@ -822,7 +823,7 @@ PLOT_HOLE_RATES = Table(
     "human (share, -1..1) with a percentile bootstrap interval over prompts (validity.bootstrap, "
     "validity.seed). small_group: fewer prompts than validity.min_group_size: the difference "
     "gets no interval (not tested); the shares keep their Wilson intervals. "
-    "valid / validity: the detector's verdict (results/plot_holes/validity.csv); best: the "
+    "valid / validity: the detector's verdict (results/plot_holes/tables/validity.csv); best: the "
     "valid detector with the highest CEEval-Full gain over always-no in that check.",
 )
 
@@ -1036,7 +1037,8 @@ TENSION_GROUPS = Table(
     "value. flag: '' or why the CI is missing (one story) or rests on few stories (fewer than "
     "validity.min_group_size: a percentile interval of a few stories is rough). valid: the "
     "forecaster and the judge passed their validity checks "
-    "(results/tension/validity/<model>.csv); failed: the checks they failed ('' when valid).",
+    "(results/tension/tables/validity/<model>.csv); failed: the checks they failed ('' when "
+    "valid).",
 )
 
 TENSION_EFFECTS = Table(

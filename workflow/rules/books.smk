@@ -26,17 +26,17 @@ rule sample_passages:
         manifest=book_manifest(),
         books=book_files(),
     output:
-        stories="results/books/stories.parquet",
-        sentences="results/books/sentences.parquet",
-        counts="results/books/tables/sentence_counts.csv",
+        stories=CORPUS_OUT.of("books", "stories.parquet"),
+        sentences=CORPUS_OUT.of("books", "sentences.parquet"),
+        counts=CORPUS_OUT.of("books", "tables/sentence_counts.csv"),
         sample=report(
-            "results/books/tables/sample_counts.csv",
+            CORPUS_OUT.of("books", "tables/sample_counts.csv"),
             caption="../report/book_counts.rst",
             category="Corpus",
             subcategory="books",
         ),
         pov=report(
-            "results/books/tables/point_of_view.csv",
+            CORPUS_OUT.of("books", "tables/point_of_view.csv"),
             caption="../report/point_of_view.rst",
             category="Corpus",
             subcategory="books",

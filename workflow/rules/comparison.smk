@@ -2,22 +2,25 @@
 # the measures' story_measures tables, correlations between the measures, group separation.
 
 
+include: "comparison/common.smk"
+
+
 rule build_story_table:
     input:
-        stories="results/{corpus}/stories.parquet",
-        sentences="results/{corpus}/sentences.parquet",
+        stories=CORPUS_OUT("stories.parquet"),
+        sentences=CORPUS_OUT("sentences.parquet"),
         measures=story_measure_files,
-        validity="results/validity.csv",
+        validity=VALIDITY_TABLE,
     output:
-        table="results/{corpus}/measures.parquet",
+        table=COMPARISON_OUT("measures.parquet"),
         verdicts=report(
-            "results/{corpus}/tables/measure_verdicts.csv",
+            COMPARISON_OUT.table("measure_verdicts.csv"),
             caption="../report/measure_verdicts.rst",
             category="Comparison of measures",
             subcategory="{corpus}",
         ),
         units=report(
-            "results/{corpus}/tables/measure_units.csv",
+            COMPARISON_OUT.table("measure_units.csv"),
             caption="../report/measure_units.rst",
             category="Comparison of measures",
             subcategory="{corpus}",
@@ -34,11 +37,11 @@ rule build_story_table:
 
 rule correlate_measures:
     input:
-        table="results/{corpus}/measures.parquet",
-        verdicts="results/{corpus}/tables/measure_verdicts.csv",
+        table=COMPARISON_OUT("measures.parquet"),
+        verdicts=COMPARISON_OUT.table("measure_verdicts.csv"),
     output:
         table=report(
-            "results/{corpus}/tables/measure_correlations.csv",
+            COMPARISON_OUT.table("measure_correlations.csv"),
             caption="../report/measure_correlations_table.rst",
             category="Comparison of measures",
             subcategory="{corpus}",
@@ -51,52 +54,48 @@ rule correlate_measures:
         "../../envs/storyflow.yaml"
     params:
         length=COMPARISON["length"],
-        bootstrap=COMPARISON["bootstrap"],
-        seed=COMPARISON["seed"],
-        confidence=config["stats"]["confidence"],
+        bootstrap=COMPARISON_BOOTSTRAP,
     script:
         "../../scripts/correlate_measures.py"
 
 
-rule compare_models:
+rule compute_model_agreement:
     input:
         measures=story_measure_files,
-        verdicts="results/{corpus}/tables/measure_verdicts.csv",
+        verdicts=COMPARISON_OUT.table("measure_verdicts.csv"),
     output:
         table=report(
-            "results/{corpus}/tables/model_agreement.csv",
+            COMPARISON_OUT.table("model_agreement.csv"),
             caption="../report/model_agreement.rst",
             category="Comparison of measures",
             subcategory="{corpus}",
         ),
     log:
-        "logs/{corpus}/compare_models.log",
+        "logs/{corpus}/compute_model_agreement.log",
     wildcard_constraints:
         corpus=one_of(COMPARED),
     conda:
         "../../envs/storyflow.yaml"
     params:
-        bootstrap=COMPARISON["bootstrap"],
-        seed=COMPARISON["seed"],
-        confidence=config["stats"]["confidence"],
+        bootstrap=COMPARISON_BOOTSTRAP,
     script:
-        "../../scripts/compare_models.py"
+        "../../scripts/compute_model_agreement.py"
 
 
-rule compare_groups:
+rule compute_measure_separation:
     input:
-        table="results/{corpus}/measures.parquet",
-        units="results/{corpus}/tables/measure_units.csv",
-        verdicts="results/{corpus}/tables/measure_verdicts.csv",
+        table=COMPARISON_OUT("measures.parquet"),
+        units=COMPARISON_OUT.table("measure_units.csv"),
+        verdicts=COMPARISON_OUT.table("measure_verdicts.csv"),
     output:
         table=report(
-            "results/{corpus}/tables/measure_separation.csv",
+            COMPARISON_OUT.table("measure_separation.csv"),
             caption="../report/measure_separation_table.rst",
             category="Comparison of measures",
             subcategory="{corpus}",
         ),
     log:
-        "logs/{corpus}/compare_groups.log",
+        "logs/{corpus}/compute_measure_separation.log",
     wildcard_constraints:
         corpus=one_of(COMPARED),
     conda:
@@ -106,20 +105,20 @@ rule compare_groups:
         confidence=config["stats"]["confidence"],
         min_group_size=config["validity"]["min_group_size"],
     script:
-        "../../scripts/compare_groups.py"
+        "../../scripts/compute_measure_separation.py"
 
 
 rule plot_measure_correlations:
     input:
-        table="results/{corpus}/tables/measure_correlations.csv",
+        table=COMPARISON_OUT.table("measure_correlations.csv"),
     output:
         png=report(
-            "results/{corpus}/figures/measure_correlations.png",
+            COMPARISON_OUT.figure("measure_correlations.png"),
             caption="../report/measure_correlations_figure.rst",
             category="Comparison of measures",
             subcategory="{corpus}",
         ),
-        pdf="results/{corpus}/figures/measure_correlations.pdf",
+        pdf=COMPARISON_OUT.figure("measure_correlations.pdf"),
     log:
         "logs/{corpus}/plot_measure_correlations.log",
     wildcard_constraints:
@@ -133,19 +132,19 @@ rule plot_measure_correlations:
         "../../scripts/plot_measure_correlations.py"
 
 
-rule plot_group_separation:
+rule plot_measure_separation:
     input:
-        table="results/{corpus}/tables/measure_separation.csv",
+        table=COMPARISON_OUT.table("measure_separation.csv"),
     output:
         png=report(
-            "results/{corpus}/figures/measure_separation.png",
+            COMPARISON_OUT.figure("measure_separation.png"),
             caption="../report/measure_separation_figure.rst",
             category="Comparison of measures",
             subcategory="{corpus}",
         ),
-        pdf="results/{corpus}/figures/measure_separation.pdf",
+        pdf=COMPARISON_OUT.figure("measure_separation.pdf"),
     log:
-        "logs/{corpus}/plot_group_separation.log",
+        "logs/{corpus}/plot_measure_separation.log",
     wildcard_constraints:
         corpus=one_of(COMPARED),
     conda:
@@ -153,4 +152,4 @@ rule plot_group_separation:
     params:
         dpi=config["figures"]["dpi"],
     script:
-        "../../scripts/plot_group_separation.py"
+        "../../scripts/plot_measure_separation.py"

@@ -1,3 +1,10 @@
+# The corpora: each read (or sampled) into a stories table, then split into sentences
+# (results/<corpus>/corpus/; docs/architecture.md).
+
+
+include: "corpus/common.smk"
+
+
 rule download_hippocorpus:
     output:
         csv="resources/data/hippocorpus/hippoCorpusV2.csv",
@@ -15,14 +22,14 @@ rule sample_stories:
     input:
         csv=hippocorpus_csv(),
     output:
-        stories="results/hippocorpus/stories.parquet",
+        stories=CORPUS_OUT.of("hippocorpus", "stories.parquet"),
         counts=report(
-            "results/hippocorpus/tables/sample_counts.csv",
+            CORPUS_OUT.of("hippocorpus", "tables/sample_counts.csv"),
             caption="../report/sample_counts.rst",
             category="Corpus",
             subcategory="hippocorpus",
         ),
-        excluded="results/hippocorpus/tables/excluded_stories.csv",
+        excluded=CORPUS_OUT.of("hippocorpus", "tables/excluded_stories.csv"),
     log:
         "logs/hippocorpus/sample_stories.log",
     conda:
@@ -40,14 +47,14 @@ rule read_csv_corpus:
     input:
         csv=user_corpus_csv,
     output:
-        stories="results/{corpus}/stories.parquet",
+        stories=CORPUS_OUT("stories.parquet"),
         counts=report(
-            "results/{corpus}/tables/sample_counts.csv",
+            CORPUS_OUT.table("sample_counts.csv"),
             caption="../report/sample_counts.rst",
             category="Corpus",
             subcategory="{corpus}",
         ),
-        excluded="results/{corpus}/tables/excluded_stories.csv",
+        excluded=CORPUS_OUT.table("excluded_stories.csv"),
     log:
         "logs/{corpus}/read_csv_corpus.log",
     wildcard_constraints:
@@ -64,14 +71,14 @@ rule read_corpus_stories:
     input:
         csv=sampled_corpus_csv,
     output:
-        stories="results/{corpus}/stories.parquet",
+        stories=CORPUS_OUT("stories.parquet"),
         counts=report(
-            "results/{corpus}/tables/sample_counts.csv",
+            CORPUS_OUT.table("sample_counts.csv"),
             caption="../report/sample_counts.rst",
             category="Corpus",
             subcategory="{corpus}",
         ),
-        excluded="results/{corpus}/tables/excluded_stories.csv",
+        excluded=CORPUS_OUT.table("excluded_stories.csv"),
     log:
         "logs/{corpus}/read_corpus_stories.log",
     wildcard_constraints:
@@ -82,3 +89,21 @@ rule read_corpus_stories:
         sample=story_sample,
     script:
         "../../scripts/read_corpus_stories.py"
+
+
+rule split_sentences:
+    input:
+        stories=CORPUS_OUT("stories.parquet"),
+    output:
+        sentences=CORPUS_OUT("sentences.parquet"),
+        counts=CORPUS_OUT.table("sentence_counts.csv"),
+    log:
+        "logs/{corpus}/split_sentences.log",
+    wildcard_constraints:
+        corpus=one_of(["hippocorpus", *SAMPLED_CORPORA, *USER_CORPORA]),  # books come split
+    conda:
+        "../../envs/storyflow.yaml"
+    params:
+        spacy_model=config["sentences"]["spacy_model"],
+    script:
+        "../../scripts/split_sentences.py"

@@ -1,12 +1,14 @@
 # What every language-model stage will cost, estimated from the sentence tables before any
 # model is asked (docs/cost_and_failures.md); cost.max_hours stops a run that would exceed it.
+LM_COST_SETTINGS = checked(plan.cost.settings, config)
+LM_COST_CORPORA = list(LM_COST_SETTINGS)
 
 
 rule estimate_lm_cost:
     input:
-        sentences=expand("results/{corpus}/sentences.parquet", corpus=LM_COST_CORPORA),
+        sentences=expand(CORPUS_OUT("sentences.parquet"), corpus=LM_COST_CORPORA),
     output:
-        cost="results/lm_cost.csv",
+        cost=LM_COST_TABLE,
     log:
         "logs/estimate_lm_cost.log",
     # first among the jobs that become ready with the sentence tables (the stages' items come

@@ -2,19 +2,19 @@
 # stories (docs/fabula_entropy.md).
 
 
-include: "fabula_entropy_common.smk"
+include: "fabula_entropy/common.smk"
 
 
 rule make_fabula_items:
     input:
-        stories="results/{corpus}/stories.parquet",
-        sentences="results/{corpus}/sentences.parquet",
+        stories=CORPUS_OUT("stories.parquet"),
+        sentences=CORPUS_OUT("sentences.parquet"),
         lexicon=fei_lexicon(),
     output:
-        versions="results/{corpus}/fabula_entropy/versions.parquet",
-        questions="results/{corpus}/fabula_entropy/questions.parquet",
-        corruptions="results/{corpus}/fabula_entropy/corruptions.parquet",
-        excluded="results/{corpus}/fabula_entropy/excluded.csv",
+        versions=FABULA_ENTROPY_OUT("versions.parquet"),
+        questions=FABULA_ENTROPY_OUT("questions.parquet"),
+        corruptions=FABULA_ENTROPY_OUT("corruptions.parquet"),
+        excluded=FABULA_ENTROPY_OUT.table("excluded.csv"),
     log:
         "logs/{corpus}/fabula_entropy/make_fabula_items.log",
     wildcard_constraints:
@@ -31,11 +31,11 @@ rule make_fabula_items:
 rule answer_fabula_questions:
     input:
         unpack(model_weights),
-        versions="results/{corpus}/fabula_entropy/versions.parquet",
-        questions="results/{corpus}/fabula_entropy/questions.parquet",
+        versions=FABULA_ENTROPY_OUT("versions.parquet"),
+        questions=FABULA_ENTROPY_OUT("questions.parquet"),
     output:
-        answers="results/{corpus}/fabula_entropy/answers/{model}.parquet",
-        cost="results/{corpus}/fabula_entropy/cost/{model}.csv",
+        answers=FABULA_ENTROPY_OUT("answers/{model}.parquet"),
+        cost=FABULA_ENTROPY_OUT.table("cost/{model}.csv"),
     log:
         "logs/{corpus}/fabula_entropy/answer_fabula_questions/{model}.log",
     wildcard_constraints:
@@ -47,8 +47,8 @@ rule answer_fabula_questions:
     resources:
         mem_mb=4000,
     params:
-        model=model_scoring,
-        reading=plan.fabula_entropy_reading(config),
+        model=model_settings,
+        reading=plan.fabula_entropy.reading(config),
         n_gpu_layers=config["nll"]["n_gpu_layers"],
     script:
         "../../scripts/answer_fabula_questions.py"
@@ -56,28 +56,28 @@ rule answer_fabula_questions:
 
 rule index_fabula_entropy:
     input:
-        stories="results/{corpus}/stories.parquet",
-        versions="results/{corpus}/fabula_entropy/versions.parquet",
-        questions="results/{corpus}/fabula_entropy/questions.parquet",
+        stories=CORPUS_OUT("stories.parquet"),
+        versions=FABULA_ENTROPY_OUT("versions.parquet"),
+        questions=FABULA_ENTROPY_OUT("questions.parquet"),
         answers=fei_answers,
         humans=fei_human_answers,
     output:
-        validity="results/{corpus}/fabula_entropy/validity.csv",
+        validity=FABULA_ENTROPY_OUT.table("validity.csv"),
         readers=report(
-            "results/{corpus}/fabula_entropy/readers.csv",
+            FABULA_ENTROPY_OUT.table("readers.csv"),
             caption="../report/fabula_entropy_readers.rst",
             category="Fabula entropy",
             subcategory="{corpus}",
         ),
-        indices="results/{corpus}/fabula_entropy/story_indices.parquet",
+        indices=FABULA_ENTROPY_OUT("story_indices.parquet"),
         comparison=report(
-            "results/{corpus}/fabula_entropy/comparison.csv",
+            FABULA_ENTROPY_OUT.table("comparison.csv"),
             caption="../report/fabula_entropy_comparison.rst",
             category="Fabula entropy",
             subcategory="{corpus}",
         ),
-        dose="results/{corpus}/fabula_entropy/dose_response.csv",
-        measures="results/{corpus}/fabula_entropy/story_measures.parquet",
+        dose=FABULA_ENTROPY_OUT.table("dose_response.csv"),
+        measures=FABULA_ENTROPY_OUT("story_measures.parquet"),
     log:
         "logs/{corpus}/fabula_entropy/index_fabula_entropy.log",
     wildcard_constraints:
@@ -95,23 +95,23 @@ rule index_fabula_entropy:
 
 rule plot_fabula_entropy:
     input:
-        indices="results/{corpus}/fabula_entropy/story_indices.parquet",
-        dose="results/{corpus}/fabula_entropy/dose_response.csv",
+        indices=FABULA_ENTROPY_OUT("story_indices.parquet"),
+        dose=FABULA_ENTROPY_OUT.table("dose_response.csv"),
     output:
         distributions=report(
-            "results/{corpus}/fabula_entropy/figures/distributions.png",
+            FABULA_ENTROPY_OUT.figure("distributions.png"),
             caption="../report/fabula_entropy_distributions.rst",
             category="Fabula entropy",
             subcategory="{corpus}",
         ),
-        distributions_pdf="results/{corpus}/fabula_entropy/figures/distributions.pdf",
+        distributions_pdf=FABULA_ENTROPY_OUT.figure("distributions.pdf"),
         dose=report(
-            "results/{corpus}/fabula_entropy/figures/dose_response.png",
+            FABULA_ENTROPY_OUT.figure("dose_response.png"),
             caption="../report/fabula_entropy_dose_response.rst",
             category="Fabula entropy",
             subcategory="{corpus}",
         ),
-        dose_pdf="results/{corpus}/fabula_entropy/figures/dose_response.pdf",
+        dose_pdf=FABULA_ENTROPY_OUT.figure("dose_response.pdf"),
     log:
         "logs/{corpus}/fabula_entropy/plot_fabula_entropy.log",
     wildcard_constraints:

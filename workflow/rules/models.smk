@@ -1,3 +1,6 @@
+# The models' weights, put on disk (storyflow.lm.weights).
+
+
 rule materialize_model:
     output:
         gguf="resources/models/{model}.gguf",

@@ -1,11 +1,14 @@
 # Narrative-sense relations: story-level PMI of content-word pairs (docs/narrative_sense.md).
 
 
+include: "narrative_sense/common.smk"
+
+
 rule lemmatize_stories:
     input:
         data=ns_source_input,
     output:
-        lemmas="results/narrative_sense/lemmas/{source}.parquet",
+        lemmas=NARRATIVE_SENSE_OUT.shared("lemmas/{source}.parquet"),
     log:
         "logs/narrative_sense/lemmatize_stories_{source}.log",
     wildcard_constraints:
@@ -22,11 +25,12 @@ rule lemmatize_stories:
 rule count_word_pairs:
     input:
         lemmas=expand(
-            "results/narrative_sense/lemmas/{source}.parquet", source=NS["reference"]
+            NARRATIVE_SENSE_OUT.shared("lemmas/{source}.parquet"),
+            source=NS["reference"],
         ),
     output:
-        pairs="results/narrative_sense/pmi.parquet",
-        vocabulary="results/narrative_sense/vocabulary.parquet",
+        pairs=NARRATIVE_SENSE_OUT.shared("pmi.parquet"),
+        vocabulary=NARRATIVE_SENSE_OUT.shared("vocabulary.parquet"),
     log:
         "logs/narrative_sense/count_word_pairs.log",
     conda:
@@ -39,21 +43,21 @@ rule count_word_pairs:
 
 rule score_narrative_sense:
     input:
-        pairs="results/narrative_sense/pmi.parquet",
-        vocabulary="results/narrative_sense/vocabulary.parquet",
-        lemmas="results/narrative_sense/lemmas/{target}.parquet",
+        pairs=NARRATIVE_SENSE_OUT.shared("pmi.parquet"),
+        vocabulary=NARRATIVE_SENSE_OUT.shared("vocabulary.parquet"),
+        lemmas=NARRATIVE_SENSE_OUT.shared("lemmas/{corpus}.parquet"),
     output:
-        scores="results/{target}/narrative_sense/story_scores.parquet",
+        scores=NARRATIVE_SENSE_OUT("story_scores.parquet"),
         table=report(
-            "results/{target}/tables/narrative_sense.csv",
+            NARRATIVE_SENSE_OUT.table("narrative_sense.csv"),
             caption="../report/narrative_sense_table.rst",
             category="Narrative sense",
-            subcategory="{target}",
+            subcategory="{corpus}",
         ),
     log:
-        "logs/{target}/score_narrative_sense.log",
+        "logs/{corpus}/score_narrative_sense.log",
     wildcard_constraints:
-        target=one_of(NS["targets"]),
+        corpus=one_of(NS_TARGETS),
     conda:
         "../../envs/storyflow.yaml"
     params:
@@ -67,19 +71,19 @@ rule score_narrative_sense:
 
 rule plot_pair_scores:
     input:
-        scores="results/{target}/narrative_sense/story_scores.parquet",
+        scores=NARRATIVE_SENSE_OUT("story_scores.parquet"),
     output:
         png=report(
-            "results/{target}/figures/pair_scores.png",
+            NARRATIVE_SENSE_OUT.figure("pair_scores.png"),
             caption="../report/pair_scores_figure.rst",
             category="Narrative sense",
-            subcategory="{target}",
+            subcategory="{corpus}",
         ),
-        pdf="results/{target}/figures/pair_scores.pdf",
+        pdf=NARRATIVE_SENSE_OUT.figure("pair_scores.pdf"),
     log:
-        "logs/{target}/plot_pair_scores.log",
+        "logs/{corpus}/plot_pair_scores.log",
     wildcard_constraints:
-        target=one_of(NS["targets"]),
+        corpus=one_of(NS_TARGETS),
     conda:
         "../../envs/storyflow.yaml"
     params:
@@ -91,13 +95,13 @@ rule plot_pair_scores:
 
 rule collect_narrative_sense_measures:
     input:
-        scores="results/{target}/narrative_sense/story_scores.parquet",
+        scores=NARRATIVE_SENSE_OUT("story_scores.parquet"),
     output:
-        measures="results/{target}/narrative_sense/story_measures.parquet",
+        measures=NARRATIVE_SENSE_OUT("story_measures.parquet"),
     log:
-        "logs/{target}/collect_narrative_sense_measures.log",
+        "logs/{corpus}/collect_narrative_sense_measures.log",
     wildcard_constraints:
-        target=one_of(NS["targets"]),
+        corpus=one_of(NS_TARGETS),
     conda:
         "../../envs/storyflow.yaml"
     script:

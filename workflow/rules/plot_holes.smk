@@ -2,23 +2,24 @@
 # and baselines, scored with CEEval-Full (docs/plot_holes.md).
 
 
+include: "plot_holes/common.smk"
+
+
 # The detectors' validity check (docs/validity.md): controlled pairs of a validation pool of
 # HIPPOCORPUS stories outside the analysed sample, and of every plot-hole corpus, pooled.
-
-
 rule make_plot_hole_validation:
     input:
         csv=hippocorpus_csv(),
-        sample="results/hippocorpus/stories.parquet",
+        sample=CORPUS_OUT.of("hippocorpus", "stories.parquet"),
     output:
-        made="results/plot_holes/validation/made.parquet",
+        made=PLOT_HOLES_OUT.shared("validation/made.parquet"),
         coverage=report(
-            "results/plot_holes/validation/coverage.csv",
+            PLOT_HOLES_OUT.shared("validation/tables/coverage.csv"),
             caption="../report/plot_holes_validation_coverage.rst",
             category="Plot holes",
             subcategory="validity",
         ),
-        skipped="results/plot_holes/validation/skipped.csv",
+        skipped=PLOT_HOLES_OUT.shared("validation/tables/skipped.csv"),
     log:
         "logs/plot_holes/make_plot_hole_validation.log",
     conda:
@@ -38,16 +39,16 @@ rule make_plot_hole_validation:
 rule detect_plot_hole_validation:
     input:
         unpack(model_weights),
-        made="results/plot_holes/validation/made.parquet",
+        made=PLOT_HOLES_OUT.shared("validation/made.parquet"),
     output:
-        answers="results/plot_holes/validation/answers/{model}.parquet",
+        answers=PLOT_HOLES_OUT.shared("validation/answers/{model}.parquet"),
     log:
         "logs/plot_holes/detect_plot_hole_validation/{model}.log",
     conda:
         "../../envs/storyflow.yaml"
     threads: 2
     params:
-        model=model_scoring,
+        model=model_settings,
         settings=PH_DETECTION,
     script:
         "../../scripts/detect_benchmark_plot_holes.py"
@@ -56,17 +57,17 @@ rule detect_plot_hole_validation:
 rule detect_plot_hole_validation_nli:
     input:
         unpack(model_weights),
-        made=["results/plot_holes/validation/made.parquet"],
+        made=[PLOT_HOLES_OUT.shared("validation/made.parquet")],
         verdicts=[],
     output:
-        answers="results/plot_holes/validation/nli/{model}.parquet",
+        answers=PLOT_HOLES_OUT.shared("validation/nli/{model}.parquet"),
     log:
         "logs/plot_holes/detect_plot_hole_validation_nli/{model}.log",
     conda:
         "../../envs/storyflow.yaml"
     threads: 2
     params:
-        model=model_scoring,
+        model=model_settings,
         settings={"nli": PH["nli"], "min_sentences": PH["min_sentences"]},
     script:
         "../../scripts/detect_plot_holes_nli.py"
@@ -74,17 +75,17 @@ rule detect_plot_hole_validation_nli:
 
 rule score_plot_hole_validation_surprisal:
     input:
-        made="results/plot_holes/validation/made.parquet",
+        made=PLOT_HOLES_OUT.shared("validation/made.parquet"),
         gguf="resources/models/{model}.gguf",
     output:
-        surprisal="results/plot_holes/validation/surprisal/{model}.parquet",
+        surprisal=PLOT_HOLES_OUT.shared("validation/surprisal/{model}.parquet"),
     log:
         "logs/plot_holes/score_plot_hole_validation_surprisal/{model}.log",
     conda:
         "../../envs/storyflow.yaml"
     threads: 2
     params:
-        model=model_scoring,
+        model=model_settings,
         n_ctx=PH["detection"]["n_ctx"],
     script:
         "../../scripts/score_plot_hole_surprisal.py"
@@ -96,7 +97,7 @@ rule check_plot_hole_detectors:
         files=ph_check_files,
     output:
         validity=report(
-            "results/plot_holes/validity.csv",
+            PLOT_HOLES_OUT.shared_table("validity.csv"),
             caption="../report/plot_holes_validity.rst",
             category="Plot holes",
             subcategory="validity",
@@ -124,13 +125,13 @@ rule check_plot_hole_detectors:
 
 rule make_controlled_plot_holes:
     input:
-        stories="results/{corpus}/stories.parquet",
-        sentences="results/{corpus}/sentences.parquet",
+        stories=CORPUS_OUT("stories.parquet"),
+        sentences=CORPUS_OUT("sentences.parquet"),
     output:
-        made="results/{corpus}/plot_holes/made/controlled.parquet",
-        skipped="results/{corpus}/plot_holes/skipped/controlled.csv",
+        made=PLOT_HOLES_OUT("made/controlled.parquet"),
+        skipped=PLOT_HOLES_OUT.table("skipped/controlled.csv"),
         coverage=report(
-            "results/{corpus}/plot_holes/coverage.csv",
+            PLOT_HOLES_OUT.table("coverage.csv"),
             caption="../report/plot_holes_coverage.rst",
             category="Plot holes",
             subcategory="{corpus}",
@@ -153,13 +154,13 @@ rule make_controlled_plot_holes:
 rule make_model_plot_holes:
     input:
         unpack(ph_maker_weights),
-        stories="results/{corpus}/stories.parquet",
-        sentences="results/{corpus}/sentences.parquet",
+        stories=CORPUS_OUT("stories.parquet"),
+        sentences=CORPUS_OUT("sentences.parquet"),
     output:
-        made="results/{corpus}/plot_holes/made/model.parquet",
-        skipped="results/{corpus}/plot_holes/skipped/model.csv",
-        attempts="results/{corpus}/plot_holes/maker_attempts.parquet",
-        sheet="results/{corpus}/plot_holes/review_sheet.csv",
+        made=PLOT_HOLES_OUT("made/model.parquet"),
+        skipped=PLOT_HOLES_OUT.table("skipped/model.csv"),
+        attempts=PLOT_HOLES_OUT("maker_attempts.parquet"),
+        sheet=PLOT_HOLES_OUT.table("review_sheet.csv"),
     log:
         "logs/{corpus}/plot_holes/make_model_plot_holes.log",
     wildcard_constraints:
@@ -182,10 +183,10 @@ rule detect_plot_holes:
         unpack(model_weights),
         made=ph_made,
         verdicts=ph_verdicts,
-        stories="results/{corpus}/stories.parquet",
-        sentences="results/{corpus}/sentences.parquet",
+        stories=CORPUS_OUT("stories.parquet"),
+        sentences=CORPUS_OUT("sentences.parquet"),
     output:
-        answers="results/{corpus}/plot_holes/answers/{model}.parquet",
+        answers=PLOT_HOLES_OUT("answers/{model}.parquet"),
     log:
         "logs/{corpus}/plot_holes/detect_plot_holes/{model}.log",
     wildcard_constraints:
@@ -194,7 +195,7 @@ rule detect_plot_holes:
         "../../envs/storyflow.yaml"
     threads: 2
     params:
-        model=model_scoring,
+        model=model_settings,
         settings=PH_DETECTION,
     script:
         "../../scripts/detect_plot_holes.py"
@@ -206,7 +207,7 @@ rule detect_plot_holes_nli:
         made=ph_made,
         verdicts=ph_verdicts,
     output:
-        answers="results/{corpus}/plot_holes/nli/{model}.parquet",
+        answers=PLOT_HOLES_OUT("nli/{model}.parquet"),
     log:
         "logs/{corpus}/plot_holes/detect_plot_holes_nli/{model}.log",
     wildcard_constraints:
@@ -215,7 +216,7 @@ rule detect_plot_holes_nli:
         "../../envs/storyflow.yaml"
     threads: 2
     params:
-        model=model_scoring,
+        model=model_settings,
         settings={"nli": PH["nli"], "min_sentences": PH["min_sentences"]},
     script:
         "../../scripts/detect_plot_holes_nli.py"
@@ -223,10 +224,10 @@ rule detect_plot_holes_nli:
 
 rule score_plot_hole_surprisal:
     input:
-        made="results/{corpus}/plot_holes/made/controlled.parquet",
+        made=PLOT_HOLES_OUT("made/controlled.parquet"),
         gguf="resources/models/{model}.gguf",
     output:
-        surprisal="results/{corpus}/plot_holes/surprisal/{model}.parquet",
+        surprisal=PLOT_HOLES_OUT("surprisal/{model}.parquet"),
     log:
         "logs/{corpus}/plot_holes/score_plot_hole_surprisal/{model}.log",
     wildcard_constraints:
@@ -235,7 +236,7 @@ rule score_plot_hole_surprisal:
         "../../envs/storyflow.yaml"
     threads: 2
     params:
-        model=model_scoring,
+        model=model_settings,
         n_ctx=PH["detection"]["n_ctx"],
     script:
         "../../scripts/score_plot_hole_surprisal.py"
@@ -249,19 +250,19 @@ rule score_plot_holes:
         nli=ph_nli,
         surprisal=ph_surprisal,
         validity=PH_VALIDITY,
-        stories="results/{corpus}/stories.parquet",
+        stories=CORPUS_OUT("stories.parquet"),
     output:
         scores=report(
-            "results/{corpus}/plot_holes/scores.csv",
+            PLOT_HOLES_OUT.table("scores.csv"),
             caption="../report/plot_holes_scores.rst",
             category="Plot holes",
             subcategory="{corpus}",
         ),
-        surprisal="results/{corpus}/plot_holes/surprisal_contrasts.csv",
-        answers="results/{corpus}/plot_holes/answers.parquet",
-        story_measures="results/{corpus}/plot_holes/story_measures.parquet",
+        surprisal=PLOT_HOLES_OUT.table("surprisal_contrasts.csv"),
+        answers=PLOT_HOLES_OUT("answers.parquet"),
+        story_measures=PLOT_HOLES_OUT("story_measures.parquet"),
         left_out=report(
-            "results/{corpus}/plot_holes/left_out.csv",
+            PLOT_HOLES_OUT.table("left_out.csv"),
             caption="../report/plot_holes_left_out.rst",
             category="Plot holes",
             subcategory="{corpus}",
@@ -286,21 +287,21 @@ rule score_plot_holes:
         "../../scripts/score_plot_holes.py"
 
 
-rule compare_plot_holes_human_llm:
+rule compute_detection_rates:
     input:
-        scores="results/hanna/plot_holes/scores.csv",
-        answers="results/hanna/plot_holes/answers.parquet",
-        stories="results/hanna/stories.parquet",
+        scores=PLOT_HOLES_OUT.of("hanna", "tables/scores.csv"),
+        answers=PLOT_HOLES_OUT.of("hanna", "answers.parquet"),
+        stories=CORPUS_OUT.of("hanna", "stories.parquet"),
         validity=PH_VALIDITY,
     output:
         rates=report(
-            "results/hanna/plot_holes/detection_rates.csv",
+            PLOT_HOLES_OUT.of("hanna", "tables/detection_rates.csv"),
             caption="../report/plot_holes_rates.rst",
             category="Plot holes",
             subcategory="hanna",
         ),
     log:
-        "logs/hanna/plot_holes/compare_plot_holes_human_llm.log",
+        "logs/hanna/plot_holes/compute_detection_rates.log",
     conda:
         "../../envs/storyflow.yaml"
     params:
@@ -310,31 +311,31 @@ rule compare_plot_holes_human_llm:
         seed=config["validity"]["seed"],
         min_group_size=config["validity"]["min_group_size"],
     script:
-        "../../scripts/compare_plot_holes_human_llm.py"
+        "../../scripts/compute_detection_rates.py"
 
 
-rule plot_plot_holes:
+rule plot_ceeval:
     input:
-        scores="results/{corpus}/plot_holes/scores.csv",
-        answers="results/{corpus}/plot_holes/answers.parquet",
+        scores=PLOT_HOLES_OUT.table("scores.csv"),
+        answers=PLOT_HOLES_OUT("answers.parquet"),
         made=ph_made,
     output:
         png=report(
-            "results/{corpus}/plot_holes/figures/ceeval.png",
+            PLOT_HOLES_OUT.figure("ceeval.png"),
             caption="../report/plot_holes_ceeval.rst",
             category="Plot holes",
             subcategory="{corpus}",
         ),
-        pdf="results/{corpus}/plot_holes/figures/ceeval.pdf",
+        pdf=PLOT_HOLES_OUT.figure("ceeval.pdf"),
         length_png=report(
-            "results/{corpus}/plot_holes/figures/ceeval_by_length.png",
+            PLOT_HOLES_OUT.figure("ceeval_by_length.png"),
             caption="../report/plot_holes_length.rst",
             category="Plot holes",
             subcategory="{corpus}",
         ),
-        length_pdf="results/{corpus}/plot_holes/figures/ceeval_by_length.pdf",
+        length_pdf=PLOT_HOLES_OUT.figure("ceeval_by_length.pdf"),
     log:
-        "logs/{corpus}/plot_holes/plot_plot_holes.log",
+        "logs/{corpus}/plot_holes/plot_ceeval.log",
     wildcard_constraints:
         corpus=one_of(PH_CORPORA),
     conda:
@@ -342,17 +343,15 @@ rule plot_plot_holes:
     params:
         dpi=config["figures"]["dpi"],
     script:
-        "../../scripts/plot_plot_holes.py"
+        "../../scripts/plot_ceeval.py"
 
 
 # The published FlawedFictions benchmark (plot_holes.benchmark), run by the same detectors.
-
-
 rule read_plot_hole_benchmark:
     input:
         benchmark=ph_benchmark_file,
     output:
-        made="results/flawedfictions/plot_holes/made/flawedfictions.parquet",
+        made=PLOT_HOLES_OUT.of("flawedfictions", "made/flawedfictions.parquet"),
     log:
         "logs/flawedfictions/plot_holes/read_plot_hole_benchmark.log",
     conda:
@@ -366,16 +365,16 @@ rule read_plot_hole_benchmark:
 rule detect_benchmark_plot_holes:
     input:
         unpack(model_weights),
-        made="results/flawedfictions/plot_holes/made/flawedfictions.parquet",
+        made=PLOT_HOLES_OUT.of("flawedfictions", "made/flawedfictions.parquet"),
     output:
-        answers="results/flawedfictions/plot_holes/answers/{model}.parquet",
+        answers=PLOT_HOLES_OUT.of("flawedfictions", "answers/{model}.parquet"),
     log:
         "logs/flawedfictions/plot_holes/detect_benchmark_plot_holes/{model}.log",
     conda:
         "../../envs/storyflow.yaml"
     threads: 2
     params:
-        model=model_scoring,
+        model=model_settings,
         settings=PH_DETECTION,
     script:
         "../../scripts/detect_benchmark_plot_holes.py"
@@ -384,17 +383,17 @@ rule detect_benchmark_plot_holes:
 rule detect_benchmark_plot_holes_nli:
     input:
         unpack(model_weights),
-        made="results/flawedfictions/plot_holes/made/flawedfictions.parquet",
+        made=PLOT_HOLES_OUT.of("flawedfictions", "made/flawedfictions.parquet"),
         verdicts=[],
     output:
-        answers="results/flawedfictions/plot_holes/nli/{model}.parquet",
+        answers=PLOT_HOLES_OUT.of("flawedfictions", "nli/{model}.parquet"),
     log:
         "logs/flawedfictions/plot_holes/detect_benchmark_plot_holes_nli/{model}.log",
     conda:
         "../../envs/storyflow.yaml"
     threads: 2
     params:
-        model=model_scoring,
+        model=model_settings,
         settings={"nli": PH["nli"], "min_sentences": PH["min_sentences"]},
     script:
         "../../scripts/detect_plot_holes_nli.py"
@@ -402,18 +401,18 @@ rule detect_benchmark_plot_holes_nli:
 
 rule score_benchmark_plot_holes:
     input:
-        made="results/flawedfictions/plot_holes/made/flawedfictions.parquet",
+        made=PLOT_HOLES_OUT.of("flawedfictions", "made/flawedfictions.parquet"),
         answers=ph_benchmark_answers,
         nli=ph_benchmark_nli,
         validity=PH_VALIDITY,
     output:
         scores=report(
-            "results/flawedfictions/plot_holes/scores.csv",
+            PLOT_HOLES_OUT.of("flawedfictions", "tables/scores.csv"),
             caption="../report/plot_holes_benchmark.rst",
             category="Plot holes",
             subcategory="FlawedFictions",
         ),
-        answers="results/flawedfictions/plot_holes/answers.parquet",
+        answers=PLOT_HOLES_OUT.of("flawedfictions", "answers.parquet"),
     log:
         "logs/flawedfictions/plot_holes/score_benchmark_plot_holes.log",
     conda:

@@ -1,27 +1,12 @@
-rule compute_sequentiality:
-    input:
-        nll="results/{corpus}/nll/{model}.parquet",
-        stories="results/{corpus}/stories.parquet",
-        counts="results/{corpus}/tables/sentence_counts.csv",
-    output:
-        sentences="results/{corpus}/sequentiality/{model}/sentences.parquet",
-        stories="results/{corpus}/sequentiality/{model}/stories.parquet",
-    log:
-        "logs/{corpus}/compute_sequentiality/{model}.log",
-    conda:
-        "../../envs/storyflow.yaml"
-    script:
-        "../../scripts/compute_sequentiality.py"
+# Sequentiality (docs/sequentiality.md): how much more predictable each sentence becomes with
+# the sentences before it. Its lookups are in sequentiality/common.smk; its stages, in order, in
+# the other files of sequentiality/
 
 
-rule collect_sequentiality_measures:
-    input:
-        stories=story_tables,
-    output:
-        measures="results/{corpus}/sequentiality/story_measures.parquet",
-    log:
-        "logs/{corpus}/collect_sequentiality_measures.log",
-    conda:
-        "../../envs/storyflow.yaml"
-    script:
-        "../../scripts/collect_sequentiality_measures.py"
+include: "sequentiality/common.smk"
+include: "sequentiality/nll.smk"
+include: "sequentiality/scores.smk"
+include: "sequentiality/stats.smk"
+include: "sequentiality/figures.smk"
+include: "sequentiality/covariates.smk"
+include: "sequentiality/regression.smk"

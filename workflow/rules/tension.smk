@@ -3,14 +3,17 @@
 # curves, the PMI companion and the group comparisons (labelled with the checks' verdicts).
 
 
+include: "tension/common.smk"
+
+
 rule plan_tension_cuts:
     input:
         unpack(model_weights),
-        stories="results/{corpus}/stories.parquet",
-        sentences="results/{corpus}/sentences.parquet",
+        stories=CORPUS_OUT("stories.parquet"),
+        sentences=CORPUS_OUT("sentences.parquet"),
     output:
-        cuts="results/{corpus}/tension/cuts/{model}.parquet",
-        excluded="results/{corpus}/tension/excluded/{model}.csv",
+        cuts=TENSION_OUT("cuts/{model}.parquet"),
+        excluded=TENSION_OUT.table("excluded/{model}.csv"),
     log:
         "logs/{corpus}/tension/plan_tension_cuts/{model}.log",
     wildcard_constraints:
@@ -19,7 +22,7 @@ rule plan_tension_cuts:
         "../../envs/storyflow.yaml"
     params:
         cuts=TS["cuts"],
-        model=tension_model,
+        model=model_settings,
     script:
         "../../scripts/plan_tension_cuts.py"
 
@@ -27,9 +30,9 @@ rule plan_tension_cuts:
 rule sample_endings:
     input:
         unpack(model_weights),
-        cuts="results/{corpus}/tension/cuts/{model}.parquet",
+        cuts=TENSION_OUT("cuts/{model}.parquet"),
     output:
-        endings="results/{corpus}/tension/endings/{model}.parquet",
+        endings=TENSION_OUT("endings/{model}.parquet"),
     log:
         "logs/{corpus}/tension/sample_endings/{model}.log",
     wildcard_constraints:
@@ -42,7 +45,7 @@ rule sample_endings:
         k=TS["k"],
         sampling=TS["sampling"],
         prompts=TS["prompts"],
-        model=tension_model,
+        model=model_settings,
     script:
         "../../scripts/sample_endings.py"
 
@@ -50,9 +53,9 @@ rule sample_endings:
 rule sample_calibration_endings:
     input:
         unpack(model_weights),
-        stories="results/rocstories/stories.parquet",
+        stories=CORPUS_OUT.of("rocstories", "stories.parquet"),
     output:
-        endings="results/tension/calibration/endings/{model}.parquet",
+        endings=TENSION_OUT.shared("calibration/endings/{model}.parquet"),
     log:
         "logs/tension/sample_calibration_endings/{model}.log",
     wildcard_constraints:
@@ -65,22 +68,22 @@ rule sample_calibration_endings:
         k=TS["k"],
         sampling=TS["sampling"],
         prompts=TS["prompts"],
-        model=tension_model,
+        model=model_settings,
     script:
         "../../scripts/sample_calibration_endings.py"
 
 
 rule calibrate_tension_judge:
     input:
-        stories="results/rocstories/stories.parquet",
-        endings="results/tension/calibration/endings/{model}.parquet",
+        stories=CORPUS_OUT.of("rocstories", "stories.parquet"),
+        endings=TENSION_OUT.shared("calibration/endings/{model}.parquet"),
     output:
         table=report(
-            "results/tension/calibration/{model}.csv",
+            TENSION_OUT.shared_table("calibration/{model}.csv"),
             caption="../report/tension_calibration.rst",
             category="Tension",
         ),
-        cosines="results/tension/calibration/cosines/{model}.parquet",
+        cosines=TENSION_OUT.shared("calibration/cosines/{model}.parquet"),
     log:
         "logs/tension/calibrate_tension_judge/{model}.log",
     wildcard_constraints:
@@ -99,10 +102,10 @@ rule calibrate_tension_judge:
 rule judge_calibration_endings:
     input:
         unpack(tension_judge_weights),
-        stories="results/rocstories/stories.parquet",
-        endings="results/tension/calibration/endings/{model}.parquet",
+        stories=CORPUS_OUT.of("rocstories", "stories.parquet"),
+        endings=TENSION_OUT.shared("calibration/endings/{model}.parquet"),
     output:
-        judgments="results/tension/calibration/judgments/{model}/{judge}.parquet",
+        judgments=TENSION_OUT.shared("calibration/judgments/{model}/{judge}.parquet"),
     log:
         "logs/tension/judge_calibration_endings/{model}/{judge}.log",
     wildcard_constraints:
@@ -121,12 +124,12 @@ rule judge_calibration_endings:
 
 rule check_tension_validity:
     input:
-        cosines="results/tension/calibration/cosines/{model}.parquet",
-        calibration="results/tension/calibration/{model}.csv",
+        cosines=TENSION_OUT.shared("calibration/cosines/{model}.parquet"),
+        calibration=TENSION_OUT.shared_table("calibration/{model}.csv"),
         judgments=tension_calibration_judgments,
     output:
         table=report(
-            "results/tension/validity/{model}.csv",
+            TENSION_OUT.shared_table("validity/{model}.csv"),
             caption="../report/tension_validity.rst",
             category="Tension",
         ),
@@ -149,12 +152,12 @@ rule check_tension_validity:
 rule judge_endings:
     input:
         unpack(tension_judge_inputs),
-        endings="results/{corpus}/tension/endings/{model}.parquet",
-        cuts="results/{corpus}/tension/cuts/{model}.parquet",
+        endings=TENSION_OUT("endings/{model}.parquet"),
+        cuts=TENSION_OUT("cuts/{model}.parquet"),
     output:
-        judgments="results/{corpus}/tension/judgments/{model}/{judge}.parquet",
-        curves="results/{corpus}/tension/curves/{model}/{judge}.parquet",
-        stories="results/{corpus}/tension/stories/{model}/{judge}.parquet",
+        judgments=TENSION_OUT("judgments/{model}/{judge}.parquet"),
+        curves=TENSION_OUT("curves/{model}/{judge}.parquet"),
+        stories=TENSION_OUT("stories/{model}/{judge}.parquet"),
     log:
         "logs/{corpus}/tension/judge_endings/{model}/{judge}.log",
     wildcard_constraints:
@@ -174,11 +177,11 @@ rule judge_endings:
 
 rule score_tension_pmi:
     input:
-        cuts="results/{corpus}/tension/cuts/{model}.parquet",
-        sentences="results/{corpus}/sentences.parquet",
+        cuts=TENSION_OUT("cuts/{model}.parquet"),
+        sentences=CORPUS_OUT("sentences.parquet"),
         gguf="resources/models/{model}.gguf",
     output:
-        pmi="results/{corpus}/tension/pmi/{model}.parquet",
+        pmi=TENSION_OUT("pmi/{model}.parquet"),
     log:
         "logs/{corpus}/tension/score_tension_pmi/{model}.log",
     wildcard_constraints:
@@ -188,32 +191,32 @@ rule score_tension_pmi:
         "../../envs/storyflow.yaml"
     threads: 2
     params:
-        model=tension_model,
+        model=model_settings,
     script:
         "../../scripts/score_tension_pmi.py"
 
 
 rule summarize_tension:
     input:
-        stories="results/{corpus}/stories.parquet",
+        stories=CORPUS_OUT("stories.parquet"),
         scores=tension_scores,
         pmi=tension_pmi,
         validity=tension_validity_files,
     output:
         groups=report(
-            "results/{corpus}/tension/group_means.csv",
+            TENSION_OUT.table("group_means.csv"),
             caption="../report/tension_groups.rst",
             category="Tension",
             subcategory="{corpus}",
         ),
         effects=report(
-            "results/{corpus}/tension/effects.csv",
+            TENSION_OUT.table("effects.csv"),
             caption="../report/tension_effects.rst",
             category="Tension",
             subcategory="{corpus}",
         ),
-        likelihood="results/{corpus}/tension/likelihood_vs_sampled.csv",
-        measures="results/{corpus}/tension/story_measures.parquet",
+        likelihood=TENSION_OUT.table("likelihood_vs_sampled.csv"),
+        measures=TENSION_OUT("story_measures.parquet"),
     log:
         "logs/{corpus}/tension/summarize_tension.log",
     wildcard_constraints:
@@ -233,15 +236,15 @@ rule summarize_tension:
 
 rule plot_tension_by_group:
     input:
-        groups="results/{corpus}/tension/group_means.csv",
+        groups=TENSION_OUT.table("group_means.csv"),
     output:
         png=report(
-            "results/{corpus}/figures/tension_by_group.png",
+            TENSION_OUT.figure("by_group.png"),
             caption="../report/tension_by_group.rst",
             category="Tension",
             subcategory="{corpus}",
         ),
-        pdf="results/{corpus}/figures/tension_by_group.pdf",
+        pdf=TENSION_OUT.figure("by_group.pdf"),
     log:
         "logs/{corpus}/tension/plot_tension_by_group.log",
     wildcard_constraints:
@@ -256,15 +259,15 @@ rule plot_tension_by_group:
 
 rule plot_tension_curves:
     input:
-        curves="results/{corpus}/tension/curves/{model}/{judge}.parquet",
+        curves=TENSION_OUT("curves/{model}/{judge}.parquet"),
     output:
         png=report(
-            "results/{corpus}/figures/tension_curves/{model}/{judge}.png",
+            TENSION_OUT.figure("curves/{model}/{judge}.png"),
             caption="../report/tension_curves.rst",
             category="Tension",
             subcategory="{corpus}",
         ),
-        pdf="results/{corpus}/figures/tension_curves/{model}/{judge}.pdf",
+        pdf=TENSION_OUT.figure("curves/{model}/{judge}.pdf"),
     log:
         "logs/{corpus}/tension/plot_tension_curves/{model}/{judge}.log",
     wildcard_constraints:
@@ -283,15 +286,15 @@ rule plot_tension_curves:
 
 rule plot_inflection_rates:
     input:
-        groups="results/{corpus}/tension/group_means.csv",
+        groups=TENSION_OUT.table("group_means.csv"),
     output:
         png=report(
-            "results/{corpus}/figures/tension_inflection_rates.png",
+            TENSION_OUT.figure("inflection_rates.png"),
             caption="../report/tension_inflection_rates.rst",
             category="Tension",
             subcategory="{corpus}",
         ),
-        pdf="results/{corpus}/figures/tension_inflection_rates.pdf",
+        pdf=TENSION_OUT.figure("inflection_rates.pdf"),
     log:
         "logs/{corpus}/tension/plot_inflection_rates.log",
     wildcard_constraints:

@@ -1,14 +1,15 @@
 # Validity (docs/validity.md): every measure's checks of the models behind its results, gathered
 # into one table; the report's first page puts it into words.
+VALIDITY_FILES = checked(plan.validity.files, config)
 
 
 rule gather_validity:
     input:
         checks=VALIDITY_FILES,
-        effects=expand("results/{corpus}/tables/effect_sizes.csv", corpus=CORPORA),
+        effects=expand(SEQUENTIALITY_OUT.table("effect_sizes.csv"), corpus=CORPORA),
     output:
         table=report(
-            "results/validity.csv",
+            VALIDITY_TABLE,
             caption="../report/validity.rst",
             category="Validity",
         ),

@@ -150,7 +150,7 @@ def correlations(
                 stat = _pair(x, y, z, n_resamples=n_resamples, confidence=confidence, seed=seed)
                 if length in (a, b):
                     stat |= dict.fromkeys(("partial", "partial_low", "partial_high"), math.nan)
-            for first, second in {(a, b), (b, a)}:
+            for first, second in dict.fromkeys([(a, b), (b, a)]):  # in order: a set's is random
                 rows.append({"model": model, "measure_a": first, "measure_b": second} | stat)
     frame = pd.DataFrame(rows, columns=tables.MEASURE_CORRELATIONS.names[:-2])
     frame = mark(frame, _verdicts(verdicts), [("measure_a", "model"), ("measure_b", "model")])

@@ -160,9 +160,9 @@ def corpus_kind(config: Mapping[str, Any], name: str) -> CorpusKind:
     """The kind of corpus ``name``: a built-in name, or a ``corpora:`` entry of the config."""
     if name in KINDS and name != "csv":
         return KINDS[name]
-    user = (config.get("corpora") or {}).get(name)
+    user = config["corpora"].get(name)  # the user's corpora (the schema's default: none)
     if user is None:
-        known = sorted({*(k for k in KINDS if k != "csv"), *(config.get("corpora") or {})})
+        known = sorted({*(k for k in KINDS if k != "csv"), *config["corpora"]})
         raise StoryflowError(
             f"config: unknown corpus {name!r}; known corpora: {', '.join(known)} (add your own "
             "under `corpora:` with kind: csv)"
@@ -172,7 +172,7 @@ def corpus_kind(config: Mapping[str, Any], name: str) -> CorpusKind:
 
 def corpus_names(config: Mapping[str, Any]) -> list[str]:
     """Every corpus the config can use: the built-in ones, then the user's in config order."""
-    return [k for k in KINDS if k != "csv"] + list(config.get("corpora") or {})
+    return [k for k in KINDS if k != "csv"] + list(config["corpora"])
 
 
 def _lookup(config: Mapping[str, Any], keys: tuple[str, ...], name: str) -> Any:

@@ -34,7 +34,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -44,6 +44,8 @@ from storyflow.corpora.base import require_header
 from storyflow.corpora.download import DownloadError, fetch
 from storyflow.errors import InputDataError, StoryflowError
 from storyflow.seeds import item_rng
+from storyflow.sentences import load_spacy, sentence_counts
+from storyflow.settings import settings_from
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -302,8 +304,6 @@ def sample_passages(
         The passages found, in book order; fewer than ``n_passages`` when the book has too
         little prose (the caller records it).
     """
-    if not 0 <= margin < 0.5:
-        raise ValueError(f"margin must be in [0, 0.5), got {margin}")
     blocks = paragraphs(text)
     low, high = margin * len(text), (1 - margin) * len(text)
     inside = [i for i, b in enumerate(blocks) if low <= b.start and b.start < high]
@@ -437,7 +437,8 @@ def point_of_view(
 
 @dataclass(frozen=True)
 class PassageSettings:
-    """Passage sampling and point-of-view settings (config ``books.passages`` and ``books.pov``)."""
+    """Passage sampling and point-of-view settings (config ``books.passages`` and ``books.pov``;
+    defaults and ranges: the config schema's)."""
 
     per_book: int
     sentences: int
@@ -447,6 +448,22 @@ class PassageSettings:
     pov_genres: tuple[str, ...]
     first_rate: float
     third_rate: float
+
+    @classmethod
+    def from_config(
+        cls, passages: Mapping[str, Any], pov: Mapping[str, Any], seed: int
+    ) -> PassageSettings:
+        """From the validated ``books.passages`` and ``books.pov`` blocks and the sample's
+        seed."""
+        return settings_from(
+            cls,
+            passages,
+            where="books.passages and books.pov",
+            seed=seed,
+            pov_genres=pov["genres"],
+            first_rate=pov["first_rate"],
+            third_rate=pov["third_rate"],
+        )
 
 
 #: A passage's point of view: first person, third person, or neither clearly.
@@ -603,6 +620,81 @@ def pov_table(passages: pd.DataFrame, hint_column: str | None) -> pd.DataFrame:
             "opening": passages["text"].str.slice(0, 200),
         }
     )
+
+
+@dataclass(frozen=True)
+class PassageTables:
+    """The tables of the passage sample (rule ``sample_passages``): ``stories``
+    (:func:`build_passages`'s passages), ``sentences``, ``counts`` (sentences per passage,
+    :func:`storyflow.sentences.sentence_counts`), ``sample`` (:func:`passage_counts`) and
+    ``pov`` (:func:`pov_table`)."""
+
+    stories: pd.DataFrame
+    sentences: pd.DataFrame
+    counts: pd.DataFrame
+    sample: pd.DataFrame
+    pov: pd.DataFrame
+
+
+def sample_book_passages(
+    manifest_path: str | Path,
+    book_paths: Sequence[str | Path],
+    *,
+    ids: Sequence[str],
+    columns: Mapping[str, str | None],
+    path_template: str,
+    passages: Mapping[str, Any],
+    pov: Mapping[str, Any],
+    seed: int,
+    spacy_model: str,
+) -> PassageTables:
+    """Prose passages of the sampled books, split into sentences and labelled with their point
+    of view (rule ``sample_passages``; the counts and the POV check are logged).
+
+    Args:
+        manifest_path: The book manifest (:func:`read_manifest`).
+        book_paths: The text files of the books ``ids``, in the same order.
+        ids: The sampled books' ids.
+        columns: ``books.columns``: ``id``, ``genre``, ``path`` (or None: ``path_template``)
+            and ``pov_hint`` (a manifest column hinting the point of view, or None).
+        path_template: A book's text file relative to the manifest, when ``columns["path"]``
+            is None.
+        passages: ``books.passages``: ``per_book``, ``sentences``, ``margin``, ``max_tries``.
+        pov: ``books.pov``: ``genres`` (split by point of view), ``first_rate``,
+            ``third_rate``.
+        seed: ``books.sample.seed``.
+        spacy_model: The spaCy pipeline that splits the passages into sentences.
+    """
+    manifest = read_manifest(
+        manifest_path,
+        id_column=columns["id"],
+        genre_column=columns["genre"],
+        path_column=columns["path"],
+        path_template=path_template,
+    )
+    chosen = manifest.set_index("document_id").loc[list(ids)].reset_index()
+    chosen["path"] = list(book_paths)
+    settings = PassageSettings.from_config(passages, pov, seed)
+    table, sents = build_passages(chosen, load_spacy(spacy_model), settings)
+    result = PassageTables(
+        stories=table,
+        sentences=sents,
+        counts=sentence_counts(sents, table),
+        sample=passage_counts(manifest, chosen, table),
+        pov=pov_table(table, columns["pov_hint"]),
+    )
+    for row in result.sample.itertuples(index=False):
+        log.info("%s: %d passages from %d books", row.story_type, row.n_passages, row.n_books)
+    if columns["pov_hint"]:
+        for row in pov_agreement(table, columns["pov_hint"]).itertuples(index=False):
+            log.info(
+                "POV check: %s hinted %s -> %s: %d passages",
+                row.genre,
+                row.hint,
+                row.pov,
+                row.n_passages,
+            )
+    return result
 
 
 def book_passages(books: pd.DataFrame, *, per_book: int, tokens: int, seed: int) -> pd.DataFrame:

@@ -261,17 +261,14 @@ def sample_stories(
         The sampled rows (all columns), sorted by ``(story_type, story_id)``, index reset.
 
     Raises:
-        StoryflowError: both ``fraction`` and ``per_type`` given, or a value out of range.
+        StoryflowError: both ``fraction`` and ``per_type`` given (their ranges are the config
+            schema's).
     """
     if fraction is not None and per_type is not None:
         raise StoryflowError(
             "hippocorpus.sample: give either fraction or per_type, not both "
             f"(got fraction={fraction}, per_type={per_type})"
         )
-    if fraction is not None and not 0 < fraction <= 1:
-        raise StoryflowError(f"hippocorpus.sample.fraction must be in (0, 1], got {fraction}")
-    if per_type is not None and per_type < 1:
-        raise StoryflowError(f"hippocorpus.sample.per_type must be at least 1, got {per_type}")
 
     ordered = stories.sort_values("story_id", kind="stable").reset_index(drop=True)
     parts = []

@@ -31,12 +31,11 @@ from storyflow.corpora.rocstories import read_rocstories
 from storyflow.errors import StoryflowError
 
 
-def _draw(n_items: int, size: int | None, seed: int, key: str) -> np.ndarray:
-    """Sorted positions of ``size`` items drawn from ``n_items`` (all when ``size`` is None)."""
+def _draw(n_items: int, size: int | None, seed: int) -> np.ndarray:
+    """Sorted positions of ``size`` items drawn from ``n_items`` (all when ``size`` is None;
+    ``size`` >= 1 is the config schema's range)."""
     if size is None:
         return np.arange(n_items)
-    if size < 1:
-        raise StoryflowError(f"{key} must be at least 1 (or null for all), not {size}")
     size = min(size, n_items)
     return np.sort(np.random.default_rng(seed).choice(n_items, size=size, replace=False))
 
@@ -81,7 +80,7 @@ def hanna_stories(
     excluded stories and the counts per group (``n_in_corpus``: stories of the drawn prompts).
     """
     stories, _ = read_hanna(path)
-    chosen = _draw(int(stories["prompt_id"].max()) + 1, prompts, seed, "stories.hanna.prompts")
+    chosen = _draw(int(stories["prompt_id"].max()) + 1, prompts, seed)
     sample = stories[stories["prompt_id"].isin(chosen)]
     sample = sample.rename(columns={"group": "story_type", "prompt": "topic"})
     sample = sample.sort_values(["prompt_id", "story_type"], kind="stable").reset_index(drop=True)
@@ -97,7 +96,7 @@ def rocstories_stories(
     ``wrong_ending``), the excluded stories and the counts.
     """
     stories = read_rocstories(path)
-    chosen = _draw(len(stories), n_stories, seed, "stories.rocstories.stories")
+    chosen = _draw(len(stories), n_stories, seed)
     sample = stories.iloc[chosen].rename(columns={"group": "story_type"}).assign(topic=None)
     rows = pd.Series(chosen + 2, index=sample.index)
     return _tables(

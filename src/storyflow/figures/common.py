@@ -52,8 +52,7 @@ def unique(values: Iterable[str]) -> list[str]:
 
 
 def save(fig: Figure, paths: Sequence[str | Path], dpi: int) -> None:
-    """Write ``fig`` to every path (format from the extension; folders made) at ``dpi``."""
+    """Write ``fig`` to every path (format from the extension; the folders must exist: a rule's
+    declared outputs, whose folders Snakemake makes) at ``dpi``."""
     for path in paths:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=dpi)
+        fig.savefig(Path(path), dpi=dpi)

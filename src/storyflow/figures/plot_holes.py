@@ -1,7 +1,7 @@
 """Plot-hole figures: CEEval-Full by detector (with the baselines), and by story length.
 
 A detector that failed its validity check (``valid`` False in the scores:
-results/plot_holes/validity.csv) is drawn hollow and grey, its label naming the failed
+results/plot_holes/tables/validity.csv) is drawn hollow and grey, its label naming the failed
 checks; a baseline is hatched (the reference, not checked). Every value has its interval.
 """
 
@@ -80,7 +80,7 @@ def plot_ceeval(scores: pd.DataFrame, paths: Sequence[str | Path], dpi: int) -> 
             Patch(
                 facecolor="none",
                 edgecolor=FAILED,
-                label="hollow: failed its validity check (results/plot_holes/validity.csv)",
+                label="hollow: failed its validity check (results/plot_holes/tables/validity.csv)",
             )
         )
     fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=6, frameon=False)

@@ -1,7 +1,8 @@
 """The language-model layer, below every measure: models that score, write and answer.
 
 - ``registry``: the config's ``models:`` as typed :class:`~storyflow.lm.registry.ModelSpec`s
-  (defaults applied once); ``models``: materialising a model's GGUF file;
+  (validated entries, ``prompt: auto`` resolved); ``weights``: putting a model's GGUF weights
+  on disk;
 - ``backends``: llama.cpp (pass by pass, batched, sampling), transformers, an OpenAI-compatible
   HTTP client; they know nothing of stories or measures;
 - ``prompts``: chat templates of instruct models, plain frames for base models;

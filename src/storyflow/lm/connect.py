@@ -72,20 +72,20 @@ def http_backend(spec: ModelSpec, pieces: Any = None) -> Any:
     ``pieces``: a text's token texts in the model's tokenizer (None when there is none)."""
     from storyflow.lm.backends.http import HttpBackend
 
-    server = spec.server
+    server = spec.server  # validated: every key there, defaults filled by the config schema
     return HttpBackend(
         server["base_url"],
         server["model"],
-        server.get("api_key_env"),
-        float(server.get("timeout") or 120.0),
-        concurrency=int(server.get("concurrency") or 1),
-        extra_body=dict(server.get("extra_body") or {}),
-        api=server.get("api") or "completions",
-        answers=server.get("answers") or "auto",
-        top_logprobs=int(server.get("top_logprobs") or 20),
+        server["api_key_env"],
+        server["timeout"],
+        concurrency=server["concurrency"],
+        extra_body=dict(server["extra_body"]),
+        api=server["api"],
+        answers=server["answers"],
+        top_logprobs=server["top_logprobs"],
         pieces=pieces,
-        retries=int(server.get("retries", 4)),
-        backoff=float(server.get("backoff", 2.0)),
+        retries=server["retries"],
+        backoff=server["backoff"],
     )
 
 
@@ -239,6 +239,17 @@ class LanguageModel:
             self._answerer = ScorerAnswerer(scorer)
         return self._answerer
 
+    def scorer(self) -> Scorer:
+        """The in-process scorer of a local model (``tokenize``, ``start_token``, ``logprobs``
+        over plain text; the spec's backend, opened with :attr:`n_ctx`), for measures that read
+        token log-probabilities of a whole text. A served model has none."""
+        if self._http is not None:
+            raise StoryflowError(
+                f"model {self.name!r} is served: token log-probabilities of a whole text need "
+                "its local GGUF (source.path, package, pieces or hub)"
+            )
+        return self._open_answerer().scorer
+
     def _open_sampler(self) -> Sampler:
         if self._http is not None:
             return self._http
@@ -327,13 +338,25 @@ class LanguageModel:
 
 def job_spec(settings: Mapping[str, Any], config_models: Sequence[Mapping[str, Any]]) -> ModelSpec:
     """The spec a rule's job runs: ``settings`` (the rule's params,
-    :meth:`ModelSpec.scoring_settings`) completed with what never reaches params, a served
-    model's runtime settings (``base_url``, key variable, concurrency, timeout: read from the
-    config's ``models`` entry of the same name, so moving a server re-runs nothing)."""
-    entry = {**settings, "roles": []}  # a job's model plays the rule's role, whatever it is
+    :meth:`ModelSpec.scoring_settings`) completed with what never reaches params, read from the
+    validated config's ``models`` entry of the same name: the labels (``family``, ``size``) and
+    a served model's runtime settings (``base_url``, key variable, concurrency, timeout), so
+    moving a server re-runs nothing.
+
+    Raises:
+        StoryflowError: no entry of ``config_models`` has the model's name.
+    """
+    name = settings["name"]
+    configured = next((m for m in config_models if m["name"] == name), None)
+    if configured is None:
+        raise StoryflowError(
+            f"model {name!r} of the rule's params is not in the config's models "
+            f"({', '.join(m['name'] for m in config_models) or 'none'})"
+        )
+    # a job's model plays the rule's role, whatever it is
+    entry = {**configured, **settings, "roles": []}
     if "source" in settings:  # served
-        configured = next((m for m in config_models if m.get("name") == settings["name"]), {})
-        runtime = dict((configured.get("source") or {}).get("server") or {})
+        runtime = configured["source"]["server"]
         entry["source"] = {"server": {**runtime, **settings["source"]["server"]}}
     else:
         entry["source"] = {"path": "(local GGUF)"}

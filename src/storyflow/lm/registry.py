@@ -1,38 +1,21 @@
 """The model registry: each ``models:`` entry of the config as a typed :class:`ModelSpec`.
 
-Defaults are applied here, once (the config schema fills the same values; a spec built from a
-bare mapping, in a test or a notebook, gets them too): ``variant`` base, ``backend`` llama.cpp,
-``dtype`` float32, ``prompt`` auto, which resolves to ``chat`` for instruct models and ``plain``
-for base models.
+The entry is the one the config schema has validated: its defaults (``variant`` base,
+``backend`` llama.cpp, ``dtype`` float32, ``prompt`` auto, ``roles`` [sequentiality]) and its
+allowed values are the schema's alone. Here ``prompt: auto`` is resolved (``chat`` for instruct
+models, ``plain`` for base models), a served model's ``api: null`` too, and what the schema
+cannot say is checked: the roles and the prompt a served model can take.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from storyflow.errors import StoryflowError
+from storyflow.settings import settings_from
 
-VARIANTS = ("base", "instruct")
-BACKENDS = ("llama.cpp", "transformers")
-DTYPES = ("float32", "bfloat16")
-PROMPT_MODES = ("auto", "chat", "plain")
-
-#: What a model can be used for (``models[].roles``): ``<measure>.<role>``, or ``sequentiality``
-#: (NLL scoring). A measure's model list in the config (``tension.forecasters`` ...) defaults to
-#: the models with its role, so the model list carries the whole assignment.
-ROLES = (
-    "sequentiality",
-    "tension.forecaster",
-    "tension.judge",
-    "tension.pmi",
-    "fabula_entropy.reader",
-    "plot_holes.detector",
-    "plot_holes.surprisal",
-    "plot_holes.maker",
-    "plot_holes.nli",
-)
 #: Roles that score text token by token with the model's weights: no served model takes them.
 LOCAL_ROLES = ("sequentiality", "tension.pmi", "plot_holes.surprisal")
 #: Settings of a served model that change no answer (where and how fast it is reached): kept out
@@ -46,47 +29,30 @@ class ModelSpec:
 
     ``prompt`` is resolved (``chat`` or ``plain``, never ``auto``); ``source`` holds exactly one
     of ``package``, ``pieces``, ``path``, ``hub`` (local weights, see
-    ``storyflow.lm.models.materialize``) or ``server``; ``roles``: what the model is used for
-    (:data:`ROLES`).
+    ``storyflow.lm.weights.materialize``) or ``server``; ``roles``: what the model is used for
+    (``<measure>.<role>`` or ``sequentiality``; the roles are listed in the config schema,
+    ``models[].roles``).
     """
 
     name: str
     source: Mapping[str, Any] = field(compare=False)
-    family: str = ""
-    size: str = ""
-    variant: str = "base"
-    backend: str = "llama.cpp"
-    dtype: str = "float32"
-    prompt: str = "plain"
-    roles: tuple[str, ...] = ("sequentiality",)
+    family: str
+    size: str
+    variant: str
+    backend: str
+    dtype: str
+    prompt: str
+    roles: tuple[str, ...]
 
     @classmethod
     def from_config(cls, entry: Mapping[str, Any]) -> ModelSpec:
-        """The spec of one ``models:`` entry, defaults applied and ``prompt: auto`` resolved."""
-        name = str(entry.get("name", ""))
-        variant = entry.get("variant") or "base"
-        mode = entry.get("prompt") or "auto"
-        for key, value, allowed in (
-            ("variant", variant, VARIANTS),
-            ("backend", entry.get("backend") or "llama.cpp", BACKENDS),
-            ("dtype", entry.get("dtype") or "float32", DTYPES),
-            ("prompt", mode, PROMPT_MODES),
-        ):
-            if value not in allowed:
-                raise StoryflowError(
-                    f"config: model {name!r}: {key} must be one of {', '.join(allowed)}, "
-                    f"not {value!r}"
-                )
+        """The spec of one validated ``models:`` entry, ``prompt: auto`` resolved."""
+        where = f"models ({entry['name']})" if "name" in entry else "models"
+        spec = settings_from(cls, entry, where=where)  # every key there, or an error naming it
+        name, roles, mode = spec.name, spec.roles, spec.prompt
         if mode == "auto":
-            mode = "chat" if variant == "instruct" else "plain"
-        roles = tuple(entry.get("roles", ("sequentiality",)))
-        unknown = [r for r in roles if r not in ROLES]
-        if unknown:
-            raise StoryflowError(
-                f"config: model {name!r}: unknown role(s) {', '.join(unknown)}; the roles are "
-                f"{', '.join(ROLES)}"
-            )
-        source = dict(entry.get("source") or {})
+            mode = "chat" if spec.variant == "instruct" else "plain"
+        source = dict(spec.source)
         if "server" in source:
             local = [r for r in roles if r in LOCAL_ROLES]
             if local:
@@ -96,8 +62,8 @@ class ModelSpec:
                     "other roles (models[].roles), e.g. [fabula_entropy.reader]"
                 )
             server = source["server"] = dict(source["server"])
-            if server.get("api") is None:  # auto: text when storyflow can render the prompt
-                can_render = mode == "plain" or bool(server.get("tokenizer"))
+            if server["api"] is None:  # auto: text when storyflow can render the prompt
+                can_render = mode == "plain" or bool(server["tokenizer"])
                 server["api"] = "completions" if can_render else "chat"
             if server["api"] == "chat" and mode != "chat":
                 raise StoryflowError(
@@ -105,24 +71,14 @@ class ModelSpec:
                     "template, so the model's prompt must be chat (variant instruct, or prompt: "
                     "chat); use api: completions for a base model"
                 )
-            if server["api"] == "completions" and mode == "chat" and not server.get("tokenizer"):
+            if server["api"] == "completions" and mode == "chat" and not server["tokenizer"]:
                 raise StoryflowError(
                     f"config: model {name!r}: its prompts use a chat template, which storyflow "
                     "renders itself for the completions API: set source.server.tokenizer to the "
                     "model's GGUF file (its template and vocabulary are read, no weights), or "
                     "use api: chat"
                 )
-        return cls(
-            name=name,
-            source=source,
-            family=str(entry.get("family") or ""),
-            size=str(entry.get("size") or ""),
-            variant=variant,
-            backend=entry.get("backend") or "llama.cpp",
-            dtype=entry.get("dtype") or "float32",
-            prompt=mode,
-            roles=roles,
-        )
+        return replace(spec, prompt=mode, source=source)
 
     @property
     def served(self) -> bool:
@@ -143,7 +99,8 @@ class ModelSpec:
 
         A rule passes these through ``params:``, so changing one re-runs that model's jobs only.
         A served model adds its server settings except :data:`SERVER_RUNTIME` (where the server
-        runs and how fast it is asked); :meth:`from_config` reads the result back.
+        runs and how fast it is asked); ``storyflow.lm.connect.job_spec`` reads the result
+        back, with the rest of the model's config entry.
         """
         settings: dict[str, Any] = {
             "name": self.name,
@@ -158,7 +115,7 @@ class ModelSpec:
         return settings
 
     def has_role(self, role: str) -> bool:
-        """Whether ``role`` (one of :data:`ROLES`) is among the model's ``roles``."""
+        """Whether ``role`` (one of the schema's ``models[].roles``) is among the model's roles."""
         return role in self.roles
 
 

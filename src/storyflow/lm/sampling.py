@@ -21,7 +21,6 @@ rule is the same in every backend:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -44,6 +43,12 @@ class SamplingSettings:
     ``max_tokens``: most generated tokens per sample (>= 1). ``stop``: strings that end a sample
     (cut from its text). ``seed``: non-negative integer; sample k's random stream is seeded by
     ``(seed, k)``.
+
+    Settings from the config (``tension.sampling``) are built with
+    :func:`storyflow.settings.settings_from` and their ranges are the config schema's, checked
+    once there; the defaults here are the sampler's neutral values (no temperature scaling, no
+    nucleus cut, no stop string, seed 0) for callers that set only what they change (greedy
+    decoding: ``temperature=0``), not defaults of any config key.
     """
 
     temperature: float = 1.0
@@ -51,25 +56,6 @@ class SamplingSettings:
     max_tokens: int = 64
     stop: tuple[str, ...] = ()
     seed: int = 0
-
-    def __post_init__(self) -> None:
-        if not (math.isfinite(self.temperature) and self.temperature >= 0):
-            raise StoryflowError(
-                f"sampling temperature must be a finite number >= 0 (0 = greedy), "
-                f"not {self.temperature!r}"
-            )
-        if not (0 < self.top_p <= 1):
-            raise StoryflowError(f"sampling top_p must be in (0, 1], not {self.top_p!r}")
-        if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int):
-            raise StoryflowError(f"sampling max_tokens must be an integer, not {self.max_tokens!r}")
-        if self.max_tokens < 1:
-            raise StoryflowError(f"sampling max_tokens must be >= 1, not {self.max_tokens}")
-        if isinstance(self.stop, str) or any(not isinstance(s, str) or not s for s in self.stop):
-            raise StoryflowError(
-                f"sampling stop must be a tuple of non-empty strings, not {self.stop!r}"
-            )
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise StoryflowError(f"sampling seed must be an integer >= 0, not {self.seed!r}")
 
 
 @dataclass(frozen=True)
@@ -99,12 +85,6 @@ class Sampler(Protocol):
 def sequence_rng(seed: int, index: int) -> np.random.Generator:
     """The random generator of sample ``index``: depends only on (seed, index)."""
     return np.random.default_rng([seed, index])
-
-
-def check_k(k: int) -> None:
-    """Fail clearly unless ``k`` (samples per prompt) is a positive integer."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise StoryflowError(f"number of samples k must be an integer >= 1, not {k!r}")
 
 
 def choose_token(
@@ -242,10 +222,9 @@ def generate(
         fed = {slot: states[slot].push(row) for slot, row in zip(slots, rows, strict=True)}
 
 
-def check_request(prompt_tokens: int, k: int, settings: SamplingSettings, n_ctx: int) -> None:
-    """Fail clearly unless ``k`` >= 1 samples of a prompt of ``prompt_tokens`` tokens (>= 1) and
-    ``max_tokens`` new tokens fit a window of ``n_ctx`` tokens."""
-    check_k(k)
+def check_request(prompt_tokens: int, settings: SamplingSettings, n_ctx: int) -> None:
+    """Fail clearly unless a prompt of ``prompt_tokens`` tokens (>= 1) and ``max_tokens`` new
+    tokens fit a window of ``n_ctx`` tokens."""
     if prompt_tokens < 1:
         raise StoryflowError("the prompt is empty: sampling needs at least one token")
     if prompt_tokens + settings.max_tokens > n_ctx:

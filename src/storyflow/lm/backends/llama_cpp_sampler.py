@@ -91,7 +91,7 @@ class LlamaCppSampler:
     def sample(self, prompt: str, k: int, settings: SamplingSettings) -> list[Sample]:
         """Samples 0..k-1 of ``prompt``, ``n_seq`` at a time (see the module docstring)."""
         ids = self.prompt_tokens(prompt)
-        check_request(len(ids), k, settings, self.n_ctx)
+        check_request(len(ids), settings, self.n_ctx)
         prompt_logits = self._hold_prompt(ids)
         self._prompt = None  # until every sequence is back to the prompt (an error may intervene)
         samples: list[Sample] = []

@@ -29,8 +29,6 @@ from storyflow.errors import StoryflowError
 from storyflow.lm.backends import model_file
 from storyflow.lm.sampling import Sample, SamplingSettings, check_request, generate
 
-DTYPES = ("float32", "bfloat16")
-
 
 class TransformersModel:
     """A transformers causal LM and its tokenizer (llama.cpp's for a GGUF file, see above)."""
@@ -46,8 +44,6 @@ class TransformersModel:
         import torch
         from transformers import AutoModelForCausalLM
 
-        if dtype not in DTYPES:
-            raise StoryflowError(f"dtype must be one of {DTYPES}, not {dtype!r}")
         if n_threads:
             torch.set_num_threads(n_threads)
         self.torch = torch
@@ -180,7 +176,7 @@ class TransformersSampler(TransformersModel):
         """Samples 0..k-1 of ``prompt``, one after another from the prompt's cache."""
         torch = self.torch
         ids = self.prompt_tokens(prompt)
-        check_request(len(ids), k, settings, self.n_ctx)
+        check_request(len(ids), settings, self.n_ctx)
         with torch.inference_mode():
             out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True)
             cache = out.past_key_values

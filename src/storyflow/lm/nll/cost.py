@@ -28,12 +28,6 @@ import pandas as pd
 from storyflow import tables
 from storyflow.lm.nll.planning import BeyondWindow, StoryTokens, plan_passes
 
-#: Default of ``nll.max_story_tokens``: about 6,000 words. A story this long costs about 24 times
-#: its tokens for H = 9 and both formulations (about 195,000 tokens: 15 min at SmolLM2's 209
-#: tokens/s, 22 min at Gemma 3's 146 on a 2-core CPU); the stories of the corpora here have at
-#: most about 1,100 tokens (HANNA; HIPPOCORPUS 779).
-DEFAULT_MAX_STORY_TOKENS = 8192
-
 COST_DTYPES = tables.NLL_COST.columns
 
 EXCLUDED_DTYPES = tables.NLL_EXCLUDED.columns

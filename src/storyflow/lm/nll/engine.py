@@ -30,7 +30,6 @@ from storyflow.lm.backends.llama_cpp import (
     default_n_seq,
 )
 from storyflow.lm.nll.cost import (
-    DEFAULT_MAX_STORY_TOKENS,
     Progress,
     estimate_lines,
     excluded_row,
@@ -39,8 +38,6 @@ from storyflow.lm.nll.cost import (
     story_costs,
 )
 from storyflow.lm.nll.planning import (
-    BEYOND_WINDOW,
-    FORMULATIONS,
     BeyondWindow,
     PassCounter,
     StoryTokens,
@@ -52,6 +49,7 @@ from storyflow.lm.nll.planning import (
     tokenize_story,
 )
 from storyflow.lm.prompts import ChatPrompt
+from storyflow.settings import settings_from
 
 if TYPE_CHECKING:
     from storyflow.lm.backends.batched import BatchedLlamaCppScorer
@@ -64,48 +62,45 @@ NLL_DTYPES = tables.NLL.columns
 
 @dataclass(frozen=True)
 class NllSettings:
-    """Settings of one NLL extraction (the config's ``nll:`` block plus the rule's threads)."""
+    """Settings of one NLL extraction: the config's ``nll:`` block (defaults and ranges in the
+    config schema) plus the rule's threads; built with :meth:`from_config`.
 
-    max_history: int = 9
-    formulations: tuple[str, ...] = FORMULATIONS
-    max_context_tokens: int = 2048
-    n_gpu_layers: int = 0
-    n_batch: int = 512
-    n_seq: int = 1
-    n_threads: int = 1
-    # stories of more tokens are excluded (None: no ceiling); storyflow.lm.nll.cost
-    max_story_tokens: int | None = DEFAULT_MAX_STORY_TOKENS
-    # full-history targets beyond the window: shared windows (linear cost) or longest history
-    beyond_window: BeyondWindow = "shared"
-    # expected rate for the time estimate logged before scoring (None: measured while scoring)
-    tokens_per_second: float | None = None
+    ``max_story_tokens``: stories of more tokens are excluded (None: no ceiling;
+    ``storyflow.lm.nll.cost``); ``beyond_window``: full-history targets beyond the window read
+    from shared windows (linear cost) or with the longest history; ``tokens_per_second``: the
+    rate of the time estimate logged before scoring (None: measured while scoring); ``n_batch``
+    and ``n_seq`` are resolved per device (``null`` in the config: the device's default).
+    """
 
-    def __post_init__(self) -> None:
-        if self.beyond_window not in BEYOND_WINDOW:
-            raise StoryflowError(
-                f"nll.beyond_window must be one of {', '.join(BEYOND_WINDOW)}, "
-                f"not {self.beyond_window!r}"
-            )
+    max_history: int
+    formulations: tuple[str, ...]
+    max_context_tokens: int
+    n_gpu_layers: int
+    n_batch: int
+    n_seq: int
+    n_threads: int
+    max_story_tokens: int | None
+    beyond_window: BeyondWindow
+    tokens_per_second: float | None
 
     @classmethod
-    def from_config(cls, cfg: Mapping[str, Any], threads: int = 1) -> NllSettings:
-        """Build from the validated config block (defaults already filled by the schema)."""
-        return cls(
-            max_history=int(cfg["max_history"]),
-            formulations=tuple(cfg["formulations"]),
-            max_context_tokens=int(cfg["max_context_tokens"]),
-            n_gpu_layers=int(cfg["n_gpu_layers"]),
-            n_batch=default_n_batch(int(cfg["n_gpu_layers"]), cfg.get("n_batch")),
-            n_seq=default_n_seq(int(cfg["n_gpu_layers"]), cfg.get("n_seq")),
-            n_threads=int(threads),
-            max_story_tokens=_optional(cfg.get("max_story_tokens", DEFAULT_MAX_STORY_TOKENS), int),
-            beyond_window=cfg.get("beyond_window", "shared"),
-            tokens_per_second=_optional(cfg.get("tokens_per_second"), float),
+    def from_config(
+        cls, block: Mapping[str, Any], threads: int = 1, tokens_per_second: float | None = None
+    ) -> NllSettings:
+        """From the validated ``nll:`` block (or the rule's params taken from it: they leave out
+        the throughput-only ``shards`` and ``tokens_per_second``) and the rule's ``threads``;
+        ``n_batch`` and ``n_seq`` null become the device's defaults. ``tokens_per_second``: the
+        rate of the expected-time lines, None (as in the jobs) for none."""
+        gpu = block["n_gpu_layers"]
+        return settings_from(
+            cls,
+            block,
+            where="nll",
+            tokens_per_second=tokens_per_second,
+            n_threads=threads,
+            n_batch=default_n_batch(gpu, block["n_batch"]),
+            n_seq=default_n_seq(gpu, block["n_seq"]),
         )
-
-
-def _optional(value: Any, kind: Callable[[Any], Any]) -> Any:
-    return None if value is None else kind(value)
 
 
 def score_terms(

@@ -37,6 +37,7 @@ from scipy import stats as sps
 from storyflow import tables, validity
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy.entropy import binary_entropy, human_p_yes, pool
+from storyflow.settings import settings_from
 from storyflow.stats import hedges_g
 
 log = logging.getLogger(__name__)
@@ -64,12 +65,9 @@ class Statistics:
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> Statistics:
-        return cls(
-            float(params["confidence"]),
-            int(params["bootstrap"]),
-            int(params["seed"]),
-            int(params["min_group_size"]),
-        )
+        """From the rule's params (taken from the validated config; ``bootstrap``: the
+        resamples)."""
+        return settings_from(cls, params, where="stats and validity", resamples=params["bootstrap"])
 
     def mean_ci(self, values: np.ndarray) -> tuple[float, float, float]:
         """Mean and percentile bootstrap CI (inside the statistic's range at any n; NaN bounds

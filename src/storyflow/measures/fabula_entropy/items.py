@@ -1,7 +1,7 @@
 """A corpus's passages, versions, questions, corruptions and exclusions (rule make_fabula_items).
 
 A story is read from its first ``lines`` sentences (the shared spaCy split,
-``results/<corpus>/sentences.parquet``; ``lines`` null = the whole story). What a reader is
+``results/<corpus>/corpus/sentences.parquet``; ``lines`` null = the whole story). What a reader is
 shown is a *passage* of numbered lines, one per index kind the corpus is configured for:
 
 - ``etc``: passage ``plot``, the sentences in ``plot_points`` groups of consecutive sentences
@@ -35,10 +35,10 @@ from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy import corrupt, questions
 from storyflow.seeds import item_rng
+from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
 
-KINDS = ("ewc", "etc")
 PLOT = "plot"
 
 
@@ -71,34 +71,14 @@ class ItemSettings:
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> ItemSettings:
-        kinds = tuple(params["kinds"])
-        unknown = [k for k in kinds if k not in KINDS]
-        if unknown:
-            raise StoryflowError(f"fabula_entropy: unknown index kinds {unknown}; use {KINDS}")
-        if params["templates"] not in questions.TEMPLATE_SETS:
-            raise StoryflowError(
-                f"fabula_entropy.templates is {params['templates']!r}; use one of "
-                f"{questions.TEMPLATE_SETS}"
-            )
-        if int(params["plot_points"]) < int(params["span"]):
+        """From the rule's params (a corpus's settings, taken from the validated
+        ``fabula_entropy`` block; kinds, templates and ranges: the config schema's)."""
+        if params["plot_points"] < params["span"]:
             raise StoryflowError(
                 f"fabula_entropy: span ({params['span']}) is larger than plot_points "
                 f"({params['plot_points']}); a shuffled span lies within a story's plot points"
             )
-        return cls(
-            kinds=kinds,
-            lines=None if params["lines"] is None else int(params["lines"]),
-            questions=int(params["questions"]),
-            controls=int(params["controls"]),
-            ewc_k=tuple(int(k) for k in params["ewc_k"]),
-            span=int(params["span"]),
-            plot_points=int(params["plot_points"]),
-            segment_lines=int(params["segment_lines"]),
-            templates=str(params["templates"]),
-            wrong_ending=bool(params["wrong_ending"]),
-            retries=int(params["retries"]),
-            seed=int(params["seed"]),
-        )
+        return settings_from(cls, params, where="fabula_entropy")
 
 
 class _Collector:
@@ -318,7 +298,7 @@ def make_items(
     spacy_model: str,
     lexicon_path: str | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """:func:`build_items` with the settings from ``params`` (``plan.fabula_entropy_items``),
+    """:func:`build_items` with the settings from ``params`` (``plan.fabula_entropy.items``),
     the spaCy pipeline ``spacy_model`` (tagger and parser) and the antonym lexicon."""
     from storyflow.measures.fabula_entropy.lexicon import load_antonyms
     from storyflow.sentences import load_spacy

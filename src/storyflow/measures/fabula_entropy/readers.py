@@ -43,6 +43,7 @@ from tqdm import tqdm
 from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy import questions as questions_module
+from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
 
@@ -75,26 +76,9 @@ class ReaderSettings:
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> ReaderSettings:
-        variants = tuple(params["variants"])
-        unknown = [v for v in variants if v not in INSTRUCTIONS]
-        if unknown or not variants:
-            raise StoryflowError(
-                f"fabula_entropy.variants: unknown prompt variants {unknown}; use "
-                f"{list(INSTRUCTIONS)}"
-            )
-        calibration = params["calibration"]
-        if calibration not in CALIBRATIONS:
-            raise StoryflowError(
-                f"fabula_entropy.calibration is {calibration!r}; use one of {list(CALIBRATIONS)}"
-            )
-        labels = {k: list(params["labels"][k]) for k in ("yes", "no")}
-        return cls(
-            variants,
-            labels,
-            str(calibration),
-            float(params["min_mass"]),
-            int(params["n_ctx"]),
-        )
+        """From the rule's params: the validated ``fabula_entropy`` block's reading settings
+        (defaults, variants and calibrations allowed: the config schema's)."""
+        return settings_from(cls, params, where="fabula_entropy")
 
 
 def twin(question: str) -> str:

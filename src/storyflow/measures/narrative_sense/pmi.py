@@ -343,22 +343,6 @@ def group_table(tested: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def story_covariates(scores: pd.DataFrame) -> pd.DataFrame:
-    """The story-level covariate of the regression stage: one row per story.
-
-    ``narrative_sense`` = the story's ``median_pmi_top`` (median PMI, natural log, of its
-    ``top_pairs`` highest-scoring lemma pairs; NaN for a story with fewer than 2 recognized
-    lemmas). Higher means the story's words are more strongly associated across the reference
-    stories.
-    """
-    return pd.DataFrame(
-        {
-            "story_id": scores["story_id"].astype(str),
-            "narrative_sense": scores["median_pmi_top"].astype(float),
-        }
-    )
-
-
 def story_measures(scores: pd.DataFrame) -> pd.DataFrame:
     """The story scores handed to the cross-measure comparison (:data:`tables.STORY_MEASURES`).
 

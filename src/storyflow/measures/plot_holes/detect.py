@@ -48,6 +48,7 @@ from storyflow.measures.plot_holes.ceeval import (
     parse_localization,
 )
 from storyflow.seeds import item_rng
+from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
 
@@ -64,41 +65,49 @@ def numbered(sentences: Sequence[str]) -> str:
 @dataclass(frozen=True)
 class DetectorSettings:
     """``classify``, ``localize`` and ``detect`` (format paper): prompt templates with
-    ``{story}`` (and ``{format}``); ``format``: :data:`FORMATS`; ``threshold``: p_error above
-    which the detector says "error"; ``max_tokens``: tokens of a localization answer;
-    ``reasoning_tokens``: tokens of a free-form answer; ``n_ctx``: the window in tokens (None:
-    sized to the longest story, up to the model's trained context; an integer: fixed). A story
-    version whose prompt and answer do not fit is not asked: it is left out (``answer_status``
-    ``too_long``)."""
+    ``{story}`` (and ``{format}``); ``format``: a key of :data:`FORMAT_KEYS`; ``threshold``:
+    p_error above which the detector says "error"; ``max_tokens``: tokens of a localization
+    answer; ``reasoning_tokens``: tokens of a free-form answer; ``n_ctx``: the window in tokens
+    (None: sized to the longest story, up to the model's trained context; an integer: fixed). A
+    story version whose prompt and answer do not fit is not asked: it is left out
+    (``answer_status`` ``too_long``). The keys the other format reads are None. Defaults and
+    ranges are the config schema's (``plot_holes.detection``, ``plot_holes.prompts``)."""
 
     format: str
-    classify: str = ""
-    localize: str = ""
-    detect: str = ""
-    threshold: float = 0.5
-    max_tokens: int = 24
-    reasoning_tokens: int = 512
-    n_ctx: int | None = None
+    classify: str | None
+    localize: str | None
+    detect: str | None
+    threshold: float
+    max_tokens: int | None
+    reasoning_tokens: int | None
+    n_ctx: int | None
 
     @classmethod
     def from_config(cls, block: Mapping[str, Any]) -> DetectorSettings:
-        """From the params of detect_plot_holes (``plan.plot_hole_detector_settings``): the
-        keys of one answer format, the other format's left at their (unused) defaults."""
+        """From the params of detect_plot_holes (the plan's detector settings): ``detection``
+        and ``prompts`` with the keys of the configured answer format only (the other format's
+        keys, absent there so that they re-run nothing, are None)."""
         detection, prompts = block["detection"], block["prompts"]
-        if detection["format"] not in FORMATS:
-            raise ValueError(f"plot_holes.detection.format must be one of {FORMATS}")
-        sizes = {k: int(detection[k]) for k in ("max_tokens", "reasoning_tokens") if k in detection}
-        return cls(
-            format=str(detection["format"]),
-            **{k: str(v) for k, v in prompts.items()},
-            threshold=float(detection["threshold"]),
-            n_ctx=None if detection.get("n_ctx") is None else int(detection["n_ctx"]),
-            **sizes,
+        unused = {
+            key: None
+            for name, keys in FORMAT_KEYS.items()
+            if name != detection["format"]
+            for key in keys
+        }
+        return settings_from(
+            cls,
+            {**detection, **prompts},
+            where="plot_holes.detection and plot_holes.prompts",
+            **unused,
         )
 
 
-#: The detectors' answer formats (module docstring).
-FORMATS = ("closed", "paper")
+#: The detectors' answer formats (module docstring) and the prompts and detection keys each
+#: reads; the config schema lists the formats (``plot_holes.detection.format``).
+FORMAT_KEYS: dict[str, tuple[str, ...]] = {
+    "closed": ("classify", "localize", "max_tokens"),
+    "paper": ("detect", "reasoning_tokens"),
+}
 
 
 #: answer_status of a story version not asked because it does not fit the window.
@@ -146,8 +155,10 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
     (p_error NaN, ``answer_status`` ``too_long``, logged with its tokens)."""
     options = yes_no(model)
     free = settings.format == "paper"
-    greedy = SamplingSettings(temperature=0, max_tokens=settings.max_tokens, stop=("\n",))
-    reasoning = SamplingSettings(temperature=0, max_tokens=settings.reasoning_tokens)
+    if free:
+        reasoning = SamplingSettings(temperature=0, max_tokens=settings.reasoning_tokens)
+    else:
+        greedy = SamplingSettings(temperature=0, max_tokens=settings.max_tokens, stop=("\n",))
     prompts: dict[tuple[str, ...], tuple[Prompt, Prompt, int, int]] = {}
     for sentences in items["sentences"]:
         sents = tuple(sentences)

@@ -51,6 +51,9 @@ from storyflow import tables
 from storyflow.lm.sampling import SamplingSettings
 from storyflow.measures.plot_holes.acts import act_bounds
 from storyflow.measures.plot_holes.ceeval import parse_verdict
+from storyflow.measures.plot_holes.review import review_sheet
+from storyflow.sentences import load_spacy
+from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
 
@@ -196,27 +199,31 @@ class MakerSettings:
     ``{lines}``) and limits of the model maker (config ``plot_holes.model_maker``):
     ``acts``: how the acts are found (:data:`ACT_SPLITS`); ``max_tokens``: tokens of the
     proposition list (and the least a rewrite may get); ``judge_max_tokens``: tokens of each
-    judge sample (its reasoning and verdict)."""
+    judge sample (its reasoning and verdict); ``seed`` and ``min_sentences``: those of
+    ``plot_holes``. Defaults and ranges are the config schema's."""
 
     prompts: Mapping[str, str]
-    acts: str = "thirds"
-    max_propositions: int = 5
-    attempts: int = 2
-    max_changed: int = 5
-    judge_samples: int = 5
-    judge_min_yes: int = 4
-    judge_max_tokens: int = 256
-    temperature: float = 0.7
-    max_tokens: int = 512
-    seed: int = 0
-    min_sentences: int = 6
+    acts: str
+    max_propositions: int
+    attempts: int
+    max_changed: int
+    judge_samples: int
+    judge_min_yes: int
+    judge_max_tokens: int
+    temperature: float
+    max_tokens: int
+    seed: int
+    min_sentences: int
 
     @classmethod
     def from_params(
         cls, params: Mapping[str, Any], *, seed: int, min_sentences: int
     ) -> MakerSettings:
-        """The settings of ``plot_holes.model_maker`` (without ``model`` and ``verdicts``)."""
-        return cls(**params, seed=int(seed), min_sentences=int(min_sentences))
+        """The settings of the validated ``plot_holes.model_maker`` (its ``model`` and
+        ``verdicts`` are not read) with ``plot_holes.seed`` and ``plot_holes.min_sentences``."""
+        return settings_from(
+            cls, params, where="plot_holes.model_maker", seed=seed, min_sentences=min_sentences
+        )
 
 
 class ModelMaker:
@@ -461,3 +468,40 @@ def make_with_model(
         tables.PLOT_HOLE_SKIPPED.frame(skipped),
         tables.PLOT_HOLE_ATTEMPTS.frame(maker.log),
     )
+
+
+def make_plot_holes(
+    model: Any,
+    sentences: pd.DataFrame,
+    stories: pd.DataFrame,
+    settings: Mapping[str, Any],
+    *,
+    seed: int,
+    min_sentences: int,
+    spacy_model: str,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The model maker on a corpus (rule ``make_model_plot_holes``).
+
+    Args:
+        model: The maker's model (a :class:`storyflow.lm.connect.LanguageModel`); a local
+            model's window is sized to the stories before its weights load
+            (:func:`maker_window`).
+        sentences: The corpus's sentences (:data:`tables.SENTENCES`).
+        stories: Its stories (``story_id``, ``text``).
+        settings: ``plot_holes.model_maker`` without ``model`` and ``verdicts``
+            (:meth:`MakerSettings.from_params`).
+        seed: ``plot_holes.seed``.
+        min_sentences: ``plot_holes.min_sentences``.
+        spacy_model: The spaCy pipeline that splits the rewrites into sentences.
+
+    Returns:
+        ``(made, skipped, attempts, sheet)``: :func:`make_with_model`'s three tables and the
+        review sheet of the flawed versions (:func:`.review.review_sheet`).
+    """
+    maker = ModelMaker(
+        model,
+        load_spacy(spacy_model),
+        MakerSettings.from_params(settings, seed=seed, min_sentences=min_sentences),
+    )
+    made, skipped, attempts = make_with_model(maker, sentences, stories, model.name)
+    return made, skipped, attempts, review_sheet(made)

@@ -38,12 +38,12 @@ import pandas as pd
 from tqdm import tqdm
 
 from storyflow import tables
-from storyflow.errors import StoryflowError
 from storyflow.lm.connect import LanguageModel
 from storyflow.lm.prompts import Prompt
 from storyflow.measures.plot_holes.acts import act_bounds
 from storyflow.measures.plot_holes.ceeval import ceeval_full
 from storyflow.measures.plot_holes.detect import TOO_LONG, fit_window, question_prompt, yes_no
+from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
 
@@ -59,37 +59,30 @@ class NliSettings:
     """``prompt``: the pair question (``{premise}``, ``{hypothesis}``); ``threshold``: the
     largest pair P(yes) above which the story is flagged; ``min_sentences``: fewer sentences
     have no acts; ``n_ctx``: the model's window in tokens (None: sized to the longest pair
-    prompt, up to the model's trained context); ``pairs``: which pairs (:data:`PAIR_SETS`)."""
+    prompt, up to the model's trained context); ``pairs``: which pairs (:data:`PAIR_SETS`).
+    Defaults and ranges are the config schema's (``plot_holes.nli``, ``plot_holes.min_sentences``).
+    """
 
     prompt: str
-    threshold: float = 0.5
-    min_sentences: int = 6
-    n_ctx: int | None = None
-    pairs: str = "act1_later"
+    threshold: float
+    min_sentences: int
+    n_ctx: int | None
+    pairs: str
 
     @classmethod
     def from_config(cls, block: Mapping[str, Any]) -> NliSettings:
-        nli = block["nli"]
-        return cls(
-            prompt=nli["prompt"],
-            threshold=float(nli["threshold"]),
-            min_sentences=int(block["min_sentences"]),
-            n_ctx=None if nli.get("n_ctx") is None else int(nli["n_ctx"]),
-            pairs=str(nli.get("pairs", "act1_later")),
+        """From the params of the NLI rules: the validated ``nli`` block and ``min_sentences``
+        of ``plot_holes``."""
+        return settings_from(
+            cls, block["nli"], where="plot_holes.nli", min_sentences=block["min_sentences"]
         )
 
 
-def sentence_pairs(
-    n_sentences: int, min_sentences: int, pairs: str = "act1_later"
-) -> list[tuple[int, int]]:
+def sentence_pairs(n_sentences: int, min_sentences: int, pairs: str) -> list[tuple[int, int]]:
     """(premise, hypothesis), 0-based. ``all``: every ordered pair of distinct sentences;
     ``act1_later``: premise in act 1, hypothesis in acts 2-3 (empty without three acts)."""
     if pairs == "all":
         return [(i, j) for i in range(n_sentences) for j in range(n_sentences) if i != j]
-    if pairs != "act1_later":
-        raise StoryflowError(
-            f"config: plot_holes.nli.pairs is {pairs!r}; choose one of {', '.join(PAIR_SETS)}"
-        )
     bounds = act_bounds(n_sentences, min_sentences)
     if bounds is None:
         return []

@@ -16,7 +16,6 @@ from typing import Any
 import pandas as pd
 
 from storyflow import tables
-from storyflow.errors import StoryflowError
 from storyflow.measures.plot_holes.ceeval import score_detector
 from storyflow.measures.plot_holes.detect import TOO_LONG
 
@@ -36,7 +35,6 @@ def _verification(labels: pd.Series) -> str:
     return "verified" if found <= {"yes"} else "unverified"
 
 
-UNPARSEABLE_POLICIES = ("wrong", "exclude")
 UNPARSED = ("unparseable", "out_of_range")
 
 
@@ -44,12 +42,8 @@ def apply_unparseable_policy(group: pd.DataFrame, policy: str) -> pd.DataFrame:
     """One detector's answers on one maker's set under ``plot_holes.detection.unparseable``:
     ``wrong`` keeps every story (an unparseable localization scores 0, :func:`ceeval_full`);
     ``exclude`` drops each story whose answer could not be parsed together with the other
-    version of the same story (its original or flawed twin), so the set stays balanced 1:1."""
-    if policy not in UNPARSEABLE_POLICIES:
-        raise StoryflowError(
-            f"config: plot_holes.detection.unparseable is {policy!r}; choose one of "
-            f"{', '.join(UNPARSEABLE_POLICIES)}"
-        )
+    version of the same story (its original or flawed twin), so the set stays balanced 1:1
+    (the policies are the config schema's)."""
     if policy == "wrong":
         return group
     dropped = set(group.loc[group["answer_status"].isin(UNPARSED), "story_id"])
@@ -380,7 +374,7 @@ def score_corpus(
 
     ``settings``: ``seed``, ``confidence``, ``surprisal_z``, ``unparseable`` (the policy) and
     ``verdicts`` (a completed review sheet or None); ``validity_path``: the plot-hole validity
-    table (results/plot_holes/validity.csv).
+    table (results/plot_holes/tables/validity.csv).
     """
     from storyflow.measures.plot_holes import detect, surprisal
     from storyflow.measures.plot_holes.validation import verdict_of

@@ -48,6 +48,7 @@ from tqdm import tqdm
 
 from storyflow import tables, validity
 from storyflow.measures.plot_holes.controlled import make_controlled
+from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
 
@@ -161,27 +162,25 @@ def validation_pool(
 
 @dataclass(frozen=True)
 class CheckSettings:
-    """Thresholds and intervals (config ``validity`` and ``stats.confidence``)."""
+    """Thresholds and intervals (config ``validity.detector``, ``validity.bootstrap``,
+    ``validity.seed`` and ``stats.confidence``) and the attribute ``classes`` of the pairs
+    checked (``plot_holes.validation.classes``; None: every class). Defaults and ranges are the
+    config schema's."""
 
-    min_auroc: float = 0.5
-    min_ceeval_gain: float = 0.0
-    min_pairs: int = 50
-    confidence: float = 0.95
-    resamples: int = 2000
-    seed: int = 2022
-    classes: tuple[str, ...] | None = None
+    min_auroc: float
+    min_ceeval_gain: float
+    min_pairs: int
+    confidence: float
+    resamples: int
+    seed: int
+    classes: tuple[str, ...] | None
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> CheckSettings:
-        classes = params.get("classes")
-        return cls(
-            min_auroc=float(params["min_auroc"]),
-            min_ceeval_gain=float(params["min_ceeval_gain"]),
-            min_pairs=int(params["min_pairs"]),
-            confidence=float(params["confidence"]),
-            resamples=int(params["bootstrap"]),
-            seed=int(params["seed"]),
-            classes=None if classes is None else tuple(classes),
+        """From the rule's params (taken from the validated config; ``bootstrap``: the
+        resamples)."""
+        return settings_from(
+            cls, params, where="validity and plot_holes.validation", resamples=params["bootstrap"]
         )
 
 

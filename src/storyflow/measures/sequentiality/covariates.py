@@ -595,9 +595,7 @@ def compute_covariates(
         * ``agent``: the sentence's main agent as written; ``rhetorical_source``,
           ``agent_source``, ``embedding_model``: the tools that produced the values.
     """
-    if not windows or any(int(w) < 1 for w in windows):
-        raise StoryflowError(f"covariate windows must be positive integers, got {list(windows)}")
-    windows = [int(w) for w in windows]
+    windows = [int(w) for w in windows]  # >= 1, at least one: the config schema's range
     sentences = _check_sentences(sentences)
     texts = sentences["text"].astype(str).tolist()
     docs = list(

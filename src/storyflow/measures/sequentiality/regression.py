@@ -50,7 +50,7 @@ GROUP = "story_id"
 CONTINUOUS_SENTENCE = SENTENCE_MEASURES
 #: Story-level continuous covariates (z-scored; each of a story's sentences gets its story's
 #: value), present when their table is given: the narrative-sense score
-#: (:func:`storyflow.measures.narrative_sense.pmi.story_covariates`).
+#: (:func:`story_covariates`).
 CONTINUOUS_STORY = ("narrative_sense",)
 BINARY = (*CONNECTIVE_COLUMNS, "rhetorical_disrupting")
 LABELS = {
@@ -460,6 +460,68 @@ def read_sequentiality(paths: Sequence[str | Path]) -> pd.DataFrame:
     """Concatenate per-model sentence sequentiality tables (history kept as text)."""
     frame = tables.read_all(tables.SENTENCE_SEQUENTIALITY, paths)
     return frame.astype({"history": str, "story_id": str})
+
+
+def story_covariates(scores: pd.DataFrame) -> pd.DataFrame:
+    """The story-level covariates of the regressions: one row per story.
+
+    ``scores``: the narrative-sense story scores (:data:`tables.PAIR_SCORES`,
+    ``results/<corpus>/narrative_sense/story_scores.parquet``: read as a file, so that no measure
+    imports another). ``narrative_sense`` = the story's ``median_pmi_top`` (median PMI, natural
+    log, of its ``top_pairs`` highest-scoring lemma pairs; NaN for a story with fewer than 2
+    recognized lemmas). Higher means the story's words are more strongly associated across the
+    reference stories.
+    """
+    return pd.DataFrame(
+        {
+            "story_id": scores["story_id"].astype(str),
+            "narrative_sense": scores["median_pmi_top"].astype(float),
+        }
+    )
+
+
+def fit_corpus(
+    sequentiality: Sequence[str | Path],
+    covariates: str | Path,
+    story_scores: Sequence[str | Path] | None,
+    *,
+    specs: Sequence[str],
+    models: Sequence[str],
+    formulation: str,
+    fdr_alpha: float,
+    confidence: float,
+    skipped: Mapping[str, str],
+) -> tuple[pd.DataFrame, pd.DataFrame, list[pd.DataFrame]]:
+    """The regressions of one corpus (rule ``fit_regressions``).
+
+    Args:
+        sequentiality: The sentence sequentiality tables of every model
+            (:func:`read_sequentiality`).
+        covariates: The corpus's covariate table (parquet).
+        story_scores: The narrative-sense story scores (the first file; :func:`story_covariates`)
+            when that stage runs on this corpus; None or empty: sentence-level covariates only.
+        specs: Specification names (:meth:`Spec.parse`), in output order.
+        models, formulation, fdr_alpha, confidence, skipped: As :func:`fit_specifications`.
+
+    Returns:
+        ``(coefficients, diagnostics, per_spec)``: :func:`fit_specifications`'s tables and the
+        coefficients of each specification of ``specs``, in its order.
+    """
+    scores = list(story_scores or [])
+    story = story_covariates(tables.read(tables.PAIR_SCORES, scores[0])) if scores else None
+    coefficients, diagnostics = fit_specifications(
+        read_sequentiality(list(sequentiality)),
+        pd.read_parquet(covariates),
+        [Spec.parse(name) for name in specs],
+        models=list(models),
+        formulation=formulation,
+        fdr_alpha=float(fdr_alpha),
+        confidence=float(confidence),
+        skipped=dict(skipped),
+        story_covariates=story,
+    )
+    per_spec = [coefficients[coefficients["spec"] == name] for name in specs]
+    return coefficients, diagnostics, per_spec
 
 
 def read_coefficients(path: str | Path) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Narrative tension by ending forecasting (after Sui et al. 2026; docs/method.md §9,
+"""Narrative tension by ending forecasting (after Sui et al. 2026; docs/method.md §12,
 docs/tension.md).
 
 A story is tense where a reader cannot yet tell how it ends. At each *cut* (after a sentence) a

@@ -28,7 +28,7 @@ import pandas as pd
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
-from storyflow.measures.tension.judges import CHUNK_WORDS, embed_unique, embed_whole, judge_by_model
+from storyflow.measures.tension.judges import embed_unique, embed_whole, judge_by_model
 from storyflow.seeds import item_rng
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ def calibration_stories(cloze: pd.DataFrame, n: int) -> pd.DataFrame:
     if missing:
         raise StoryflowError(
             f"the ROCStories stories table lacks the columns {missing} of the calibration "
-            "(results/rocstories/stories.parquet; re-run read_corpus_stories)"
+            "(results/rocstories/corpus/stories.parquet; re-run read_corpus_stories)"
         )
     complete = cloze.dropna(subset=list(CLOZE_COLUMNS))
     filled = complete[list(CLOZE_COLUMNS)].apply(lambda column: column.str.strip() != "")
@@ -124,7 +124,7 @@ def ending_cosines(
     cloze: pd.DataFrame,
     encode: Callable[[Sequence[str]], np.ndarray],
     seed: int,
-    chunk_words: int | None = CHUNK_WORDS,
+    chunk_words: int | None,
 ) -> pd.DataFrame:
     """Per forecast with text (:data:`tables.TENSION_CALIBRATION_COSINES`): its story, sample,
     half (:func:`split_halves` of the stories of ``endings``) and the cosines (-1..1) of the

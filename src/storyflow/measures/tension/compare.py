@@ -34,13 +34,16 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
 from storyflow import tables, validity
-from storyflow.measures.tension.validity import label_frame
+from storyflow.measures.tension.validity import label_frame, read_checks
+from storyflow.settings import settings_from
 from storyflow.stats import contrast_members, group_label, hedges_g, welch_t
 
 log = logging.getLogger(__name__)
@@ -60,12 +63,18 @@ KEY = ["model", "judge"]
 class Intervals:
     """How groups and contrasts are summarised: ``confidence`` level (``tension.confidence``),
     bootstrap ``resamples`` and ``seed`` (``validity.bootstrap``, ``validity.seed``) and the
-    smallest group that gets an interval or a test (``validity.min_group_size``)."""
+    smallest group that gets an interval or a test (``validity.min_group_size``); built with
+    :meth:`from_params`."""
 
-    confidence: float = 0.95
-    resamples: int = 2000
-    seed: int = 2022
-    min_group_size: int = 5
+    confidence: float
+    resamples: int
+    seed: int
+    min_group_size: int
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> Intervals:
+        """From a rule's params (the plan's tension intervals, taken from the validated config)."""
+        return settings_from(cls, params, where="tension.confidence and validity")
 
 
 def measure_columns(stories: pd.DataFrame) -> list[str]:
@@ -353,3 +362,58 @@ def story_measures(
                 )
             )
     return tables.STORY_MEASURES.frame(pd.concat(frames, ignore_index=True))
+
+
+def summarize(
+    stories: str | Path,
+    scores: Sequence[str | Path],
+    pmi: Sequence[str | Path],
+    validity_files: Sequence[str | Path],
+    *,
+    k: int,
+    intervals: Mapping[str, Any],
+    contrasts: Sequence[Mapping[str, object]],
+    forecasters: Sequence[str],
+    judges: Sequence[str],
+    pmi_models: Sequence[str],
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The tension summary of a corpus (rule ``summarize_tension``), every group and contrast
+    labelled with its forecaster's and judge's validity verdict.
+
+    Args:
+        stories: The corpus's stories table (:data:`tables.STORIES`: story types, and
+            ``prompt_id`` when the stories are paired by prompt, as in HANNA).
+        scores: The story statistics of every forecaster × judge
+            (:func:`storyflow.measures.tension.curves.story_statistics`).
+        pmi: The PMI tables of the scoring models (:data:`tables.TENSION_PMI`; none: no
+            likelihood comparison and no PMI measure).
+        validity_files: The forecasters' validity tables (:data:`tables.VALIDITY`).
+        k: Endings per cut (``tension.k``).
+        intervals: :class:`Intervals` settings (:meth:`Intervals.from_params`).
+        contrasts: The corpus's contrasts (unpaired corpora: :func:`contrast_effects`).
+        forecasters, judges, pmi_models: The models and judges of the story measures.
+
+    Returns:
+        ``(groups, effects, likelihood, measures)``: :func:`group_means`,
+        :func:`paired_effects` (stories with ``prompt_id``) or :func:`contrast_effects`,
+        :func:`likelihood_vs_sampled` (empty without PMI) and :func:`story_measures`.
+    """
+    labels = tables.read(tables.STORIES, stories)
+    statistics = pd.concat([pd.read_parquet(f) for f in scores], ignore_index=True)
+    story_pmi_table = tables.read_all(tables.TENSION_PMI, pmi) if pmi else None
+    checks = read_checks(list(validity_files))
+    settings = Intervals.from_params(intervals)
+    groups = group_means(statistics, k, settings, checks)
+    if "prompt_id" in labels.columns:
+        effects = paired_effects(statistics, labels, k, settings, checks)
+    else:
+        effects = contrast_effects(statistics, labels, contrasts, k, settings, checks)
+    likelihood = (
+        likelihood_vs_sampled(statistics, story_pmi_table)
+        if story_pmi_table is not None
+        else tables.TENSION_LIKELIHOOD.empty()
+    )
+    measures = story_measures(
+        labels["story_id"], statistics, story_pmi_table, forecasters, judges, pmi_models
+    )
+    return groups, effects, likelihood, measures

@@ -29,24 +29,32 @@ Curve statistics need at least ``min_cuts`` (3) cuts; a story with fewer gets Na
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from storyflow import tables
+from storyflow.settings import settings_from
 
 
 @dataclass(frozen=True)
 class CurveSettings:
-    """Story statistics' settings (see the module docstring)."""
+    """Story statistics' settings (see the module docstring): the config's ``tension.curves``
+    (defaults and ranges in the config schema); built with :meth:`from_config`."""
 
-    late_pct: float = 0.80
-    window: int = 10
-    smoothing: int = 3
-    angles: tuple[float, ...] = (30.0, 60.0, 120.0)
-    min_cuts: int = 3
+    late_pct: float
+    window: int
+    smoothing: int
+    angles: tuple[float, ...]
+    min_cuts: int
+
+    @classmethod
+    def from_config(cls, block: Mapping[str, Any]) -> CurveSettings:
+        """From the validated ``tension.curves`` block."""
+        return settings_from(cls, block, where="tension.curves")
 
 
 def cut_no_rates(judgments: pd.DataFrame) -> pd.DataFrame:

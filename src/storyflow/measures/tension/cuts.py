@@ -17,36 +17,44 @@ included).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
+from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class CutSettings:
-    """Which cuts are kept (see the module docstring); ``max_cuts`` None = all kept cuts."""
+    """Which cuts are kept (see the module docstring); ``max_cuts`` None = all kept cuts.
 
-    min_pct: float = 0.10
-    max_pct: float = 0.99
-    min_words: int = 10
-    max_story_words: int = 5000
-    max_cuts: int | None = None
+    The config's ``tension.cuts`` (defaults and ranges in the config schema); built with
+    :meth:`from_config`."""
+
+    min_pct: float
+    max_pct: float
+    min_words: int
+    max_story_words: int
+    max_cuts: int | None
 
     def __post_init__(self) -> None:
-        if not 0 <= self.min_pct <= self.max_pct <= 1:
+        if self.min_pct > self.max_pct:  # each in [0, 1]: the schema checks that
             raise StoryflowError(
-                "config: tension.cuts needs 0 <= min_pct <= max_pct <= 1, "
+                "config: tension.cuts needs min_pct <= max_pct, "
                 f"not min_pct={self.min_pct}, max_pct={self.max_pct}"
             )
-        if self.max_cuts is not None and self.max_cuts < 1:
-            raise StoryflowError(f"config: tension.cuts.max_cuts must be >= 1, not {self.max_cuts}")
+
+    @classmethod
+    def from_config(cls, block: Mapping[str, Any]) -> CutSettings:
+        """From the validated ``tension.cuts`` block."""
+        return settings_from(cls, block, where="tension.cuts")
 
 
 def sentence_tokens(sentences: Sequence[str], count: Callable[[str], int]) -> list[int]:

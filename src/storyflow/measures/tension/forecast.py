@@ -24,8 +24,9 @@ from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.lm.connect import LanguageModel
 from storyflow.lm.prompts import Prompt
-from storyflow.lm.sampling import Sampler, SamplingSettings, check_k
+from storyflow.lm.sampling import Sampler, SamplingSettings
 from storyflow.seeds import item_rng
+from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
 
@@ -65,26 +66,10 @@ def cut_seed(seed: int, story_id: str, cut: int) -> int:
     return int(item_rng(seed, f"{story_id}:{cut}").integers(2**31))
 
 
-def check_settings(k: int, settings: Mapping[str, Any]) -> SamplingSettings:
-    """The sampling settings of the config block ``tension.sampling``; ``k`` checked (>= 1)."""
-    try:
-        check_k(k)
-    except StoryflowError as err:
-        raise StoryflowError(f"config: tension.k must be an integer >= 1, not {k!r}") from err
-    if not settings["temperature"] > 0:
-        raise StoryflowError(
-            f"config: tension.sampling.temperature must be > 0, not {settings['temperature']!r}"
-        )
-    try:
-        return SamplingSettings(
-            temperature=float(settings["temperature"]),
-            top_p=float(settings["top_p"]),
-            max_tokens=int(settings["max_tokens"]),
-            stop=tuple(settings.get("stop") or ()),
-            seed=int(settings["seed"]),
-        )
-    except StoryflowError as err:
-        raise StoryflowError(f"config: tension.sampling: {err}") from err
+def sampling_settings(block: Mapping[str, Any]) -> SamplingSettings:
+    """The sampling settings of the validated config block ``tension.sampling`` (its ranges, and
+    ``tension.k``'s, are the config schema's)."""
+    return settings_from(SamplingSettings, block, where="tension.sampling")
 
 
 def prompt_window(model: LanguageModel, prompts: Sequence[Prompt], max_tokens: int) -> int:
@@ -143,7 +128,7 @@ def forecast_cuts(
 ) -> pd.DataFrame:
     """K endings per cut from the forecaster ``model`` with the config's ``tension.sampling``
     and ``tension.prompts`` (:func:`sample_endings`); logs the generated tokens per second."""
-    settings = check_settings(k, sampling)
+    settings = sampling_settings(sampling)
     frame = ForecastPrompt(prompts["system"], prompts["user"], prompts["cue"])
     texts = [frame.render(model, prefix) for prefix in cuts["prefix"]]
     model.n_ctx = prompt_window(model, texts, settings.max_tokens)

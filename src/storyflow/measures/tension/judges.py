@@ -6,10 +6,11 @@ Two kinds, chosen in config (``tension.judges``):
   vectors) of the predicted ending and the actual remainder; a match when the cosine is at least
   a threshold. The encoder reads at most 256 word pieces (about 200 words) and would drop the
   rest of a long remainder, so every text is embedded whole (:func:`embed_whole`): a text of
-  more than ``chunk_words`` (128) words is split into nearly equal runs of consecutive words,
-  and its vector is the mean of their unit vectors, scaled to unit length. The threshold is
-  calibrated per forecaster on its own forecasts of ROCStories stories
-  (:mod:`storyflow.measures.tension.calibration`) unless the config fixes one in [-1, 1].
+  more than ``chunk_words`` (``tension.embedding.chunk_words``) words is split into nearly
+  equal runs of consecutive words, and its vector is the mean of their unit vectors, scaled to
+  unit length. The threshold is calibrated per forecaster on its own forecasts of ROCStories
+  stories (:mod:`storyflow.measures.tension.calibration`) unless the config fixes one in
+  [-1, 1].
   ``score`` = the cosine.
 - **LLM** (a model name of ``models:``): the model is asked whether the predicted ending captures
   the broad plot trajectory of the actual continuation and answers a closed choice, Y or N, read
@@ -27,8 +28,9 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +39,9 @@ from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
+from storyflow.lm.connect import job_spec, open_model
+from storyflow.lm.embeddings import load_encoder
+from storyflow.measures.tension import curves
 
 log = logging.getLogger(__name__)
 
@@ -44,15 +49,6 @@ EMBEDDING = "embedding"
 JUDGED, EMPTY_FORECAST, EMPTY_ANSWERS = "judged", "empty forecast", "empty answer set"
 #: Answer options of the LLM judge (each with its variants, see storyflow.lm.answers).
 YES_NO = {"Y": ["Y", " Y", "Yes", " Yes"], "N": ["N", " N", "No", " No"]}
-
-
-def check_threshold(threshold: float | None) -> None:
-    """Stop unless ``threshold`` is None (calibrate) or a cosine in [-1, 1]."""
-    if threshold is not None and not -1 <= float(threshold) <= 1:
-        raise StoryflowError(
-            f"config: tension.embedding.threshold must be in [-1, 1] (a cosine) or null "
-            f"(calibrate on ROCStories), not {threshold!r}"
-        )
 
 
 def _verdicts(endings: pd.DataFrame, judge: str, scores, matches, masses, statuses) -> pd.DataFrame:
@@ -68,15 +64,10 @@ def remainders_of(endings: pd.DataFrame, cuts: pd.DataFrame) -> pd.Series:
     return pd.Series(truth.reindex(index).to_numpy(), index=endings.index)
 
 
-#: Words per embedded piece of a long text: 128 words of HANNA stories gave at most 206
-#: all-MiniLM-L6-v2 word pieces (99th percentile 188), under its 256.
-CHUNK_WORDS = 128
-
-
 def embed_whole(
     encode: Callable[[Sequence[str]], np.ndarray],
     texts: Sequence[str],
-    chunk_words: int | None = CHUNK_WORDS,
+    chunk_words: int | None,
 ) -> np.ndarray:
     """Unit-length embeddings of ``texts``, each read whole: a text of more than
     ``chunk_words`` words is split into ceil(words / chunk_words) nearly equal runs of
@@ -105,7 +96,7 @@ def embed_whole(
 def embed_unique(
     encode: Callable[[Sequence[str]], np.ndarray],
     texts: Sequence[str],
-    chunk_words: int | None = CHUNK_WORDS,
+    chunk_words: int | None,
 ) -> np.ndarray:
     """:func:`embed_whole` of ``texts``, each distinct text embedded once (the K endings of a
     cut share its remainder)."""
@@ -120,11 +111,10 @@ def judge_by_embedding(
     cuts: pd.DataFrame,
     encode: Callable[[Sequence[str]], np.ndarray],
     threshold: float,
-    chunk_words: int | None = CHUNK_WORDS,
+    chunk_words: int | None,
 ) -> pd.DataFrame:
     """Embedding verdicts (:data:`tables.TENSION_JUDGMENTS`): match when the cosine of the
     whole texts (:func:`embed_whole`) is at least ``threshold``."""
-    check_threshold(threshold)
     truth = remainders_of(endings, cuts)
     has_text = endings["text"].str.strip() != ""
     scores = np.full(len(endings), np.nan)
@@ -216,3 +206,86 @@ def judge_by_model(
         seconds / max(asked, 1),
     )
     return _verdicts(endings, judge, scores, pd.array(matches, dtype="boolean"), masses, statuses)
+
+
+def embedding_threshold(settings: Mapping[str, Any], calibration: str | Path | None) -> float:
+    """The embedding judge's threshold: ``settings["threshold"]`` when the config fixes one,
+    else the one calibrated on the forecaster's ROCStories forecasts (``threshold`` of the
+    :data:`tables.TENSION_CALIBRATION` file ``calibration``)."""
+    threshold = settings["threshold"]
+    if threshold is not None:
+        return threshold
+    if calibration is None:
+        raise StoryflowError(
+            "tension.embedding.threshold is null (calibrate) but no calibration table was given"
+        )
+    table = tables.read(tables.TENSION_CALIBRATION, calibration)
+    threshold = float(table["threshold"].iloc[0])
+    log.info("calibrated threshold %.4f (%s)", threshold, calibration)
+    return threshold
+
+
+def judge_with_model(
+    endings: pd.DataFrame, cuts: pd.DataFrame, model: Any, settings: Mapping[str, Any]
+) -> pd.DataFrame:
+    """LLM verdicts of ``model`` (a :class:`storyflow.lm.connect.LanguageModel`) with the judge
+    prompt of ``settings`` (``system``, ``user``, ``cue``; :class:`JudgePrompt`): the model's
+    window is sized to the longest prompt (:func:`judge_window`) before its weights load, then
+    every ending is judged (:func:`judge_by_model`)."""
+    frame = JudgePrompt(settings["system"], settings["user"], settings["cue"])
+    model.n_ctx = judge_window(model, frame, cuts["remainder"].tolist(), endings["text"].tolist())
+    return judge_by_model(
+        endings,
+        cuts,
+        lambda prompt: model.answer(prompt, YES_NO),
+        lambda actual, predicted: frame.render(model, actual, predicted),
+        model.name,
+    )
+
+
+def judge_endings(
+    endings: pd.DataFrame,
+    cuts: pd.DataFrame,
+    settings: Mapping[str, Any],
+    curve_settings: Mapping[str, Any],
+    *,
+    judge_model: Mapping[str, Any],
+    config_models: Sequence[Mapping[str, Any]],
+    model_path: str | Path | None,
+    calibration: str | Path | None,
+    threads: int,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """One judge's verdicts on every ending of a forecaster, the no-rate of every cut and the
+    story statistics of tension (rule ``judge_endings``).
+
+    Args:
+        endings: The forecaster's endings (:data:`tables.TENSION_ENDINGS`).
+        cuts: Its cuts (:data:`tables.TENSION_CUTS`), with each cut's actual remainder.
+        settings: The judge's settings (``storyflow.plan.tension.judge_settings``): ``kind``
+            ``embedding`` (``model``, ``threshold``, ``chunk_words``) or ``llm`` (``system``,
+            ``user``, ``cue``).
+        curve_settings: ``tension.curves`` (:meth:`curves.CurveSettings.from_config`).
+        judge_model: The LLM judge's model settings (``ModelSpec.scoring_settings``; ignored by
+            the embedding judge).
+        config_models: The config's ``models:`` (a served judge's runtime settings).
+        model_path: The LLM judge's GGUF (None when served or for the embedding judge).
+        calibration: The forecaster's calibration table (:data:`tables.TENSION_CALIBRATION`),
+            read when the embedding judge's threshold is null (:func:`embedding_threshold`).
+        threads: CPU threads of the encoder or the model.
+
+    Returns:
+        ``(verdicts, rates, stories)``: :func:`judge_by_embedding` or :func:`judge_with_model`
+        (the model opened through :func:`storyflow.lm.connect.open_model`),
+        :func:`curves.cut_no_rates` and :func:`curves.story_statistics`.
+    """
+    if settings["kind"] == EMBEDDING:
+        threshold = embedding_threshold(settings, calibration)
+        encode = load_encoder(settings["model"], threads=threads, key="tension.embedding.model")
+        verdicts = judge_by_embedding(endings, cuts, encode, threshold, settings["chunk_words"])
+    else:
+        model = open_model(job_spec(judge_model, config_models), model_path, n_threads=threads)
+        verdicts = judge_with_model(endings, cuts, model, settings)
+    log.info("%s", verdicts["status"].value_counts().to_dict())
+    rates = curves.cut_no_rates(verdicts)
+    stories = curves.story_statistics(rates, curves.CurveSettings.from_config(curve_settings))
+    return verdicts, rates, stories

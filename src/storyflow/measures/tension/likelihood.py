@@ -23,8 +23,24 @@ from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.lm.backends import Scorer
+from storyflow.lm.connect import LanguageModel
 
 log = logging.getLogger(__name__)
+
+
+def pmi_window(cuts: pd.DataFrame) -> int:
+    """The context window (tokens) of the PMI pass: the longest story (``story_tokens`` of the
+    cuts, counted with the model's tokenizer by :mod:`~storyflow.measures.tension.cuts`) plus 8
+    (the start token and slack); 64 when there is no cut."""
+    return int(cuts["story_tokens"].max()) + 8 if len(cuts) else 64
+
+
+def score_pmi(model: LanguageModel, cuts: pd.DataFrame, sentences: pd.DataFrame) -> pd.DataFrame:
+    """PMI of the remainder with the prefix at every cut (:data:`tables.TENSION_PMI`), scored
+    by ``model`` (a local :class:`~storyflow.lm.connect.LanguageModel`): its window is sized to
+    the longest story (:func:`pmi_window`) before its weights load, then :func:`cut_pmi`."""
+    model.n_ctx = pmi_window(cuts)
+    return cut_pmi(model.scorer(), cuts, sentences, model.name)
 
 
 def cut_pmi(

@@ -5,7 +5,7 @@ The items with known answers are the forecaster's calibration forecasts of ROCSt
 (:mod:`storyflow.measures.tension.calibration`): K endings sampled from each story's four
 context sentences, each with the story's right ending and a wrong one. The checks are computed
 in the run, before the group comparisons that rest on them (rule ``check_tension_validity``
-writes ``results/tension/validity/<forecaster>.csv``; ``summarize_tension`` reads it).
+writes ``results/tension/tables/validity/<forecaster>.csv``; ``summarize_tension`` reads it).
 
 - **Forecaster** (role ``forecaster``, model = the forecaster), check ``pairwise_accuracy``: the
   share of its forecasts with text (every calibration story) whose sentence-embedding cosine
@@ -48,6 +48,7 @@ import pandas as pd
 
 from storyflow import tables, validity
 from storyflow.measures.tension.judges import EMBEDDING, EMPTY_FORECAST
+from storyflow.settings import settings_from
 
 MEASURE, CORPUS = "tension", "rocstories"
 #: Chance level of a balanced or pairwise accuracy.
@@ -61,17 +62,17 @@ class CheckSettings:
     ``min_pairwise`` (forecaster), ``min_balanced_accuracy`` and ``min_judge_pairwise``
     (judge)."""
 
-    confidence: float = 0.95
-    resamples: int = 2000
-    seed: int = 2022
-    min_pairwise: float = 0.5
-    min_balanced_accuracy: float = 0.6
-    min_judge_pairwise: float = 0.5
+    confidence: float
+    resamples: int
+    seed: int
+    min_pairwise: float
+    min_balanced_accuracy: float
+    min_judge_pairwise: float
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> CheckSettings:
-        """From a rule's params (:func:`storyflow.plan.tension_check_settings`)."""
-        return cls(**{key: params[key] for key in cls.__dataclass_fields__})
+        """From a rule's params (the plan's tension check settings, from the validated config)."""
+        return settings_from(cls, params, where="validity and stats.confidence")
 
 
 def _interval(units: Sequence[Any], statistic, settings: CheckSettings) -> tuple[float, float]:

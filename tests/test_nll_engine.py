@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import defaults
 from scipy.special import log_softmax
 
 from storyflow.errors import StoryflowError
@@ -29,6 +30,11 @@ from storyflow.lm.nll.engine import (
     story_rows,
 )
 from storyflow.lm.nll.planning import PassCounter, StoryTokens, _requested_starts, tokenize_story
+
+
+def nll_settings(**changes: object) -> NllSettings:
+    """The ``nll`` block at the schema's defaults, ``changes`` applied, scored with 2 threads."""
+    return NllSettings.from_config(defaults("nll", **changes), threads=2)
 
 
 class ToyScorer:
@@ -271,7 +277,7 @@ def test_score_corpus_long_table_with_truncation(
         }
     )
     sentences = split_sentences(frame, nlp)
-    settings = NllSettings(max_history=2, max_context_tokens=128, n_threads=2)
+    settings = nll_settings(max_history=2, max_context_tokens=128)
     table = score_corpus("smollm2", packaged_models["smollm2"], frame, sentences, settings)
     n_first, n_second = (int((sentences["story_id"] == s).sum()) for s in frame["story_id"])
     labels = len(history_labels(2))
@@ -288,7 +294,7 @@ def test_score_corpus_long_table_with_truncation(
 
 
 def test_batch_size_defaults_per_device() -> None:
-    base = {"max_history": 9, "formulations": ["topic"], "max_context_tokens": 2048}
+    base = defaults("nll", formulations=["topic"])
     cpu = NllSettings.from_config({**base, "n_gpu_layers": 0, "n_batch": None})
     gpu = NllSettings.from_config({**base, "n_gpu_layers": -1, "n_batch": None})
     assert (cpu.n_batch, gpu.n_batch) == (512, 2048)
@@ -344,10 +350,10 @@ def test_batched_engine_matches_one_pass_at_a_time(
         }
     )
     sentences = split_sentences(frame, nlp)
-    one = NllSettings(max_history=3, max_context_tokens=160, n_threads=2)
+    one = nll_settings(max_history=3, max_context_tokens=160)
     # 4 passes per batch of at most 256 tokens (batches mix formulations), and a 160-token
     # window that truncates full histories
-    many = NllSettings(max_history=3, max_context_tokens=160, n_threads=2, n_seq=4, n_batch=256)
+    many = nll_settings(max_history=3, max_context_tokens=160, n_seq=4, n_batch=256)
     alone = score_corpus(model, packaged_models[model], frame, sentences, one)
     batched = score_corpus(model, packaged_models[model], frame, sentences, many)
     keys = ["story_id", "formulation", "sentence_idx", "history"]

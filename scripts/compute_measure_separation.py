@@ -1,6 +1,4 @@
-"""Rule compare_groups: Hedges' g of every measure for every contrast of a corpus."""
-
-from pathlib import Path
+"""Rule compute_measure_separation: Hedges' g of every measure for every contrast of a corpus."""
 
 from storyflow import tables
 from storyflow.comparison.separation import corpus_contrasts, separation
@@ -22,7 +20,6 @@ def main(smk):
         min_group_size=smk.params.min_group_size,
         verdicts=tables.read(tables.MEASURE_VERDICTS, smk.input.verdicts),
     )
-    Path(smk.output.table).parent.mkdir(parents=True, exist_ok=True)
     result.to_csv(smk.output.table, index=False)
 
 

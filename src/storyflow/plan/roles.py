@@ -1,0 +1,38 @@
+"""Which models a config key names: a list, or (null) the models with a role."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from storyflow.errors import StoryflowError
+
+
+def models_with_role(config: Mapping[str, Any], role: str) -> list[str]:
+    """The models of ``config['models']`` whose ``roles`` include ``role``, in config order."""
+    return [m["name"] for m in config["models"] if role in m["roles"]]
+
+
+def role_models(
+    config: Mapping[str, Any], key: str, names: Sequence[str] | None, role: str
+) -> list[str]:
+    """The models named by config key ``key`` (``names``), or, when it is null, the models with
+    ``role``; each must be in ``models``, and a served model cannot take a role that scores
+    text with local weights (:data:`storyflow.lm.registry.LOCAL_ROLES`)."""
+    from storyflow.lm.registry import LOCAL_ROLES
+
+    every = [m["name"] for m in config["models"]]
+    chosen = models_with_role(config, role) if names is None else list(names)
+    unknown = [n for n in chosen if n not in every]
+    if unknown:
+        raise StoryflowError(
+            f"config: {key} names unknown model(s) {', '.join(unknown)}; the models are "
+            f"{', '.join(every)} (or leave {key} null: the models with the role {role})"
+        )
+    served = {m["name"] for m in config["models"] if "server" in m["source"]}
+    if role in LOCAL_ROLES and served & set(chosen):
+        raise StoryflowError(
+            f"config: {key} names served model(s) {', '.join(sorted(served & set(chosen)))}; "
+            f"the role {role} scores text with local weights"
+        )
+    return chosen
