@@ -259,13 +259,12 @@ def test_compared_corpora_are_those_two_measures_score() -> None:
 
 @pytest.mark.slow
 def test_story_table_of_a_run_holds_every_measure_of_every_story(measures_run) -> None:
-    results = measures_run / "results" / "hippocorpus" / "comparison"
-    stories = tables.read(
-        tables.STORIES, measures_run / "results" / "hippocorpus" / "corpus" / "stories.parquet"
-    )
+    corpus = measures_run / "results" / "hippocorpus"
+    results = corpus / "comparison"
+    stories = tables.read(tables.STORIES, corpus / "corpus" / "stories.parquet")
     table = tables.read(tables.STORY_TABLE, results / "measures.parquet")
     handed = {
-        measure: tables.read(tables.STORY_MEASURES, results / measure / "story_measures.parquet")
+        measure: tables.read(tables.STORY_MEASURES, corpus / measure / "story_measures.parquet")
         for measure in ("sequentiality", "tension", "fabula_entropy", "plot_holes")
     }
     models = sorted({m for frame in handed.values() for m in frame["model"]} - {""})

@@ -19,6 +19,9 @@ import numpy as np
 import pytest
 from conftest import MEASURES_CONFIG
 
+from storyflow import plan
+from storyflow.plan import layout
+
 if TYPE_CHECKING:
     from conftest import Snakemake
 
@@ -26,10 +29,19 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 REPORT_DIR = REPO / "workflow" / "report"
-RULE_FILES = sorted((REPO / "workflow" / "rules").glob("*.smk"))
+RULE_FILES = sorted((REPO / "workflow" / "rules").rglob("*.smk"))
 GLOBAL_DESCRIPTION = "workflow.rst"
-# report(...) outputs of every rule: file name pattern -> caption file
-REPORT_ITEM = re.compile(r'report\(\s*"([^"]+)",\s*caption="\.\./report/([^"]+\.rst)"')
+# report(...) outputs of every rule: the path (a layout call, as the rules write it) -> caption
+REPORT_ITEM = re.compile(
+    r"report\(\s*(?P<path>[^\n]+?),\s*caption=\"(?:\.\./)+report/(?P<caption>[^\"]+\.rst)\""
+)
+#: The names the rules build paths with (workflow/rules/*/common.smk, common.smk).
+LAYOUTS = {
+    "CORPUS_OUT": layout.CORPUS,
+    "VALIDITY_TABLE": layout.VALIDITY,
+    "LM_COST_TABLE": layout.LM_COST,
+    **{f"{m.upper()}_OUT": getattr(plan, m).OUT for m in (*plan.MEASURES, "comparison")},
+}
 
 
 def report_items() -> dict[str, str]:
@@ -37,7 +49,8 @@ def report_items() -> dict[str, str]:
     items = {}
     for rules in RULE_FILES:
         for path, caption in REPORT_ITEM.findall(rules.read_text()):
-            items[re.sub(r"\{+\w+\}+", "*", path)] = caption
+            pattern = eval(path, {"__builtins__": {}}, LAYOUTS)  # a layout call of the rules
+            items[re.sub(r"\{+\w+\}+", "*", pattern)] = caption
     return items
 
 
