@@ -12,6 +12,7 @@ def main(smk):
         answer_paths=[*smk.input.answers, *smk.input.nli],
         surprisal_paths=list(smk.input.surprisal),
         validity_path=smk.input.validity,
+        verdicts_path=next(iter(smk.input.verdicts), None),
         stories=tables.read(tables.STORIES, smk.input.stories, needs=["story_id"]),
         corpus=smk.wildcards.corpus,
         settings=smk.params.settings,

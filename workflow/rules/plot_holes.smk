@@ -279,7 +279,6 @@ rule score_plot_holes:
             "confidence": config["stats"]["confidence"],
             "surprisal_z": PH["detection"]["surprisal_z"],
             "unparseable": PH["detection"]["unparseable"],
-            "verdicts": PH["model_maker"]["verdicts"],
         },
         detectors=PH_DETECTORS,
         surprisal_models=PH_SURPRISAL,

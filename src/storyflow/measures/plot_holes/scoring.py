@@ -362,6 +362,7 @@ def score_corpus(
     answer_paths: Sequence[str],
     surprisal_paths: Sequence[str],
     validity_path: str | None,
+    verdicts_path: str | None,
     stories: pd.DataFrame,
     corpus: str,
     settings: Mapping[str, Any],
@@ -372,16 +373,16 @@ def score_corpus(
     (with each detector's validity verdict), the surprisal contrasts per model, the story
     measures and the versions left out for length of one corpus.
 
-    ``settings``: ``seed``, ``confidence``, ``surprisal_z``, ``unparseable`` (the policy) and
-    ``verdicts`` (a completed review sheet or None); ``validity_path``: the plot-hole validity
-    table (results/plot_holes/tables/validity.csv).
+    ``settings``: ``seed``, ``confidence``, ``surprisal_z`` and ``unparseable`` (the policy);
+    ``validity_path``: the plot-hole validity table (results/plot_holes/tables/validity.csv);
+    ``verdicts_path``: a completed review sheet of the model maker's stories, or None.
     """
     from storyflow.measures.plot_holes import detect, surprisal
     from storyflow.measures.plot_holes.validation import verdict_of
 
     seed, confidence = int(settings["seed"]), float(settings["confidence"])
     verdicts = verdict_of(tables.read(tables.VALIDITY, validity_path)) if validity_path else {}
-    made_frames, _ = read_made(made_paths, settings["verdicts"])
+    made_frames, _ = read_made(made_paths, verdicts_path)
     made = pd.concat(made_frames, ignore_index=True)
     shown = made[made["version"].isin(["O", "F"])]
     parts = [tables.read(tables.PLOT_HOLE_ANSWERS, p) for p in answer_paths]
