@@ -342,6 +342,23 @@ def test_llm_judge_calibration_asks_about_the_held_out_half_against_both_endings
     assert verdicts["score"].isna().sum() == 2 * empty
 
 
+def test_llm_judge_calibration_sizes_the_window_to_both_endings_and_names_the_judge() -> None:
+    """Rule judge_calibration_endings' entry point: the judge's window fits the longest prompt
+    of any forecast against the right or the (longer) wrong ending, and the verdicts carry the
+    model's name."""
+    cloze = cloze_stories(10)
+    cloze["wrong_ending"] = cloze["wrong_ending"] + " " + " ".join(["word"] * 300)
+    endings = calibration_endings(["hit"] * 20)
+    model = WordJudge()
+    settings = {"system": "sys", "user": "A: {actual} P: {predicted}", "cue": ""}
+    verdicts = calibration.judge_calibration_with_model(endings, cloze, 3, model, settings)
+    frame = judges.JudgePrompt("sys", "A: {actual} P: {predicted}", "")
+    longest = max(model.count(frame.render(model, a, "hit")) for a in cloze["wrong_ending"])
+    assert longest + 16 <= model.n_ctx < longest + 16 + 64 and model.n_ctx % 64 == 0
+    assert (verdicts["judge"] == "judge-llm").all() and len(model.asked) == len(verdicts)
+    assert set(verdicts["ending"]) == {"right", "wrong"}
+
+
 def test_embedding_reads_a_long_text_whole() -> None:
     """all-MiniLM-L6-v2 reads 256 word pieces: a longer text is embedded in runs of at most
     ``chunk_words`` words, its vector the renormalised mean of theirs (the old judge embedded

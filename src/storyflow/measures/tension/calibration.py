@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,12 @@ import pandas as pd
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
-from storyflow.measures.tension.judges import embed_unique, embed_whole, judge_by_model
+from storyflow.measures.tension.judges import (
+    embed_unique,
+    embed_whole,
+    judge_by_model,
+    model_judge,
+)
 from storyflow.seeds import item_rng
 
 log = logging.getLogger(__name__)
@@ -263,3 +268,16 @@ def judge_calibration(
         table["status"].value_counts().to_dict(),
     )
     return table
+
+
+def judge_calibration_with_model(
+    endings: pd.DataFrame, cloze: pd.DataFrame, seed: int, model: Any, settings: Mapping[str, Any]
+) -> pd.DataFrame:
+    """:func:`judge_calibration` by ``model`` (a :class:`storyflow.lm.connect.LanguageModel`)
+    with the judge prompt of ``settings`` (:func:`~storyflow.measures.tension.judges.model_judge`;
+    its window sized to the stories' right and wrong endings and the forecasts): rule
+    ``judge_calibration_endings``."""
+    stories = cloze[cloze["story_id"].isin(endings["story_id"])]
+    actual = [*stories["right_ending"], *stories["wrong_ending"]]
+    answer, render = model_judge(model, settings, actual, endings["text"])
+    return judge_calibration(endings, cloze, seed, answer, render, model.name)

@@ -225,22 +225,32 @@ def embedding_threshold(settings: Mapping[str, Any], calibration: str | Path | N
     return threshold
 
 
+def model_judge(
+    model: Any,
+    settings: Mapping[str, Any],
+    actual: Sequence[str],
+    predicted: Sequence[str],
+) -> tuple[Callable[[Any], Any], Callable[[str, str], Any]]:
+    """``(answer, render)`` for :func:`judge_by_model` from ``model`` (a
+    :class:`storyflow.lm.connect.LanguageModel`) and the judge prompt of ``settings``
+    (``system``, ``user``, ``cue``; :class:`JudgePrompt`). The model's window is sized first
+    (:func:`judge_window`) to the longest prompt of the ``actual`` texts and the ``predicted``
+    endings it will judge, before its weights load."""
+    frame = JudgePrompt(settings["system"], settings["user"], settings["cue"])
+    model.n_ctx = judge_window(model, frame, list(actual), list(predicted))
+    return (
+        lambda prompt: model.answer(prompt, YES_NO),
+        lambda actual_text, predicted_text: frame.render(model, actual_text, predicted_text),
+    )
+
+
 def judge_with_model(
     endings: pd.DataFrame, cuts: pd.DataFrame, model: Any, settings: Mapping[str, Any]
 ) -> pd.DataFrame:
-    """LLM verdicts of ``model`` (a :class:`storyflow.lm.connect.LanguageModel`) with the judge
-    prompt of ``settings`` (``system``, ``user``, ``cue``; :class:`JudgePrompt`): the model's
-    window is sized to the longest prompt (:func:`judge_window`) before its weights load, then
-    every ending is judged (:func:`judge_by_model`)."""
-    frame = JudgePrompt(settings["system"], settings["user"], settings["cue"])
-    model.n_ctx = judge_window(model, frame, cuts["remainder"].tolist(), endings["text"].tolist())
-    return judge_by_model(
-        endings,
-        cuts,
-        lambda prompt: model.answer(prompt, YES_NO),
-        lambda actual, predicted: frame.render(model, actual, predicted),
-        model.name,
-    )
+    """LLM verdicts of ``model`` on every ending against its cut's remainder
+    (:func:`judge_by_model`, asked through :func:`model_judge`)."""
+    answer, render = model_judge(model, settings, cuts["remainder"], endings["text"])
+    return judge_by_model(endings, cuts, answer, render, model.name)
 
 
 def judge_endings(
