@@ -201,7 +201,7 @@ rule summarize_tension:
         stories=CORPUS_OUT("stories.parquet"),
         scores=tension_scores,
         pmi=tension_pmi,
-        validity=tension_validity_files,
+        validity=TENSION_VALIDITY,
     output:
         groups=report(
             TENSION_OUT.table("group_means.csv"),

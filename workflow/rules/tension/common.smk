@@ -8,6 +8,8 @@ TENSION_EMBEDDING_JUDGE = plan.tension.EMBEDDING_JUDGE
 TENSION_MODEL_JUDGES = [j for j in TENSION["judges"] if j != TENSION_EMBEDDING_JUDGE]
 TENSION_CHECKS = plan.tension.check_settings(config)  # validity thresholds, bootstrap
 TENSION_INTERVALS = plan.tension.intervals(config)  # group CIs, min_group_size
+# the validity checks of every forecaster (and of the judges on its forecasts)
+TENSION_VALIDITY = plan.tension.validity_tables(config)
 
 
 def tension_judge(wildcards):
@@ -46,13 +48,6 @@ def tension_calibration_judgments(wildcards):
         TENSION_OUT.shared("calibration/judgments/{model}/{judge}.parquet"),
         model=wildcards.model,
         judge=TENSION_MODEL_JUDGES,
-    )
-
-
-def tension_validity_files(wildcards):
-    """The validity checks of every forecaster (and of the judges on its forecasts)."""
-    return expand(
-        TENSION_OUT.shared_table("validity/{model}.csv"), model=TENSION["forecasters"]
     )
 
 
