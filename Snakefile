@@ -30,6 +30,8 @@ include: "workflow/rules/plot_holes.smk"
 include: "workflow/rules/comparison.smk"
 include: "workflow/rules/validity.smk"
 include: "workflow/rules/cost.smk"
+include: "workflow/rules/replication/common.smk"
+include: "workflow/rules/replication/compare.smk"
 
 
 rule all:

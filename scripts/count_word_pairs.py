@@ -9,12 +9,15 @@ from storyflow.runner import run
 
 def main(smk):
     log = logging.getLogger("storyflow.count_word_pairs")
-    lemmas = tables.read_all(tables.LEMMAS, smk.input.lemmas)
+    lemmas = narrative_sense.truncate(
+        tables.read_all(tables.LEMMAS, smk.input.lemmas), smk.params.reference_max_tokens
+    )
     table = narrative_sense.count_pairs(lemmas, min_stories=smk.params.min_stories)
     table.save(smk.output.pairs, smk.output.vocabulary)
     log.info(
-        "%d reference stories: %d lemmas, %d pairs, floor %.3f",
+        "%d reference stories (each cut to %s tokens): %d lemmas, %d pairs, floor %.3f",
         len(lemmas),
+        smk.params.reference_max_tokens,
         len(table.vocabulary),
         len(table.pairs),
         table.floor,

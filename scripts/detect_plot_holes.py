@@ -8,7 +8,11 @@ from storyflow.runner import run
 
 
 def main(smk):
-    made, _ = read_made(list(smk.input.made), next(iter(smk.input.verdicts), None))
+    made, _ = read_made(
+        list(smk.input.made),
+        next(iter(smk.input.verdicts), None),
+        min_annotators=smk.params.min_annotators,
+    )
     items = detection_items(
         made,
         tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "text"]),

@@ -20,6 +20,7 @@ def main(smk):
         thresholds=smk.params.thresholds,
         calibration=smk.params.calibration,
         statistics=smk.params.statistics,
+        index=smk.params.index,
         humans=humans[0] if humans else None,
         humans_source=str(smk.input.humans[0]) if humans else "",
     )

@@ -15,10 +15,12 @@ def main(smk):
     made, skipped, attempts, sheet = make_plot_holes(
         model,
         tables.read(tables.SENTENCES, smk.input.sentences),
-        tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "text"]),
+        tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "text", "story_type"]),
         p.settings,
         seed=p.seed,
         min_sentences=p.min_sentences,
+        max_words=p.max_words,
+        story_types=p.story_types,
         spacy_model=p.spacy_model,
     )
     save(smk.output, made=made, skipped=skipped, attempts=attempts, sheet=sheet)

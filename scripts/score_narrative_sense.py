@@ -1,31 +1,49 @@
-"""Rule score_narrative_sense: pair scores per story and the narrative-sense threshold."""
+"""Rule score_narrative_sense: pair scores per story, the short-set filter and the threshold."""
 
 import logging
 
 from storyflow import tables
-from storyflow.measures.narrative_sense import pmi as narrative_sense
+from storyflow.measures.narrative_sense import length_filter, pmi, threshold
 from storyflow.runner import run, save
 
 
 def main(smk):
     log = logging.getLogger("storyflow.score_narrative_sense")
-    table = narrative_sense.PairTable.load(smk.input.pairs, smk.input.vocabulary)
-    lemmas = narrative_sense.truncate(
-        tables.read(tables.LEMMAS, smk.input.lemmas), smk.params.max_tokens
+    p = smk.params
+    lemmas = tables.read(tables.LEMMAS, smk.input.lemmas)
+    excluded = length_filter.short_sets(lemmas, p.min_tokens)
+    settings = dict(top_pairs=p.top_pairs, weighting=p.random_story, alpha=p.alpha, seed=p.seed)
+    if p.cross_fitted:
+        others = list(smk.input.reference)
+        tested = threshold.assess_cross_fitted(
+            lemmas,
+            excluded,
+            tables.read_all(tables.LEMMAS, others) if others else None,
+            folds=p.folds,
+            max_tokens=p.max_tokens,
+            reference_max_tokens=p.reference_max_tokens,
+            min_stories=p.min_stories,
+            **settings,
+        )
+    else:
+        table = pmi.PairTable.load(smk.input.pairs, smk.input.vocabulary)
+        tested = threshold.assess(pmi.truncate(lemmas, p.max_tokens), excluded, table, **settings)
+    summary = threshold.group_table(tested)
+    save(smk.output, scores=tested, table=summary, excluded=excluded)
+    log.info(
+        "%d stories left out by the short-set filter (min_tokens %s): %s",
+        len(excluded),
+        p.min_tokens,
+        smk.output.excluded,
     )
-    scores = narrative_sense.score_stories(lemmas, table, smk.params.top_pairs)
-    tested = narrative_sense.narrative_sense_threshold(
-        scores, table, alpha=smk.params.alpha, seed=int(smk.params.seed)
-    )
-    summary = narrative_sense.group_table(tested)
-    save(smk.output, scores=tested, table=summary)
     for row in summary.itertuples(index=False):
         log.info(
-            "%s: %d/%d stories above the threshold (%.3f), median PMI %.3f, top %.3f",
+            "%s: %d/%d stories above the threshold (%.3f; %d left out), median PMI %.3f, top %.3f",
             row.group,
             row.n_exceeding,
             row.n_tested,
             row.share_exceeding,
+            row.n_excluded,
             row.median_pmi,
             row.median_pmi_top,
         )

@@ -13,6 +13,7 @@ def main(smk):
         surprisal_paths=list(smk.input.surprisal),
         validity_path=smk.input.validity,
         verdicts_path=next(iter(smk.input.verdicts), None),
+        min_annotators=smk.params.min_annotators,
         stories=tables.read(tables.STORIES, smk.input.stories, needs=["story_id"]),
         corpus=smk.wildcards.corpus,
         settings=smk.params.settings,

@@ -115,15 +115,25 @@ def test_server_sampling_fields_reach_every_request_and_the_params() -> None:
     assert model._http.extra_body == plain and model._http.pieces is None  # no tokenizer file
 
 
-def test_a_missing_tokenizer_file_is_named(tmp_path) -> None:
-    spec = spec_of(
-        {"name": "s", "variant": "instruct", "roles": ["fabula_entropy.reader"],
-         "source": {"server": {"base_url": "http://x/v1", "model": "m",
-                               "tokenizer": str(tmp_path / "absent.gguf")}}}
-    )  # fmt: skip
-    model = open_model(spec)  # the file is read when first needed
-    with pytest.raises(StoryflowError, match=r"source\.server\.tokenizer .*absent\.gguf is not a"):
-        model.render([{"role": "user", "content": "Why?"}])
+def test_a_wrong_tokenizer_path_is_named_with_its_model_and_key(tmp_path) -> None:
+    """A tokenizer that is no GGUF file, no tokenizer folder and no hub id stops the config
+    (before any job), naming the model and the key; a hub id is not looked up there."""
+
+    def entry(tokenizer: str) -> dict:
+        return {"name": "s", "variant": "instruct", "roles": ["fabula_entropy.reader"],
+                "source": {"server": {"base_url": "http://x/v1", "model": "m",
+                                      "tokenizer": tokenizer}}}  # fmt: skip
+
+    key = r"config: model 's': source\.server\.tokenizer: "
+    with pytest.raises(StoryflowError, match=key + r".*absent\.gguf is not a file"):
+        spec_of(entry(str(tmp_path / "absent.gguf")))
+    with pytest.raises(StoryflowError, match=key + r".*is neither a file nor a folder"):
+        spec_of(entry(str(tmp_path / "absent" / "llama-70b")))  # an absolute path: no hub id
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(StoryflowError, match=key + r"the folder .*empty has no tokenizer\.json"):
+        spec_of(entry(str(tmp_path / "empty")))
+    hub = spec_of(entry("meta-llama/Llama-3.3-70B-Instruct"))  # checked when first used
+    assert hub.server["tokenizer"] == "meta-llama/Llama-3.3-70B-Instruct"
 
 
 def test_a_local_model_needs_its_gguf() -> None:
@@ -163,7 +173,7 @@ def test_a_served_model_with_a_tokenizer_knows_each_answers_tokens(packaged_mode
     assert "".join(model.token_pieces("Nevertheless")) == "Nevertheless"
     stub.respond = lambda body: (200, completion(" The sea was calm.", "length"))
     (sample,) = model.sample("Once", 1, SamplingSettings(max_tokens=8))
-    expected = model.tokenizer.tokenize(b" The sea was calm.", add_bos=False, special=False)
+    expected = model.tokenizer.llm.tokenize(b" The sea was calm.", add_bos=False, special=False)
     assert sample.tokens == tuple(expected) and len(sample.tokens) == 5
 
 

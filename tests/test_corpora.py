@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 
 import numpy as np
@@ -109,8 +110,8 @@ BASIC = {"id": "key", "text": "body", "group": "condition"}
         (
             b"key,body,condition\na,Fine.,x\nb,Un caf\xe9.,y\n",
             3,
-            "not UTF-8 text (byte 0xe9",
-            "iconv -f windows-1252 -t utf-8",
+            "not UTF-8 text (byte 0xe9 at byte offset 37, line 3",
+            "iconv -f WINDOWS-1252 -t UTF-8 mine.csv > utf8-mine.csv",
         ),
         (b"key;body;condition\na;One.;x\n", 1, "separated by semicolon (';')", "sep=';'"),
         (b"key\tbody\tcondition\na\tOne.\tx\n", 1, "separated by tab", "comma-separated"),
@@ -138,6 +139,106 @@ def test_user_file_mistakes_name_file_line_cause_and_fix(
         assert cause in message and fix in message, message
 
 
+UNICODE_TEXT = "key,body,condition\na,Un café. Ève partit.,x\nb,Один. Два.,y\n"
+
+
+@pytest.mark.parametrize(
+    "encoded",
+    [
+        codecs.BOM_UTF8 + UNICODE_TEXT.encode("utf-8"),
+        codecs.BOM_UTF16_LE + UNICODE_TEXT.encode("utf-16-le"),
+        codecs.BOM_UTF16_BE + UNICODE_TEXT.encode("utf-16-be"),
+        codecs.BOM_UTF32_LE + UNICODE_TEXT.encode("utf-32-le"),
+    ],
+    ids=["utf-8-bom", "utf-16-le-bom", "utf-16-be-bom", "utf-32-le-bom"],
+)
+def test_a_csv_with_a_byte_order_mark_is_read_in_the_encoding_it_names(
+    tmp_path: Path, encoded: bytes
+) -> None:
+    """Excel's 'Unicode text' and Windows tools save UTF-16 with a byte-order mark: such a file
+    reads exactly as its UTF-8 twin (the mark dropped, not taken into the first column's name)."""
+    plain = tmp_path / "plain.csv"
+    plain.write_text(UNICODE_TEXT, encoding="utf-8")
+    marked = tmp_path / "marked.csv"
+    marked.write_bytes(encoded)
+    stories, _ = user_csv.read_csv_stories(marked, BASIC)
+    assert stories.equals(user_csv.read_csv_stories(plain, BASIC)[0])
+    assert stories["text"].tolist() == ["Un café. Ève partit.", "Один. Два."]
+    assert user_csv.group_values(marked, BASIC) == ["x", "y"]
+
+
+@pytest.mark.parametrize(
+    ("encoded", "named", "command"),
+    [
+        (
+            UNICODE_TEXT.replace("Один. Два.", "Deux.").encode("cp1252"),
+            "perhaps Windows-1252 or Latin-1",
+            "iconv -f WINDOWS-1252 -t UTF-8",
+        ),
+        (
+            UNICODE_TEXT.encode("utf-16-le"),
+            "looks like UTF-16LE text without a byte-order mark",
+            "iconv -f UTF-16LE -t UTF-8",
+        ),
+        (
+            UNICODE_TEXT.encode("utf-16-be"),
+            "looks like UTF-16BE text without a byte-order mark",
+            "iconv -f UTF-16BE -t UTF-8",
+        ),
+    ],
+    ids=["windows-1252", "utf-16-le-no-bom", "utf-16-be-no-bom"],
+)
+def test_a_csv_in_another_encoding_names_it_and_the_conversion_that_works(
+    tmp_path: Path, encoded: bytes, named: str, command: str
+) -> None:
+    """The message names the encoding the bytes show, and the iconv command it gives, run as
+    given, makes a file that reads (never the Windows-1252 advice for UTF-16, which would turn
+    every NUL byte into a character)."""
+    import shutil
+    import subprocess
+
+    path = tmp_path / "mine.csv"
+    path.write_bytes(encoded)
+    with pytest.raises(InputDataError) as err:
+        user_csv.read_csv_stories(path, BASIC)
+    message = str(err.value)
+    assert named in message and f"`{command} mine.csv > utf8-mine.csv`" in message, message
+    if shutil.which("iconv") is None:
+        pytest.skip("iconv is not installed: the suggested command cannot be run here")
+    subprocess.run(f"{command} mine.csv > utf8-mine.csv", shell=True, cwd=tmp_path, check=True)
+    stories, _ = user_csv.read_csv_stories(tmp_path / "utf8-mine.csv", BASIC)
+    assert stories["text"].iloc[0] == "Un café. Ève partit."
+    assert stories["story_type"].tolist() == ["x", "y"]
+
+
+def test_a_workbook_or_a_damaged_utf16_file_says_what_it_is(tmp_path: Path) -> None:
+    workbook = tmp_path / "stories.csv"
+    workbook.write_bytes(b"PK\x03\x04\x14\x00\x06\x00" + bytes(200))  # an .xlsx renamed
+    with pytest.raises(InputDataError, match=r"stories\.csv: the file is a zip archive.*CSV UTF-8"):
+        user_csv.read_csv_stories(workbook, BASIC)
+    cut = tmp_path / "cut.csv"
+    cut.write_bytes(codecs.BOM_UTF16_LE + UNICODE_TEXT.encode("utf-16-le")[:-1])  # half a letter
+    with pytest.raises(InputDataError) as err:
+        user_csv.read_csv_stories(cut, BASIC)
+    message = str(err.value)  # the half letter ends line 3; iconv reads the mark itself
+    assert message.startswith(f"{cut}, row 3: the file begins with the byte-order mark of UTF-16LE")
+    assert "not valid UTF-16LE text" in message and "iconv -f UTF-16 -t UTF-8" in message
+
+
+def test_a_book_manifest_shares_the_encoding_reading(tmp_path: Path) -> None:
+    from storyflow.corpora.books import read_manifest
+
+    text = "gutenberg_id\tcategory\n11\tfiction\n12\tbiografía\n"
+    plain, marked, latin = tmp_path / "m.tsv", tmp_path / "u16.tsv", tmp_path / "w.tsv"
+    plain.write_text(text, encoding="utf-8")
+    marked.write_bytes(codecs.BOM_UTF16_LE + text.encode("utf-16-le"))
+    latin.write_bytes(text.encode("cp1252"))
+    columns = {"id_column": "gutenberg_id", "genre_column": "category"}
+    assert read_manifest(marked, **columns).equals(read_manifest(plain, **columns))
+    with pytest.raises(InputDataError, match=r"w\.tsv, row 3: .*iconv -f WINDOWS-1252 -t UTF-8"):
+        read_manifest(latin, **columns)
+
+
 def test_a_story_without_letters_is_excluded_with_its_reason(tmp_path: Path) -> None:
     path = write_csv(
         tmp_path / "s.csv",
@@ -157,6 +258,64 @@ def test_a_story_without_letters_is_excluded_with_its_reason(tmp_path: Path) -> 
             "reason": "no letters in the story text (nothing to read)",
         }
     ]
+
+
+def test_a_story_with_an_empty_group_cell_is_excluded_with_its_row(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A story in no group can be in no contrast: listed in the exclusions table with its row,
+    counted, and logged, never kept silently as a group named ''."""
+    path = write_csv(
+        tmp_path / "s.csv",
+        [
+            {"key": "a", "body": "One. Two.", "condition": "x"},
+            {"key": "b", "body": "Three.", "condition": "  "},
+            {"key": "c", "body": "Four.", "condition": "y"},
+        ],
+    )
+    stories, excluded, counts = user_csv.corpus_tables(path, BASIC)
+    assert stories["story_id"].tolist() == ["a", "c"] and "" not in set(stories["story_type"])
+    assert excluded.to_dict("records") == [
+        {
+            "story_id": "b",
+            "story_type": "",
+            "row": 3,
+            "reason": "empty group (column 'condition'): in no group, so in no contrast",
+        }
+    ]
+    assert counts.set_index("story_type").loc["", ["n_excluded", "n_sampled"]].tolist() == [1, 0]
+    assert "s.csv: 1 story(ies) excluded (empty group (column 'condition')" in caplog.text
+    assert user_csv.group_values(path, BASIC) == ["x", "y"]  # what contrasts are checked against
+    everyone = write_csv(tmp_path / "e.csv", [{"key": "a", "body": "One.", "condition": ""}])
+    with pytest.raises(InputDataError, match=r"e\.csv: the group column 'condition' is empty in"):
+        user_csv.read_csv_stories(everyone, BASIC)
+
+
+def test_a_hanna_story_without_a_model_is_excluded_with_its_row(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "hanna.csv"
+    pd.DataFrame(
+        {
+            "Prompt": ["p0", "p0", "p0"],
+            "Human": ["A human story."] * 3,
+            "Story": ["M1's story.", "Whose story?", "Nobody's either."],
+            "Model": ["M1", "", " "],
+        }
+    ).to_csv(path, index=False)
+    stories, excluded, counts = selection.hanna_stories(path, prompts=None, seed=0)
+    assert set(stories["story_id"]) == {"Human-0", "M1-0"}
+    reason = "empty group (column 'Model'): in no group, so in no contrast"
+    assert excluded[["story_id", "row", "reason"]].values.tolist() == [
+        ["no-model-row3", 3, reason],
+        ["no-model-row4", 4, reason],
+    ]
+    assert counts.set_index("story_type").loc["", "n_excluded"] == 2
+    texts = corpora.read_texts("hanna", "hanna", path, {})  # narrative sense's reading
+    assert set(texts["story_id"]) == {"Human-0", "M1-0"}
+    assert "2 stories with an empty Model cell left out (in no group), CSV row(s) 3, 4" in (
+        caplog.text
+    )
 
 
 def test_download_is_atomic(tmp_path: Path) -> None:

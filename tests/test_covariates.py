@@ -122,10 +122,10 @@ def test_rhetorical_relation(full_nlp, matcher, text, relation, disrupting) -> N
 
 
 def test_length_rare_words_clauses_depth(full_nlp, matcher) -> None:
-    # "I went home." -> 3 words; root "went" with children I, home, "." -> depth 1; 1 clause;
-    # content words go(VERB), home(ADV): both frequent.
+    # "I went home." -> 4 tokens (the full stop counts, Table C1); root "went" with children I,
+    # home, "." -> depth 1; 1 clause; content words go(VERB), home(ADV): both frequent.
     simple = measure(full_nlp, matcher, "I went home.")
-    assert (simple.n_tokens, simple.tree_depth, simple.clause_count) == (3, 1, 1)
+    assert (simple.n_tokens, simple.tree_depth, simple.clause_count) == (4, 1, 1)
     assert (simple.n_content_words, simple.n_rare_words) == (2, 0)
     # went -> to -> store -> the: depth 3
     assert measure(full_nlp, matcher, "John went to the store.").tree_depth == 3
@@ -134,6 +134,34 @@ def test_length_rare_words_clauses_depth(full_nlp, matcher) -> None:
     assert (rare.n_content_words, rare.n_rare_words) == (2, 2)
     # think (ROOT) + left (ccomp) + rained (advcl) = 3 clauses
     assert measure(full_nlp, matcher, "I think that she left because it rained.").clause_count == 3
+
+
+def test_length_counts_punctuation_but_not_whitespace(full_nlp, matcher) -> None:
+    """Fiction Flows, Table C1: length = spaCy tokens excluding whitespace (l. 451)."""
+    # " Wait , " she said -- " no ! " : 11 tokens, 4 of them words; the double space is a
+    # whitespace token and is not counted
+    quoted = full_nlp('"Wait," she  said -- "no!"')
+    assert any(t.is_space for t in quoted)
+    m = cv.measure_sentence(quoted, matcher, zipf_threshold=3.0)
+    assert m.n_tokens == sum(1 for t in quoted if not t.is_space) == 11
+
+
+def test_content_words_are_any_non_punctuation_token_of_their_class(full_nlp, matcher) -> None:
+    """Rare-word rate (Table C1, l. 452): content words exclude stop words and punctuation, not
+    words with digits or dots; a hyphen the tagger calls NOUN or VERB is punctuation."""
+    # met (VERB), U.S. (PROPN), 20th (NOUN): three content words, two of them not alphabetic
+    m = measure(full_nlp, matcher, "We met in the U.S. on the 20th.")
+    assert m.n_content_words == 3
+    assert m.content_lemmas == {"meet", "20th"}  # PROPN is no overlap word (Table C1, l. 433)
+    # spaCy's small model tags the hyphens of "co-worker" NN and of "e-mailed" VBD (and makes
+    # the first the root): neither is a word, a verb tag or a clause
+    hyphens = full_nlp("My mom's co-worker e-mailed me.")
+    assert {t.tag_ for t in hyphens if t.text == "-"} == {"NN", "VBD"}
+    m = cv.measure_sentence(hyphens, matcher, zipf_threshold=3.0)
+    assert "-" not in m.content_lemmas
+    assert m.verb_tags == {"VBD"}  # "mailed" only
+    assert m.clause_count == 0  # the parse's root is a hyphen: no verbal root
+    assert m.n_content_words == 5  # mom, co, worker, e, mailed
 
 
 # --- window measures on sentence pairs ------------------------------------------------------
@@ -199,8 +227,11 @@ def test_agent_continuity(full_nlp, matcher) -> None:
 
 
 def test_length_delta(full_nlp, matcher) -> None:
+    # 7 tokens (full stop included) against 4: signed, longer than the previous one
     row = pair(full_nlp, matcher, "I went home.", "The dog found the ball quickly.")
-    assert (row["n_tokens"], row["length_delta_h1"]) == (6, 3.0)
+    assert (row["n_tokens"], row["length_delta_h1"]) == (7, 3.0)
+    back = pair(full_nlp, matcher, "The dog found the ball quickly.", "I went home.")
+    assert back["length_delta_h1"] == -3.0
 
 
 def test_windows_use_what_precedes_within_the_story(full_nlp, matcher) -> None:
@@ -236,9 +267,9 @@ def test_windows_use_what_precedes_within_the_story(full_nlp, matcher) -> None:
     assert a["embedding_sim_h3"].iloc[3] == pytest.approx((1 / 3) / np.sqrt(5 / 9))
     # sentence 2 ({1pl}) vs agents of sentences 0 and 1 ({1sg}) -> 0; sentence 1 -> 1
     assert a["agent_continuity_h3"].tolist()[1:3] == pytest.approx([1.0, 0.0])
-    # lengths 3, 2, 3, 3: sentence 3 vs previous (3) and vs mean of 3, 2, 3
+    # lengths 4, 3, 4, 4 (full stops included): sentence 3 vs previous (4) and vs mean of 4, 3, 4
     assert a["length_delta_h1"].iloc[3] == pytest.approx(0.0)
-    assert a["length_delta_h3"].iloc[3] == pytest.approx(3 - 8 / 3)
+    assert a["length_delta_h3"].iloc[3] == pytest.approx(4 - 11 / 3)
 
 
 def test_gaps_in_sentence_numbers_are_an_error(full_nlp, matcher) -> None:

@@ -29,6 +29,7 @@ from storyflow.measures.fabula_entropy import compare, corrupt, entropy, items, 
 from storyflow.measures.fabula_entropy.lexicon import load_antonyms
 
 REPO = Path(__file__).resolve().parents[1]
+PAPER = REPO.parent / "shared" / "papers" / questions.PAPER_FILE
 
 STORY = [
     "The old man walked slowly to the dark house.",
@@ -49,12 +50,12 @@ def test_binary_entropy_in_bits() -> None:
 
 
 def test_certain_agreeing_readers_give_zero_and_even_splits_one_bit() -> None:
-    pooled = entropy.pool(np.array([[1.0, 1.0, 1.0], [0.0, 0.0, 0.0], [0.5, 0.5, 0.5]]))
+    pooled = entropy.pool(np.array([[1.0, 1.0, 1.0], [0.0, 0.0, 0.0], [0.5, 0.5, 0.5]]), None)
     assert pooled["soft"].tolist() == [0.0, 0.0, 1.0]
     assert pooled["hard"][:2].tolist() == [0.0, 0.0]
     assert pooled["hard"][2] == 0.0  # nobody says yes with P > 0.5: unanimous "no"
     # two certain readers who disagree: each is certain (own entropy 0), the pool is 1 bit
-    split = entropy.pool(np.array([[1.0, 0.0]]))
+    split = entropy.pool(np.array([[1.0, 0.0]]), None)
     assert split["soft"][0] == 1.0 and split["hard"][0] == 1.0
     assert split["reader_entropy"][0] == 0.0 and split["disagreement"][0] == 1.0
 
@@ -62,13 +63,36 @@ def test_certain_agreeing_readers_give_zero_and_even_splits_one_bit() -> None:
 def test_soft_entropy_is_own_entropy_plus_disagreement() -> None:
     rng = np.random.default_rng(3)
     p = rng.uniform(size=(50, 4))
-    pooled = entropy.pool(p)
+    pooled = entropy.pool(p, None)
     own = entropy.binary_entropy(p).mean(axis=1)
     np.testing.assert_allclose(pooled["reader_entropy"], own)
     np.testing.assert_allclose(pooled["reader_entropy"] + pooled["disagreement"], pooled["soft"])
     assert (pooled["disagreement"] >= -1e-12).all()
     expected_hard = entropy.binary_entropy((p > 0.5).mean(axis=1))
     np.testing.assert_allclose(pooled["hard"], expected_hard)
+
+
+def test_sampled_readers_give_the_expected_hard_entropy_of_their_answers() -> None:
+    """A reader who answers S times, yes with probability p: the hard index is E[h(K / N)] over
+    the number of yes K among the N = readers x S answers (by hand below), which tends to the
+    soft index h(mean p) as S grows and is 0 only where every reader is certain."""
+    # one reader, p = 0.5, 2 answers: one yes and one no (1 bit) with probability 1/2
+    assert entropy.sampled_hard(np.array([[0.5]]), 2)[0] == pytest.approx(0.5)
+    # two readers, 1 answer each: they split with probability 0.9 * 0.8 + 0.1 * 0.2 = 0.74
+    assert entropy.sampled_hard(np.array([[0.9, 0.2]]), 1)[0] == pytest.approx(0.74)
+    # one reader, p = 0.2, 3 answers: K = 1 or 2 gives h(1/3) = h(2/3) = 0.9183 bits
+    p_split = 3 * 0.2 * 0.8**2 + 3 * 0.2**2 * 0.8
+    assert entropy.sampled_hard(np.array([[0.2]]), 3)[0] == pytest.approx(p_split * 0.918296)
+    p = np.array([[0.2, 0.7], [1.0, 1.0], [0.5, 0.5]])
+    pooled = entropy.pool(p, 500)
+    np.testing.assert_allclose(pooled["hard"], pooled["soft"], atol=0.01)
+    assert pooled["hard"][1] == 0.0
+    assert (entropy.pool(p, 5)["hard"] < pooled["hard"] + 1e-9).all()  # fewer answers: lower
+    # a Monte Carlo check of the exact expectation
+    rng = np.random.default_rng(0)
+    yes = rng.binomial(5, 0.2, 20000) + rng.binomial(5, 0.7, 20000)
+    simulated = entropy.binary_entropy(yes / 10).mean()
+    assert entropy.pool(p, 5)["hard"][0] == pytest.approx(simulated, abs=0.01)
 
 
 def test_human_answers_reproduce_a_hand_computation() -> None:
@@ -122,9 +146,11 @@ def test_templates_are_filled_from_the_story(tagger) -> None:
     words = {s.word for s in slots}
     assert {"old", "young", "tall", "warm", "small", "slowly", "loudly"} <= words
     assert all(s.pos in ("ADJ", "ADV") for s in slots)
-    assert questions.ewc_text("removable", "dark", 0, 0).startswith(
-        'Could the word "dark" in Line 1 be removed'
+    assert questions.ewc_text("removable", "dark", 0, 0) == (
+        'Could "dark" in Line 1 be removed and the story world would remain unchanged?'
     )
+    assert {s.word: s.head for s in slots}["tall"] == "stranger"  # what the word describes
+    assert {s.word: s.head for s in slots}["happy"] == "He"  # a predicate adjective's subject
     chosen = questions.etc_questions(5, 12, np.random.default_rng(0))
     assert len(chosen) == 12 and {q["line"] for q in chosen} == {1, 2, 3, 4}
     assert len({(q["line"], q["template"]) for q in chosen}) == 12  # no question twice
@@ -152,16 +178,22 @@ def test_etc_reorder_asks_whether_line_n_minus_1_can_come_before_line_n() -> Non
 def test_ewc_contradiction_names_another_line_than_the_words(tagger) -> None:
     """ "Does [word] contradict an assertion on Line N?" asks about another line N."""
     slots = questions.descriptive_slots(list(tagger.pipe(STORY)))
-    asked = questions.ewc_questions(slots, len(STORY), 4 * len(slots), np.random.default_rng(1))
+    asked = questions.ewc_questions(slots, len(STORY), 11 * len(slots), np.random.default_rng(1))
     contradicts = [q for q in asked if q["template"] == "contradicts"]
     assert len(contradicts) == len(slots)  # every slot once per template
     assert all(q["line"] != q["word_line"] for q in contradicts)
     assert len({q["line"] for q in contradicts}) > 1
     q = contradicts[0]
     text = questions.ewc_text("contradicts", q["word"], q["line"], q["word_line"])
-    assert text == f'Does the word "{q["word"]}" contradict an assertion on Line {q["line"] + 1}?'
-    others = [q for q in asked if q["template"] != "contradicts"]
+    assert text == (
+        f'Does "{q["word"]}" in Line {q["word_line"] + 1} contradict an assertion on Line '
+        f"{q['line'] + 1}?"
+    )
+    others = [q for q in asked if q["template"] not in ("contradicts", "necessary")]
     assert all(q["line"] == q["word_line"] for q in others)
+    # "Without [word] on Line N, Line N+1 would not have happened.": never about the last line
+    necessary = [q for q in asked if q["template"] == "necessary"]
+    assert necessary and all(q["line"] == q["word_line"] + 1 < len(STORY) for q in necessary)
     # a one-line passage has no other line: no contradiction question
     one = questions.ewc_questions(
         [s for s in slots if s.line == 0][:1], 1, 8, np.random.default_rng(0)
@@ -177,14 +209,83 @@ def test_stories_do_not_all_get_the_same_template_for_a_line_pair() -> None:
         for story in range(20)
         for q in questions.etc_questions(5, 4, np.random.default_rng(story))
     }
-    assert len(seen) > 8  # 4 pairs x 4 templates possible, 4 before
+    assert len(seen) > 8  # 4 pairs x 6 templates that name lines only; 4 before
 
 
-def test_templates_carry_their_provenance_and_the_paper_setting_keeps_the_papers() -> None:
-    assert questions.template_names("etc", "paper") == ["contradicts", "reorder", "depends"]
-    assert questions.template_names("ewc", "paper") == ["contradicts", "removable"]
-    assert "follows" in questions.template_names("etc", "all")
+def test_the_library_holds_every_appendix_template_as_printed() -> None:
+    """Appendix A.2 lists 10 EWC templates (l. 322-342), A.3 11 ETC templates (l. 346-368):
+    each is in the library with provenance paper, worded as the paper prints it on the line it
+    cites; 'plausible' is the paper's (it was labelled storyflow's); storyflow adds one each."""
+    paper = {k: questions.template_names(k, "paper") for k in ("ewc", "etc")}
+    assert len(paper["ewc"]) == 10 and len(paper["etc"]) == 11
+    assert "plausible" in paper["ewc"]
+    assert set(questions.template_names("ewc", "all")) - set(paper["ewc"]) == {"consistent"}
+    assert set(questions.template_names("etc", "all")) - set(paper["etc"]) == {"follows"}
     assert questions.provenance("control", "order") == "storyflow"
+    lines = PAPER.read_text().splitlines() if PAPER.is_file() else None
+    cited = set()
+    for kind in ("ewc", "etc"):
+        for name in paper[kind]:
+            t = questions.TEMPLATES[kind][name]
+            numbers = [int(n) for n in re.findall(r"l\. (\d+)", t.source)]
+            assert t.source.startswith(questions.PAPER_FILE) and numbers, (name, t.source)
+            cited.add(numbers[0])
+            if lines is None:
+                continue
+            if name == "possession":  # cut at the page's end (l. 356), whole in §4.3 (l. 158)
+                assert lines[355].strip() == "Does Object A change possession in Line"
+                assert f"- {t.wording}" == lines[157].strip()
+            else:
+                assert t.wording in lines[numbers[0] - 1], (name, lines[numbers[0] - 1])
+    # every template line of A.2 and A.3 (l. 324 continues l. 322's note; l. 358 is a footnote)
+    assert cited == {322, *range(326, 343, 2), *range(346, 357, 2), *range(360, 369, 2)}
+
+
+def test_every_template_fills_every_placeholder() -> None:
+    """Filled from a story, no template keeps a placeholder of the paper's; the EWC word is
+    quoted and its line named, the ETC pair's lines are N-1 and N."""
+    q = {"word": "tall", "head": "stranger", "line": 4, "word_line": 2, "entity_a_s": "his",
+         "entity_b": "the dog", "object_first": "house", "object_second": "dog",
+         "state_object": "house", "state": "dark"}  # fmt: skip
+    left = re.compile(r"\[Adverb|Object/|Entity [AB]|Object A|State S|Line N|line N|these lines|"
+                      r"this line|\{")  # fmt: skip
+    for kind in ("ewc", "etc"):
+        for name in questions.TEMPLATES[kind]:
+            text = questions.question_text(kind, {**q, "template": name})
+            assert not left.search(text), (kind, name, text)
+            if kind == "etc" and "Line" in text:
+                assert set(re.findall(r"Line (\d)", text)) <= {"4", "5"}, text
+    assert questions.question_text("etc", {**q, "template": "sentiment"}) == (
+        "Does his sentiment/emotion change between Line 4 and Line 5?"
+    )
+    assert questions.question_text("ewc", {**q, "template": "necessary", "line": 3}) == (
+        'Without "tall" on Line 3, Line 4 would not have happened.'
+    )
+    assert questions.question_text("ewc", {**q, "template": "plausible"}) == (
+        'In the context of this narrative setting, is "tall" in Line 3 plausible?'
+    )
+
+
+def test_etc_templates_name_the_characters_and_objects_of_their_pair(tagger) -> None:
+    docs = list(tagger.pipe(STORY))
+    content = [questions.point_content([d]) for d in docs]
+    assert [e.possessive for e in content[1].entities] == ["his"]
+    assert "stranger" in content[2].objects and ("stranger", "tall") in content[2].states
+    asked = questions.etc_questions(5, 100, np.random.default_rng(0), None, content)
+    assert {q["template"] for q in asked} == set(questions.ETC_TEMPLATES)  # all 12 fill here
+    texts = [questions.question_text("etc", q) for q in asked]
+    assert len(set(texts)) == len(texts)
+    for q, text in zip(asked, texts, strict=True):
+        if q["template"] == "object_necessary":  # Object A in Line N+1 is a noun of that line
+            assert q["object_second"] in STORY[q["line"]]
+            assert text.startswith(f'Is "{q["object_second"]}" in Line {q["line"] + 1} ')
+        if q["template"] == "retains":  # the described noun of the earlier line, its adjective
+            assert f"{q['state']} {q['state_object']}" in STORY[q["line"] - 1]
+    # without the pair's content only the templates that name lines alone are asked
+    bare = questions.etc_questions(5, 100, np.random.default_rng(0))
+    assert {q["template"] for q in bare} == {
+        "awareness", "contradicts", "location", "depends", "reorder", "follows"
+    }  # fmt: skip
     asked = questions.etc_questions(5, 50, np.random.default_rng(0), ["reorder", "depends"])
     assert {q["template"] for q in asked} == {"reorder", "depends"} and len(asked) == 8
 
@@ -336,7 +437,21 @@ def test_items_are_deterministic_and_list_what_they_leave_out(tagger) -> None:
     )["questions"]
     asked = paper[paper.kind != "control"]
     assert (asked["provenance"] == "paper").all()
-    assert set(asked["template"]) <= {"contradicts", "reorder", "depends", "removable"}
+    assert set(asked["template"]) <= {
+        *questions.template_names("ewc", "paper"),
+        *questions.template_names("etc", "paper"),
+    }
+    # templates: paper asks every template of the appendix where a story can fill it
+    many = items.build_items(
+        stories,
+        sentences,
+        tagger,
+        items.ItemSettings(**{**SETTINGS.__dict__, "templates": "paper", "questions": 60}),
+        load_antonyms(),
+    )["questions"].query("story_id == 's1' and version == 'original'")
+    for kind, n in (("ewc", 10), ("etc", 11)):
+        used = set(many.loc[many.kind == kind, "template"])
+        assert used == set(questions.template_names(kind, "paper")) and len(used) == n
 
 
 def test_etc_shuffles_plot_points_and_ewc_reads_every_segment(tagger) -> None:
@@ -372,6 +487,7 @@ def test_etc_shuffles_plot_points_and_ewc_reads_every_segment(tagger) -> None:
 
 STATS = {"confidence": 0.95, "bootstrap": 300, "seed": 5, "min_group_size": 5}
 THRESHOLDS = {"min_auc": 0.8, "min_balanced_accuracy": 0.7}
+PAPER_INDEX = {"headline": "hard", "samples": None}  # the paper's index, one answer per reader
 
 
 def _reader_p(reader: str, q, rng: np.random.Generator) -> float:
@@ -430,6 +546,7 @@ def _summarize(versions, questions_, answers, n_stories=20, **extra):
         "thresholds": THRESHOLDS,
         "calibration": "none",
         "statistics": STATS,
+        "index": PAPER_INDEX,
     }
     return compare.summarize(stories, versions, questions_, answers, **(arguments | extra))
 
@@ -511,6 +628,64 @@ def test_a_result_on_one_valid_reader_says_so() -> None:
     assert row.note == compare.ONE_READER
 
 
+def _one_reader(n_stories: int = 12) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """One reader who knows the controls; on the ETC questions its P(yes) is sure (0.97) about
+    the originals of the even stories, unsure (0.6) about the odd ones, and unsure (0.55) about
+    every shuffle."""
+    versions, questions_, answers = _answers(np.random.default_rng(0), ("good",), n_stories)
+    story = answers["story_id"].str[1:].astype(int)
+    asked = answers["question_id"].str.startswith("etc")
+    original = answers["version"] == "original"
+    p = np.where(original, np.where(story % 2 == 0, 0.97, 0.6), 0.55)
+    answers.loc[asked, "p_yes"] = p[asked.to_numpy()]
+    return versions, questions_, answers
+
+
+def test_one_readers_headline_is_its_soft_index_and_differs_between_stories() -> None:
+    """One reader, one answer per question: its hard index is 0 for every story and version,
+    so the default headline is the soft index, h(P(yes)), which tells the stories apart."""
+    versions, questions_, answers = _one_reader()
+    out = _summarize(versions, questions_, answers, n_stories=12,
+                     index={"headline": "soft", "samples": None})  # fmt: skip
+    indices = out["indices"].query("pool == 'pooled'").set_index(["story_id", "version"])
+    assert (indices["hard"] == 0).all() and (indices["population"] == 1).all()
+    soft = indices.xs("original", level="version")["soft"]
+    assert soft["s00"] == pytest.approx(entropy.binary_entropy(0.97)[()])
+    assert soft["s01"] == pytest.approx(entropy.binary_entropy(0.6)[()])
+    comparison = out["comparison"]
+    headline = comparison[comparison["headline"]]
+    assert len(headline) == 1 and headline.iloc[0]["measure"] == "soft"
+    assert headline.iloc[0]["pool"] == "pooled" and headline.iloc[0]["diff"] > 0
+    assert headline.iloc[0]["ci_high_original"] > headline.iloc[0]["ci_low_original"]
+    dose = out["dose"]
+    assert set(dose.loc[dose["headline"], "measure"]) == {"soft"}
+    measures = out["measures"].pivot(index="story_id", columns="measure", values="value")
+    assert measures["fabula_entropy.etc_hard"].isna().all()  # 0 by construction: left empty
+    assert measures["fabula_entropy.etc_soft"].nunique() == 2  # the two kinds of story
+    from storyflow.figures import fabula_entropy as figures
+
+    figure = figures.distributions_figure(out["indices"], out["dose"])
+    assert figure.axes[0].get_ylabel().startswith("soft entropy (headline")
+    assert "1 answer(s) per question" in figure.texts[0].get_text()
+
+
+def test_sampled_answers_give_one_reader_a_hard_index_that_is_its_own_uncertainty() -> None:
+    versions, questions_, answers = _one_reader()
+    out = _summarize(versions, questions_, answers, n_stories=12,
+                     index={"headline": "hard", "samples": 15})  # fmt: skip
+    indices = out["indices"].query("pool == 'pooled'").set_index(["story_id", "version"])
+    assert (indices["population"] == 15).all()
+    assert indices["note"].eq(compare.SAMPLED_ONE).all()
+    hard = indices.xs("original", level="version")["hard"]
+    expected = entropy.sampled_hard(np.array([[0.97], [0.6]]), 15)
+    assert hard["s00"] == pytest.approx(expected[0]) and hard["s01"] == pytest.approx(expected[1])
+    assert 0 < hard["s00"] < hard["s01"] < indices.xs("original", level="version")["soft"]["s01"]
+    headline = out["comparison"].query("headline").iloc[0]
+    assert headline.measure == "hard" and headline.population == 15 and headline["diff"] > 0
+    measures = out["measures"].query("measure == 'fabula_entropy.etc_hard'")
+    assert measures["value"].notna().all() and measures["value"].nunique() == 2
+
+
 def test_small_groups_keep_means_with_intervals_but_no_test_or_g() -> None:
     versions, questions_, answers = _answers(np.random.default_rng(2), ("good", "good2"), 4)
     out = _summarize(versions, questions_, answers, n_stories=4)
@@ -581,7 +756,7 @@ def test_no_reader_passing_leaves_no_headline_pool() -> None:
         corpus="c",
         calibration="none",
     )
-    names = [p.name for p in compare.reader_pools(readers)]
+    names = [p.name for p in compare.reader_pools(readers, None)]
     assert "pooled" not in names and "all" in names
 
 
@@ -722,9 +897,37 @@ def _config(**block) -> dict:
             "retries": 2,
             "seed": 1,
             "readers": None,
+            "variants": ["standard"],
+            "samples": None,
+            "headline": "soft",
             **block,
         },
     }
+
+
+def test_paper_yaml_asks_every_template_of_a_population_of_the_papers_size() -> None:
+    """config/paper.yaml: the paper's templates only, the hard index as headline, over 3 reader
+    models x 5 sampled answers = 15 answers per question (the paper: about 15 readers per story
+    version, 90 participants per kind x 3 stories / 18 story versions, l. 211)."""
+    paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
+    block = paper["fabula_entropy"]
+    assert block["templates"] == "paper" and block["headline"] == "hard"
+    models = [{"roles": [], **m} for m in paper["models"]]  # roles: the schema's default, []
+    config = {"fabula_entropy": {**block, "readers": None}, "models": models}
+    assert plan.fabula_entropy.population(config) == 15
+    assert plan.fabula_entropy.index(config) == {"headline": "hard", "samples": 5}
+
+
+def test_the_default_config_reads_one_reader_with_a_soft_headline() -> None:
+    """config/config.yaml, validated: one reader model, one variant, so the schema's soft
+    headline (the rule's params build the index settings)."""
+    config = schema_defaults(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
+    assert plan.fabula_entropy.population(config) == 1
+    settings = compare.IndexSettings.from_params(plan.fabula_entropy.index(config))
+    assert settings == compare.IndexSettings("soft", None)
+    hard = {**config, "fabula_entropy": {**config["fabula_entropy"], "headline": "hard"}}
+    with pytest.raises(StoryflowError, match="headline is hard"):
+        plan.fabula_entropy.index(hard)
 
 
 def test_plan_checks_corpora_and_readers() -> None:
@@ -754,6 +957,16 @@ def test_plan_checks_corpora_and_readers() -> None:
     assert plan.fabula_entropy.items(_config(lines=None), "hippocorpus")["lines"] is None
     settings = items.ItemSettings.from_params(plan.fabula_entropy.items(whole, "hippocorpus"))
     assert settings.lines is None and settings.plot_points == 5
+    # a hard headline needs two answers per question or more
+    one = {**_config(headline="hard"), "models": models[:1]}
+    with pytest.raises(StoryflowError, match=r"headline is hard.*samples to 2 or more"):
+        plan.fabula_entropy.index(one)
+    assert plan.fabula_entropy.index({**one, **_config(headline="hard", samples=5)}) == {
+        "headline": "hard", "samples": 5
+    }  # fmt: skip
+    two = {**_config(headline="hard", variants=["standard", "negated"]), "models": models[:1]}
+    assert plan.fabula_entropy.population(two) == 2
+    assert plan.fabula_entropy.index({**_config(), "models": models[:1]})["headline"] == "soft"
     with pytest.raises(StoryflowError, match=r"span \(4\) is larger than plot_points"):
         items.ItemSettings.from_params(
             plan.fabula_entropy.items(_config(span=4, plot_points=3), "hippocorpus")
@@ -890,9 +1103,14 @@ def test_reruns_touch_only_what_a_change_affects(snakemake, fei_run: Path, tmp_p
         in snakemake(fei_run, "--dry-run", configfiles=[FEI_CONFIG], targets=FEI_TARGETS).stdout
     )
     per_corpus = {"index_fabula_entropy": 2, "plot_fabula_entropy": 2}
-    # a validity threshold or the bootstrap: the indices and figures only
-    for change in ({"reader": {"min_balanced_accuracy": 0.9}}, {"bootstrap": 500}):
-        jobs = _plan(snakemake, fei_run, tmp_path, {"validity": change})
+    # a validity threshold, the bootstrap, the sampled answers or the headline: the indices and
+    # figures only (no answer is asked again)
+    for change in (
+        {"validity": {"reader": {"min_balanced_accuracy": 0.9}}},
+        {"validity": {"bootstrap": 500}},
+        {"fabula_entropy": {"samples": 5, "headline": "hard"}},
+    ):
+        jobs = _plan(snakemake, fei_run, tmp_path, change)
         assert jobs == Counter({(r, None): n for r, n in per_corpus.items()}), change
     # the calibration: the answers (not the items), then the rest
     jobs = _plan(snakemake, fei_run, tmp_path, {"fabula_entropy": {"calibration": "question"}})

@@ -109,6 +109,14 @@ def test_unknown_memtype_lists_first_rows_only(tmp_path: Path) -> None:
         corpus.read_hippocorpus(write(tmp_path, body), TYPES)
 
 
+def test_utf16_with_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """HIPPOCORPUS shares the user CSVs' decoding (storyflow.corpora.base.decode_text)."""
+    path = tmp_path / "utf16.csv"
+    path.write_bytes(("\ufeff" + HEADER + "A1,w,retold,Café day.,Café,e,,\n").encode("utf-16-le"))
+    stories, _ = corpus.read_hippocorpus(path, TYPES)
+    assert stories["text"].tolist() == ["Café day."]
+
+
 def test_non_utf8_file(tmp_path: Path) -> None:
     path = tmp_path / "latin1.csv"
     data = HEADER.encode() + b"A1,w,recalled,I had a caf\xe9 au lait.,Coffee,e,,\n"
@@ -118,9 +126,8 @@ def test_non_utf8_file(tmp_path: Path) -> None:
     message = str(info.value)
     offset = data.index(b"\xe9")
     assert str(path) in message
-    assert f"byte offset {offset} (line 2)" in message
-    assert "\\xe9" in message
-    assert "UTF-8" in message
+    assert f"byte 0xe9 at byte offset {offset}, line 2" in message
+    assert "iconv -f WINDOWS-1252 -t UTF-8 latin1.csv > utf8-latin1.csv" in message
 
 
 def test_duplicate_id(tmp_path: Path) -> None:

@@ -124,6 +124,42 @@ def test_sample_requests_one_seed_per_sample(stub: Stub, monkeypatch: pytest.Mon
     assert "stop" not in stub.requests[-1][2]
 
 
+def test_the_tokens_a_served_model_used_are_the_servers_usage_counts(
+    stub: Stub, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A served model's token count (logged by the measures: "... answers in 3.1 s, N tokens")
+    is what the server reports in each answer's ``usage``, summed over requests, also with
+    several in flight; a server that reports none is said once, and the count stays 0."""
+    from conftest import model_entry
+
+    from storyflow.lm.connect import open_model
+    from storyflow.lm.registry import ModelSpec
+
+    def respond(body: dict[str, Any]) -> tuple[int, Any]:
+        used = {"prompt_tokens": len(body["prompt"].split()), "completion_tokens": 2}
+        return 200, completion("a b", "length") | {"usage": used}
+
+    stub.respond = respond
+    server = {"base_url": stub.url, "model": "m", "concurrency": 3}
+    entry = {"name": "big", "variant": "base", "roles": ["tension.forecaster"]}
+    entry["source"] = {"server": server}
+    model = open_model(ModelSpec.from_config(model_entry(**entry)))
+    assert model.tokens_evaluated == 0
+    model.sample("one two three", 4, SamplingSettings(max_tokens=2, seed=1))
+    assert model.tokens_evaluated == 4 * (3 + 2)
+    model.sample("four five", 2, SamplingSettings(max_tokens=2, seed=1))
+    assert model.tokens_evaluated == 4 * 5 + 2 * (2 + 2)
+    stub.respond = lambda body: (200, completion("a b", "length"))  # no usage
+    backend = HttpBackend(stub.url, "m", concurrency=2)
+    backend.sample("one two", 3, SamplingSettings(max_tokens=2, seed=1))
+    assert backend.tokens_evaluated == 0 and backend.unreported == 3
+    said = [r.getMessage() for r in caplog.records if "reports no token usage" in r.message]
+    assert said == [
+        f"{stub.url} (model m) reports no token usage in its answers: tokens not reported by "
+        "the server, so this model's token counts in logs and cost tables stay 0"
+    ]
+
+
 def test_sample_seed_depends_only_on_seed_and_index() -> None:
     seeds = {sample_seed(s, k) for s in range(3) for k in range(50)}
     assert len(seeds) == 150 and all(0 <= s < 2**32 for s in seeds)

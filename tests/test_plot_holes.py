@@ -231,31 +231,100 @@ def test_controlled_maker_is_deterministic(made, nlp_full) -> None:
     assert all("red" not in c.replacements for c in found)
 
 
-# --- review sheet and verdicts -----------------------------------------------------------------
-def test_review_sheet_round_trip(made, tmp_path) -> None:
-    model_made = made[0][made[0]["version"].isin(["O", "F"])].assign(
+# --- review sheet and the annotators' majority -------------------------------------------------
+def model_made(made) -> pd.DataFrame:
+    """The controlled pair of s1 relabelled as the model maker's (gold: error 6, contr 1)."""
+    return made[0][made[0]["version"].isin(["O", "F"])].assign(
         maker="model", verification="unverified"
     )
-    sheet = review.review_sheet(model_made)
-    assert list(sheet.columns) == list(review.SHEET_COLUMNS) and sheet["verdict"].eq("").all()
+
+
+def test_the_review_sheet_has_a_row_per_annotator_with_the_proposed_lines(made) -> None:
+    sheet = review.review_sheet(model_made(made), 3)
+    assert list(sheet.columns) == list(review.SHEET_COLUMNS)
+    assert sheet["annotator"].tolist() == ["1", "2", "3"] and sheet["verdict"].eq("").all()
     assert "6. Then my sister" in sheet["proposed_error"].iloc[0]
+    # the lines the annotator corrects start as the proposed ones
+    assert sheet[["error_lines", "contr_lines"]].drop_duplicates().values.tolist() == [["6", "1"]]
+
+
+def review_rows(*rows: tuple[str, str, str, str]) -> pd.DataFrame:
+    """A completed sheet of story s1: (annotator, verdict, error_lines, contr_lines) rows."""
+    return pd.DataFrame(
+        rows, columns=["annotator", "verdict", "error_lines", "contr_lines"]
+    ).assign(story_id="s1")
+
+
+def test_a_majority_of_three_keeps_the_story_with_the_lines_most_annotators_mark(
+    made, tmp_path
+) -> None:
+    """Two of three say yes: verified; the gold lines are those at least half of the two
+    marked (the third annotator's 'no' lines do not count): error 6 and 7 (both marked 7, one
+    also 6), contradicted 1."""
     path = tmp_path / "sheet.csv"
-    sheet.assign(verdict="Yes").to_csv(path, index=False)
-    verdicts = review.read_verdicts(path, model_made)
-    kept, rejected = review.apply_verdicts(model_made, verdicts)
-    assert set(kept["verification"]) == {"yes"} and rejected.empty
-    sheet.assign(verdict="no").to_csv(path, index=False)
-    kept, rejected = review.apply_verdicts(model_made, review.read_verdicts(path, model_made))
-    assert kept.empty and list(rejected["story_id"]) == ["s1"]
+    review_rows(
+        ("ann", "yes", "6; 7", "1"), ("bo", "Yes", "7", "1, 2"), ("cy", "no", "3", "4")
+    ).to_csv(path, index=False)
+    reviews = review.read_reviews(path, model_made(made), 3)
+    assert reviews["s1"] == review.Review("yes", 2, 3, (6, 7), (1, 2))
+    kept, rejected = review.apply_reviews(model_made(made), reviews)
+    assert rejected.empty and set(kept["verification"]) == {"yes"}
+    flawed = kept.set_index("version").loc["F"]
+    assert list(flawed["error_lines"]) == [6, 7] and list(flawed["contr_lines"]) == [1, 2]
+    assert '"review": {"rated": 3, "yes": 2}' in flawed["provenance"]
+    assert list(kept.set_index("version").loc["O", "error_lines"]) == []
+
+
+def test_no_majority_rejects_and_too_few_ratings_leave_the_story_unverified(made, tmp_path) -> None:
+    path = tmp_path / "sheet.csv"
+    # 2 of 4: a tie is no majority for the error (the paper keeps a story only on a majority)
+    review_rows(
+        ("a", "yes", "", ""), ("b", "no", "", ""), ("c", "yes", "", ""), ("d", "no", "", "")
+    ).to_csv(path, index=False)
+    kept, rejected = review.apply_reviews(
+        model_made(made), review.read_reviews(path, model_made(made), 3)
+    )
+    assert kept.empty and "2 of 4" in rejected["reason"].iloc[0]
+    # two ratings (a third annotator has not answered: blank verdict): unverified, kept
+    review_rows(("a", "yes", "", ""), ("b", "yes", "", ""), ("c", "", "", "")).to_csv(
+        path, index=False
+    )
+    reviews = review.read_reviews(path, model_made(made), 3)
+    assert reviews["s1"].decision is None
+    kept, rejected = review.apply_reviews(model_made(made), reviews)
+    assert set(kept["verification"]) == {"unverified"} and rejected.empty
+    # a blank line cell with a yes accepts the proposed lines
+    assert review.majority(["yes"] * 3, [[]] * 3, [[]] * 3, ([6], [1]), 3).error_lines == (6,)
+
+
+def test_an_old_one_verdict_sheet_is_read_only_when_one_annotator_suffices(made, tmp_path) -> None:
+    path = tmp_path / "old.csv"
+    pd.DataFrame(
+        {"story_id": ["s1"], "proposed_error": ["6. ..."], "explanation": ["x"], "verdict": ["yes"]}
+    ).to_csv(path, index=False)
+    with pytest.raises(StoryflowError, match=r"no 'annotator' column.*min_annotators: 1"):
+        review.read_reviews(path, model_made(made), 3)
+    assert review.read_reviews(path, model_made(made), 1)["s1"] == review.Review(
+        "yes", 1, 1, (6,), (1,)
+    )
 
 
 def test_review_sheet_with_bad_rows_names_them(made, tmp_path) -> None:
     path = tmp_path / "sheet.csv"
-    pd.DataFrame({"story_id": ["s1", "zz"], "verdict": ["maybe", "yes"]}).to_csv(path, index=False)
+    pd.DataFrame(
+        {
+            "story_id": ["s1", "zz", "s1", "s1"],
+            "annotator": ["a", "a", "b", "b"],
+            "verdict": ["maybe", "yes", "yes", "no"],
+            "error_lines": ["", "", "", "99"],
+        }
+    ).to_csv(path, index=False)
     with pytest.raises(
-        StoryflowError, match=r"unknown story ids in rows \[3\].*other than yes/no in rows \[2\]"
+        StoryflowError,
+        match=r"unknown story ids in rows \[3\].*other than yes/no in rows \[2\].*twice in rows "
+        r"\[4, 5\].*not line numbers of the story in rows \[5\]",
     ):
-        review.read_verdicts(path, made[0])
+        review.read_reviews(path, made[0], 3)
 
 
 # --- FlawedFictions files ----------------------------------------------------------------------
@@ -556,7 +625,8 @@ def test_the_judge_reads_the_whole_patched_story_with_the_modified_lines_marked(
     model = FakeModel(lambda prompt, names: [0, 1, 0, 0], sample)  # relevance 2
     settings = maker_settings(prompts=MAKER_PROMPTS, judge_max_tokens=99)
     edit, prop = llm_maker.ModelMaker(model, FakeNlp(), settings).make("s", SIX)
-    assert prop == "the car is red" and edit.error == [3, 5] and edit.contradicted == [0]
+    assert prop == llm_maker.Proposition("the car is red")
+    assert edit.error == [3, 5] and edit.contradicted == [0]
     judged = [(p, s) for kind, p, s in model.prompts if kind == "sample" and p.startswith("JUDGE")]
     assert len(judged) == 1
     judge, settings = judged[0]
@@ -615,7 +685,9 @@ def test_a_story_too_long_for_the_window_is_skipped_with_its_reason() -> None:
             "text": [*SIX, *long_story],
         }
     )
-    _, skipped, _ = llm_maker.make_with_model(maker, sentences, stories, "fake")
+    _, skipped, _ = llm_maker.make_with_model(
+        maker, sentences, stories, "fake", max_words=None, story_types=None
+    )
     reasons = dict(zip(skipped["story_id"], skipped["reason"], strict=True))
     assert reasons["long"].startswith("too long for the model's window")
     assert not reasons["short"].startswith("too long")
@@ -625,35 +697,303 @@ def test_a_story_too_long_for_the_window_is_skipped_with_its_reason() -> None:
 def test_make_plot_holes_makes_the_versions_and_the_review_sheet_of_a_corpus() -> None:
     """The rule's entry point: settings from the config block, spaCy loaded by name (the
     rewrite is split into sentences with it), the window sized to the stories, a story too
-    short for the acts skipped, and the review sheet of the flawed version."""
+    short for the acts skipped, one longer than ``max_words`` and (originals: human) an LLM's
+    story skipped before any model call, and the review sheet of the flawed version, one row
+    per annotator."""
 
     sample = blue_car_maker("Answer: Yes")  # 4 of 5 judges: kept
 
     model = FakeModel(lambda prompt, names: [0, 1, 0, 0], sample)  # relevance 2
-    settings = {"prompts": MAKER_PROMPTS, "acts": "thirds", "max_propositions": 5,
-                "attempts": 2, "max_changed": 5, "judge_samples": 5, "judge_min_yes": 4,
-                "judge_max_tokens": 16, "temperature": 0.7, "max_tokens": 32}  # fmt: skip
-    stories = pd.DataFrame({"story_id": ["s", "short"], "text": [" ".join(SIX), "A. B. C."]})
+    settings = defaults("plot_holes", "model_maker", prompts=MAKER_PROMPTS, max_tokens=32,
+                        judge_max_tokens=16, min_annotators=3)  # fmt: skip
+    long = [*SIX[:5], "She parks the red car " + "far " * 40 + "away."]
+    llm = ["The llm wrote this. " + s for s in SIX]
+    stories = pd.DataFrame(
+        {
+            "story_id": ["s", "short", "long", "llm"],
+            "text": [" ".join(SIX), "A. B. C.", " ".join(long), " ".join(llm)],
+            "story_type": ["Human", "Human", "Human", "GPT-2"],
+        }
+    )
     sentences = pd.DataFrame(
         {
-            "story_id": ["s"] * 6 + ["short"] * 3,
-            "sentence_idx": [*range(6), *range(3)],
-            "text": [*SIX, "A.", "B.", "C."],
+            "story_id": ["s"] * 6 + ["short"] * 3 + ["long"] * 6 + ["llm"] * 6,
+            "sentence_idx": [*range(6), *range(3), *range(6), *range(6)],
+            "text": [*SIX, "A.", "B.", "C.", *long, *llm],
         }
     )
     made, skipped, attempts, sheet = llm_maker.make_plot_holes(
-        model, sentences, stories, settings, seed=3, min_sentences=6, spacy_model="en_core_web_sm"
-    )
+        model, sentences, stories, settings, seed=3, min_sentences=6, max_words=40,
+        story_types=["Human"], spacy_model="en_core_web_sm",
+    )  # fmt: skip
     assert made["version"].tolist() == ["O", "F"] and set(made["story_id"]) == {"s"}
     flawed = made.set_index("version").loc["F"]
     assert list(flawed["sentences"])[3] == "The car is blue."
     assert list(flawed["error_lines"]) == [4, 6] and list(flawed["contr_lines"]) == [1]
-    assert skipped["story_id"].tolist() == ["short"]
+    reasons = dict(zip(skipped["story_id"], skipped["reason"], strict=True))
+    assert set(reasons) == {"short", "long", "llm"}
+    assert reasons["long"] == "longer than plot_holes.max_words (63 > 40 words)"
+    assert reasons["llm"].startswith("story_type 'GPT-2' is not edited")
+    # the long and the LLM story never reached the model (before: max_words never reached the
+    # model maker, which edited every story that fit its window)
+    asked = [p for _, p, _ in model.prompts]
+    assert not any("far far" in p or "The llm wrote" in p for p in asked)
     assert len(attempts) > 0 and set(attempts["story_id"]) == {"s"}
-    assert sheet["story_id"].tolist() == ["s"]
-    assert sheet.iloc[0].tolist()[1:3] == [
+    assert sheet["story_id"].tolist() == ["s"] * 3
+    assert sheet["annotator"].tolist() == ["1", "2", "3"]
+    assert sheet.iloc[0][["proposed_error", "explanation"]].tolist() == [
         "4. The car is blue. 6. She parks the blue car.",
-        "not (the car is red); contradicts 1. Ann has a red car.",
+        "after the edit: not (the car is red)\njudge: Answer: Yes",  # the judge's explanation
     ]
     assert model.n_ctx % 64 == 0 and model.n_ctx <= 4096  # sized to the story before loading
     assert all(s.seed == 3 for kind, _, s in model.prompts if kind == "sample")
+
+
+# --- the paper's maker prompts and answers (config/paper.yaml) --------------------------------
+def paper_maker_block() -> dict:
+    """``plot_holes.model_maker`` as config/paper.yaml sets it, over the schema's defaults."""
+    import yaml
+    from conftest import REPO
+
+    paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())["plot_holes"]
+    block = defaults("plot_holes", "model_maker")
+    prompts = {**block["prompts"], **paper["model_maker"].pop("prompts")}
+    return {**block, **paper["model_maker"], "prompts": prompts}
+
+
+def test_maker_parsers_read_the_papers_answer_formats() -> None:
+    assert llm_maker.parse_proposition(
+        "Fact: Ann's car is red; Counterfactual: Ann's car is blue"
+    ) == (llm_maker.Proposition("Ann's car is red", "Ann's car is blue"))
+    assert llm_maker.parse_proposition("**Fact:** Ann lives in Rome.") == llm_maker.Proposition(
+        "Ann lives in Rome."
+    )
+    assert llm_maker.Proposition("Ann lives in Rome.").negated == "not (Ann lives in Rome.)"
+    scored = (
+        "## F1\n### Statement: [[the car is red]]\n### Reasoning: F2 matters more; a score 4 "
+        "fact would rewrite all.\n### Importance Score: [[2]]\n----\n## F2\n### Statement: x\n"
+        "### Importance Score: **3**\n----\n## F3\n### Statement: y\n### Reasoning: none given"
+    )
+    assert llm_maker.parse_importance(scored, 3) == {1: 2, 2: 3}  # F3 has no score
+    rewrite = (
+        "-----\n## Brainstorming\nThe car must be blue everywhere.\n\n## Counterfactual Story\n"
+        "### Act 1:\nAnn has a <m>blue</m> car.\n\n### Act 2:\n<m>The car is blue.</m>\n-----"
+    )
+    assert llm_maker.parse_rewrite(rewrite) == "Ann has a blue car. The car is blue."
+    assert (
+        llm_maker.parse_rewrite("Ann has a blue car. It rains.") == "Ann has a blue car. It rains."
+    )
+    acts_answer = (
+        "### Act 1: The Setup\n**First Line:** Ann has a red car.\n\n### Act 2: Confrontation\n"
+        '**First Line:** "She drives."\n\n### Act 3: Resolution\n**First Line:** It rains'
+    )
+    assert llm_maker.parse_act_lines(acts_answer, SIX) == (2, 4)
+    assert llm_maker.parse_act_lines(acts_answer.replace("She drives", "He flies"), SIX) is None
+    assert llm_maker.tagged_story(SIX[:3], [1]) == (
+        "Ann has a red car. <m>She lives in Rome.</m> She drives."
+    )
+
+
+def test_the_paper_setting_runs_the_makers_steps_with_the_papers_prompts_and_parses() -> None:
+    """config/paper.yaml's maker: acts from the quoted first lines, every fact with its
+    counterfactual, one reasoned answer scoring them all (only 2-3 kept, a fact without a
+    score dropped), every relevant fact tried in order, the rewrite read after its
+    brainstorming, and the judge shown the <m></m>-tagged story and read by the paper's
+    decision sentence."""
+    block = paper_maker_block()
+    assert (block["relevance"], block["max_propositions"], block["attempts"]) == (
+        "reasoned",
+        None,
+        None,
+    )
+    facts = [f"Fact: fact {k} holds; Counterfactual: fact {k} fails" for k in range(1, 8)]
+    scores = {1: 1, 2: 4, 3: 2, 4: 3, 5: 2, 6: 3}  # fact 7: no score
+
+    def sample(prompt, k, settings):
+        if prompt.startswith("Most dramatic stories"):
+            return [
+                "### Act 2: x\n**First Line:** She drives.\n### Act 3: y\n**First Line:** It rains."
+            ]
+        if prompt.startswith("I will provide you the first act"):
+            assert '"""\nAnn has a red car. She lives in Rome.\n"""' in prompt  # act 1 named
+            return ["Characters:\n" + "\n".join(f"- {f}" for f in facts[:4]) + "\n\nSetting:\n"
+                    + "\n".join(f"- {f}" for f in facts[4:]) + "\n- ..."]  # fmt: skip
+        if prompt.startswith("Consider the story below:\n\n-----\nAct1"):
+            assert "F7. Fact: fact 7 holds; Counterfactual: fact 7 fails" in prompt
+            return ["\n".join(f"## F{n}\n### Reasoning: ...\n### Importance Score: [[{s}]]"
+                              for n, s in scores.items())]  # fmt: skip
+        if prompt.startswith("Consider the story below:\n\n-----\n## Story"):
+            # the first relevant fact: a rewrite that changes nothing
+            if '"fact 3 fails"' in prompt:
+                return ["## Brainstorming\nNothing.\n## Counterfactual Story\n" + " ".join(SIX)]
+            return [
+                "## Brainstorming\nBlue.\n\n## Counterfactual Story\n### Act 1:\n"
+                "Ann has a <m>blue</m> car. She lives in Rome.\n### Act 2:\nShe drives. "
+                "<m>The car is blue.</m>\n### Act 3:\nIt rains. She parks the <m>blue</m> car."
+            ]
+        if prompt.startswith("I am trying to detect"):
+            assert (
+                "<m>The car is blue.</m>" in prompt and "<m>She parks the blue car.</m>" in prompt
+            )
+            return [
+                '## Decision\nHence my answer is "There is a continuity error in the story '
+                'concerning the colour of the car"'
+            ] * (k - 1) + ["No continuity error found"]
+        raise AssertionError(prompt[:80])  # fmt: skip
+
+    model = FakeModel(sample_fn=sample)
+    settings = llm_maker.MakerSettings.from_params(block, seed=1, min_sentences=6)
+    maker = llm_maker.ModelMaker(model, FakeNlp(), settings)
+    edit, prop = maker.make("s", SIX)
+    assert prop == llm_maker.Proposition("fact 4 holds", "fact 4 fails")
+    assert edit.error == [3, 5] and edit.contradicted == [0]
+    steps = [(row[2], row[3]) for row in maker.log]
+    assert steps[:3] == [("acts", "ok"), ("propositions", "ok"), ("relevance", "partial:6/7")]
+    rewrites = [
+        p for _, p, _ in model.prompts if p.startswith("Consider the story below:\n\n-----\n##")
+    ]
+    assert ['"fact 3 fails"' in p for p in rewrites] == [True, False]  # 3 first, then 4
+    assert ("filter", "dropped:act 1 unchanged (the proposition was not located: no contradicted "
+            "line)") in steps  # fmt: skip
+    assert steps[-1] == ("judge", "ok")  # 4 of 5 decisions say there is an error
+    assert not any(kind == "answer" for kind, *_ in model.prompts)  # no closed choice asked
+
+
+# --- which stories the makers edit (plot_holes.originals) -------------------------------------
+def merged_config(*names: str) -> dict:
+    """config/config.yaml with the named files of config/ merged over it as Snakemake merges
+    --configfile files (mappings key by key, lists replaced), validated by the schema."""
+    import yaml
+    from conftest import REPO
+
+    def merge(base: dict, over: dict) -> dict:
+        for key, value in over.items():
+            if isinstance(value, dict) and isinstance(base.get(key), dict):
+                merge(base[key], value)
+            else:
+                base[key] = value
+        return base
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    for name in names:
+        merge(config, yaml.safe_load((REPO / "config" / name).read_text()))
+    return schema_defaults(config)
+
+
+def test_the_paper_setting_edits_human_written_stories_only() -> None:
+    """config/paper.yaml: HANNA's makers edit its human stories only (the paper's originals are
+    human-written); the other corpora are human-written throughout. The default edits every
+    story, HANNA's LLM stories too."""
+    from storyflow import plan
+
+    paper = merged_config("paper.yaml")
+    assert paper["plot_holes"]["originals"] == "human"
+    assert plan.plot_holes.edited_story_types(paper, "hanna") == ["Human"]
+    assert plan.plot_holes.edited_story_types(paper, "hippocorpus") is None
+    assert plan.plot_holes.edited_story_types(paper, "books") is None
+    default = merged_config()
+    assert plan.plot_holes.edited_story_types(default, "hanna") is None
+    # the rest of the paper's procedure the brief names: every fact, reasoned relevance, the
+    # paper's detector format, three annotators, stories of at most 1,200 words
+    maker = paper["plot_holes"]["model_maker"]
+    assert (maker["max_propositions"], maker["attempts"], maker["relevance"]) == (
+        None,
+        None,
+        "reasoned",
+    )
+    assert maker["min_annotators"] == 3 and paper["plot_holes"]["max_words"] == 1200
+    assert paper["plot_holes"]["detection"]["format"] == "paper"
+    assert paper["plot_holes"]["detection"]["temperature"] == 0.5
+
+
+def test_the_controlled_maker_leaves_the_story_types_not_edited_out(nlp_full) -> None:
+    stories = pd.DataFrame(
+        {"story_id": ["h", "m"], "text": [" ".join(STORY)] * 2, "story_type": ["Human", "GPT-2"]}
+    )
+    sentences = pd.DataFrame(
+        {"story_id": ["h"] * 7 + ["m"] * 7, "sentence_idx": [*range(7)] * 2, "text": STORY * 2}
+    )
+    kwargs = {"seed": 5, "min_sentences": 6, "max_words": None, "corpus": "t"}
+    made, skipped, coverage = controlled.make_controlled(
+        sentences, stories, nlp_full, story_types=["Human"], **kwargs
+    )
+    assert set(made["story_id"]) == {"h"} and skipped["story_id"].tolist() == ["m"]
+    assert "story_type 'GPT-2' is not edited" in skipped["reason"].iloc[0]
+    assert coverage.set_index("attribute_class").loc["any", "n_eligible"] == 1
+    every, _, _ = controlled.make_controlled(sentences, stories, nlp_full, **kwargs)
+    assert set(every["story_id"]) == {"h", "m"}
+
+
+class _Files(dict):
+    """A rule's input or output as the scripts read it (attributes and ``get``)."""
+
+    __getattr__ = dict.__getitem__
+
+
+def test_the_rule_hands_max_words_and_the_edited_story_types_to_the_model_maker(
+    tmp_path, monkeypatch
+) -> None:
+    """plot_holes.max_words reaches the model maker: the rule passes it (and the story types
+    plot_holes.originals edits) as params, the script to the library, which skips a longer
+    story before asking the model (before: the rule never passed it and the maker edited every
+    story that fit its window, whatever max_words said)."""
+    from types import SimpleNamespace
+
+    from conftest import run_script
+    from test_layout import measure_rules, section
+
+    import storyflow.lm.connect as connect
+
+    params = section(measure_rules("plot_holes")["make_model_plot_holes"], "params")
+    assert 'max_words=PH["max_words"]' in params
+    assert "story_types=ph_edited_story_types" in params
+
+    model = FakeModel(lambda prompt, names: [0, 1, 0, 0], blue_car_maker("Answer: Yes"))
+    monkeypatch.setattr(connect, "open_model", lambda *args, **kwargs: model)
+    monkeypatch.setattr(connect, "job_spec", lambda *args, **kwargs: None)
+    long = [*SIX[:5], "She parks the red car " + "far " * 40 + "away."]
+    tables.STORIES.frame(
+        [("s", "Human", " ".join(SIX), "", False), ("long", "Human", " ".join(long), "", False),
+         ("llm", "GPT-2", " ".join(SIX), "", False)]
+    ).to_parquet(tmp_path / "stories.parquet")  # fmt: skip
+    tables.SENTENCES.frame(
+        [(sid, i, s) for sid, sents in (("s", SIX), ("long", long), ("llm", SIX))
+         for i, s in enumerate(sents)]
+    ).to_parquet(tmp_path / "sentences.parquet")  # fmt: skip
+    kinds = (("made", "parquet"), ("skipped", "csv"), ("attempts", "parquet"), ("sheet", "csv"))
+    out = {k: str(tmp_path / f"{k}.{ext}") for k, ext in kinds}
+    settings = defaults("plot_holes", "model_maker", prompts=MAKER_PROMPTS, max_tokens=32,
+                        judge_max_tokens=16)  # fmt: skip
+    run_script(
+        "make_model_plot_holes",
+        input=_Files(stories=str(tmp_path / "stories.parquet"),
+                     sentences=str(tmp_path / "sentences.parquet")),
+        output=_Files(out),
+        params=SimpleNamespace(model={}, settings=settings, seed=3, min_sentences=6,
+                               max_words=40, story_types=["Human"],
+                               spacy_model="en_core_web_sm"),
+        config={"models": []}, threads=1,
+    )  # fmt: skip
+    made = pd.read_parquet(out["made"])
+    skipped = pd.read_csv(out["skipped"]).set_index("story_id")["reason"]
+    assert set(made["story_id"]) == {"s"}
+    assert skipped["long"] == "longer than plot_holes.max_words (63 > 40 words)"
+    assert skipped["llm"].startswith("story_type 'GPT-2' is not edited")
+    assert pd.read_csv(out["sheet"])["annotator"].tolist() == [1, 2, 3]
+
+
+def test_the_cost_estimate_counts_the_paper_makers_steps() -> None:
+    """Every fact (max_propositions null) and every relevant one tried (attempts null): the
+    estimate assumes estimate.ASSUMED_FACTS facts; one reasoned relevance answer per story, the
+    acts question, and the judge samples of each attempt."""
+    from storyflow import estimate, plan
+
+    paper = merged_config("paper.yaml")
+    block = plan.cost.settings(paper)["hippocorpus"]["plot_holes"]["block"]
+    stories = pd.DataFrame({"n": [8, 3], "words": [100, 50], "per": [[12.5] * 8, [16] * 3]})
+    rows = list(estimate.plot_hole_rows(stories, block, {"detectors": [], "nli": [], "maker": "m"}))
+    (_, step, model, requests, _, generated) = rows[0]
+    facts = estimate.ASSUMED_FACTS
+    assert (step, model) == ("make flawed stories", "m")
+    assert requests == 1 + 1 + 1 + facts * (1 + 5)  # list, acts, scores, attempts x (rewrite + 5)
+    assert generated > facts * 5 * 4096  # every judge sample may reason up to 4,096 tokens

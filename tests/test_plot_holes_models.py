@@ -67,7 +67,9 @@ def test_detector_answers_and_the_model_maker_record(packaged_models, nlp) -> No
     maker = ModelMaker(open_model(spec, path, n_ctx=512, n_threads=2), nlp, settings)
     sentences = pd.DataFrame({"story_id": ["t"] * 4, "sentence_idx": range(4), "text": STORY})
     stories = pd.DataFrame({"story_id": ["t"], "text": [" ".join(STORY)]})
-    made, skipped, attempts = make_with_model(maker, sentences, stories, "smollm2")
+    made, skipped, attempts = make_with_model(
+        maker, sentences, stories, "smollm2", max_words=None, story_types=None
+    )
     assert len(made) // 2 + len(skipped) == 1  # the story is made or skipped with a reason
     assert attempts["step"].iloc[0] == "propositions" and attempts["output"].iloc[0]
     assert set(attempts["status"]) <= {"ok", "unparseable"} | {

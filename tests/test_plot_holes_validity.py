@@ -86,43 +86,88 @@ def test_a_configured_window_is_a_fixed_limit() -> None:
     assert detect.detect(model, items, tight)["answer_status"].tolist() == [detect.TOO_LONG]
 
 
-# --- the paper's answer format: one free-form answer, verdict and lines parsed -------------
-def test_the_paper_format_reads_the_verdict_and_the_lines_from_one_free_answer() -> None:
-    """format paper (FlawedFictions): the model reasons, then says 'Answer: Yes/No' and, after
-    a yes, the lines; p_error is 1 or 0, an answer without a verdict is neither (0.5, scored
-    as wrong), and no closed-choice question is asked."""
+# --- the paper's answer format: tagged answer, quoted lines matched to the sentences ---------
+def tagged(error: str, contradicted: str, decision: str) -> str:
+    """An answer in the paper's format (flawed_fictions.txt l. 1591-1611)."""
+    return (
+        f"<response>\n<explanation>\nThe car changes colour.\n</explanation>\n\n<error_lines>\n"
+        f"{error}\n</error_lines>\n\n<contradicted_lines>\n{contradicted}\n"
+        f"</contradicted_lines>\n\n<decision>\n{decision}\n</decision>\n</response>"
+    )
+
+
+YES = "There is a continuity error in the story concerning the colour of the car."
+
+
+def test_the_paper_format_reads_the_decision_and_matches_the_quoted_lines() -> None:
+    """format paper (FlawedFictions): the story is shown as plain text, the model quotes lines;
+    the quotes are matched to sentences and CEEval-Full asks that each set holds a true line
+    (before: numbered lines and an 'error: 6; contradicts: 1' line, not the paper's answer)."""
+    f = flawed(STORY)  # gold: error line 6, contradicted line 1
     replies = {
-        "F": "The shirt was red, later blue.\nAnswer: Yes\nerror: 6; contradicts: 1",
-        "O": "Nothing contradicts.\nAnswer: No",
-        "U": "I am not sure what to say.",
+        # right: whole sentences quoted, with list marks and curly quotes
+        "a": tagged(f"- “{f[5]}”", f'"{STORY[0]}"', YES),
+        # right: a partial quote of the error line and two contradicted lines on one line
+        "b": tagged("parked the blue car near the road", f'"{STORY[0]}" and "{STORY[1]}"', YES),
+        # a yes with the wrong lines: read, scored 0
+        "c": tagged(f"{STORY[2]}", f"{STORY[1]}", YES),
+        # quotes that are not in the story: unmatched, scored 0
+        "d": tagged("The dragon slept for a year.", f"{STORY[0]}", YES),
+        # a yes with no contradicted lines: unparseable, scored 0
+        "e": tagged(f"{f[5]}", "NA", YES),
+        # no decision at all: no verdict (p_error 0.5), scored 0
+        "g": "I am not sure what to say.",
     }
+    endings = {k: f"It rained {k}." for k in replies}
     items = tables.PLOT_HOLE_STORIES.frame(
-        [version("a", "F", flawed(STORY)), version("a", "O", STORY),
-         version("b", "F", [*flawed(STORY)[:-1], "It rained."])]
-    )  # fmt: skip
+        [version(k, "F", [*f[:-1], endings[k]]) for k in replies] + [version("o", "O", STORY)]
+    )
+    seeds = []
 
     def sample(prompt, k, settings):
-        assert settings.max_tokens == 300 and settings.temperature == 0
-        if "It rained." in prompt:
-            return [replies["U"]]
-        return [replies["F" if "blue" in prompt else "O"]]
+        assert settings.max_tokens == 300 and settings.temperature == 0.5
+        assert prompt.startswith("D <story>") and "\n1. " not in prompt  # plain, not numbered
+        seeds.append(settings.seed)
+        story = next((s for s, end in endings.items() if end in prompt), None)
+        return [replies[story] if story else tagged("NA", "NA", "No continuity error found")]
 
     model = FakeModel(sample_fn=sample)
-    settings = detector(format="paper", detect="D {story} {format}", reasoning_tokens=300)
+    settings = detector(
+        format="paper", detect="D <story>{story}</story>", reasoning_tokens=300, temperature=0.5,
+        seed=7,
+    )  # fmt: skip
     assert settings.classify is None and settings.max_tokens is None  # the closed format's keys
-    answers = detect.detect(model, items, settings).set_index("item_id")
+    answers = detect.detect(model, items, settings).set_index("story_id")
     assert {kind for kind, *_ in model.prompts} == {"sample"}  # no closed choice asked
-    found = answers.loc["a:controlled:F"]
-    assert (found["p_error"], list(found["pred_error"]), list(found["pred_contr"])) == (
-        1.0,
-        [6],
-        [1],
-    )
-    assert found["answer_status"] == "ok" and found["ceeval"] == 1
-    assert answers.loc["a:controlled:O", "p_error"] == 0.0
-    assert answers.loc["a:controlled:O", "ceeval"] == 1
-    unsure = answers.loc["b:controlled:F"]
-    assert (unsure["p_error"], unsure["answer_status"], unsure["ceeval"]) == (0.5, "unparseable", 0)
+    assert len(set(seeds)) == len(seeds) == 7  # seeded per story text
+    got = answers[["p_error", "answer_status", "ceeval"]].to_dict("index")
+    lines = {k: (list(r.pred_error), list(r.pred_contr)) for k, r in answers.iterrows()}
+    assert got["a"] == {"p_error": 1.0, "answer_status": "ok", "ceeval": 1}
+    assert lines["a"] == ([6], [1])
+    assert got["b"] == {"p_error": 1.0, "answer_status": "ok", "ceeval": 1}
+    assert lines["b"] == ([6], [1, 2])
+    assert got["c"] == {"p_error": 1.0, "answer_status": "ok", "ceeval": 0}
+    assert lines["c"] == ([3], [2])
+    assert got["d"] == {"p_error": 1.0, "answer_status": "unmatched", "ceeval": 0}
+    assert got["e"] == {"p_error": 1.0, "answer_status": "unparseable", "ceeval": 0}
+    assert got["g"] == {"p_error": 0.5, "answer_status": "unparseable", "ceeval": 0}
+    assert got["o"] == {"p_error": 0.0, "answer_status": "not_asked", "ceeval": 1}
+    # the unmatched quote counts as unparseable in the scores (n_unparseable) and under the
+    # exclude policy leaves with its story
+    made = items.assign(maker="controlled")
+    row = scoring.scores_table(answers.reset_index(), made, "t", confidence=0.95, seed=1)
+    assert row.set_index("detector").loc["fake", "n_unparseable"] == 3
+
+
+def test_the_paper_decision_reads_the_paper_sentences() -> None:
+    from storyflow.measures.plot_holes import ceeval
+
+    assert ceeval.paper_decision(tagged("x", "y", "No continuity error found")) == "no"
+    assert ceeval.paper_decision(tagged("x", "y", "The story has no continuity errors.")) == "no"
+    assert ceeval.paper_decision(tagged("x", "y", YES)) == "yes"
+    # no decision tag: the decision sentence anywhere, else no verdict
+    assert ceeval.paper_decision('Hence my answer is "No continuity error found"') == "no"
+    assert ceeval.paper_decision("The lines are inconsistent.") is None
 
 
 def test_the_detector_params_hold_only_the_keys_of_the_configured_format() -> None:
@@ -130,19 +175,20 @@ def test_the_detector_params_hold_only_the_keys_of_the_configured_format() -> No
 
     config = {
         "plot_holes": {
+            "seed": 11,
             "prompts": {"classify": "C", "localize": "L", "detect": "D"},
             "detection": {"format": "closed", "threshold": 0.5, "max_tokens": 24,
-                          "reasoning_tokens": 512, "n_ctx": None, "surprisal_z": 2.0},
+                          "reasoning_tokens": 512, "temperature": 0.5, "n_ctx": None,
+                          "surprisal_z": 2.0},
         }
     }  # fmt: skip
     closed = plan.plot_holes.detector_settings(config)
     assert set(closed["prompts"]) == {"classify", "localize"}
-    assert (
-        "reasoning_tokens" not in closed["detection"] and "surprisal_z" not in closed["detection"]
-    )
+    assert not {"reasoning_tokens", "surprisal_z", "temperature", "seed"} & set(closed["detection"])
     config["plot_holes"]["detection"]["format"] = "paper"
     paper = plan.plot_holes.detector_settings(config)
     assert set(paper["prompts"]) == {"detect"} and paper["detection"]["reasoning_tokens"] == 512
+    assert (paper["detection"]["temperature"], paper["detection"]["seed"]) == (0.5, 11)
     assert detect.DetectorSettings.from_config(paper).detect == "D"
 
 

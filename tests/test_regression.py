@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import shutil
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from conftest import run_script
 from scipy import stats
 
-from storyflow import lmer
+from storyflow import lmer, plan
 from storyflow.errors import StoryflowError
 from storyflow.figures.regression import plot_coefficients
 from storyflow.measures.sequentiality import regression
@@ -292,6 +293,66 @@ def test_story_level_narrative_sense_enters_as_a_z_scored_covariate() -> None:
         "narrative_sense"
         not in regression.build_design(plain, regression.Spec("gain", "1"), ["m1", "m2"]).formula
     )
+
+
+# --- which corpora and models the regressions use (regression.corpora, regression.models) ----
+
+
+def with_models(config: dict, *names: str, instruct: str = "") -> dict:
+    cfg = copy.deepcopy(config)
+    cfg["models"] = [{"name": n, "roles": ["sequentiality"], "source": {}} for n in names]
+    if instruct:
+        cfg["models"].append({"name": instruct, "roles": ["sequentiality"], "source": {}})
+    cfg["models"].append({"name": "reader", "roles": ["fabula_entropy.reader"], "source": {}})
+    return cfg
+
+
+def test_regression_models_default_to_every_sequentiality_model(default_config: dict) -> None:
+    cfg = with_models(default_config, "base-a", "base-b", instruct="chat-c")
+    assert plan.sequentiality.regression_models(cfg) == ["base-a", "base-b", "chat-c"]
+    # the paper's fits: the base models only, in config order whatever the key's order
+    cfg["regression"]["models"] = ["base-b", "base-a"]
+    assert plan.sequentiality.regression_models(cfg) == ["base-a", "base-b"]
+    cfg["regression"]["models"] = ["reader"]
+    with pytest.raises(StoryflowError, match=r"regression\.models names reader, which score"):
+        plan.sequentiality.regression_models(cfg)
+    cfg["regression"]["models"] = ["nobody"]
+    with pytest.raises(StoryflowError, match=r"regression\.models names unknown model"):
+        plan.sequentiality.regression_models(cfg)
+
+
+def test_regression_corpora_plan_covariates_and_fits(default_config: dict) -> None:
+    outputs = plan.sequentiality.final_outputs(default_config)
+    fitted = [o for o in outputs if "regression_coefficients.csv" in o]
+    assert fitted == ["results/hippocorpus/sequentiality/tables/regression_coefficients.csv"]
+    cfg = copy.deepcopy(default_config)
+    cfg["regression"]["corpora"] = ["hippocorpus", "books"]
+    outputs = plan.sequentiality.final_outputs(cfg)
+    for corpus in ("hippocorpus", "books"):
+        assert f"results/{corpus}/sequentiality/covariates.parquet" in outputs
+        assert f"results/{corpus}/sequentiality/figures/regression_coefficients.png" in outputs
+    cfg["books"]["enabled"] = False
+    with pytest.raises(StoryflowError, match=r"regression\.corpora names books, not a corpus"):
+        plan.sequentiality.final_outputs(cfg)
+    cfg["regression"]["enabled"] = False
+    assert plan.sequentiality.regression_corpora(cfg) == []
+    assert not [o for o in plan.sequentiality.final_outputs(cfg) if "regression" in o]
+
+
+def test_the_paper_config_fits_eq_7_and_8_without_narrative_sense() -> None:
+    """Fiction Flows Eq. 7/8 (l. 416-422) have no narrative-sense term; paper.yaml fits the base
+    models of Table 1 only (the instruct variants of Tables A7-A9 are scored, not fitted)."""
+    import yaml
+
+    paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
+    assert paper["regression"]["narrative_sense"] is False
+    variants = {m["name"]: m.get("variant", "base") for m in paper["models"]}
+    assert {variants[name] for name in paper["regression"]["models"]} == {"base"}
+    instruct = [
+        m["name"] for m in paper["models"]
+        if m.get("variant") == "instruct" and "sequentiality" in m.get("roles", ["sequentiality"])
+    ]  # fmt: skip
+    assert len(instruct) == 5  # Llama3-I, Mistral3-I, Qwen3:8b-I, Qwen3:sm-I, smoLLM-I
 
 
 @needs_r

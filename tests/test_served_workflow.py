@@ -26,6 +26,7 @@ import yaml
 from conftest import model_entry
 from test_http_backend import llama_cpp_server
 from test_reruns import parse_jobs
+from test_tokenizer import smollm2_folder, smollm2_gguf  # noqa: F401 (fixtures)
 
 from storyflow import tables
 from storyflow.lm.connect import job_spec, open_model
@@ -95,7 +96,9 @@ def test_a_served_model_is_never_materialised_nor_scored(snakemake, tmp_path: Pa
     """Dry run of the whole workflow: the served model gets every language-model job of its
     roles, none reads a GGUF, and it is neither materialised nor scored for NLL (it was: a
     server source was planned for both, and the run stopped at materialize_model)."""
-    config = served_config(tmp_path / "served.yaml", "http://127.0.0.1:9/v1", "smollm2.gguf")
+    # the tokenizer as a hub id: nothing is fetched (nor any path checked but its form) to plan
+    hub_id = "HuggingFaceTB/SmolLM2-135M-Instruct"
+    config = served_config(tmp_path / "served.yaml", "http://127.0.0.1:9/v1", hub_id)
     result = snakemake(tmp_path / "run", "--dry-run", configfiles=[config])
     jobs = parse_jobs(result.stdout)
     assert jobs, result.stdout[-3000:]
@@ -133,6 +136,26 @@ def test_a_served_model_is_never_materialised_nor_scored(snakemake, tmp_path: Pa
             assert (gguf[LOCAL] in inputs) == (job["wc_judge"] == LOCAL), job
         else:
             assert (gguf[LOCAL] in inputs) == (job["wc_model"] == LOCAL), job
+
+
+def test_a_served_model_plans_with_its_hugging_face_tokenizer(
+    snakemake,
+    smollm2_folder: Path,  # noqa: F811 (the fixture imported above)
+    tmp_path: Path,
+) -> None:
+    """The served model's tokenizer as a Hugging Face folder (SmolLM2's, built from its GGUF:
+    tests/test_tokenizer.py), no server running: the run's cost estimate is written and the
+    tension cuts (token counts of every sentence, the cut positions and the stories left out
+    for length) equal those of the same model counted from its local GGUF."""
+    config = served_config(tmp_path / "served.yaml", "http://127.0.0.1:9/v1", smollm2_folder)
+    cuts = [f"results/{CORPUS}/tension/cuts/{m}.parquet" for m in (LOCAL, SERVED)]
+    snakemake(tmp_path / "run", "--cores", "2", configfiles=[config],
+              targets=[*cuts, "results/lm_cost.csv"])  # fmt: skip
+    local, served = (tables.read(tables.TENSION_CUTS, tmp_path / "run" / c) for c in cuts)
+    assert len(served) > 0 and set(served["unit"]) == {"tokens"}
+    assert served.drop(columns="model").equals(local.drop(columns="model"))
+    cost = pd.read_csv(tmp_path / "run" / "results" / "lm_cost.csv")
+    assert {LOCAL, SERVED} <= set(cost["model"])
 
 
 # --- the run through a llama.cpp server (slow) ----------------------------------------------

@@ -17,6 +17,7 @@ from storyflow.errors import StoryflowError
 from storyflow.measures.tension import calibration, compare, curves, cuts, forecast, judges
 from storyflow.measures.tension import validity as tension_validity
 
+REPO = Path(__file__).resolve().parents[1]
 WORDS10 = "one two three four five six seven eight nine ten"
 
 
@@ -61,6 +62,29 @@ def test_cuts_keep_pct_window_and_the_papers_minimum_context() -> None:
     # min_words 0 switches the rule off: the first position is kept too
     every = cuts.story_cuts(sentences, n_tokens, cut_settings(min_words=0))[0]
     assert [i for i, _, _ in every] == [0, 1, 2, 3]
+
+
+def test_the_paper_config_keeps_positions_with_10_to_99_percent_of_the_tokens() -> None:
+    """Sui et al. Eq. 7: P = {i: 10% <= pct(i) <= 99%}. config/paper.yaml's tension.cuts (over
+    the schema's defaults) keeps exactly those positions that have their minimum context, every
+    one of them; the window it had before (0-1) also kept 5%, 99.5% and 99.9%."""
+    import yaml
+
+    paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())["tension"]["cuts"]
+    settings = cut_settings(**paper)
+    assert (settings.min_pct, settings.max_pct, settings.max_cuts) == (0.10, 0.99, None)
+    sentences = [WORDS10 + "."] * 6
+    n_tokens = [20, 30, 900, 45, 4, 1]  # 1,000 tokens: pct .02 .05 .95 .995 .999 (1.0)
+    kept, _ = cuts.story_cuts(sentences, n_tokens, settings)
+    # position 1 has no preceding sentence; .05 is under 10 %, .995 and .999 over 99 %
+    assert kept == [(2, 0.95, 950)]
+    whole, _ = cuts.story_cuts(
+        sentences, n_tokens, cut_settings(**{**paper, "min_pct": 0.0, "max_pct": 1.0})
+    )
+    assert [pct for _, pct, _ in whole] == [0.05, 0.95, 0.995, 0.999]
+    # the bounds are inclusive: exactly 10 % and 99 % revealed are kept
+    edge, _ = cuts.story_cuts(sentences, [50, 50, 890, 9, 1, 0], settings)
+    assert [pct for _, pct, _ in edge] == pytest.approx([0.10, 0.99])
 
 
 def test_cuts_cap_is_evenly_spaced() -> None:
@@ -113,12 +137,43 @@ def judgments(matches: list[object], cut: int = 0) -> pd.DataFrame:
     )  # fmt: skip
 
 
-def test_no_rate_counts_misses_over_judged_endings() -> None:
+def test_no_rate_divides_by_k_and_counts_an_ending_without_a_verdict_as_a_miss() -> None:
+    """Sui et al. Eq. 4: no-rate = 1 - (1/K) sum_k j_k with j = 1 only for a match, so the
+    denominator is every sampled ending and an ending with no verdict (j = 0) is a miss; the
+    judged-only share, storyflow's old no-rate, is its own column."""
     rates = curves.cut_no_rates(judgments([True, False, False, None]))
     row = rates.iloc[0]
     assert (row.n_samples, row.n_judged, row.n_no, row.n_unjudged) == (4, 3, 2, 1)
-    assert row.no_rate == pytest.approx(2 / 3)
-    assert math.isnan(curves.cut_no_rates(judgments([None, None])).iloc[0].no_rate)
+    assert row.no_rate == pytest.approx(1 - 1 / 4)  # one match of K = 4 (was 2 / 3)
+    assert row.no_rate_judged == pytest.approx(2 / 3)
+    nothing = curves.cut_no_rates(judgments([None, None])).iloc[0]
+    assert nothing.no_rate == 1.0 and math.isnan(nothing.no_rate_judged)
+    # every ending judged: the two agree
+    full = curves.cut_no_rates(judgments([True, False, True, True, False])).iloc[0]
+    assert full.no_rate == full.no_rate_judged == pytest.approx(2 / 5)
+
+
+def test_story_statistics_rest_on_the_papers_no_rate() -> None:
+    """Three cuts whose no-rates differ between the two denominators: the story's no-rate, late
+    no-rate and peaks are the paper's; no_rate_judged averages the judged-only shares."""
+    verdicts = pd.concat(
+        [
+            judgments([True, None], cut=0),  # paper 0.5, judged-only 0.0
+            judgments([False, True], cut=1),  # 0.5 and 0.5
+            judgments([None, None], cut=2),  # 1.0 and NaN
+            judgments([True, True], cut=3),  # 0.0 and 0.0
+        ]
+    )
+    verdicts["pct"] = np.repeat([0.2, 0.5, 0.85, 0.95], 2)
+    rates = curves.cut_no_rates(verdicts)
+    assert rates["no_rate"].tolist() == [0.5, 0.5, 1.0, 0.0]
+    story = curves.story_statistics(rates, curve_settings()).iloc[0]
+    assert story["n_cuts"] == 4 and story["n_unjudged"] == 3
+    assert story["no_rate"] == pytest.approx(2.0 / 4)  # judged-only curve: (0 + 0.5 + 0) / 3
+    assert story["no_rate_judged"] == pytest.approx(0.5 / 3)
+    assert story["late_no_rate"] == pytest.approx(0.5)  # cuts at 0.85 and 0.95: (1 + 0) / 2
+    # cut 2 (1.0) is a peak above 0.5 and 0.0: (0 - 1) / 1 = -100 %
+    assert story["post_spike_convergence"] == pytest.approx(-100.0)
 
 
 def test_vertex_angle() -> None:
@@ -478,8 +533,12 @@ def test_figures_draw_the_example_stories_and_every_table(tmp_path) -> None:
     for sid, group, n in [("a", "x", 3), ("b", "x", 5), ("c", "y", 4)]:
         for cut in range(n):
             rows.append((sid, group, "m", cut, cut, (cut + 1) / (n + 1), "j", 4, 4, cut % 2, 0))
-    frame = pd.DataFrame(rows, columns=[c for c in tables.TENSION_CURVES.names if c != "no_rate"])
-    rates = tables.TENSION_CURVES.frame(frame.assign(no_rate=frame["n_no"] / frame["n_judged"]))
+    rate_columns = ("no_rate", "no_rate_judged")
+    frame = pd.DataFrame(
+        rows, columns=[c for c in tables.TENSION_CURVES.names if c not in rate_columns]
+    )
+    share = frame["n_no"] / frame["n_judged"]
+    rates = tables.TENSION_CURVES.frame(frame.assign(no_rate=share, no_rate_judged=share))
     assert figures.example_stories(rates) == ["b", "c"]  # the most cuts per group
     stats = curves.story_statistics(rates, curve_settings())
     groups = compare.group_means(stats, 4, intervals(min_group_size=2))

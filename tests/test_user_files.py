@@ -67,23 +67,96 @@ def test_the_config_checker_runs_on_files_given_with_configfile(tmp_path: Path) 
     assert result.returncode == 1 and f"{bad}, line 3" in result.stderr
 
 
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "said"),
+    [
+        ("tension:\n  k: 0\n", "tension.k = 0", "must be an integer ≥ 1"),
+        ("tension:\n  kk: 3\n", "unknown key tension.kk", "did you mean tension.k?"),
+        ("nll:\n  max_history: nine\n", 'nll.max_history = "nine"', "is a text (string), but"),
+        ("tensoin:\n  k: 3\n", "unknown key tensoin", "did you mean tension?"),
+    ],
+    ids=["below-minimum", "unknown-key", "string-for-integer", "unknown-top-level-key"],
+)
+def test_a_config_schema_mistake_is_one_line_naming_the_key_not_the_schema(
+    snakemake, tmp_path: Path, text: str, key: str, said: str
+) -> None:
+    """A real dry run: Snakemake's own message would print the schema node (for an unknown
+    top-level key the whole schema, 8,000 lines); storyflow's names the key, its value, the file
+    that set it, what is allowed and the fix, in one line."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(text)
+    result = snakemake(tmp_path / "work", "-n", configfiles=[mine], check=False)
+    assert result.returncode == 1
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    problem = next(line for line in lines if line.startswith("storyflow: config: "))
+    assert key in problem and said in problem and f"(in {mine})" in problem, problem
+    assert "Fix:" in problem
+    assert len(lines) <= 3, result.stdout[-3000:]  # Snakemake's dump: 12 to 8,000 lines
+    for dump in ("Failed validating", "On instance", "$schema", "'description':", "Traceback"):
+        assert dump not in result.stdout
+
+
+def test_the_schema_check_fills_the_defaults_exactly_as_snakemake_does() -> None:
+    """storyflow validates the config itself (for its messages); the defaults it fills must be
+    Snakemake's validate's, to the value, for every config file and test config merged over
+    the default as the workflow merges them."""
+    import copy
+
+    import yaml
+    from snakemake.utils import update_config, validate
+
+    from storyflow.config_files import schema_problem
+
+    default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    tiny = yaml.safe_load((REPO / "tests" / "config" / "tiny.yaml").read_text())
+    merged = {
+        "config.yaml": default,
+        "paper.yaml": yaml.safe_load((REPO / "config" / "paper.yaml").read_text()),
+    }
+    for path in sorted((REPO / "tests" / "config").glob("*.yaml")):
+        config = copy.deepcopy(default)
+        update_config(config, tiny)
+        update_config(config, yaml.safe_load(path.read_text()) or {})
+        merged[path.name] = config
+    for name, config in merged.items():
+        theirs, ours = copy.deepcopy(config), copy.deepcopy(config)
+        validate(theirs, str(SCHEMA))
+        assert schema_problem(ours, SCHEMA) is None, name
+        assert ours == theirs, name
+        assert ours != config, name  # defaults were filled in
+    bare: dict = {"models": default["models"]}
+    assert schema_problem(bare, SCHEMA) is None
+    assert bare["tension"]["k"] == 100 and bare["nll"]["max_history"] == 9  # the schema's
+
+
 # --- the review sheet -------------------------------------------------------------------------
-MADE = pd.DataFrame({"story_id": ["s1", "s2"], "version": ["F", "F"]})
+MADE = pd.DataFrame(
+    {
+        "story_id": ["s1", "s2"],
+        "version": ["F", "F"],
+        "n_sentences": [6, 6],
+        "error_lines": [[5], [4]],
+        "contr_lines": [[1], [2]],
+    }
+)
 
 
 def test_a_review_sheet_in_another_encoding_or_delimiter_or_empty_says_so(tmp_path) -> None:
     sheet = tmp_path / "sheet.csv"
     sheet.write_bytes(b"story_id,verdict,note\ns1,yes," + LATIN1 + b"\n")
     with pytest.raises(InputDataError, match=r"sheet.csv, row 2: the file is not UTF-8"):
-        review.read_verdicts(sheet, MADE)
+        review.read_reviews(sheet, MADE, 1)
     sheet.write_text("story_id;verdict\ns1;yes\n")
     with pytest.raises(InputDataError, match=r"row 1: the header is separated by semicolon"):
-        review.read_verdicts(sheet, MADE)
+        review.read_reviews(sheet, MADE, 1)
     sheet.write_text("story_id,verdict\n")
     with pytest.raises(InputDataError, match=r"row 2: no data rows.*one row per reviewed story"):
-        review.read_verdicts(sheet, MADE)
+        review.read_reviews(sheet, MADE, 1)
     sheet.write_text("story_id,verdict\ns1,yes\n")
-    assert review.read_verdicts(sheet, MADE) == {"s1": "yes"}
+    assert review.read_reviews(sheet, MADE, 1) == {"s1": review.Review("yes", 1, 1, (5,), (1,))}
 
 
 # --- FlawedFictions files ---------------------------------------------------------------------
@@ -117,3 +190,22 @@ def test_an_antonym_lexicon_in_another_encoding_names_the_line(tmp_path: Path) -
     lexicon.write_text("word,antonym,pos\nhot,cold,ADJ\n")
     with pytest.raises(StoryflowError, match="missing columns"):
         load_antonyms(lexicon)
+
+
+def test_the_other_user_files_share_the_byte_order_mark_reading(tmp_path: Path) -> None:
+    """Lexicons, review sheets and FlawedFictions files are read by the corpora's decoder
+    (storyflow.corpora.base.decode_text): UTF-16 with a byte-order mark is read; without one it
+    is named as UTF-16, with the iconv command, not taken for Windows-1252."""
+    lexicon = tmp_path / "antonyms.tsv"
+    lexicon.write_bytes("\ufeff# mine\nword\tantonym\tpos\nhot\tcold\tADJ\n".encode("utf-16-le"))
+    assert load_antonyms(lexicon)[("hot", "ADJ")] == ["cold"]
+    sheet, twin = tmp_path / "sheet.csv", tmp_path / "utf8.csv"
+    sheet.write_bytes("\ufeffstory_id,verdict\ns1,yes\n".encode("utf-16-be"))
+    twin.write_text("story_id,verdict\ns1,yes\n", encoding="utf-8")
+    assert review.read_reviews(sheet, MADE, 1) == review.read_reviews(twin, MADE, 1) != {}
+    lines = tmp_path / "ff.jsonl"
+    lines.write_bytes('{"story": "A.", "cont_error": false}\n'.encode("utf-16-le"))
+    with pytest.raises(InputDataError) as err:
+        benchmark._records(lines)
+    assert "looks like UTF-16LE text without a byte-order mark" in str(err.value)
+    assert "iconv -f UTF-16LE -t UTF-8 ff.jsonl > utf8-ff.jsonl" in str(err.value)

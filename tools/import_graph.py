@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "measures.fabula_entropy",
         ),
     ),
-    ("comparison", ("comparison",)),
+    ("comparison and replication", ("comparison", "replication")),
     ("figures and planning", ("figures", "plan", "estimate")),
 ]
 

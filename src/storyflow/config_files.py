@@ -7,12 +7,22 @@ both, with the parser's cause and the usual fix; the Snakefile checks its own co
 ``--configfile`` can be checked the same way::
 
     .venv/bin/python -m storyflow.config_files my_config.yaml
+
+The merged config is then checked against the config schema by :func:`schema_problem`, which
+fills the schema's defaults as Snakemake's ``validate`` does and phrases a violation in one
+line: the key, its value, what is allowed and the fix (Snakemake's own message prints the whole
+schema node, for an unknown top-level key the whole schema).
 """
 
 from __future__ import annotations
 
+import copy
+import difflib
+import json
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -63,6 +73,253 @@ def yaml_problem(path: str | Path) -> str | None:
 def exit_on_yaml_problem(path: str | Path) -> None:
     """Stop with :func:`yaml_problem`'s message (no traceback) if ``path`` has one."""
     problem = yaml_problem(path)
+    if problem is not None:
+        print(f"storyflow: {problem}", file=sys.stderr)
+        sys.exit(1)
+
+
+# --- the schema ---------------------------------------------------------------------------------
+
+#: A config's sources in merge order: (where it comes from, its mapping), e.g.
+#: ``("config/config.yaml", {...})``; the last that sets a key is named in messages.
+Sources = Sequence[tuple[str, Mapping[str, Any]]]
+
+#: The label of the command line's ``--config`` values among the sources.
+COMMAND_LINE = "--config"
+
+_TYPE_WORDS = {
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a text (string)",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "a block of keys",
+    "null": "null",
+}
+
+
+def _filling_validator(schema: Mapping[str, Any]) -> Any:
+    """A Draft 2020-12 validator of ``schema`` that, like Snakemake's ``validate``, sets each
+    property's schema ``default`` on the instance before checking the properties (a copy of the
+    default: the config never shares an object with the schema)."""
+    from jsonschema import Draft202012Validator, validators
+
+    check_properties = Draft202012Validator.VALIDATORS["properties"]
+
+    def set_defaults(validator: Any, properties: Any, instance: Any, schema: Any) -> Any:
+        if isinstance(instance, dict):
+            for name, subschema in properties.items():
+                if "default" in subschema:
+                    instance.setdefault(name, copy.deepcopy(subschema["default"]))
+        yield from check_properties(validator, properties, instance, schema)
+
+    return validators.extend(Draft202012Validator, {"properties": set_defaults})(schema)
+
+
+def schema_problem(
+    config: dict[str, Any], schema_path: str | Path, sources: Sources = ()
+) -> str | None:
+    """Check ``config`` against the JSON schema at ``schema_path``, filling the schema's defaults
+    into it in place (as Snakemake's ``validate`` does: the same validator, the same defaults).
+
+    Returns None when it is valid, else one message for the user: the key path
+    (``tension.k``, ``models[2].source``), its value and the file that set it (the last of
+    ``sources`` holding the key), what the schema allows (type, range, choices, the key's
+    description and default) and the fix; an unknown key is named with the keys its block
+    takes and the nearest spelling. When several keys are wrong the others are listed by path.
+    """
+    from jsonschema.exceptions import best_match
+
+    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    errors = list(_filling_validator(schema).iter_errors(config))
+    if not errors:
+        return None
+    first = best_match(errors)
+    message = _phrase(first, sources)
+    others = sorted({_key(e.absolute_path) or "the top level" for e in errors if e is not first})
+    others = [o for o in others if o != (_key(first.absolute_path) or "the top level")]
+    if others:
+        message += f" (also wrong: {', '.join(others[:5])}{' ...' if len(others) > 5 else ''})"
+    return message
+
+
+def _key(path: Iterable[Any]) -> str:
+    """``tension.k``, ``models[2].source``: a config key path as the user writes it."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _child(parent: str, key: str) -> str:
+    return f"{parent}.{key}" if parent else key
+
+
+def _show(value: Any) -> str:
+    """A value as a config file writes it (JSON-like), cut at 60 characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a text (string)"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a block of keys"
+    return "null" if value is None else type(value).__name__
+
+
+def _allowed(schema: Any) -> str:
+    """What ``schema`` accepts, in words: ``an integer ≥ 1``, ``one of "a", "b"``, ..."""
+    if not isinstance(schema, dict):
+        return "nothing" if schema is False else "anything"
+    for combined in ("oneOf", "anyOf"):
+        if combined in schema:
+            return " or ".join(dict.fromkeys(_allowed(s) for s in schema[combined]))
+    if "enum" in schema:
+        return "one of " + ", ".join(_show(v) for v in schema["enum"])
+    if "const" in schema:
+        return f"exactly {_show(schema['const'])}"
+    kinds = schema.get("type", [])
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+    words = " or ".join(_TYPE_WORDS.get(k, k) for k in kinds) or "a value"
+    bounds = [
+        f"{sign} {schema[key]}"
+        for key, sign in (
+            ("minimum", "≥"),
+            ("exclusiveMinimum", ">"),
+            ("maximum", "≤"),
+            ("exclusiveMaximum", "<"),
+        )
+        if key in schema
+    ]
+    if "minItems" in schema:
+        bounds.append(f"of at least {schema['minItems']} item(s)")
+    if schema.get("uniqueItems"):
+        bounds.append("without repeats")
+    if isinstance(schema.get("items"), dict):
+        bounds.append(f"of {_allowed(schema['items'])}")
+    if "minLength" in schema:
+        bounds.append(f"of at least {schema['minLength']} character(s)")
+    if "pattern" in schema:
+        bounds.append(f"matching {schema['pattern']}")
+    return " ".join([words, *bounds])
+
+
+def _about(schema: Any) -> str:
+    """The key's description (first sentence) and default, in brackets; empty when none."""
+    if not isinstance(schema, dict):
+        return ""
+    parts = []
+    description = " ".join(str(schema.get("description", "")).split())
+    if description:
+        sentence = description.split(". ")[0].rstrip(".")
+        parts.append(sentence if len(sentence) <= 100 else sentence[:97] + "...")
+    if "default" in schema:
+        parts.append(f"default {_show(schema['default'])}")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def _origin(path: Sequence[Any], sources: Sources) -> str:
+    """`` (in my.yaml)``: the last source that sets ``path``; empty when none does (a default)."""
+    found = ""
+    for label, mapping in sources:
+        node: Any = mapping
+        for part in path:
+            in_list = isinstance(part, int) and isinstance(node, list) and part < len(node)
+            if not (in_list or (isinstance(node, dict) and part in node)):
+                break
+            node = node[part]
+        else:
+            found = label
+    return f" (in {found})" if found else ""
+
+
+#: Keywords whose failure :func:`_allowed` says in full (no need for jsonschema's words).
+_SAID_BY_ALLOWED = (
+    "type",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "oneOf",
+    "anyOf",
+)
+
+
+def _phrase(error: Any, sources: Sources) -> str:
+    """One message for a jsonschema ``ValidationError``: key, value, origin, allowed, fix."""
+    path = list(error.absolute_path)
+    key = _key(path) or "the config"
+    value, keyword, schema = error.instance, error.validator, error.schema
+    if keyword == "additionalProperties" and isinstance(value, dict):
+        known = list(schema.get("properties", {}))
+        name = str(next((k for k in value if k not in known), "?"))
+        near = difflib.get_close_matches(name, known, n=1)
+        guess = f"; did you mean {_child(_key(path), near[0])}?" if near else "."
+        return (
+            f"config: unknown key {_child(_key(path), name)}{_origin([*path, name], sources)}"
+            f"{guess} {_key(path) or 'The top level'} takes: {', '.join(known)}. Fix: correct "
+            "the key's spelling or remove it (workflow/schemas/config.schema.yaml describes "
+            "every key)"
+        )
+    if keyword == "required" and isinstance(value, dict):
+        missing = next((k for k in error.validator_value if k not in value), "?")
+        about = _about(schema.get("properties", {}).get(missing))
+        where = _origin(path, sources) if path else ""  # the top level is in every file
+        return (
+            f"config: {key}{where} lacks the required key {missing!r}{about}. Fix: add the key "
+            f"{_child(_key(path), missing)}"
+        )
+    allowed = _allowed(schema)
+    if keyword == "type":
+        problem = f"is {_kind(value)}, but it must be {allowed}"
+    elif keyword in _SAID_BY_ALLOWED:
+        problem = f"is not allowed: it must be {allowed}"
+    else:
+        said = error.message if len(error.message) <= 120 else error.message[:117] + "..."
+        problem = f"is not allowed ({said}): it must be {allowed}"
+    if keyword == "type" and isinstance(value, str) and COMMAND_LINE in _origin(path, sources):
+        fix = (
+            f"Snakemake reads values nested in --config as text; set {key} in a file given "
+            "with --configfile instead"
+        )
+    elif keyword == "type" and isinstance(value, str) and _parses_as_number(value):
+        fix = f"write the number without quotes ({path[-1]}: {value})"
+    else:
+        fix = f"give {key} {allowed}"
+        if isinstance(schema, dict) and "default" in schema:
+            fix += ", or remove it to take the default"
+    where = _origin(path, sources)
+    return f"config: {key} = {_show(value)}{where} {problem}{_about(schema)}. Fix: {fix}"
+
+
+def _parses_as_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def exit_on_schema_problem(
+    config: dict[str, Any], schema_path: str | Path, sources: Sources = ()
+) -> None:
+    """Fill ``config``'s defaults; stop with :func:`schema_problem`'s message (no traceback)."""
+    problem = schema_problem(config, schema_path, sources)
     if problem is not None:
         print(f"storyflow: {problem}", file=sys.stderr)
         sys.exit(1)

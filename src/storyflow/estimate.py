@@ -92,11 +92,18 @@ def fabula_entropy_rows(stories: pd.DataFrame, items: Mapping[str, Any], readers
         yield ("fabula_entropy", "answer questions", reader, requests, prompt, 0.0)
 
 
+#: Facts per story the cost estimate assumes when the model maker keeps every fact of act 1
+#: (``plot_holes.model_maker.max_propositions: null``), whose number is known only after it ran.
+ASSUMED_FACTS = 10
+
+
 def plot_hole_rows(stories: pd.DataFrame, block: Mapping[str, Any], models: Mapping[str, Any]):
     """Detection (every story shown, and a flawed version of each: an upper bound), the NLI
     baseline's sentence pairs and the model maker's steps, on the stories the stage edits."""
+    cap = block["max_words"]
     fits = stories[
-        (stories["n"] >= block["min_sentences"]) & (stories["words"] <= block["max_words"])
+        (stories["n"] >= block["min_sentences"])
+        & (stories["words"] <= (np.inf if cap is None else cap))
     ]
     words = float(fits["words"].sum())
     shown = 2 * len(fits)
@@ -119,10 +126,15 @@ def plot_hole_rows(stories: pd.DataFrame, block: Mapping[str, Any], models: Mapp
     maker = models["maker"]
     if maker:
         m = block["model_maker"]
-        steps = 1 + int(m["max_propositions"]) + int(m["attempts"]) * (1 + int(m["judge_samples"]))
+        # null = every fact of act 1 (the paper): the lists' length is unknown before the run
+        facts = int(m["max_propositions"] or ASSUMED_FACTS)
+        attempts = int(m["attempts"] or facts)
+        relevance = 1 if m["relevance"] == "reasoned" else facts
+        steps = 1 + int(m["acts"] == "model") + relevance + attempts * (1 + int(m["judge_samples"]))
         story = _tokens(words)
         prompt = story * steps
-        gen = len(fits) * int(m["max_tokens"]) + int(m["attempts"]) * (
+        answers = 1 + int(m["relevance"] == "reasoned")  # the list, and the reasoned scores
+        gen = len(fits) * answers * int(m["max_tokens"]) + attempts * (
             1.25 * story + len(fits) * (64 + int(m["judge_samples"]) * int(m["judge_max_tokens"]))
         )
         yield ("plot_holes", "make flawed stories", maker, len(fits) * steps, prompt, gen)

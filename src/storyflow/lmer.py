@@ -8,11 +8,13 @@ p-values) with every warning and message R gave. Measures build their designs an
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -54,7 +56,22 @@ def _import_robjects() -> Any:
         os.environ.pop("LD_LIBRARY_PATH", None)
     else:
         os.environ["LD_LIBRARY_PATH"] = library_path
+    _quiet_exit_once()
     return ro
+
+
+@cache
+def _quiet_exit_once() -> None:
+    """Keep rpy2's "Embedded R ended." out of the logs at interpreter exit.
+
+    rpy2 ends R in an ``atexit`` hook that logs that line at INFO level. By then a handler's
+    stream may be closed (pytest's captured stderr, a log file closed by the runner), and
+    logging prints "--- Logging error ---" with a traceback for an ordinary exit. This hook is
+    registered after rpy2's (R starts when ``rpy2.robjects`` is first imported), so it runs
+    first (``atexit`` runs last in, first out) and raises the level of rpy2's embedding logger
+    to WARNING: R still ends the same way, its start/end notes are simply not logged then.
+    """
+    atexit.register(logging.getLogger("rpy2.rinterface_lib.embedded").setLevel, logging.WARNING)
 
 
 def check_r() -> dict[str, str]:

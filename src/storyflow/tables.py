@@ -718,10 +718,13 @@ PLOT_HOLE_ANSWERS = Table(
     key=("item_id", "detector"),
     doc="One row per story version × detector. p_error: the detector's P(yes: a continuity "
     "error) (closed choice; NaN for rule baselines and for versions left out); says_error: "
-    "p_error > the threshold; answer: the raw localization answer (asked only after a yes); "
-    "answer_status: ok, unparseable, out_of_range, not_asked, or too_long (the version's "
-    "prompt and answer do not fit the window: not asked, left out of the scores and listed in "
-    "left_out.csv); pred_*: 1-based predicted lines; ceeval: the story's CEEval-Full score "
+    "p_error > the threshold; answer: the raw localization answer (format closed: asked only "
+    "after a yes; format paper: the whole tagged answer); answer_status: ok, unparseable, "
+    "out_of_range (a line number outside the story), unmatched (format paper: the quoted lines "
+    "of a set match no sentence), not_asked, or too_long (the version's prompt and answer do "
+    "not fit the window: not asked, left out of the scores and listed in left_out.csv); "
+    "pred_*: 1-based predicted lines (format paper: the sentences the quotes match); ceeval: "
+    "the story's CEEval-Full score "
     "(0/1); n_prompt_tokens: tokens of the classification prompt (words for a served model "
     "without a tokenizer).",
 )
@@ -910,10 +913,13 @@ TENSION_CURVES = Table(
         "n_no": "int64",
         "n_unjudged": "int64",
         "no_rate": "float64",
+        "no_rate_judged": "float64",
     },
     key=("story_id", "model", "judge", "cut"),
-    doc="No-rate per cut: n_no / n_judged (share of judged endings that miss the remainder; NaN "
-    "when none was judged).",
+    doc="No-rate per cut (Sui et al. Eq. 4): no_rate = (n_no + n_unjudged) / n_samples = 1 - "
+    "matches / K (share 0-1; an ending without a verdict counts as a miss); no_rate_judged = "
+    "n_no / n_judged (storyflow's judged-only variant, not the headline; NaN when none was "
+    "judged).",
 )
 
 TENSION_STORIES = Table(
@@ -926,12 +932,15 @@ TENSION_STORIES = Table(
         "n_cuts": "int64",
         "n_unjudged": "int64",
         "no_rate": "float64",
+        "no_rate_judged": "float64",
         "late_no_rate": "float64",
         "post_spike_convergence": "float64",
     },
     key=("story_id", "model", "judge"),
     extra=True,
-    doc="Story statistics: mean and late (pct >= 0.8) no-rate (shares 0-1), post-spike "
+    doc="Story statistics of the no-rate curve (no_rate per cut = 1 - matches / K): mean and "
+    "late (pct >= 0.8) no-rate (shares 0-1); no_rate_judged: the mean of the cuts' judged-only "
+    "no-rates (storyflow's variant, not the headline); post-spike "
     "convergence (mean over the curve's peaks of (min of the next cuts - peak) / peak x 100, "
     "percent, negative) and one inflection_rate_<angle> column per vertex-angle threshold "
     "(degrees; share of cuts 0-1).",
@@ -1243,9 +1252,12 @@ FEI_READERS = Table(
 
 _POOL_DOC = (
     "pool: one reader (model/variant), one model (its variants), 'pooled' (the readers that "
-    "passed the validity check: the headline) or 'all' (every reader); readers: the readers it "
-    "rests on; n_readers: their number; valid: every one of them passed; note: what limits the "
-    "pool in words (one reader: its hard entropy is 0 on every question; readers that failed)."
+    "passed the validity check: the headline pool) or 'all' (every reader; the headline pool "
+    "when none passed); readers: the readers it rests on; n_readers: their number; population: "
+    "the answers per question its hard index rests on (n_readers x fabula_entropy.samples; for "
+    "human answers the mean number of participants per question); valid: every one of them "
+    "passed; note: what limits the pool in words (one answer per question: its hard entropy is "
+    "0 on every question; one reader sampled: its own uncertainty; readers that failed)."
 )
 
 FEI_STORY_INDICES = Table(
@@ -1254,6 +1266,7 @@ FEI_STORY_INDICES = Table(
         "pool": "object",
         "readers": "object",
         "n_readers": "int64",
+        "population": "int64",
         "valid": "bool",
         "note": "object",
         "story_id": "object",
@@ -1269,9 +1282,11 @@ FEI_STORY_INDICES = Table(
         "disagreement": "float64",
     },
     doc="EWC or ETC per story version and reader pool, in bits, the mean over the version's "
-    "questions (all its passages): hard (the paper's index, the headline) = mean of h(share of "
-    "readers with P(yes) > 0.5); soft (secondary) = mean of h(mean P(yes)), = reader_entropy "
-    "(mean of each reader's own h) + disagreement. " + _POOL_DOC,
+    "questions (all its passages): hard (the paper's index) = mean of h(share of yes among the "
+    "readers' answers: each reader's P(yes) > 0.5, or with fabula_entropy.samples the expected "
+    "h over that many answers per reader drawn from its P(yes)); soft = mean of h(mean P(yes)), "
+    "= reader_entropy (mean of each reader's own h) + disagreement. Which is the headline: "
+    "fabula_entropy.headline. " + _POOL_DOC,
 )
 
 FEI_COMPARISON = Table(
@@ -1280,11 +1295,13 @@ FEI_COMPARISON = Table(
         "pool": "object",
         "readers": "object",
         "n_readers": "int64",
+        "population": "int64",
         "valid": "bool",
         "note": "object",
         "kind": "object",
         "condition": "object",
         "measure": "object",
+        "headline": "bool",
         "n": "int64",
         "tested": "bool",
         "mean_original": "float64",
@@ -1307,7 +1324,9 @@ FEI_COMPARISON = Table(
     "difference corrupted - original with its bootstrap CI, the two-sided Wilcoxon signed-rank p "
     "and Hedges' g (corrupted vs original, positive = corrupted higher) with its CI. tested: n "
     "reaches validity.min_group_size; when not, n and the means with their CIs are given, the "
-    "difference has no CI and there is no test. " + _POOL_DOC,
+    "difference has no CI and there is no test (the paper reports no test: Wilcoxon and g are "
+    "storyflow's). headline: the row is the headline measure (fabula_entropy.headline) on the "
+    "headline pool ('pooled', else 'all'). " + _POOL_DOC,
 )
 
 FEI_DOSE = Table(
@@ -1316,11 +1335,13 @@ FEI_DOSE = Table(
         "pool": "object",
         "valid": "bool",
         "n_readers": "int64",
+        "population": "int64",
         "kind": "object",
         "version": "object",
         "condition": "object",
         "k": "int64",
         "measure": "object",
+        "headline": "bool",
         "n": "int64",
         "small_group": "bool",
         "mean": "float64",
@@ -1330,6 +1351,71 @@ FEI_DOSE = Table(
     doc="Mean index (bits) per pool, kind, version and measure with its percentile bootstrap CI "
     "over stories; k: corruptions (0 = original; EWC: antonym swaps per segment; ETC: one "
     "shuffled span, or the wrong ending, condition wrong_ending); small_group: fewer than "
-    "validity.min_group_size stories (the CI rests on few stories). valid, n_readers: as in "
-    "the story indices.",
+    "validity.min_group_size stories (the CI rests on few stories). valid, n_readers, "
+    "population: as in the story indices; headline: the headline measure "
+    "(fabula_entropy.headline) on the headline pool ('pooled', else 'all').",
+)
+
+# --------------------------------------------------------------------------- replication
+
+PUBLISHED = Table(
+    "published results",
+    {
+        "id": "object",
+        "source": "object",
+        "corpus": "object",
+        "quantity": "object",
+        "setting": "object",
+        "group": "object",
+        "model": "object",
+        "value": "float64",
+        "direction": "object",
+        "claim": "object",
+    },
+    key=("id",),
+    doc="One headline figure of a paper per row, typed once from the paper's text "
+    "(src/storyflow/data/published/<paper>.csv): id (stable key), source (file, line and table of "
+    "../shared/papers), corpus (storyflow's name where one matches), quantity (what the number "
+    "is: hedges_g, share_exceeding, no_rate, ceeval_full, ...), setting (the condition: "
+    "formulation, h, judge, corruption), group (group or contrast), model (the paper's model, or "
+    "'mean' over its models), value (NaN where the claim is a direction or an order only), "
+    "direction ('+'/'-' for a signed claim, or an order 'a > b'), claim (in words).",
+)
+
+REPLICATION = Table(
+    "replication",
+    {
+        "paper": "object",
+        "id": "object",
+        "source": "object",
+        "claim": "object",
+        "corpus": "object",
+        "quantity": "object",
+        "setting": "object",
+        "group": "object",
+        "paper_model": "object",
+        "published": "float64",
+        "published_direction": "object",
+        "ours": "float64",
+        "ci_low": "float64",
+        "ci_high": "float64",
+        "ours_direction": "object",
+        "n": "object",
+        "models": "object",
+        "validity": "object",
+        "direction_agrees": "object",
+        "ci_covers": "object",
+        "verdict": "object",
+        "note": "object",
+    },
+    key=("paper", "id"),
+    doc="Each published figure of a paper beside ours (results/replication/<paper>.csv; "
+    "docs/replication.md). published, published_direction: the paper's (PUBLISHED); ours: the "
+    "same quantity computed the paper's way from this run, with its percentile bootstrap CI at "
+    "stats.confidence (ci_low, ci_high; NaN where none), ours_direction ('+', '-', or the order "
+    "found), n (what it rests on, in words), models (our models it rests on), validity (the "
+    "verdict of the validity checks behind it: 'valid', 'failed: ...', 'not checked'); "
+    "direction_agrees, ci_covers: 'yes', 'no' or 'n/a' (no direction to compare, no CI, or not "
+    "computed); verdict: the comparison in words; note: why a figure was not computed, or what "
+    "differs from the paper's setting.",
 )

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from snakemake.logging import logger
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
-from storyflow import plan, validity
+from storyflow import config_files, plan, validity
 from storyflow.corpora.selection import SAMPLED
 from storyflow.errors import StoryflowError
 from storyflow.lm.registry import model_specs
@@ -20,16 +20,22 @@ from storyflow.plan.layout import VALIDITY as VALIDITY_TABLE
 min_version("9.0")
 
 
-def config_sources():
-    """The config mappings in the order Snakemake merged them (for either/or keys)."""
+def named_config_sources():
+    """(file, mapping) of each config source in the order Snakemake merged them, the
+    command line's ``--config`` last (messages name the file that set a wrong key)."""
     import yaml
 
     user = [Path(f).resolve() for f in workflow.config_settings.configfiles]
     own = [f for f in workflow.configfiles if Path(f).resolve() not in user]
     files = [*own, *user]
-    return [yaml.safe_load(Path(f).read_text()) for f in files] + [
-        workflow.config_settings.config
+    return [(str(f), yaml.safe_load(Path(f).read_text())) for f in files] + [
+        (config_files.COMMAND_LINE, workflow.config_settings.config)
     ]
+
+
+def config_sources():
+    """The config mappings in the order Snakemake merged them (for either/or keys)."""
+    return [mapping for _, mapping in named_config_sources()]
 
 
 def checked(decide, *args):
@@ -46,7 +52,16 @@ for _key in plan.merge.resolve_model_references(config, config_sources()):
     logger.info(
         f"storyflow: {_key} named models of an earlier config file: the role decides"
     )
-validate(config, schema="../schemas/config.schema.yaml")
+# The schema's defaults are filled as Snakemake's validate fills them; a violation is one line
+# naming the key, its value, its file, what is allowed and the fix (storyflow.config_files).
+_schema_problem = config_files.schema_problem(
+    config,
+    Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml",
+    named_config_sources(),
+)
+if _schema_problem is not None:
+    logger.error(f"storyflow: {_schema_problem}")
+    sys.exit(1)
 
 
 MODEL_SPECS = checked(

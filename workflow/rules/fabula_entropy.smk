@@ -89,6 +89,7 @@ rule index_fabula_entropy:
         thresholds=config["validity"]["reader"],
         calibration=FEI["calibration"],
         statistics=fei_statistics(),
+        index=FEI_INDEX,
     script:
         "../../scripts/index_fabula_entropy.py"
 

@@ -37,15 +37,14 @@ rule count_word_pairs:
         "../../envs/storyflow.yaml"
     params:
         min_stories=NS["min_stories"],
+        reference_max_tokens=NS["reference_max_tokens"],
     script:
         "../../scripts/count_word_pairs.py"
 
 
 rule score_narrative_sense:
     input:
-        pairs=NARRATIVE_SENSE_OUT.shared("pmi.parquet"),
-        vocabulary=NARRATIVE_SENSE_OUT.shared("vocabulary.parquet"),
-        lemmas=NARRATIVE_SENSE_OUT.shared("lemmas/{corpus}.parquet"),
+        unpack(ns_score_inputs),
     output:
         scores=NARRATIVE_SENSE_OUT("story_scores.parquet"),
         table=report(
@@ -54,6 +53,7 @@ rule score_narrative_sense:
             category="Narrative sense",
             subcategory="{corpus}",
         ),
+        excluded=NARRATIVE_SENSE_OUT.table("excluded_stories.csv"),
     log:
         "logs/{corpus}/score_narrative_sense.log",
     wildcard_constraints:
@@ -62,9 +62,15 @@ rule score_narrative_sense:
         "../../envs/storyflow.yaml"
     params:
         max_tokens=NS["max_tokens"],
+        min_tokens=NS["min_tokens"],
         top_pairs=NS["top_pairs"],
+        random_story=NS["random_story"],
         alpha=NS["alpha"],
         seed=NS["seed"],
+        cross_fitted=ns_cross_fitted,
+        folds=NS["folds"],
+        reference_max_tokens=NS["reference_max_tokens"],
+        min_stories=NS["min_stories"],
     script:
         "../../scripts/score_narrative_sense.py"
 

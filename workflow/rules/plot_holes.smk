@@ -69,6 +69,7 @@ rule detect_plot_hole_validation_nli:
     params:
         model=model_settings,
         settings={"nli": PH["nli"], "min_sentences": PH["min_sentences"]},
+        min_annotators=PH_MIN_ANNOTATORS,
     script:
         "../../scripts/detect_plot_holes_nli.py"
 
@@ -146,6 +147,7 @@ rule make_controlled_plot_holes:
         seed=PH["seed"],
         min_sentences=PH["min_sentences"],
         max_words=PH["max_words"],
+        story_types=ph_edited_story_types,
         spacy_model=config["sentences"]["spacy_model"],
     script:
         "../../scripts/make_controlled_plot_holes.py"
@@ -173,6 +175,8 @@ rule make_model_plot_holes:
         settings=ph_maker_settings,
         seed=PH["seed"],
         min_sentences=PH["min_sentences"],
+        max_words=PH["max_words"],
+        story_types=ph_edited_story_types,
         spacy_model=config["sentences"]["spacy_model"],
     script:
         "../../scripts/make_model_plot_holes.py"
@@ -197,6 +201,7 @@ rule detect_plot_holes:
     params:
         model=model_settings,
         settings=PH_DETECTION,
+        min_annotators=PH_MIN_ANNOTATORS,
     script:
         "../../scripts/detect_plot_holes.py"
 
@@ -218,6 +223,7 @@ rule detect_plot_holes_nli:
     params:
         model=model_settings,
         settings={"nli": PH["nli"], "min_sentences": PH["min_sentences"]},
+        min_annotators=PH_MIN_ANNOTATORS,
     script:
         "../../scripts/detect_plot_holes_nli.py"
 
@@ -282,6 +288,7 @@ rule score_plot_holes:
         },
         detectors=PH_DETECTORS,
         surprisal_models=PH_SURPRISAL,
+        min_annotators=PH_MIN_ANNOTATORS,
     script:
         "../../scripts/score_plot_holes.py"
 
@@ -394,6 +401,7 @@ rule detect_benchmark_plot_holes_nli:
     params:
         model=model_settings,
         settings={"nli": PH["nli"], "min_sentences": PH["min_sentences"]},
+        min_annotators=PH_MIN_ANNOTATORS,
     script:
         "../../scripts/detect_plot_holes_nli.py"
 

@@ -79,6 +79,15 @@ def _hanna_texts(path: Path, settings: Mapping[str, Any]) -> pd.DataFrame:
 
     stories, counts = read_hanna(path, settings.get("limit"))
     log = logging.getLogger(__name__)
+    no_model = stories["group"] == ""
+    if no_model.any():
+        log.warning(
+            "%s: %d stories with an empty Model cell left out (in no group), CSV row(s) %s",
+            path,
+            int(no_model.sum()),
+            ", ".join(map(str, stories.loc[no_model, "row"].iloc[:5])),
+        )
+        stories, counts = stories[~no_model], counts[counts["group"] != ""]
     for row in counts.itertuples(index=False):
         log.info(
             "HANNA %s: %d stories, %d with a speaker label (kept as written)",

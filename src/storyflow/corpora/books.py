@@ -28,6 +28,7 @@ else ``unclear``.
 
 from __future__ import annotations
 
+import io
 import logging
 import re
 import sys
@@ -40,7 +41,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from storyflow.corpora.base import require_header
+from storyflow.corpora.base import read_utf8, require_header
 from storyflow.corpora.download import DownloadError, fetch
 from storyflow.errors import InputDataError, StoryflowError
 from storyflow.seeds import item_rng
@@ -104,9 +105,10 @@ def read_manifest(
     if not path.is_file():
         raise InputDataError(path, "file not found (the book manifest, config books.manifest)")
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
+    text = read_utf8(path)  # UTF-8, or what a byte-order mark names; else the iconv command
     try:
-        table = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as err:
+        table = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
         raise InputDataError(path, f"not a readable manifest ({err})") from None
     required = [id_column, genre_column] + ([path_column] if path_column else [])
     require_header(table, required, path, "Name the manifest's columns in books.columns.")

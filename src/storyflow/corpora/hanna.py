@@ -28,7 +28,10 @@ def read_hanna(path: str | Path, limit: int | None = None) -> tuple[pd.DataFrame
         ``stories`` (story_id, group, text, plus ``prompt_id`` (int, 0-based prompt order),
         ``row`` (its CSV row, header = 1; a human story: its prompt's first row), ``prompt`` (the
         writing prompt) and ``artefact`` (bool)); ``group`` = ``"Human"`` or the model name;
-        ``story_id`` = ``"<group>-<prompt_id>"``. And ``counts``: group, n_stories, n_artefact.
+        ``story_id`` = ``"<group>-<prompt_id>"``. A row whose ``Model`` cell is empty keeps
+        group ``""`` and story_id ``"no-model-row<row>"``: the sample excludes it with the
+        reason (:mod:`storyflow.corpora.selection`). And ``counts``: group, n_stories,
+        n_artefact.
     """
     table = read_csv_columns(
         path,
@@ -58,7 +61,10 @@ def read_hanna(path: str | Path, limit: int | None = None) -> tuple[pd.DataFrame
         ),
     ]
     stories = pd.concat(parts, ignore_index=True)
-    stories["story_id"] = stories["group"] + "-" + stories["prompt_id"].astype(str)
+    stories["group"] = stories["group"].str.strip()
+    stories["story_id"] = (stories["group"] + "-" + stories["prompt_id"].astype(str)).where(
+        stories["group"] != "", "no-model-row" + stories["row"].astype(str)
+    )
     if stories["story_id"].duplicated().any():
         dup = stories.loc[stories["story_id"].duplicated(), "story_id"].iloc[0]
         raise InputDataError(path, f"two stories for the same prompt and model ({dup})")

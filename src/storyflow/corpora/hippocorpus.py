@@ -23,7 +23,13 @@ import numpy as np
 import pandas as pd
 
 from storyflow import tables
-from storyflow.corpora.base import LETTER, NO_LETTERS, limit_groups, require_header
+from storyflow.corpora.base import (
+    LETTER,
+    NO_LETTERS,
+    decode_text,
+    limit_groups,
+    require_header,
+)
 from storyflow.corpora.download import fetch
 from storyflow.errors import InputDataError, StoryflowError
 
@@ -61,24 +67,15 @@ def _row_list(rows: Sequence[int], labels: Sequence[str] | None = None) -> str:
 
 
 def _read_utf8(path: Path) -> str:
-    """The file's text, decoded as UTF-8 (a leading byte-order mark is allowed and dropped)."""
+    """The file's text (:func:`storyflow.corpora.base.decode_text`: UTF-8, or the encoding a
+    byte-order mark names; the mark is dropped)."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         raise InputDataError(path, "file not found") from None
     except OSError as err:
         raise InputDataError(path, f"cannot read the file ({err.strerror or err})") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        bad = data[err.start : err.end]
-        raise InputDataError(
-            path,
-            f"the file is not UTF-8 text: invalid byte(s) {bad!r} at byte offset {err.start} "
-            f"(line {line}). Re-save the file with UTF-8 encoding (e.g. 'Save as… CSV UTF-8' in a "
-            "spreadsheet, or `iconv -f latin1 -t utf-8`) and run again.",
-        ) from None
+    return decode_text(data, path)
 
 
 def _read_table(path: Path) -> pd.DataFrame:

@@ -13,22 +13,27 @@ sentence splitter before them) read every corpus the same way and score the same
   four context sentences and the right ending; labels ``context``, ``right_ending`` and
   ``wrong_ending`` (the cloze test's other candidate).
 
-A story whose text is empty is excluded and listed (:data:`storyflow.tables.EXCLUDED`), never
-dropped silently; ``row`` is its row in the source CSV (header = 1; for a HANNA human story, the
-first row of its prompt).
+A story whose text is empty, or whose group label is (a HANNA row with an empty ``Model`` cell:
+in no group, so in no contrast), is excluded and listed (:data:`storyflow.tables.EXCLUDED`) and
+logged, never dropped silently; ``row`` is its row in the source CSV (header = 1; for a HANNA
+human story, the first row of its prompt).
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from storyflow import tables
+from storyflow.corpora.base import empty_group_reason
 from storyflow.corpora.hanna import read_hanna
 from storyflow.corpora.rocstories import read_rocstories
 from storyflow.errors import StoryflowError
+
+log = logging.getLogger(__name__)
 
 
 def _draw(n_items: int, size: int | None, seed: int) -> np.ndarray:
@@ -41,21 +46,28 @@ def _draw(n_items: int, size: int | None, seed: int) -> np.ndarray:
 
 
 def _tables(
-    stories: pd.DataFrame, rows: pd.Series, labels: list[str]
+    stories: pd.DataFrame, rows: pd.Series, labels: list[str], group_column: str
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Stories, exclusions and counts of a sample (``rows``: source CSV row of each story)."""
-    empty = stories["text"].fillna("").str.strip() == ""
+    """Stories, exclusions and counts of a sample (``rows``: source CSV row of each story;
+    ``group_column``: the source column of ``story_type``, named in the reason when empty)."""
+    no_group = stories["story_type"].fillna("").str.strip() == ""
+    reason = pd.Series("", index=stories.index).mask(no_group, empty_group_reason(group_column))
+    reason = reason.mask(stories["text"].fillna("").str.strip() == "", "empty text")
+    out = reason != ""
     excluded = tables.EXCLUDED.frame(
         pd.DataFrame(
             {
-                "story_id": stories.loc[empty, "story_id"],
-                "story_type": stories.loc[empty, "story_type"],
-                "row": rows[empty].astype("int64"),
-                "reason": "empty text",
+                "story_id": stories.loc[out, "story_id"],
+                "story_type": stories.loc[out, "story_type"],
+                "row": rows[out].astype("int64"),
+                "reason": reason[out],
             }
         )
     )
-    kept = stories.loc[~empty].reset_index(drop=True)
+    for why, where in excluded.groupby("reason", sort=False)["row"]:
+        listed = ", ".join(map(str, where.iloc[:5])) + (" ..." if len(where) > 5 else "")
+        log.warning("%d story(ies) excluded (%s): source row(s) %s", len(where), why, listed)
+    kept = stories.loc[~out].reset_index(drop=True)
     kept["has_topic"] = kept["topic"].notna()
     kept = tables.STORIES.frame(kept[[*tables.STORIES.names, *labels]])
     counts = pd.DataFrame(
@@ -84,7 +96,7 @@ def hanna_stories(
     sample = stories[stories["prompt_id"].isin(chosen)]
     sample = sample.rename(columns={"group": "story_type", "prompt": "topic"})
     sample = sample.sort_values(["prompt_id", "story_type"], kind="stable").reset_index(drop=True)
-    return _tables(sample, sample["row"], ["prompt_id", "artefact"])
+    return _tables(sample, sample["row"], ["prompt_id", "artefact"], "Model")
 
 
 def rocstories_stories(
@@ -103,6 +115,7 @@ def rocstories_stories(
         sample.reset_index(drop=True),
         rows.reset_index(drop=True),
         ["context", "right_ending", "wrong_ending"],
+        "group",
     )
 
 

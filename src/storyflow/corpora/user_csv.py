@@ -3,21 +3,26 @@
 The config names the id, text and group columns (and optionally a topic column):
 ``{id: story_id, text: story, group: condition, topic: prompt}``. Stories with an empty text are
 excluded with their row and the reason, and so are texts without a letter (only digits,
-punctuation or symbols); an empty or repeated id stops with the rows named. The file must be
+punctuation or symbols) and stories whose group cell is empty (they belong to no group, so no
+contrast could count them; a group column empty in every row stops the run, as a wrong column
+name); an empty or repeated id stops with the rows named. The file must be
 comma-separated UTF-8 with a header and at least one story (:func:`read_csv_columns` names the
 line and the fix otherwise).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
 from storyflow import tables
-from storyflow.corpora.base import LETTER, NO_LETTERS, read_csv_columns
+from storyflow.corpora.base import LETTER, NO_LETTERS, empty_group_reason, read_csv_columns
 from storyflow.errors import InputDataError
+
+log = logging.getLogger(__name__)
 
 #: The config keys of a CSV corpus's ``columns`` block that must be present.
 REQUIRED_KEYS = ("id", "text", "group")
@@ -58,10 +63,17 @@ def read_csv_stories(
             "has_topic": topic != "",
         }
     )
+    no_group = stories["story_type"] == ""
+    if no_group.all():
+        raise InputDataError(
+            path,
+            f"the group column {named['group']!r} is empty in every row: name the column that "
+            "holds each story's group (the corpus's columns.group in the config), or fill it",
+        )
     empty = text == ""
     no_letters = ~empty & ~text.str.contains(LETTER, regex=True)
-    reasons = pd.Series("", index=text.index).mask(empty, "empty story text")
-    reasons = reasons.mask(no_letters, NO_LETTERS)
+    reasons = pd.Series("", index=text.index).mask(no_group, empty_group_reason(named["group"]))
+    reasons = reasons.mask(empty, "empty story text").mask(no_letters, NO_LETTERS)
     out = reasons != ""
     excluded = tables.EXCLUDED.frame(
         (sid, group, row + _FIRST_ROW, reason)
@@ -73,6 +85,9 @@ def read_csv_stories(
             strict=True,
         )
     )
+    for reason, rows in excluded.groupby("reason", sort=False)["row"]:
+        listed = ", ".join(map(str, rows.iloc[:5])) + (" ..." if len(rows) > 5 else "")
+        log.warning("%s: %d story(ies) excluded (%s): row(s) %s", path, len(rows), reason, listed)
     return tables.STORIES.frame(stories[~out].reset_index(drop=True)), excluded
 
 

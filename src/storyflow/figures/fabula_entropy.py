@@ -1,6 +1,7 @@
 """Figures of the fabula-entropy indices (docs/fabula_entropy.md).
 
-Hard pooling (the paper's index) is the headline row, soft pooling the secondary one. Results
+The headline measure (``fabula_entropy.headline``, read from the ``headline`` column of the
+means table) is the top row, the other one below it; each axis says which is which. Results
 resting on readers that failed their validity check are drawn grey and hollow and say so in the
 legend or title; every mean is drawn with its bootstrap interval (a single story has none).
 """
@@ -20,9 +21,23 @@ from storyflow.figures.common import FONT_SIZE, save, story_type_colors, unique
 KIND_LABELS = {"ewc": "EWC (world coherence)", "etc": "ETC (transitional coherence)"}
 MEASURE_LABELS = {
     "hard": "hard entropy (bits; the paper's index)",
-    "soft": "soft entropy (bits; secondary)",
+    "soft": "soft entropy (bits)",
 }
 MEASURES = ("hard", "soft")
+
+
+def measure_order(dose: pd.DataFrame) -> list[str]:
+    """The measures, the headline one (the ``headline`` rows of :data:`tables.FEI_DOSE`) first."""
+    marked = set(dose.loc[dose["headline"], "measure"]) if len(dose) else set()
+    return sorted(MEASURES, key=lambda m: m not in marked)
+
+
+def measure_label(measure: str, headline: bool) -> str:
+    """An axis label: the measure, and whether it is the headline."""
+    label = MEASURE_LABELS[measure]
+    return label.replace("(bits", "(headline; bits") if headline else label
+
+
 FAILED = "#9a9a9a"
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
@@ -70,11 +85,12 @@ def _kinds(indices: pd.DataFrame) -> list[str]:
 
 def distributions_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:
     """Distributions (as the paper's figures 1-2) from :data:`tables.FEI_STORY_INDICES` and the
-    means of :data:`tables.FEI_DOSE`: per index kind (columns) and measure (rows: hard, the
-    headline; soft, secondary), the story-level index in bits of the original and each
+    means of :data:`tables.FEI_DOSE`: per index kind (columns) and measure (rows: the headline
+    measure on top, the other below), the story-level index in bits of the original and each
     corrupted version, a violin and dots per version and the mean with its bootstrap CI, for the
     headline pool (the valid readers; every reader, grey and hollow, when none passed). The
-    title names the readers and what limits them (one reader, failed readers)."""
+    title names the readers, the answers per question and what limits them (one reader, failed
+    readers)."""
     pool_name = headline_pool(list(indices["pool"].unique()))
     shown = indices[indices["pool"] == pool_name]
     means = dose[dose["pool"] == pool_name]
@@ -83,11 +99,12 @@ def distributions_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:
     fig = Figure(figsize=(3.8 * len(kinds), 5.6))
     FigureCanvasAgg(fig)
     axes = np.atleast_2d(fig.subplots(2, len(kinds), squeeze=False))
+    order = measure_order(dose)
     for j, kind in enumerate(kinds):
         part = shown[shown["kind"] == kind]
         versions = ["original", *sorted(v for v in unique(part["version"]) if v != "original")]
         colors = story_type_colors(versions)
-        for i, measure in enumerate(MEASURES):
+        for i, measure in enumerate(order):
             ax = axes[i, j]
             data = [part.loc[part["version"] == v, measure].to_numpy(float) for v in versions]
             filled = [(x, d) for x, d in enumerate(data) if len(d)]
@@ -117,14 +134,18 @@ def distributions_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:
                     if len(row):
                         _interval(ax, x + 0.22, row.iloc[0], "black" if valid else FAILED, valid)
             ax.set_xticks(range(len(versions)), versions, rotation=20, fontsize=FONT_SIZE)
-            ax.set_ylabel(MEASURE_LABELS[measure], fontsize=FONT_SIZE)
+            ax.set_ylabel(measure_label(measure, i == 0), fontsize=FONT_SIZE)
             ax.set_ylim(-0.03, 1.03)
             ax.tick_params(labelsize=FONT_SIZE)
             if i == 0:
                 ax.set_title(KIND_LABELS.get(kind, kind), fontsize=FONT_SIZE + 1)
     readers = shown["readers"].iloc[0] if len(shown) else ""
     note = shown["note"].iloc[0] if len(shown) else ""
-    title = f"readers: {pool_name} ({readers}); diamonds: mean with its bootstrap CI"
+    answers = int(shown["population"].iloc[0]) if len(shown) else 0
+    title = (
+        f"readers: {pool_name} ({readers}; {answers} answer(s) per question); diamonds: mean "
+        "with its bootstrap CI"
+    )
     if not valid:
         title = f"NOT VALID: no reader passed its validity check. {title}"
     if note:
@@ -137,8 +158,9 @@ def distributions_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:
 def dose_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:
     """Dose-response: the mean index (bootstrap CI bars) against the number of corruptions k,
     one line per model (its prompt variants pooled; each reader when a model has one variant)
-    and one for the pooled valid readers, per kind and measure; lines of readers that failed
-    their validity check are grey, dashed and hollow, "(failed validity)" in the legend."""
+    and one for the pooled valid readers, per kind and measure (the headline measure in the top
+    row); lines of readers that failed their validity check are grey, dashed and hollow,
+    "(failed validity)" in the legend."""
     kinds = _kinds(indices)
     fig = Figure(figsize=(3.8 * len(kinds), 5.6))
     FigureCanvasAgg(fig)
@@ -149,8 +171,9 @@ def dose_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:
     lines = (models or single) + [p for p in ("pooled", "human") if p in names]
     colors = story_type_colors(lines)
     steps = dose[dose["condition"] != "wrong_ending"]
+    order = measure_order(dose)
     for j, kind in enumerate(kinds):
-        for i, measure in enumerate(MEASURES):
+        for i, measure in enumerate(order):
             ax = axes[i, j]
             for n, name in enumerate(lines):
                 d = steps[
@@ -177,7 +200,7 @@ def dose_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:
             ax.set_xticks(sorted(set(steps["k"])))
             ax.set_xlabel("corruptions k (0 = original)", fontsize=FONT_SIZE)
             ax.tick_params(labelsize=FONT_SIZE)
-            ax.set_ylabel(f"mean {MEASURE_LABELS[measure]}", fontsize=FONT_SIZE)
+            ax.set_ylabel(f"mean {measure_label(measure, i == 0)}", fontsize=FONT_SIZE)
             if i == 0:
                 ax.set_title(KIND_LABELS.get(kind, kind), fontsize=FONT_SIZE + 1)
             if ax.get_legend_handles_labels()[0]:

@@ -25,11 +25,14 @@ def plot_pair_scores(
     """Narrative-sense pair scores (PMI, natural log) per group: all pairs and top pairs.
 
     ``scores`` has ``group`` and ``pair_pmi`` (each story's pair scores, descending), from
-    :func:`storyflow.measures.narrative_sense.pmi.score_stories`. Left panel: every pair of
+    :func:`storyflow.measures.narrative_sense.pmi.score_stories`; when it has ``included``
+    (the short-set filter's verdict), only included stories are drawn. Left panel: every pair of
     every story of the group; right: each story's ``top_pairs`` highest. One violin per group
     (at most ``max_points`` scores drawn per group, seeded, for drawing only); the white bar
     marks the median of all the group's scores.
     """
+    if "included" in scores:
+        scores = scores[scores["included"].astype(bool)]
     groups = unique(scores["group"].astype(str))
     colors = story_type_colors(groups)
     rng = np.random.default_rng(seed)

@@ -9,7 +9,8 @@ three things, the same way for every backend:
 
 - :meth:`LanguageModel.render`: a prompt from messages, ending where the model's reply begins:
   the model's chat template (instruct models; read from the GGUF, or from
-  ``source.server.tokenizer`` for a served model), the plain frame with a cue line (base models),
+  ``source.server.tokenizer`` for a served model: its GGUF, Hugging Face tokenizer folder or hub
+  id, :mod:`storyflow.lm.tokenizer`), the plain frame with a cue line (base models),
   or, for a served model on the chat API, the messages themselves
   (:class:`~storyflow.lm.prompts.Messages`: the server applies its own template);
 - :meth:`LanguageModel.answer` / :meth:`~LanguageModel.answers`: closed-choice answers, the
@@ -17,7 +18,7 @@ three things, the same way for every backend:
 - :meth:`LanguageModel.sample`: K continuations, seeded per sample.
 
 :meth:`LanguageModel.count` counts a prompt's tokens with the model's tokenizer; a served model
-without a tokenizer file counts words instead (``token_unit`` says which).
+without a tokenizer counts words instead (``token_unit`` says which).
 
 The weights are loaded on first use: a job that only renders and counts (cut planning, cost
 estimates) never loads them, and the context window (``n_ctx``) may be set after counting.
@@ -39,6 +40,7 @@ from storyflow.lm.backends import Scorer
 from storyflow.lm.prompts import Messages, Prompt, check_messages, generation_prompt, prompt_tokens
 from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import Sample, Sampler, SamplingSettings
+from storyflow.lm.tokenizer import GgufTokenizer, Tokenizer, open_tokenizer
 from storyflow.progress import Progress
 
 log = logging.getLogger(__name__)
@@ -138,21 +140,16 @@ class LanguageModel:
         return self.spec.prompt
 
     @property
-    def tokenizer(self) -> Any:
-        """llama.cpp's ``Llama`` of the model's vocabulary (no weights), or None for a served
-        model without ``source.server.tokenizer``."""
+    def tokenizer(self) -> Tokenizer | None:
+        """The model's tokenizer (no weights; :mod:`storyflow.lm.tokenizer`), loaded on first
+        use: its GGUF's for a local model; for a served model what ``source.server.tokenizer``
+        names (a GGUF, a Hugging Face folder or hub id), None without one."""
         if self._vocab is None:
-            path = self.model_path if not self.spec.served else self.spec.server.get("tokenizer")
-            if path and self.spec.served and not Path(path).is_file():
-                raise StoryflowError(
-                    f"model {self.name!r}: source.server.tokenizer {path} is not a file: give "
-                    "the served model's GGUF on this machine (only its vocabulary and chat "
-                    "template are read), or tokenizer: null (word counts, the chat API)"
-                )
-            if path:
-                from storyflow.lm.backends.llama_cpp import VocabOnly
-
-                self._vocab = VocabOnly(path).llm
+            if not self.spec.served:
+                self._vocab = GgufTokenizer.load(self.model_path)
+            elif self.spec.server.get("tokenizer"):
+                where = f"model {self.name!r}: source.server.tokenizer"
+                self._vocab = open_tokenizer(str(self.spec.server["tokenizer"]), where)
         return self._vocab
 
     @property
@@ -188,14 +185,13 @@ class LanguageModel:
         """Tokens of a piece of story text, no special tokens (words without a tokenizer)."""
         if self.tokenizer is None:
             return len(text.split())
-        return len(self.tokenizer.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        return len(self.tokenizer.encode(text))
 
     def token_pieces(self, text: str) -> list[str]:
         """The texts of the tokens of ``text`` (no special tokens) in the model's tokenizer
         (a served model's answers read the listed first token with them)."""
-        llm = self.tokenizer
-        ids = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
-        return [llm.detokenize([i]).decode("utf-8", errors="replace") for i in ids]
+        tokenizer = self.tokenizer
+        return [tokenizer.piece(i) for i in tokenizer.encode(text)]
 
     @property
     def window(self) -> int | None:
@@ -206,10 +202,7 @@ class LanguageModel:
         """The model's training context length in tokens (None when unknown)."""
         if self.tokenizer is None:
             return None
-        from storyflow.lm.backends.llama_cpp import training_context
-
-        value = training_context(self.tokenizer)
-        return value if value < 2**31 - 1 else None
+        return self.tokenizer.context_length
 
     # --- answers and samples ---------------------------------------------------------------------
 
@@ -298,7 +291,7 @@ class LanguageModel:
     def sample(self, prompt: Prompt, k: int, settings: SamplingSettings) -> list[Sample]:
         """Samples 0..k-1 of ``prompt`` (sample k seeded by ``(settings.seed, k)``).
 
-        A server returns text without token ids: with a tokenizer file, a served sample's
+        A server returns text without token ids: with a tokenizer, a served sample's
         ``tokens`` are its text's tokens in the model's tokenizer (so token counts of served
         and local samples compare); without one they stay empty."""
         key = None
@@ -315,19 +308,17 @@ class LanguageModel:
     def _sample(self, prompt: Prompt, k: int, settings: SamplingSettings) -> list[Sample]:
         samples = self._open_sampler().sample(prompt, k, settings)
         if self._http is not None and self.tokenizer is not None:
-            llm = self.tokenizer
-
-            def ids(text: str) -> tuple[int, ...]:
-                return tuple(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
-
-            samples = [replace(s, tokens=ids(s.text)) for s in samples]
+            tokenizer = self.tokenizer
+            samples = [replace(s, tokens=tuple(tokenizer.encode(s.text))) for s in samples]
         return samples
 
     @property
     def tokens_evaluated(self) -> int:
-        """Tokens run through the local model so far (answers and samples; -1 when served)."""
+        """Tokens run through the model so far (answers and samples): a local model's own
+        count; a served model's, the prompt and completion tokens its server reports in each
+        answer's ``usage`` (0 while it reports none: the HTTP backend says so once)."""
         if self._http is not None:
-            return -1
+            return self._http.tokens_evaluated
         total = 0
         if self._answerer is not None:
             total += self._answerer.scorer.tokens_evaluated

@@ -1,7 +1,8 @@
 """Chat-template prompts for instruction-tuned models.
 
-An instruct model is scored inside its own chat template (GGUF ``tokenizer.chat_template``),
-rendered with jinja2 as the model's tokenizer would:
+An instruct model is scored inside its own chat template (GGUF ``tokenizer.chat_template``, or a
+Hugging Face folder's ``chat_template``: :mod:`storyflow.lm.tokenizer`), rendered with jinja2 as
+the model's tokenizer would:
 
 * topic formulation: messages = [user: *topic*, assistant: *story*];
 * context formulation: messages = [assistant: *story*] (no user turn: nothing but the template's
@@ -19,6 +20,11 @@ Prompts for sampling and closed-choice answers (:func:`generation_prompt`) end w
 assistant's reply begins: either the chat template rendered with ``add_generation_prompt``, or,
 for base models, a plain frame (the messages' texts, then a cue line chosen by the caller).
 :func:`prompt_tokens` turns such a text into token ids the way a llama.cpp server does.
+
+Every function that takes ``llm`` accepts a :class:`~storyflow.lm.tokenizer.Tokenizer` (a GGUF's or
+a Hugging Face folder's) or a llama-cpp-python ``Llama`` (``vocab_only`` is enough), which is
+read as its GGUF tokenizer: the template, its special tokens and the BOS rule come from the
+tokenizer, and the rendering is the same for both kinds.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from datetime import datetime
 from typing import Any
 
 from storyflow.errors import StoryflowError
+from storyflow.lm.tokenizer import as_tokenizer
 
 _MARK = "\x1fSTORYFLOW-STORY\x1f"
 
@@ -58,11 +65,13 @@ def render_chat(
 
 
 def chat_template(llm: Any, model_name: str = "model") -> str:
-    """The GGUF's chat template (``tokenizer.chat_template``); a clear error when it has none."""
-    template = llm.metadata.get("tokenizer.chat_template")
+    """The model's chat template (GGUF ``tokenizer.chat_template``, or a Hugging Face folder's
+    ``chat_template``); a clear error when it has none."""
+    tokenizer = as_tokenizer(llm)
+    template = tokenizer.chat_template
     if not template:
         raise StoryflowError(
-            f"model {model_name} has no chat template (GGUF tokenizer.chat_template): "
+            f"model {model_name} has no chat template ({tokenizer.template_source}): "
             "set `prompt: plain` for it in the config"
         )
     return template
@@ -70,30 +79,26 @@ def chat_template(llm: Any, model_name: str = "model") -> str:
 
 def template_specials(llm: Any) -> dict[str, str]:
     """The special-token texts chat templates use: ``bos_token`` and ``eos_token``."""
-
-    def text(token: int) -> str:
-        if token < 0:
-            return ""
-        return llm.detokenize([token], special=True).decode("utf-8", errors="replace")
-
-    return {"bos_token": text(llm.token_bos()), "eos_token": text(llm.token_eos())}
+    return as_tokenizer(llm).specials()
 
 
 def added_bos(llm: Any) -> int | None:
-    """The BOS id the model's tokenizer puts before a text, or None when it adds none."""
-    adds_bos = str(llm.metadata.get("tokenizer.ggml.add_bos_token", "true")).lower() == "true"
-    return int(llm.token_bos()) if adds_bos and llm.token_bos() >= 0 else None
+    """The BOS id the model's tokenizer puts before a text, or None when it adds none (GGUF
+    ``tokenizer.ggml.add_bos_token``; a Hugging Face tokenizer's ``add_bos_token`` or
+    post-processor)."""
+    return as_tokenizer(llm).bos_added
 
 
 def prompt_tokens(llm: Any, text: str) -> list[int]:
     """Token ids of a rendered prompt, as a llama.cpp server tokenizes a completion prompt.
 
     Special tokens written in the text (``<|im_start|>``) are parsed; the model's BOS comes first
-    when its tokenizer adds one (GGUF ``tokenizer.ggml.add_bos_token``) and the text does not
-    already begin with it (a chat template may write it). ``llm`` is a llama-cpp-python ``Llama``.
+    when its tokenizer adds one (:func:`added_bos`) and the text does not already begin with it
+    (a chat template may write it).
     """
-    ids = llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
-    bos = added_bos(llm)
+    tokenizer = as_tokenizer(llm)
+    ids = tokenizer.encode(text, special=True)
+    bos = tokenizer.bos_added
     if bos is not None and (not ids or ids[0] != bos):
         ids = [bos, *ids]
     return ids
@@ -150,10 +155,11 @@ def generation_prompt(
 
     ``messages``: ``[{"role": "system" | "user", "content": text}, ...]``. ``mode``:
 
-    * ``chat``: the model's chat template (GGUF metadata of ``llm``, a llama-cpp-python ``Llama``;
-      ``vocab_only`` is enough) rendered with ``add_generation_prompt``: the text ends with the
-      header of the assistant's turn (SmolLM2: ``<|im_start|>assistant\n``). ``cue`` must be
-      empty (the template decides how the turn begins);
+    * ``chat``: the model's chat template (``llm``'s: a
+      :class:`~storyflow.lm.tokenizer.Tokenizer` or a llama-cpp-python ``Llama``) rendered with
+      ``add_generation_prompt``: the text ends with the header of the assistant's turn
+      (SmolLM2: ``<|im_start|>assistant\n``). ``cue`` must be empty (the template decides how
+      the turn begins);
     * ``plain``, for base models: the messages' contents (stripped) joined by a blank line, then,
       when ``cue`` is given, a line break and ``cue`` (e.g. ``"Answer:"``; the answer or sample
       then continues that line, so answer options usually start with a space).
@@ -165,9 +171,10 @@ def generation_prompt(
         if cue:
             raise StoryflowError("a cue is for plain prompts; a chat template sets the turn")
         listed = [{"role": m["role"], "content": m["content"]} for m in messages]
+        tokenizer = as_tokenizer(llm)
         return render_chat(
-            chat_template(llm, model_name), listed, add_generation_prompt=True,
-            **template_specials(llm),
+            chat_template(tokenizer, model_name), listed, add_generation_prompt=True,
+            **template_specials(tokenizer),
         )  # fmt: skip
     if mode == "plain":
         text = "\n\n".join(m["content"].strip() for m in messages)
@@ -176,16 +183,18 @@ def generation_prompt(
 
 
 class ChatPrompt:
-    """Builds the token prefix of each formulation from a GGUF model's chat template.
+    """Builds the token prefix of each formulation from a model's chat template.
 
-    ``llm`` is a llama-cpp-python ``Llama`` (``vocab_only`` is enough).
+    ``llm`` is a llama-cpp-python ``Llama`` (``vocab_only`` is enough) or a
+    :class:`~storyflow.lm.tokenizer.Tokenizer`.
     """
 
     def __init__(self, llm: Any, model_name: str = "model") -> None:
         self.llm = llm
-        self.template = chat_template(llm, model_name)
-        self.special = template_specials(llm)
-        self.bos = added_bos(llm)
+        tokenizer = as_tokenizer(llm)
+        self.template = chat_template(tokenizer, model_name)
+        self.special = template_specials(tokenizer)
+        self.bos = added_bos(tokenizer)
 
     def messages(self, formulation: str, topic: str | None) -> list[dict[str, str]]:
         if formulation == "topic":

@@ -4,7 +4,9 @@ The entry is the one the config schema has validated: its defaults (``variant`` 
 ``backend`` llama.cpp, ``dtype`` float32, ``prompt`` auto, ``roles`` [sequentiality]) and its
 allowed values are the schema's alone. Here ``prompt: auto`` is resolved (``chat`` for instruct
 models, ``plain`` for base models), a served model's ``api: null`` too, and what the schema
-cannot say is checked: the roles and the prompt a served model can take.
+cannot say is checked: the roles and the prompt a served model can take, and that its
+``tokenizer`` is a GGUF file or tokenizer folder on this machine or a hub id (nothing is read
+or downloaded here: :mod:`storyflow.lm.tokenizer`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from storyflow.errors import StoryflowError
+from storyflow.lm.tokenizer import tokenizer_source
 from storyflow.settings import settings_from
 
 #: Roles that score text token by token with the model's weights: no served model takes them.
@@ -62,6 +65,10 @@ class ModelSpec:
                     "other roles (models[].roles), e.g. [fabula_entropy.reader]"
                 )
             server = source["server"] = dict(source["server"])
+            if server["tokenizer"]:  # a wrong path stops here, before any job
+                tokenizer_source(
+                    str(server["tokenizer"]), f"config: model {name!r}: source.server.tokenizer"
+                )
             if server["api"] is None:  # auto: text when storyflow can render the prompt
                 can_render = mode == "plain" or bool(server["tokenizer"])
                 server["api"] = "completions" if can_render else "chat"
@@ -75,8 +82,8 @@ class ModelSpec:
                 raise StoryflowError(
                     f"config: model {name!r}: its prompts use a chat template, which storyflow "
                     "renders itself for the completions API: set source.server.tokenizer to the "
-                    "model's GGUF file (its template and vocabulary are read, no weights), or "
-                    "use api: chat"
+                    "model's Hugging Face tokenizer folder or hub id (org/name), or its GGUF file "
+                    "(its template and vocabulary are read, no weights), or use api: chat"
                 )
         return replace(spec, prompt=mode, source=source)
 

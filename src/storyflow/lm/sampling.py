@@ -4,10 +4,10 @@ This module is backend-independent. A backend (``LlamaCppSampler``, ``Transforme
 supplies logits rows; everything that decides *which* token follows lives here, so the sampling
 rule is the same in every backend:
 
-* **token choice** (:func:`choose_token`): logits → divide by the temperature → softmax → tokens
-  ranked by probability → nucleus (top-p) cut of the ranking → one uniform number from the
-  sample's generator picks the token at that quantile of the ranked nucleus. Temperature 0 is
-  greedy (argmax, no draw).
+* **token choice** (:func:`choose_tokens`, every running sample's row at once): logits →
+  divide by the temperature → softmax (float32) → tokens ranked by probability → nucleus
+  (top-p) cut of the ranking → one uniform number from the sample's generator picks the token at
+  that quantile of the ranked nucleus. Temperature 0 is greedy (argmax, no draw).
 * **seeding** (:func:`sequence_rng`): sample k (0-based) draws from its own generator, seeded by
   ``(settings.seed, k)`` only, and each step consumes exactly one uniform number. So sample k
   gets the same random numbers whether it is drawn alone, in a batch of any size, or in another
@@ -22,7 +22,9 @@ rule is the same in every backend:
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Protocol
 
 import numpy as np
@@ -90,42 +92,79 @@ def sequence_rng(seed: int, index: int) -> np.random.Generator:
 def choose_token(
     logits: np.ndarray, temperature: float, top_p: float, rng: np.random.Generator
 ) -> int:
-    """The next token id drawn from one logits row (unnormalised log-probabilities, any float).
+    """The next token id drawn from one logits row (:func:`choose_tokens` for one row, its
+    uniform number drawn from ``rng``; temperature 0 draws nothing)."""
+    u = 0.0 if temperature == 0 else rng.random()
+    return int(choose_tokens(np.asarray(logits)[None, :], temperature, top_p, [u])[0])
 
-    Temperature 0 returns the argmax (lowest id among ties) and draws nothing. Otherwise:
 
-    1. probabilities p = softmax(logits / temperature) (float64);
+def choose_tokens(
+    logits: np.ndarray,
+    temperature: float,
+    top_p: float,
+    uniforms: Sequence[float],
+    workers: int = 1,
+) -> np.ndarray:
+    """The next token id of every row of ``logits`` (rows × vocabulary, unnormalised
+    log-probabilities), row r drawn with the uniform number ``uniforms[r]`` in [0, 1).
+
+    Temperature 0 returns each row's argmax (lowest id among ties). Otherwise, for each row:
+
+    1. probabilities p ∝ exp(logits / temperature), in float32 (relative error of a probability
+       about 1e-7);
     2. tokens ranked by p, largest first (ties: lower id first);
     3. nucleus: the shortest prefix of that ranking whose probabilities sum to at least
        ``top_p`` (``top_p = 1``: all tokens);
-    4. one uniform number u in [0, 1) from ``rng`` picks the token at quantile u of the nucleus:
-       the first whose cumulative probability (in ranked order, renormalised) exceeds u.
+    4. u picks the token at quantile u of the nucleus: the first whose cumulative probability
+       (in ranked order, renormalised over the nucleus) exceeds u.
 
     Drawing along the ranking (not the vocabulary order) keeps a draw stable under small changes
     of the logits (another backend, another batch): the boundaries between the likely tokens'
-    intervals move by about the change in their own probabilities only.
+    intervals move by about the change in their own probabilities only. Each row is computed on
+    its own, with the same operations whatever the other rows (``workers`` threads take rows in
+    turn; numpy releases the GIL), so a sample's token depends on its own logits and uniform
+    number alone: batched and one-at-a-time samples are equal wherever their logits are.
+    Only the head of the ranking is sorted (:func:`ranked`), so a row costs a few passes over the
+    vocabulary, not a sort of it.
     """
-    row = np.asarray(logits, dtype=np.float64)
+    rows = np.asarray(logits)
+    if rows.ndim != 2 or len(uniforms) != len(rows):
+        raise ValueError(f"logits {rows.shape} need one uniform number per row")
     if temperature == 0:
-        return int(np.argmax(row))
-    scaled = row / temperature
-    probs = np.exp(scaled - scaled.max())
-    probs /= probs.sum()
-    u = rng.random()
-    if top_p < 1:
-        ids, cumulative = ranked(probs, top_p)
-        size = min(int(np.searchsorted(cumulative, top_p, side="left")) + 1, len(ids))
-        ids, cumulative = ids[:size], cumulative[:size]
-        target = u * cumulative[-1]
-    else:
-        ids, cumulative = ranked(probs, u)
-        target = u
-    return int(ids[min(int(np.searchsorted(cumulative, target, side="right")), len(ids) - 1)])
+        return np.argmax(rows, axis=1).astype(np.int64)
+    scale = np.float32(1 / temperature)
+
+    def one(r: int) -> int:
+        probs = np.multiply(rows[r], scale, dtype=np.float32)
+        np.subtract(probs, probs.max(), out=probs)
+        np.exp(probs, out=probs)  # unnormalised: exp(0) = 1 at the most probable token
+        total = float(probs.sum())
+        u = float(uniforms[r])
+        if top_p < 1:
+            ids, cumulative = ranked(probs, top_p * total)
+            size = min(int(np.searchsorted(cumulative, top_p * total, side="left")) + 1, len(ids))
+            ids, cumulative = ids[:size], cumulative[:size]
+            target = u * cumulative[-1]
+        else:
+            ids, cumulative = ranked(probs, u * total)
+            target = u * total
+        return int(ids[min(int(np.searchsorted(cumulative, target, side="right")), len(ids) - 1)])
+
+    if workers > 1 and len(rows) > 1:
+        return np.fromiter(_pool(workers).map(one, range(len(rows))), np.int64, len(rows))
+    return np.fromiter(map(one, range(len(rows))), np.int64, len(rows))
+
+
+@cache
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """A thread pool for the token choice, one per worker count, kept for the process."""
+    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="choose")
 
 
 def ranked(probs: np.ndarray, mass: float) -> tuple[np.ndarray, np.ndarray]:
     """The head of the probability ranking: token ids sorted by probability (descending, ties by
-    ascending id) and their running sums, long enough that the sum exceeds ``mass`` (or all ids).
+    ascending id) and their running sums (float64), long enough that the sum exceeds ``mass``
+    (or all ids). ``probs`` may be unnormalised (``mass`` in the same unit).
 
     Exact and usually fast: the h most probable tokens (with every token tied with the last of
     them) are the start of the full ranking, with the same running sums, so only they are sorted;
@@ -136,12 +175,12 @@ def ranked(probs: np.ndarray, mass: float) -> tuple[np.ndarray, np.ndarray]:
         floor = np.partition(probs, len(probs) - size)[len(probs) - size]
         head = np.flatnonzero(probs >= floor)
         ids = head[np.argsort(-probs[head], kind="stable")]
-        cumulative = np.cumsum(probs[ids])
+        cumulative = np.cumsum(probs[ids], dtype=np.float64)
         if cumulative[-1] > mass:
             return ids, cumulative
         size *= 8
     ids = np.argsort(-probs, kind="stable")
-    return ids, np.cumsum(probs[ids])
+    return ids, np.cumsum(probs[ids], dtype=np.float64)
 
 
 def first_stop(text: str, stops: Sequence[str]) -> int | None:
@@ -170,10 +209,20 @@ class Continuation:
     def running(self) -> bool:
         return self.finish_reason is None
 
+    def uniform(self) -> float:
+        """The sample's next uniform number (one per step; none when decoding greedily)."""
+        return 0.0 if self.settings.temperature == 0 else float(self.rng.random())
+
     def push(self, logits: np.ndarray) -> int | None:
         """Draw the next token from ``logits``; the token to feed back, or None when finished."""
         s = self.settings
-        token = choose_token(logits, s.temperature, s.top_p, self.rng)
+        return self.take(
+            int(choose_tokens(logits[None, :], s.temperature, s.top_p, [self.uniform()])[0])
+        )
+
+    def take(self, token: int) -> int | None:
+        """Append the drawn ``token``; the token to feed back, or None when finished."""
+        s = self.settings
         if token in self.end_ids:
             self.finish_reason = "eos"
             return None
@@ -205,21 +254,26 @@ def generate(
     decode: Callable[[Sequence[int]], str],
     end_ids: Collection[int],
     step: Step,
+    workers: int = 1,
 ) -> list[Sample]:
     """Samples ``indices`` of one prompt, sample ``indices[j]`` running in the backend's slot j.
 
     ``prompt_logits`` is the next-token logits row after the prompt (every slot holds the
-    prompt); each round draws one token per running sample and feeds all of them to ``step``
-    together. A finished sample is not fed again.
+    prompt); each round draws one token for every running sample at once
+    (:func:`choose_tokens`, ``workers`` threads) and feeds all of them to ``step`` together. A
+    finished sample is not fed again.
     """
     states = [Continuation(k, settings, decode, end_ids) for k in indices]
-    fed = {slot: state.push(prompt_logits) for slot, state in enumerate(states)}
-    while True:
-        slots = [slot for slot, token in fed.items() if token is not None]
-        if not slots:
-            return [state.result() for state in states]
-        rows = step(slots, [fed[slot] for slot in slots])
-        fed = {slot: states[slot].push(row) for slot, row in zip(slots, rows, strict=True)}
+    slots = list(range(len(states)))
+    rows = np.broadcast_to(prompt_logits, (len(states), len(prompt_logits)))
+    while slots:
+        uniforms = [states[slot].uniform() for slot in slots]
+        tokens = choose_tokens(rows, settings.temperature, settings.top_p, uniforms, workers)
+        fed = [(slot, states[slot].take(int(t))) for slot, t in zip(slots, tokens, strict=True)]
+        slots = [slot for slot, token in fed if token is not None]
+        if slots:
+            rows = step(slots, [token for _, token in fed if token is not None])
+    return [state.result() for state in states]
 
 
 def check_request(prompt_tokens: int, settings: SamplingSettings, n_ctx: int) -> None:

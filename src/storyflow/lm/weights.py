@@ -181,9 +181,9 @@ DERIVED_FACTS = ("n_vocab", "chat_template_contains")
 def check_metadata(path: Path, name: str, expected: dict[str, Any]) -> dict[str, Any]:
     """The GGUF's general metadata, checked against ``expected``: GGUF metadata keys (value
     compared as text) and the :data:`DERIVED_FACTS`; a difference stops with the keys named."""
-    from llama_cpp import Llama
+    from storyflow.lm.backends.llama_cpp import load_vocab_only
 
-    llm = Llama(model_path=str(path), vocab_only=True, verbose=False)
+    llm = load_vocab_only(path)
     meta = dict(llm.metadata)
     template = meta.get("tokenizer.chat_template") or ""
     found = {
@@ -428,10 +428,10 @@ def check_gguf(path: Path, name: str, origin: Origin | None = None) -> None:
             f"{layout.n_tensors} tensors ending at byte {layout.data_end:,} "
             f"({size / layout.data_end:.0%} present){remedy}"
         )
-    from llama_cpp import Llama
+    from storyflow.lm.backends.llama_cpp import load_vocab_only
 
     try:
-        Llama(model_path=str(path), vocab_only=True, verbose=False)
+        load_vocab_only(path)
     except Exception as err:  # llama.cpp says only "Failed to load model from file"
         raise StoryflowError(
             f"model {name!r}: llama.cpp cannot load the metadata and vocabulary of {where} "

@@ -23,6 +23,7 @@ from storyflow.plan import (
     merge,
     narrative_sense,
     plot_holes,
+    replication,
     roles,
     sequentiality,
     tension,
@@ -50,6 +51,7 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
     ):
         outputs += measure.final_outputs(config)
     outputs.append(layout.VALIDITY)
+    outputs += replication.final_outputs(config)
     if cost.settings(config):
         outputs.append(layout.LM_COST)
     return outputs
@@ -66,6 +68,7 @@ __all__ = [
     "merge",
     "narrative_sense",
     "plot_holes",
+    "replication",
     "roles",
     "sequentiality",
     "tension",

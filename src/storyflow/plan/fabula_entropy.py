@@ -79,6 +79,31 @@ def reading(config: Mapping[str, Any]) -> dict[str, Any]:
     return {k: block[k] for k in ("variants", "labels", "calibration", "min_mass", "n_ctx")}
 
 
+def population(config: Mapping[str, Any]) -> int:
+    """Answers per question the configured readers give the hard index: reader models ×
+    prompt variants × ``samples`` (1 when ``samples`` is null); 0 when the stage is off."""
+    block = config["fabula_entropy"]
+    return len(readers(config)) * len(block["variants"]) * (block["samples"] or 1)
+
+
+def index(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings of the index (rule index_fabula_entropy): ``headline`` (the measure the
+    tables and figures lead with) and ``samples`` (answers per reader for the hard index).
+
+    A hard headline over one answer per question would be 0 for every story and version (one
+    yes/no never splits): that config stops here, naming the ways out."""
+    block = config["fabula_entropy"]
+    settings = {"headline": block["headline"], "samples": block["samples"]}
+    if block["enabled"] and block["headline"] == "hard" and population(config) < 2:
+        raise StoryflowError(
+            "config: fabula_entropy.headline is hard, but the readers give one answer per "
+            "question (one reader model, one prompt variant, samples null), so the hard index "
+            "is 0 for every story; add reader models or variants, set fabula_entropy.samples to "
+            "2 or more, or set fabula_entropy.headline: soft"
+        )
+    return settings
+
+
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The stage's final tables and figures (rule all); [] when it is off."""
     return [

@@ -65,6 +65,7 @@ MODEL_REFERENCES: tuple[tuple[str, ...], ...] = (
     ("plot_holes", "surprisal_models"),
     ("plot_holes", "model_maker", "model"),
     ("plot_holes", "nli", "models"),
+    ("regression", "models"),
 )
 
 

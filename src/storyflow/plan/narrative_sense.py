@@ -29,15 +29,33 @@ def sources(config: Mapping[str, Any]) -> list[str]:
     return sources
 
 
+#: Book passages drawn per book when ``books_reference.passages_per_book`` is null (every
+#: passage): more than any book holds, since ``book_passages`` takes at most this many.
+ALL_PASSAGES = 2**31 - 1
+
+
+def cross_fitted(config: Mapping[str, Any], corpus: str) -> bool:
+    """Whether target ``corpus`` is scored fold by fold against tables without its own stories
+    (``narrative_sense.folds`` set and the corpus also a reference)."""
+    ns = config["narrative_sense"]
+    return ns["folds"] is not None and corpus in ns["reference"]
+
+
 def lemma_settings(config: Mapping[str, Any], source: str) -> dict[str, Any]:
     """Only the settings that change ``source``'s lemma table (so reruns are precise)."""
     ns = config["narrative_sense"]
     settings: dict[str, Any] = {"kind": corpus_kind(config, source).kind}
     settings["limit"] = ns["limit"]
+    settings["count_punctuation"] = ns["count_punctuation"]
     if source == "hippocorpus":
         settings["story_types"] = config["hippocorpus"]["story_types"]
     if source == "books":
-        settings["books"] = ns["books_reference"]
+        books = dict(ns["books_reference"])
+        groups = books.pop("genres")
+        if books["passages_per_book"] is None:
+            books["passages_per_book"] = ALL_PASSAGES
+        settings["books"] = books
+        settings["groups"] = groups
         settings["seed"] = ns["seed"]
         settings["columns"] = config["books"]["columns"]
         settings["path_template"] = config["books"]["path_template"]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import storyflow.plan.roles as roles
+from storyflow.corpora import corpus_kind
 from storyflow.errors import StoryflowError
 from storyflow.plan.layout import Layout
 
@@ -37,6 +38,28 @@ def corpora(config: Mapping[str, Any]) -> list[str]:
                 "books or remove them from plot_holes.corpora"
             )
     return chosen
+
+
+#: Built-in corpora whose every story is human-written: HIPPOCORPUS's diary stories, the book
+#: passages, ROCStories' crowd-written stories. HANNA holds six LLMs' stories beside the human
+#: one; a corpus of your own may hold either.
+HUMAN_WRITTEN = ("hippocorpus", "books", "rocstories")
+
+
+def edited_story_types(config: Mapping[str, Any], corpus: str) -> list[str] | None:
+    """The story types the makers may edit in ``corpus`` (None: every story).
+
+    ``plot_holes.originals: all`` edits every story. ``human`` (the paper: originals are
+    human-written, `flawed_fictions.txt` l. 96) edits every story of a corpus in
+    :data:`HUMAN_WRITTEN` and, in any other corpus (HANNA, a corpus of your own), only the
+    stories whose story_type is ``plot_holes.human_group``. The stories not edited are still
+    shown to the detectors unmodified (their P(error), the HANNA human-vs-LLM rates)."""
+    block = config["plot_holes"]
+    if block["originals"] == "all":
+        return None
+    if corpus_kind(config, corpus).kind in HUMAN_WRITTEN:
+        return None
+    return [str(block["human_group"])]
 
 
 def detectors(config: Mapping[str, Any]) -> list[str]:
@@ -106,24 +129,23 @@ def benchmark(config: Mapping[str, Any]) -> str | None:
 def detector_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     """What the detector jobs read: the params of detect_plot_holes. Only the keys of the
     configured answer format (``detection.format``) are there (closed: the classify and localize
-    prompts, the localization's ``max_tokens``; paper: the detect prompt and
-    ``reasoning_tokens``), so a scoring-only key (``surprisal_z``, ``unparseable``) or the other
-    format's prompt does not ask the models again."""
+    prompts, the localization's ``max_tokens``; paper: the detect prompt, ``reasoning_tokens``,
+    ``temperature`` and ``plot_holes.seed``, which seeds its sampled answers), so a scoring-only
+    key (``surprisal_z``, ``unparseable``) or the other format's prompt does not ask the models
+    again."""
     block = config["plot_holes"]
     detection = block["detection"]
     kept = DETECTION_KEYS[detection["format"]]
-    return {
-        "prompts": {k: block["prompts"][k] for k in kept["prompts"]},
-        "detection": {
-            k: detection[k] for k in ("format", "threshold", "n_ctx", *kept["detection"])
-        },
-    }
+    chosen = {k: detection[k] for k in ("format", "threshold", "n_ctx", *kept["detection"])}
+    if detection["format"] == "paper":
+        chosen["seed"] = block["seed"]
+    return {"prompts": {k: block["prompts"][k] for k in kept["prompts"]}, "detection": chosen}
 
 
 #: The prompts and detection keys each detector answer format reads.
 DETECTION_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
     "closed": {"prompts": ("classify", "localize"), "detection": ("max_tokens",)},
-    "paper": {"prompts": ("detect",), "detection": ("reasoning_tokens",)},
+    "paper": {"prompts": ("detect",), "detection": ("reasoning_tokens", "temperature")},
 }
 
 

@@ -76,10 +76,43 @@ def regressions(config: Mapping[str, Any]) -> tuple[list[str], dict[str, str]]:
     return fitted, skipped
 
 
+def regression_models(config: Mapping[str, Any]) -> list[str]:
+    """The models whose sentences enter the regressions: ``regression.models``, or (null) every
+    model with the role sequentiality (:func:`models`), in config order."""
+    every = models(config)
+    chosen = roles.role_models(
+        config, "regression.models", config["regression"]["models"], "sequentiality"
+    )
+    outside = [name for name in chosen if name not in every]
+    if outside:
+        raise StoryflowError(
+            f"config: regression.models names {', '.join(outside)}, which score(s) no "
+            f"sequentiality NLLs; name models with the role sequentiality ({', '.join(every)})"
+        )
+    return [name for name in every if name in chosen]
+
+
+def regression_corpora(config: Mapping[str, Any]) -> list[str]:
+    """The corpora whose covariates and regressions are computed (``regression.corpora``; none
+    when the regressions are off); each must be a corpus of the analysis (:func:`corpora`)."""
+    if not config["regression"]["enabled"]:
+        return []
+    analysed = corpora(config)
+    chosen = list(config["regression"]["corpora"])
+    unknown = [c for c in chosen if c not in analysed]
+    if unknown:
+        raise StoryflowError(
+            f"config: regression.corpora names {', '.join(unknown)}, not a corpus of the "
+            f"sequentiality analysis ({', '.join(analysed)}; books needs books.enabled)"
+        )
+    return chosen
+
+
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The analysis's final tables and figures (rule all): per corpus the NLL estimate, the
-    sequentiality by type and by contrast and their figures; the HIPPOCORPUS covariates and
-    regressions when they are on."""
+    sequentiality by type and by contrast and their figures; the HIPPOCORPUS covariates when
+    they are on, and the covariates and regressions of each corpus of ``regression.corpora``
+    when the regressions are on."""
     outputs = [
         OUT.of(c, *parts)
         for c in corpora(config)
@@ -93,12 +126,14 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
             ("figures", "effect_sizes.png"),
         )
     ]
+    fitted = regression_corpora(config) if regressions(config)[0] else []
     if config["covariates"]["enabled"]:
-        outputs.append(OUT.of("hippocorpus", "covariates.parquet"))
-    if regressions(config)[0]:
+        covariate_corpora = ["hippocorpus", *(c for c in fitted if c != "hippocorpus")]
+        outputs += [OUT.of(c, "covariates.parquet") for c in covariate_corpora]
+    for corpus in fitted:
         outputs += [
-            OUT.of("hippocorpus", "tables", "regression_coefficients.csv"),
-            OUT.of("hippocorpus", "tables", "regression_diagnostics.csv"),
-            OUT.of("hippocorpus", "figures", "regression_coefficients.png"),
+            OUT.of(corpus, "tables", "regression_coefficients.csv"),
+            OUT.of(corpus, "tables", "regression_diagnostics.csv"),
+            OUT.of(corpus, "figures", "regression_coefficients.png"),
         ]
     return outputs

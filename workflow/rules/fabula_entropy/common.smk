@@ -4,6 +4,7 @@ FABULA_ENTROPY_OUT = plan.fabula_entropy.OUT
 FEI = config["fabula_entropy"]
 FEI_CORPORA = checked(plan.fabula_entropy.corpora, config)  # [] when the stage is off
 FEI_READERS = checked(plan.fabula_entropy.readers, config)
+FEI_INDEX = checked(plan.fabula_entropy.index, config)  # headline, samples
 
 
 def fei_items(wildcards):

@@ -14,6 +14,7 @@ PH_NLI = checked(plan.plot_holes.nli_models, config)
 PH_POOL_PAIRS = plan.plot_holes.pool_pairs(config)
 PH_VALIDITY = plan.plot_holes.VALIDITY
 PH_CHECK_SOURCES = checked(plan.plot_holes.check_sources, config)
+PH_MIN_ANNOTATORS = PH["model_maker"]["min_annotators"]
 
 
 def ph_made(wildcards):
@@ -77,6 +78,10 @@ def ph_maker_settings(wildcards):
     return {
         k: v for k, v in PH["model_maker"].items() if k not in ("model", "verdicts")
     }
+
+
+def ph_edited_story_types(wildcards):
+    return plan.plot_holes.edited_story_types(config, wildcards.corpus)
 
 
 def ph_verdicts(wildcards):

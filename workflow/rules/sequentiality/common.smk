@@ -6,6 +6,11 @@ SEQUENTIALITY_MODELS = checked(
 )  # local, role sequentiality
 SHARDS = [f"{k:03d}" for k in range(config["nll"]["shards"])]
 REGRESSION_SPECS, REGRESSION_SKIPPED = checked(plan.sequentiality.regressions, config)
+# the corpora and models of the regressions (regression.corpora, regression.models)
+REGRESSION_CORPORA = checked(plan.sequentiality.regression_corpora, config)
+REGRESSION_MODELS = (
+    checked(plan.sequentiality.regression_models, config) if REGRESSION_SPECS else []
+)
 for _spec, _reason in REGRESSION_SKIPPED.items():
     logger.warning(f"regression {_spec} skipped: {_reason}")
 
@@ -53,6 +58,15 @@ def story_tables(wildcards):
 
 def sentence_tables(wildcards):
     return per_model_tables(wildcards, "sentences")
+
+
+def regression_sentence_tables(wildcards):
+    """The sentence sequentiality tables of the models of the regressions (regression.models)."""
+    return expand(
+        SEQUENTIALITY_OUT("scores/{model}/sentences.parquet"),
+        corpus=wildcards.corpus,
+        model=REGRESSION_MODELS,
+    )
 
 
 def connective_lexicon():

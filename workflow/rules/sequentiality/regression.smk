@@ -4,7 +4,7 @@
 
 rule fit_regressions:
     input:
-        sequentiality=sentence_tables,
+        sequentiality=regression_sentence_tables,
         covariates=SEQUENTIALITY_OUT("covariates.parquet"),
         story_scores=narrative_sense_scores,
     output:
@@ -27,12 +27,14 @@ rule fit_regressions:
         ),
     log:
         "logs/{corpus}/fit_regressions.log",
+    wildcard_constraints:
+        corpus=one_of(REGRESSION_CORPORA),
     conda:
         "../../../envs/regression.yaml"
     params:
         specs=REGRESSION_SPECS,
         skipped=REGRESSION_SKIPPED,
-        models=SEQUENTIALITY_MODELS,
+        models=REGRESSION_MODELS,
         formulation=config["regression"]["formulation"],
         fdr_alpha=config["regression"]["fdr_alpha"],
         confidence=config["stats"]["confidence"],

@@ -53,8 +53,22 @@ from storyflow.lm.backends.llama_lowlevel import SequenceContext
 if TYPE_CHECKING:
     from storyflow.lm.backends.llama_cpp import VocabOnly
 
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens ``a`` and ``b`` share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 STEM_SLOTS = 2  # extra sequences keeping stems (topic and context prefix of the current story)
 PAD_SHARE = 0.9  # a pass joins a batch when its length is at least this share of the longest
+#: The same for branches (questions after one story): short, of varied length, and many to a
+#: batch; padding them to twice the shortest costs fewer tokens than a batch per length.
+BRANCH_PAD_SHARE = 0.5
 
 
 class BatchedLlamaCppScorer:
@@ -76,6 +90,7 @@ class BatchedLlamaCppScorer:
         n_threads: int = 1,
         n_gpu_layers: int = 0,
         logsoftmax_workers: int | None = None,
+        branches: bool = False,
     ) -> None:
         import llama_cpp
 
@@ -100,6 +115,7 @@ class BatchedLlamaCppScorer:
             n_threads=n_threads,
             n_gpu_layers=n_gpu_layers,
         )
+        self.branches = branches
         self._held: list[tuple[int, ...] | None] = [None] * n_seq  # stem in each sequence's KV
         self._slots: OrderedDict[tuple[int, ...], int] = OrderedDict()  # stem -> its sequence
 
@@ -149,6 +165,8 @@ class BatchedLlamaCppScorer:
                 raise ValueError("prefix and continuation must not be empty")
             if len(prefix) + len(continuation) > self.n_ctx:
                 raise ValueError("sequence longer than the context window")
+        if self.branches:
+            return self._branch_batch(requests)
         order = sorted(range(len(requests)), key=lambda r: -len(requests[r][1]))
         out: list[np.ndarray | None] = [None] * len(requests)
         start = 0
@@ -172,6 +190,95 @@ class BatchedLlamaCppScorer:
         if missing:  # every request is in exactly one batch; anything else is a bug here
             raise RuntimeError(f"requests {missing} were not scored")
         return [result for result in out if result is not None]
+
+    # --- branches of one shared beginning ------------------------------------------------------
+
+    def _branch_batch(
+        self, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
+    ) -> list[np.ndarray]:
+        """``logprobs_batch`` with ``branches``: the requests' shared beginning decoded once, the
+        rest of each request branched from it, up to ``n_seq`` branches per ``llama_decode``.
+
+        A *pass* is what a request needs evaluated, its prefix and all of its continuation but
+        the last token; requests needing the same pass (single-token answer labels after one
+        question) share it. The *stem* is the longest beginning all passes share, short of
+        every prefix's last token (so every row read comes from a branch): decoded alone into a
+        stem slot and copied into each branch's sequence. Passes go longest first into batches
+        of at most ``n_seq`` passes and ``n_batch`` tokens, each at least ``BRANCH_PAD_SHARE`` of
+        the batch's longest and padded to it. Which passes share a batch
+        depends only on the requests of this call, never on earlier calls: an answer depends on
+        its own call's requests alone (a resumed job asks a whole call again,
+        storyflow.lm.connect).
+        """
+        passes: dict[tuple[int, ...], int] = {}
+        of_request = []
+        for prefix, continuation in requests:
+            key = (*prefix, *continuation[:-1])
+            of_request.append(passes.setdefault(key, len(passes)))
+        keys = list(passes)
+        first_read = [len(k) for k in keys]  # the first row each pass must produce
+        for (prefix, _), p in zip(requests, of_request, strict=True):
+            first_read[p] = min(first_read[p], len(prefix) - 1)
+        stem = keys[0][: min(first_read)]
+        for key in keys[1:]:
+            stem = stem[: common_prefix(stem, key)]
+        order = sorted(range(len(keys)), key=lambda p: -len(keys[p]))
+        rows_of: dict[int, np.ndarray] = {}
+        start = 0
+        while start < len(order):
+            width = len(keys[order[start]]) - len(stem)
+            stop = start + 1
+            while (
+                stop < len(order)
+                and stop - start < self.n_seq
+                and (stop - start + 1) * width <= self.n_batch
+                and len(keys[order[stop]]) - len(stem) >= BRANCH_PAD_SHARE * width
+            ):
+                stop += 1
+            chosen = order[start:stop]
+            batch_rows = self._branch_wave(
+                stem, [keys[p] for p in chosen], [first_read[p] for p in chosen], width
+            )
+            rows_of.update(zip(chosen, batch_rows, strict=True))
+            start = stop
+        from storyflow.lm.backends.llama_cpp import token_logprobs
+
+        results = []
+        for (prefix, continuation), p in zip(requests, of_request, strict=True):
+            offset = len(prefix) - 1 - first_read[p]
+            rows = rows_of[p][offset : offset + len(continuation)]
+            results.append(token_logprobs(rows, continuation, workers=self.workers))
+        return results
+
+    def _branch_wave(
+        self,
+        stem: tuple[int, ...],
+        keys: Sequence[tuple[int, ...]],
+        first_read: Sequence[int],
+        width: int,
+    ) -> list[np.ndarray]:
+        """One batch of branches after ``stem``: pass r runs as sequence r; the logits rows of
+        positions ``first_read[r]`` to the end of its pass (copied out), per pass."""
+        self._load_stems([stem] * len(keys))
+        n = 0
+        counts = []
+        for seq, (key, first) in enumerate(zip(keys, first_read, strict=True)):
+            tokens = list(key[len(stem) :])
+            tokens += [tokens[-1]] * (width - len(tokens))  # padding after the last row read
+            for k, token in enumerate(tokens):
+                position = len(stem) + k
+                self._llama.put(n, token, position, seq, first <= position < len(key))
+                n += 1
+            counts.append(len(key) - first)
+        self._llama.decode(n)
+        logits = self._llama.logits(sum(counts))
+        out, row = [], 0
+        for count in counts:
+            out.append(np.array(logits[row : row + count]))
+            row += count
+        for seq in range(len(keys)):  # back to the stem
+            self._llama.remove(seq, len(stem))
+        return out
 
     # --- one batch ---------------------------------------------------------------------------
 

@@ -41,6 +41,7 @@ import http.client
 import json
 import logging
 import os
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -134,6 +135,9 @@ class HttpBackend:
         self.backoff = float(backoff)
         self.max_backoff = float(max_backoff)
         self.extra_body = dict(extra_body or {})
+        self.tokens_reported = 0  # prompt + completion tokens of every answer's ``usage``
+        self.unreported = 0  # answers without a ``usage`` count
+        self._count_lock = threading.Lock()  # requests run ``concurrency`` threads at once
         self._headers = {"Content-Type": "application/json"}
         if api_key_env is not None:
             key = os.environ.get(api_key_env)
@@ -223,9 +227,41 @@ class HttpBackend:
             answer = self.post("/completions", {"prompt": prompt, **body})
             path = "/completions"
         try:
-            return answer["choices"][0], answer.get("usage") or {}
+            choice, usage = answer["choices"][0], answer.get("usage") or {}
         except (KeyError, IndexError, TypeError) as err:
             raise StoryflowError(f"{self.base_url}{path}: no choices in {answer!r:.300}") from err
+        self._count(usage)
+        return choice, usage
+
+    def _count(self, usage: dict[str, Any]) -> None:
+        """Add an answer's ``usage`` to :attr:`tokens_reported`: ``total_tokens``, else
+        ``prompt_tokens`` + ``completion_tokens``; the first answer without them is logged."""
+        total, prompt, completion = (
+            usage.get(k) for k in ("total_tokens", "prompt_tokens", "completion_tokens")
+        )
+        if not isinstance(total, int):
+            both = isinstance(prompt, int) and isinstance(completion, int)
+            total = prompt + completion if both else None
+        with self._count_lock:
+            if total is not None:
+                self.tokens_reported += total
+                return
+            self.unreported += 1
+            first = self.unreported == 1
+        if first:
+            log.warning(
+                "%s (model %s) reports no token usage in its answers: tokens not reported by "
+                "the server, so this model's token counts in logs and cost tables stay 0",
+                self.base_url,
+                self.model,
+            )
+
+    @property
+    def tokens_evaluated(self) -> int:
+        """Tokens the server reports having processed so far (prompt + completion per request,
+        from each answer's ``usage``; a server may have cached some of the prompt tokens).
+        Answers without ``usage`` add nothing (:attr:`unreported` counts them)."""
+        return self.tokens_reported
 
     def sample(self, prompt: Prompt, k: int, settings: SamplingSettings) -> list[Sample]:
         """Samples 0..k-1 of ``prompt`` (rendered text, or messages for the chat API), one

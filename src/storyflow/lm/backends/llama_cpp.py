@@ -7,6 +7,10 @@ without a BOS token. ``VocabOnly`` loads a GGUF's tokenizer without its weights.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
@@ -16,6 +20,8 @@ from typing import Any
 import numpy as np
 
 from storyflow.lm.backends import model_file
+
+log = logging.getLogger(__name__)
 
 
 def default_n_batch(n_gpu_layers: int, n_batch: int | None = None) -> int:
@@ -218,21 +224,66 @@ def start_token_of(llm: Any) -> int:
     return int(llm.token_eos())
 
 
+#: :func:`training_context` of a GGUF without ``<arch>.context_length``: no limit of its own
+#: (the windows are then bounded by the config alone, e.g. ``nll.max_context_tokens``).
+UNKNOWN_TRAINING_CONTEXT = 2**31 - 1
+
+
 def training_context(llm: Any) -> int:
-    """The model's training context length in tokens (GGUF ``<arch>.context_length``)."""
+    """The model's training context length in tokens: the GGUF's ``<arch>.context_length``
+    (e.g. ``qwen2.context_length`` = 32768 for Qwen2.5-Coder-1.5B-Instruct, as its model card
+    states; 8192 for SmolLM2-135M-Instruct). :data:`UNKNOWN_TRAINING_CONTEXT`, with a warning
+    naming the key, when the file lacks it."""
     meta = llm.metadata
-    value = meta.get(f"{meta.get('general.architecture', '')}.context_length")
-    return int(value) if value else 2**31 - 1
+    key = f"{meta.get('general.architecture', '')}.context_length"
+    value = meta.get(key)
+    if value:
+        return int(value)
+    name = str(meta.get("general.name", "model"))
+    if name not in _WARNED_UNKNOWN_CONTEXT:  # once per model and process
+        _WARNED_UNKNOWN_CONTEXT.add(name)
+        log.warning(
+            "%s: the GGUF has no %s: its training context is unknown, so storyflow takes no "
+            "limit from the model (only the config's window settings bound it)",
+            name,
+            key,
+        )
+    return UNKNOWN_TRAINING_CONTEXT
+
+
+_WARNED_UNKNOWN_CONTEXT: set[str] = set()
+
+
+#: llama.cpp's warning when it makes a context for a vocabulary-only model, whose
+#: hyperparameters it does not read: that model's trained context shows as 0 there. It says
+#: nothing about the file (:func:`training_context` reads the GGUF key), and llama-cpp-python
+#: prints llama.cpp's warnings even with ``verbose=False``; :func:`load_vocab_only` drops it.
+VOCAB_ONLY_NOISE = "n_ctx_train (0)"
+
+
+def load_vocab_only(path: str | Path) -> Any:
+    """A llama-cpp-python ``Llama`` with only the vocabulary and metadata of the GGUF at
+    ``path`` (no weights), without llama.cpp's :data:`VOCAB_ONLY_NOISE` warning: what else it
+    prints to stderr while loading is passed on unchanged."""
+    from llama_cpp import Llama
+
+    captured = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(captured):
+            return Llama(model_path=str(path), vocab_only=True, verbose=False)
+    finally:
+        for line in captured.getvalue().splitlines(keepends=True):
+            if VOCAB_ONLY_NOISE not in line:
+                sys.stderr.write(line)
 
 
 class VocabOnly:
-    """Tokenizer of a GGUF model without its weights (used to size the context window)."""
+    """Tokenizer of a GGUF model without its weights (used to size the context window);
+    ``n_ctx_train``: :func:`training_context`."""
 
     def __init__(self, model_path: str | Path) -> None:
-        from llama_cpp import Llama
-
         path = model_file(model_path)
-        self.llm = Llama(model_path=str(path), vocab_only=True, verbose=False)
+        self.llm = load_vocab_only(path)
         self.n_ctx_train = training_context(self.llm)
 
     def tokenize(self, text: str) -> list[int]:

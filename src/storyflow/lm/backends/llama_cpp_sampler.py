@@ -57,6 +57,7 @@ class LlamaCppSampler:
             raise StoryflowError(f"n_batch ({n_batch}) must be at least n_seq ({n_seq})")
         self.n_ctx = n_ctx
         self.n_seq = n_seq
+        self.n_threads = n_threads  # llama.cpp's threads, and the token choice's between steps
         self.vocab = VocabOnly(path)
         self._llama = SequenceContext(
             path,
@@ -98,7 +99,9 @@ class LlamaCppSampler:
         for start in range(0, k, self.n_seq):
             indices = range(start, min(k, start + self.n_seq))
             step = partial(self._step, [len(ids)] * len(indices))
-            chunk = generate(prompt_logits, indices, settings, self.decode, self.end_ids, step)
+            chunk = generate(
+                prompt_logits, indices, settings, self.decode, self.end_ids, step, self.n_threads
+            )
             for seq in range(len(indices)):  # back to the prompt
                 self._llama.remove(seq, len(ids))
             samples.extend(chunk)

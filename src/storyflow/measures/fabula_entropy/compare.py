@@ -6,9 +6,10 @@
   on the calibrated P(yes) when calibration is on. A reader that says "yes" to everything can
   rank well (AUC) but has a balanced accuracy of 0.5 and fails;
 - :func:`reader_pools`: the reader sets results are computed for: each reader alone, each model
-  (its prompt variants), ``pooled`` (the readers that passed: the headline) and ``all``; each
-  with a note saying what limits it (one reader: hard entropy 0 on every question; readers that
-  failed);
+  (its prompt variants), ``pooled`` (the readers that passed: the headline pool) and ``all``;
+  each with its population (answers per question: readers × ``samples``) and a note saying what
+  limits it (one answer per question: hard entropy 0 on every question; one reader sampled:
+  its own uncertainty, no disagreement between readers; readers that failed);
 - :func:`question_entropies`: hard and soft entropy per question and pool (bits;
   :mod:`.entropy`); :func:`story_indices`: their means per story version (EWC / ETC);
 - :func:`compare_versions`: original vs each corrupted version, paired by story (the original
@@ -17,9 +18,11 @@
 - :func:`version_means`: the mean index per version (k = 0 original; the dose-response);
 - :func:`story_measures`: the original stories' indices as the cross-measure long table.
 
-Hard pooling (the share of readers answering yes, then its entropy) is the paper's definition and
-the headline; soft pooling (the entropy of the mean P(yes)) mixes each reader's own
-uncertainty into it and is the secondary measure.
+Hard pooling (the share of the readers' answers that are yes, then its entropy) is the paper's
+definition; soft pooling (the entropy of the mean P(yes)) is its limit for a population of
+readers who answer by sampling, and mixes each reader's own uncertainty into it. Which one is
+the *headline* is the config's ``fabula_entropy.headline`` (:class:`IndexSettings`); the
+tables mark its rows (``headline``) on the headline pool (``pooled``, else ``all``).
 """
 
 from __future__ import annotations
@@ -49,6 +52,34 @@ INDEX_KINDS = ("ewc", "etc")
 MEASURE = "fabula_entropy"
 ROLE = "reader"
 ONE_READER = "one reader: a single yes/no per question, so its hard entropy is 0 on every question"
+SAMPLED_ONE = (
+    "one reader whose answers are sampled: its hard index is that reader's own uncertainty, "
+    "not a disagreement between readers"
+)
+HEADLINE_POOLS = ("pooled", "all")
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    """How the index is read (config ``fabula_entropy``): ``headline``, the measure the tables
+    and figures lead with (``hard`` or ``soft``); ``samples``, answers per model reader for the
+    hard index (None: one, its more probable answer; S: S answers drawn from its P(yes),
+    :func:`.entropy.sampled_hard`)."""
+
+    headline: str
+    samples: int | None
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> IndexSettings:
+        """From the rule's params (the validated ``fabula_entropy`` block's headline and
+        samples)."""
+        return settings_from(cls, params, where="fabula_entropy")
+
+
+def headline_pool(names: Sequence[str]) -> str:
+    """The pool the headline rests on: ``pooled`` (the valid readers) when there is one, else
+    ``all`` (every reader; its rows say they are not valid)."""
+    return next((n for n in HEADLINE_POOLS if n in names), "all")
 
 
 @dataclass(frozen=True)
@@ -81,13 +112,16 @@ class Statistics:
 @dataclass(frozen=True)
 class Pool:
     """A set of readers results are computed for: its ``name``, its ``readers``, whether every
-    one of them passed the validity check (``valid``) and a ``note`` in words ("" if none)."""
+    one of them passed the validity check (``valid``), a ``note`` in words ("" if none) and its
+    ``population``: the answers per question its hard index rests on (readers × samples; for
+    human answers, the mean number of participants per question)."""
 
     name: str
     readers: tuple[str, ...]
     valid: bool
     note: str = ""
     label: str = ""
+    population: int = 0
 
     @property
     def listed(self) -> str:
@@ -241,17 +275,23 @@ def reader_checks(
     return table, validity.frame(checks)
 
 
-def reader_pools(readers: pd.DataFrame) -> list[Pool]:
+def reader_pools(readers: pd.DataFrame, samples: int | None) -> list[Pool]:
     """Every pool results are given for: each reader, each model with several readers, ``pooled``
-    (the readers that passed; left out, with a warning, when none did) and ``all``."""
+    (the readers that passed; left out, with a warning, when none did) and ``all``; each with its
+    population, readers × ``samples`` (one answer each when ``samples`` is None)."""
     passed = dict(zip(readers["reader"], readers["passed"], strict=True))
 
     def make(name: str, members: Sequence[str]) -> Pool:
         failed = [r for r in members if not passed[r]]
-        notes = [ONE_READER] if len(members) == 1 else []
+        population = len(members) * (samples or 1)
+        notes = []
+        if population == 1:
+            notes.append(ONE_READER)
+        elif len(members) == 1:
+            notes.append(SAMPLED_ONE)
         if failed:
             notes.append(f"rests on readers that failed the validity check: {', '.join(failed)}")
-        return Pool(name, tuple(members), not failed, "; ".join(notes))
+        return Pool(name, tuple(members), not failed, "; ".join(notes), population=population)
 
     pools = [make(r, [r]) for r in readers["reader"]]
     for model, group in readers.groupby("model", sort=False):
@@ -261,7 +301,11 @@ def reader_pools(readers: pd.DataFrame) -> list[Pool]:
     if valid:
         pools.append(make("pooled", valid))
         if len(valid) == 1:
-            log.warning("pooled results rest on one valid reader (%s): %s", valid[0], ONE_READER)
+            log.warning(
+                "pooled results rest on one valid reader (%s): %s",
+                valid[0],
+                ONE_READER if not samples or samples == 1 else SAMPLED_ONE,
+            )
     else:
         log.warning("no reader passed the validity check: no 'pooled' (headline) results")
     pools.append(make("all", list(passed)))
@@ -272,11 +316,15 @@ def reader_pools(readers: pd.DataFrame) -> list[Pool]:
 
 
 def question_entropies(
-    answers: pd.DataFrame, questions: pd.DataFrame, pools: Sequence[Pool]
+    answers: pd.DataFrame,
+    questions: pd.DataFrame,
+    pools: Sequence[Pool],
+    samples: int | None,
 ) -> pd.DataFrame:
     """Per pool and EWC/ETC question: ``hard``, ``soft``, ``reader_entropy`` and
-    ``disagreement`` (bits; :func:`.entropy.pool`), with the question's story, version,
-    passage and kind. A question enters a pool when every reader of the pool answered it."""
+    ``disagreement`` (bits; :func:`.entropy.pool`, ``samples`` answers per reader for the hard
+    index), with the question's story, version, passage and kind. A question enters a pool when
+    every reader of the pool answered it."""
     asked = questions[questions["kind"].isin(INDEX_KINDS)][
         ["story_id", "version", "passage", "question_id", "kind"]
     ]
@@ -292,7 +340,7 @@ def question_entropies(
         part = wide.dropna(subset=cols)
         if part.empty:
             continue
-        pooled = pool(part[cols].to_numpy())
+        pooled = pool(part[cols].to_numpy(), samples)
         frames.append(
             part[["story_id", "version", "passage", "question_id", "kind"]].assign(
                 pool=p.name, **{k: pooled[k] for k in ENTROPIES}
@@ -329,8 +377,8 @@ def story_indices(
         .merge(_labels(versions), on=["story_id", "version"])
     )
     info = pd.DataFrame(
-        [(p.name, p.listed, len(p.readers), p.valid, p.note) for p in pools],
-        columns=["pool", "readers", "n_readers", "valid", "note"],
+        [(p.name, p.listed, len(p.readers), p.population, p.valid, p.note) for p in pools],
+        columns=["pool", "readers", "n_readers", "population", "valid", "note"],
     )
     return tables.FEI_STORY_INDICES.frame(story.merge(info, on="pool"))
 
@@ -367,7 +415,8 @@ def human_entropies(
     )
     n = int(p["n_readers"].sum())
     people = tuple(sorted(frame["participant"].astype(str).unique()))
-    return per_q, Pool("human", people, True, "", f"human ({n} answers)")
+    population = round(float(p["n_readers"].mean()))
+    return per_q, Pool("human", people, True, "", f"human ({n} answers)", population)
 
 
 # --- original vs corrupted, means per version --------------------------------------------------
@@ -396,11 +445,13 @@ def _paired(per_question: pd.DataFrame) -> pd.DataFrame:
 
 
 def compare_versions(
-    per_question: pd.DataFrame, pools: Sequence[Pool], stats: Statistics
+    per_question: pd.DataFrame, pools: Sequence[Pool], stats: Statistics, headline: str
 ) -> pd.DataFrame:
     """:data:`tables.FEI_COMPARISON`: each corrupted version against the original, paired by
-    story (stories with both; the original read over the corrupted version's passages)."""
+    story (stories with both; the original read over the corrupted version's passages);
+    ``headline`` marks the rows of the ``headline`` measure on the headline pool."""
     info = {p.name: p for p in pools}
+    lead = headline_pool(list(info))
     rows = []
     paired = _paired(per_question) if not per_question.empty else pd.DataFrame()
     if paired.empty:
@@ -420,25 +471,27 @@ def compare_versions(
             diff = stats.mean_ci(d) if tested else (float(d.mean()), math.nan, math.nan)
             rows.append(
                 (
-                    pool_name, p.listed, len(p.readers), p.valid, p.note, kind, version,
-                    measure, n, tested, *stats.mean_ci(b), *stats.mean_ci(a), *diff,
-                    float(wil), *g,
+                    pool_name, p.listed, len(p.readers), p.population, p.valid, p.note, kind,
+                    version, measure, pool_name == lead and measure == headline, n, tested,
+                    *stats.mean_ci(b), *stats.mean_ci(a), *diff, float(wil), *g,
                 )
             )  # fmt: skip
     return tables.FEI_COMPARISON.frame(rows)
 
 
-def version_means(indices: pd.DataFrame, stats: Statistics) -> pd.DataFrame:
+def version_means(indices: pd.DataFrame, stats: Statistics, headline: str) -> pd.DataFrame:
     """:data:`tables.FEI_DOSE`: the mean index per pool, kind, version and measure with its
-    bootstrap CI over stories (k = 0: the original; the dose-response over k)."""
+    bootstrap CI over stories (k = 0: the original; the dose-response over k); ``headline``
+    marks the ``headline`` measure's rows on the headline pool."""
     rows = []
-    keys = ["pool", "valid", "n_readers", "kind", "version", "condition", "k"]
+    keys = ["pool", "valid", "n_readers", "population", "kind", "version", "condition", "k"]
+    lead = headline_pool(list(indices["pool"].unique()))
     for key, group in indices.groupby(keys, sort=False):
         for measure in MEASURES:
             values = group[measure].to_numpy(float)
             rows.append(
-                (*key, measure, len(values), len(values) < stats.min_group_size,
-                 *stats.mean_ci(values))
+                (*key, measure, key[0] == lead and measure == headline, len(values),
+                 len(values) < stats.min_group_size, *stats.mean_ci(values))
             )  # fmt: skip
     table = tables.FEI_DOSE.frame(rows)
     return table.sort_values(["pool", "kind", "k", "version", "measure"], kind="stable")
@@ -456,7 +509,8 @@ def story_measures(
     (the valid readers, only when there are two or more: with one it would repeat that reader)
     and ``human`` (human answers) × measure ``fabula_entropy.<kind>_<hard|soft>``, in bits.
     NaN where the story got no questions of that kind (the exclusion table says why), and the
-    hard index of a one-reader pool (0 on every question by construction: :data:`ONE_READER`).
+    hard index of a pool of one answer per question (0 on every question by construction:
+    :data:`ONE_READER`).
     """
     info = {p.name: p for p in pools}
     labels: dict[str, str] = {}
@@ -471,7 +525,7 @@ def story_measures(
     rows = []
     for sid in story_ids:
         for label, pool_name in labels.items():
-            single = len(info[pool_name].readers) == 1
+            single = info[pool_name].population < 2
             for kind in kinds:
                 for measure in MEASURES:
                     key = (pool_name, kind, sid)
@@ -495,31 +549,36 @@ def summarize(
     thresholds: Mapping[str, float],
     calibration: str,
     statistics: Mapping[str, Any],
+    index: Mapping[str, Any],
     humans: pd.DataFrame | None = None,
     humans_source: str = "human answers",
 ) -> dict[str, pd.DataFrame]:
     """Every result table of a corpus: ``validity`` (the readers' checks, decided first),
     ``readers``, ``indices``, ``comparison``, ``dose`` (means per version) and ``measures``
     (the cross-measure long table). ``thresholds``: validity.reader; ``statistics``:
-    confidence, bootstrap, seed, min_group_size (:class:`Statistics`); ``humans``: optional
-    human answers, pool ``human`` beside the models' pools."""
+    confidence, bootstrap, seed, min_group_size (:class:`Statistics`); ``index``: headline and
+    samples (:class:`IndexSettings`); ``humans``: optional human answers, pool ``human`` beside
+    the models' pools."""
     stats = Statistics.from_params(statistics)
+    reading = IndexSettings.from_params(index)
     readers, checks = reader_checks(
         answers, questions, thresholds, stats, corpus=corpus, calibration=calibration
     )
-    pools = reader_pools(readers)
-    per_question = question_entropies(answers, questions, pools)
+    pools = reader_pools(readers, reading.samples)
+    per_question = question_entropies(answers, questions, pools, reading.samples)
     if humans is not None:
         extra, human_pool = human_entropies(humans, questions, humans_source)
         per_question = pd.concat([per_question, extra], ignore_index=True)
         pools = [*pools, human_pool]
     indices = story_indices(per_question, versions, pools)
-    comparison = compare_versions(per_question, pools, stats)
-    for r in comparison[comparison["pool"] == "pooled"].itertuples():
+    comparison = compare_versions(per_question, pools, stats, reading.headline)
+    for r in comparison[comparison["headline"]].itertuples():
         log.info(
-            "pooled (%s) %s %s %s: original %.3f, corrupted %.3f bits, diff %.3f "
-            "[%.3f, %.3f], Wilcoxon p %.3g, g %.2f (n %d)%s",
+            "headline, %s (%s; %d answers per question) %s %s %s: original %.3f, corrupted "
+            "%.3f bits, diff %.3f [%.3f, %.3f], Wilcoxon p %.3g, g %.2f (n %d)%s",
+            r.pool,
             r.readers,
+            r.population,
             r.kind,
             r.condition,
             r.measure,
@@ -538,7 +597,7 @@ def summarize(
         "readers": readers,
         "indices": indices,
         "comparison": comparison,
-        "dose": version_means(indices, stats),
+        "dose": version_means(indices, stats, reading.headline),
         "measures": story_measures(
             indices, list(stories["story_id"].astype(str)), kinds, readers, pools
         ),

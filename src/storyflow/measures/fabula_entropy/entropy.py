@@ -8,10 +8,16 @@ language model's renormalised answer probability, or a human's 0/1 answer). Entr
   into H_soft = mean_r h(p_r) + D, where mean_r h(p_r) is the readers' own uncertainty and
   D = H_soft − mean_r h(p_r) ≥ 0 (the Jensen gap, equal to the mutual information between the
   reader and the answer) is their disagreement;
-- hard pooling: P(q) = share of readers with p_r > 0.5 and H_hard = h(P(q)), the analogue of
-  the paper's human protocol (each reader gives one answer).
+- hard pooling, the paper's estimator (its eq. 2-3: the share of a finite population of readers
+  answering yes, then its entropy): each reader gives yes/no answers and H_hard = h(share of
+  yes). ``samples`` says how a model reader answers: ``None``, once, with its more probable
+  answer (yes when p_r > 0.5); an integer S, S times, each answer yes with probability p_r (a
+  reader who guesses in proportion to its belief, as the paper's readers of an incoherent
+  story guess), and H_hard is then the *expected* entropy of the share of yes among the R × S
+  answers (exact: the number of yes is a sum of binomials), with no sampling noise. As S
+  grows it tends to the soft index; with one reader and S = None it is 0 on every question.
 
-A story's index (EWC or ETC) is the mean of H over its questions of that kind.
+A story's index (EWC or ETC) is the mean of H over its questions of that kind (eq. 3).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import binom
 
 from storyflow.errors import StoryflowError
 
@@ -32,25 +39,51 @@ def binary_entropy(p: float | Sequence[float] | np.ndarray) -> np.ndarray:
     return np.where((p <= 0) | (p >= 1), 0.0, terms)
 
 
-def pool(p_yes: np.ndarray) -> dict[str, np.ndarray]:
+def sampled_hard(p_yes: np.ndarray, samples: int) -> np.ndarray:
+    """The expected hard entropy per question (bits) when each of the R readers (columns of
+    ``p_yes``, questions × readers) answers ``samples`` times, each answer yes with probability
+    p_r: E[h(K / (R × samples))] with K, the number of yes, a sum of independent
+    Binomial(samples, p_r) (its distribution computed exactly, one reader at a time)."""
+    p = np.clip(np.asarray(p_yes, dtype=float), 0.0, 1.0)
+    if samples < 1:
+        raise ValueError(f"samples must be at least 1: {samples}")
+    k = np.arange(samples + 1)
+    dist = np.ones((p.shape[0], 1))
+    for r in range(p.shape[1]):
+        one = binom.pmf(k[None, :], samples, p[:, r : r + 1])
+        new = np.zeros((p.shape[0], dist.shape[1] + samples))
+        for j in range(samples + 1):
+            new[:, j : j + dist.shape[1]] += dist * one[:, j : j + 1]
+        dist = new
+    n = dist.shape[1] - 1
+    return dist @ binary_entropy(np.arange(n + 1) / n)
+
+
+def pool(p_yes: np.ndarray, samples: int | None) -> dict[str, np.ndarray]:
     """Pooled entropies of questions × readers probabilities ``p_yes`` (rows: questions).
 
-    Returns arrays over questions (bits): ``soft`` = h(mean p), ``hard`` = h(share p > 0.5),
-    ``reader_entropy`` = mean of h(p_r), ``disagreement`` = soft − reader_entropy (≥ 0 up to
-    rounding), and ``p_soft``, ``p_hard`` (the pooled P(yes)).
+    Returns arrays over questions (bits): ``soft`` = h(mean p), ``hard`` = h(share p > 0.5)
+    (``samples`` None: one answer per reader, its more probable one) or its expectation over
+    ``samples`` answers per reader drawn from p (:func:`sampled_hard`), ``reader_entropy`` =
+    mean of h(p_r), ``disagreement`` = soft − reader_entropy (≥ 0 up to rounding), and
+    ``p_soft``, ``p_hard`` (the pooled P(yes); with ``samples``, the expected share = p_soft).
     """
     p = np.asarray(p_yes, dtype=float)
     if p.ndim != 2 or p.shape[1] == 0:
         raise ValueError(f"p_yes must be questions × readers with at least one reader: {p.shape}")
     p_soft = p.mean(axis=1)
-    p_hard = (p > 0.5).mean(axis=1)
     soft = binary_entropy(p_soft)
     own = binary_entropy(p).mean(axis=1)
+    if samples is None:
+        p_hard = (p > 0.5).mean(axis=1)
+        hard = binary_entropy(p_hard)
+    else:
+        p_hard, hard = p_soft, sampled_hard(p, samples)
     return {
         "p_soft": p_soft,
         "p_hard": p_hard,
         "soft": soft,
-        "hard": binary_entropy(p_hard),
+        "hard": hard,
         "reader_entropy": own,
         "disagreement": soft - own,
     }

@@ -18,7 +18,9 @@ Controls (the readers' validity check) are asked on the original of the first pa
 when ETC is computed, else ``seg1``). A version that cannot be made is retried with the next
 attempt's seed (``retries`` attempts), then listed in the excluded table, as is a story (or
 segment) with too few lines or no descriptive word for a kind. ``templates``: ``paper`` asks
-only the templates worded as in the paper, ``all`` storyflow's own too (:mod:`.questions`).
+the paper's templates (all 10 EWC and 11 ETC templates of its appendix), ``all`` storyflow's
+own two too (:mod:`.questions`). ETC questions name the characters and nouns of the original's
+plot points (:func:`.questions.point_content`), the same text in every version.
 """
 
 from __future__ import annotations
@@ -96,7 +98,7 @@ class _Collector:
     def question(self, sid, version, passage, kind, qid, q: Mapping[str, Any], text, truth):
         template = q["template"]
         line, word_line = q.get("line", -1), q.get("word_line", -1)
-        prior = questions.prior_texts(kind, template, line, word_line)
+        prior = questions.prior_texts(kind, q)
         self.questions.append(
             (
                 sid,
@@ -139,7 +141,9 @@ def build_items(
         if "etc" in settings.kinds:
             points = questions.plot_points(lines, settings.plot_points)
             out.version(sid, "original", PLOT, "original", 0, points)
-            _etc(sid, lines, points, story, settings, out)
+            groups = questions.plot_point_groups(len(lines), settings.plot_points)
+            content = [questions.point_content([docs[i] for i in group]) for group in groups]
+            _etc(sid, lines, points, content, story, settings, out)
             shown, shown_docs = points, docs
         if "ewc" in settings.kinds:
             parts = questions.segments(len(lines), settings.segment_lines)
@@ -167,7 +171,7 @@ def build_items(
     }
 
 
-def _etc(sid: str, lines, points, story, settings: ItemSettings, out: _Collector) -> None:
+def _etc(sid: str, lines, points, content, story, settings: ItemSettings, out: _Collector) -> None:
     if len(points) < settings.span:
         out.excluded.append(
             (sid, "etc", "", f"{len(points)} plot point(s): ETC shuffles {settings.span}")
@@ -225,8 +229,9 @@ def _etc(sid: str, lines, points, story, settings: ItemSettings, out: _Collector
             )
     rng = item_rng(settings.seed, f"{sid}/etc")
     names = questions.template_names("etc", settings.templates)
-    for i, q in enumerate(questions.etc_questions(len(points), settings.questions, rng, names)):
-        text = questions.etc_text(q["template"], q["line"])
+    chosen = questions.etc_questions(len(points), settings.questions, rng, names, content)
+    for i, q in enumerate(chosen):
+        text = questions.question_text("etc", q)
         for version in made:
             out.question(sid, version, PLOT, "etc", f"etc-{i:02d}", q, text, float("nan"))
 
@@ -278,7 +283,7 @@ def _ewc(
     for i, q in enumerate(chosen):
         for version, words in made.items():
             word = words[(q["word_line"], q["token"])]
-            text = questions.ewc_text(q["template"], word, q["line"], q["word_line"])
+            text = questions.question_text("ewc", {**q, "word": word})
             out.question(
                 sid,
                 version,

@@ -3,34 +3,52 @@
 A *passage* is what a reader is shown: a list of numbered lines (from 1 in the prompts). For ETC
 a line is a plot point (a group of consecutive sentences, :func:`plot_points`), for EWC a
 sentence of a segment of the story (:func:`segments`). Questions are defined on positions, not
-on strings, so a passage and its corrupted copy get the same questions:
+on strings, so a passage and its corrupted copies get the same questions.
+
+**The templates.** Every template of the paper's appendix is in the library, worded as printed
+(``Template.wording``, with the paper's placeholders: ``[Adverb/Adjective]``,
+``Object/Entity/Event``, ``Entity A``, ``Object A``, ``State S``, ``Line N``, ...; each cites its
+line of ``fabula_entropy_indexing.txt``): the 10 EWC templates of A.2 (l. 322-342) and the 11
+ETC templates of A.3 (l. 346-368). These are the method's own text, reproduced so that the
+readers are asked what the paper's readers were asked. The paper's question writers filled the
+placeholders by hand, choosing entities, properties and lines freely (l. 205); storyflow fills
+them from the story's parse (``Template.subs``: placeholder -> filled phrase, applied in
+order), in the style of the paper's filled examples of A.4 (l. 372-382: the word quoted, its
+line named):
 
 - EWC (world coherence): a *slot* is a descriptive word of the original, an adjective or adverb
   (spaCy POS ADJ/ADV) attached as ``amod``/``advmod``/``acomp`` to a noun, proper noun or verb
-  (an entity or an event it takes part in). A question fills a template with the word found at
-  the slot in the version being asked about (the antonym in a swapped copy); "Does [word]
-  contradict an assertion on Line N?" names *another* line N of the passage, the other
-  templates name the word's own line;
-- ETC (transitional coherence): a plot point N and its predecessor N−1 fill a template
-  ("Could Line N−1 occur before Line N?"); the question names line numbers only, so it reads
-  the same in every version.
+  (an entity or an event it takes part in). ``[Adverb/Adjective]`` is the word found at the slot
+  in the version being asked about (the antonym in a swapped copy), quoted, with its line where
+  the template names no line of its own; ``Object/Entity/Event`` is the word it describes (the
+  noun, the verb, or for a predicate adjective the verb's subject), quoted; "this line" and the
+  ``Line N`` of a template about the word's own line are the word's line; "Does [word]
+  contradict an assertion on Line N?" names *another* line, drawn uniformly; "Without [word] on
+  Line N, Line N+1 would not have happened." the word's line and the next;
+- ETC (transitional coherence): a pair of consecutive plot points, N−1 and N (the templates
+  that say N and N+1 mean the same pair); ``Entity A``/``Entity B`` are characters of the pair
+  (grammatical subjects and personal pronouns; A from the earlier line, B another one),
+  ``Object A`` a noun of the line the template names, ``State S`` an adjective describing that
+  noun; the question names line numbers and the original's words, so it reads the same in every
+  version.
 
-Every template has a *provenance*: ``paper`` (worded as in the paper's appendix) or
-``storyflow`` (the project's own; kept out of ``fabula_entropy.templates: paper``). Which slots,
-pairs and templates a story gets is drawn with ``seeds.item_rng(seed, story_id)``: the same
-seed gives the same questions. Controls (storyflow's own) have known answers (a word that
-occurs in the passage or one that does not; whether one quoted line comes before another) and
-give each reader its validity check.
+Two templates are storyflow's own (provenance ``storyflow``, kept out of
+``fabula_entropy.templates: paper``): EWC ``consistent`` and ETC ``follows``. Which slots, pairs
+and templates a story gets is drawn with ``seeds.item_rng(seed, story_id)``: the same seed gives
+the same questions. Controls (storyflow's own) have known answers (a word that occurs in the
+passage or one that does not; whether one quoted line comes before another) and give each
+reader its validity check.
 
 For the content-free calibration (:mod:`.readers`) each question also has *prior texts*: the
-question with its content (the word, the quoted lines) replaced by fillers, asked about a
-content-free passage; line numbers stay, as they are not story content.
+question with its content (words, entities, objects, quoted lines) replaced by fillers, asked
+about a content-free passage; line numbers stay, as they are not story content.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import string
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -38,51 +56,222 @@ import numpy as np
 PAPER = "paper"
 STORYFLOW = "storyflow"
 PROVENANCES = (PAPER, STORYFLOW)
+PAPER_FILE = "fabula_entropy_indexing.txt"
 
 
 @dataclass(frozen=True)
 class Template:
-    """A question template and where its wording comes from (``paper`` or ``storyflow``)."""
+    """A question template.
 
-    text: str
+    ``wording``: the template as written, with the paper's placeholders (for a ``paper``
+    template: as printed in the paper at ``source``); ``provenance``: ``paper`` or
+    ``storyflow``; ``source``: where the wording is (``<file> l. N``) or ``storyflow``;
+    ``subs``: (placeholder, replacement) pairs applied in order, each replacement a format
+    string over the slot values of :func:`slot_values` (``{word_at}``, ``{first}``, ...).
+    """
+
+    wording: str
     provenance: str
+    source: str
+    subs: tuple[tuple[str, str], ...]
+
+    @property
+    def text(self) -> str:
+        """The fillable form: every placeholder replaced by its slot fields."""
+        out = self.wording
+        for placeholder, replacement in self.subs:
+            if placeholder not in out:
+                raise ValueError(f"{placeholder!r} is not in the template {self.wording!r}")
+            out = out.replace(placeholder, replacement)
+        return out
+
+    @property
+    def slots(self) -> frozenset[str]:
+        """The slot values the template needs."""
+        return frozenset(f for _, f, _, _ in string.Formatter().parse(self.text) if f)
+
+    def fill(self, values: Mapping[str, str]) -> str:
+        """The question, the slots filled from ``values`` (:func:`slot_values`)."""
+        return self.text.format(**values)
 
 
-#: EWC templates (appendix A.2): ``{word}``, the word's own line ``{word_line}`` and, for
-#: ``contradicts``, another line ``{line}`` of the passage (1-based when filled).
+WORD = "[Adverb/Adjective]"
+_PAPER = f"{PAPER_FILE} l. "
+
+
+def _paper(line: str, wording: str, *subs: tuple[str, str]) -> Template:
+    return Template(wording, PAPER, _PAPER + line, subs)
+
+
+# The paper's EWC question templates, appendix A.2 (fabula_entropy_indexing.txt l. 320-342),
+# as printed; reproduced as the method's text. The first is followed in the paper by an example
+# and a note for the question writers (l. 322-324), which are not part of the question.
 EWC_TEMPLATES: dict[str, Template] = {
-    "contradicts": Template(
-        'Does the word "{word}" contradict an assertion on Line {line}?', PAPER
+    "plausible": _paper(
+        "322",
+        "In the context of this narrative setting, is [Adverb/Adjective] plausible?",
+        (WORD, "{word_at}"),
     ),
-    "removable": Template(
-        'Could the word "{word}" in Line {word_line} be removed and the story world would '
-        "remain unchanged?",
-        PAPER,
+    "imagined": _paper(
+        "326",
+        "Prior to this line did you imagine [Adverb/Adjective] was a possible descriptor for "
+        "Object/Entity/Event?",
+        ("this line", "{word_line}"),
+        (WORD, "{word}"),
+        ("Object/Entity/Event", "{head}"),
     ),
-    "plausible": Template(
-        'In the context of this story, is the word "{word}" in Line {word_line} plausible?',
-        STORYFLOW,
+    "belief": _paper(
+        "328",
+        "After this line containing [Adverb/Adjective] do you hold the belief this is a possible "
+        "descriptor or do you reject it?",
+        ("this line", "{word_line}"),
+        (WORD, "{word}"),
     ),
+    "line_contradicts": _paper(
+        "330",
+        "Because of [Adverb/Adjective] does Line N contradict information in another line?",
+        (WORD, "{word}"),
+        ("Line N", "{word_line}"),
+    ),
+    "valence": _paper(
+        "332",
+        "Because of [Adverb/Adjective] does this indicate emotional valence (extreme sentiment) "
+        "toward an Object/Entity/Event?",
+        (WORD, "{word_at}"),
+        ("an Object/Entity/Event", "{head}"),
+    ),
+    "alters_sentiment": _paper(
+        "334",
+        "In the line with [Adverb/Adjective] does this alter Author or Entity sentiment toward "
+        "Object/Event?",
+        (WORD, "{word}"),
+        ("Object/Event", "{head}"),
+    ),
+    "changes_your_sentiment": _paper(
+        "336",
+        "Because of [Adverb/Adjective] does this change your sentiment toward some "
+        "Entity/Object/Event?",
+        (WORD, "{word_at}"),
+        ("some Entity/Object/Event", "{head}"),
+    ),
+    "contradicts": _paper(
+        "338",
+        "Does [Adverb/Adjective] contradict an assertion on Line N?",
+        (WORD, "{word_at}"),
+        ("Line N", "{other_line}"),
+    ),
+    "removable": _paper(
+        "340",
+        "Could [Adverb/Adjective] be removed and the story world would remain unchanged?",
+        (WORD, "{word_at}"),
+    ),
+    "necessary": _paper(
+        "342",
+        "Without [Adverb/Adjective] on Line N, Line N+1 would not have happened.",
+        (WORD, "{word}"),
+        ("Line N+1", "{next_line}"),
+        ("Line N", "{word_line}"),
+    ),
+    # storyflow's own (not in the paper)
     "consistent": Template(
-        'Is the word "{word}" in Line {word_line} consistent with the rest of the story?',
+        "Is [Adverb/Adjective] consistent with the rest of the story?",
         STORYFLOW,
+        STORYFLOW,
+        ((WORD, "{word_at}"),),
     ),
 }
 
-#: ETC templates (appendix A.3): ``{a}`` = Line N−1, ``{b}`` = Line N (1-based when filled).
+# The paper's ETC question templates, appendix A.3 (fabula_entropy_indexing.txt l. 344-368),
+# as printed; reproduced as the method's text. "Does Object A change possession in Line" is cut
+# at the page's end in the text (l. 356); its last words are from the same template quoted in
+# §4.3 (l. 158). Pair of lines: first = Line N-1 (or N where the template says N, N+1),
+# second = the next line.
 ETC_TEMPLATES: dict[str, Template] = {
-    "contradicts": Template("Do the events in Line {b} contradict the events in Line {a}?", PAPER),
-    "reorder": Template("Could Line {a} occur before Line {b}?", PAPER),
-    "depends": Template("Does Line {b} have causal dependencies established in Line {a}?", PAPER),
-    "follows": Template("Does Line {b} follow naturally from Line {a}?", STORYFLOW),
+    "perception": _paper(
+        "346",
+        "Does Entity A's perception of Entity B change?",
+        ("Entity A's", "{entity_a_s}"),
+        ("Entity B", "{entity_b}"),
+    ),
+    "awareness": _paper(
+        "348",
+        "Do all Entities in Line N observe or gain awareness of Events in Line N+1?",
+        ("Line N+1", "{second}"),
+        ("Line N", "{first}"),
+    ),
+    "contradicts": _paper(
+        "350",
+        "Do the Events in Line N+1 contradict Events in Line N?",
+        ("Line N+1", "{second}"),
+        ("Line N", "{first}"),
+    ),
+    "sentiment": _paper(
+        "352",
+        "Does Entity A's sentiment/emotion change between line N-1 and N?",
+        ("Entity A's", "{entity_a_s}"),
+        ("line N-1 and N", "{first} and {second}"),
+    ),
+    "retains": _paper(
+        "354",
+        "Does Object A still retain State S?",
+        ("Object A", "{state_object_at}"),
+        ("State S", "{state}"),
+    ),
+    "possession": _paper(
+        "356, l. 158",
+        "Does Object A change possession in Line N+1?",
+        ("Object A", "{object_second}"),
+        ("Line N+1", "{second}"),
+    ),
+    "object_necessary": _paper(
+        "360",
+        "Is Object A in Line N+1 necessary for Events in line N to occur?",
+        ("Object A", "{object_second}"),
+        ("Line N+1", "{second}"),
+        ("line N", "{first}"),
+    ),
+    "location": _paper(
+        "362",
+        "Is there a change in context or location between these lines?",
+        ("these lines", "{first} and {second}"),
+    ),
+    "knowledge": _paper(
+        "364",
+        "Is knowledge of Object A necessary for understanding the following line?",
+        ("Object A", "{object_first_at}"),
+    ),
+    "depends": _paper(
+        "366",
+        "Does Line N have causal dependencies established in Line N-1?",
+        ("Line N-1", "{first}"),
+        ("Line N", "{second}"),
+    ),
+    "reorder": _paper(
+        "368",
+        "Could Line N-1 occur before Line N?",
+        ("Line N-1", "{first}"),
+        ("Line N", "{second}"),
+    ),
+    # storyflow's own (not in the paper)
+    "follows": Template(
+        "Does Line N follow naturally from Line N-1?",
+        STORYFLOW,
+        STORYFLOW,
+        (("Line N-1", "{first}"), ("Line N", "{second}")),
+    ),
 }
 
 #: Control templates (storyflow's own; known answers).
 CONTROL_TEMPLATES: dict[str, Template] = {
-    "word_present": Template('Does the word "{word}" occur in the story?', STORYFLOW),
-    "word_absent": Template('Does the word "{word}" occur in the story?', STORYFLOW),
+    "word_present": Template(
+        'Does the word "{word}" occur in the story?', STORYFLOW, STORYFLOW, ()
+    ),
+    "word_absent": Template('Does the word "{word}" occur in the story?', STORYFLOW, STORYFLOW, ()),
     "order": Template(
-        'Does the line "{first}" come before the line "{second}" in the story?', STORYFLOW
+        'Does the line "{first}" come before the line "{second}" in the story?',
+        STORYFLOW,
+        STORYFLOW,
+        (),
     ),
 }
 
@@ -95,6 +284,14 @@ CONTENT_FREE = "N/A"
 #: mean over a word the passage holds ("N/A") and one it lacks, so that a reader who reads
 #: correctly has a prior near 0.5 there rather than the answer of one of the two.
 ABSENT_FILLER = "X"
+
+#: The content of a question (words of the story) as the question dicts hold it: the EWC word
+#: and what it describes; the ETC pair's characters (A's possessive form, B's object form), a
+#: noun of each line and a described noun of the earlier line with its adjective.
+CONTENT_KEYS = (
+    "word", "head", "entity_a_s", "entity_b", "object_first", "object_second", "state_object",
+    "state",
+)  # fmt: skip
 
 
 def provenance(kind: str, template: str) -> str:
@@ -109,15 +306,67 @@ def template_names(kind: str, templates: str) -> list[str]:
     ]
 
 
-def plot_points(sentences: Sequence[str], n_points: int) -> list[str]:
-    """The sentences in ``n_points`` groups of consecutive sentences (each group joined by a
-    space), the sizes differing by at most one, the larger groups first (``numpy.array_split``:
-    17 sentences in 5 points are 4, 4, 3, 3, 3); one point per sentence when the story has
-    fewer sentences than points."""
-    if not sentences:
+def _quoted(word: str) -> str:
+    return f'"{word}"'
+
+
+def slot_values(q: Mapping[str, Any], filler: str | None = None) -> dict[str, str]:
+    """The phrases that fill a template's fields, from a question dict (``line``, ``word_line``
+    0-based, and the :data:`CONTENT_KEYS` it has). EWC: ``line`` is the line the question names
+    (another line for ``contradicts``); ETC: ``line`` is the pair's second line N (the first is
+    N−1). Lines are named 1-based ("Line 3"). With ``filler``, every content word is replaced
+    by it (the calibration's prior texts); line numbers stay."""
+
+    def raw(key: str) -> str:
+        value = str(q.get(key) or "")
+        return filler if filler is not None and value else value
+
+    n, w = int(q.get("line", -1)), int(q.get("word_line", -1))
+    possessive = q.get("entity_a_s") or ""
+    if filler is not None and possessive:
+        possessive = f"{filler}'s"
+    return {
+        "word": _quoted(raw("word")),
+        "word_at": f"{_quoted(raw('word'))} in Line {w + 1}",
+        "word_line": f"Line {w + 1}",
+        "other_line": f"Line {n + 1}",
+        "next_line": f"Line {w + 2}",
+        "head": _quoted(raw("head")),
+        "first": f"Line {n}",
+        "second": f"Line {n + 1}",
+        "entity_a_s": possessive,
+        "entity_b": raw("entity_b"),
+        "object_second": _quoted(raw("object_second")),
+        "object_first_at": f"{_quoted(raw('object_first'))} in Line {n}",
+        "state_object_at": f"{_quoted(raw('state_object'))} in Line {n}",
+        "state": f"the state {_quoted(raw('state'))}",
+    }
+
+
+def question_text(kind: str, q: Mapping[str, Any]) -> str:
+    """The filled EWC or ETC question of the question dict ``q`` (its ``template``)."""
+    if kind == "etc" and int(q["line"]) < 1:
+        raise ValueError(f"an ETC question names a line and its predecessor: line {q['line']}")
+    return TEMPLATES[kind][q["template"]].fill(slot_values(q))
+
+
+def plot_point_groups(n_sentences: int, n_points: int) -> list[np.ndarray]:
+    """The sentence indices of each plot point: ``n_points`` groups of consecutive sentences,
+    the sizes differing by at most one, the larger groups first (``numpy.array_split``: 17
+    sentences in 5 points are 4, 4, 3, 3, 3); one point per sentence when the story has fewer
+    sentences than points."""
+    if not n_sentences:
         return []
-    parts = np.array_split(np.arange(len(sentences)), min(n_points, len(sentences)))
-    return [" ".join(sentences[i] for i in part) for part in parts if len(part)]
+    parts = np.array_split(np.arange(n_sentences), min(n_points, n_sentences))
+    return [part for part in parts if len(part)]
+
+
+def plot_points(sentences: Sequence[str], n_points: int) -> list[str]:
+    """The sentences in ``n_points`` groups of consecutive sentences (:func:`plot_point_groups`),
+    each group joined by a space."""
+    return [
+        " ".join(sentences[i] for i in part) for part in plot_point_groups(len(sentences), n_points)
+    ]
 
 
 def segments(n_sentences: int, size: int) -> list[range]:
@@ -136,6 +385,17 @@ def spread(total: int, parts: int) -> list[int]:
 
 MODIFIER_DEPS = frozenset({"amod", "advmod", "acomp"})
 HEAD_POS = frozenset({"NOUN", "PROPN", "VERB", "AUX"})
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
+
+#: Personal pronouns as an ETC entity: (possessive, object form, person). "it" is no character.
+PRONOUNS = {
+    "i": ("my", "me", "1s"), "me": ("my", "me", "1s"),
+    "we": ("our", "us", "1p"), "us": ("our", "us", "1p"),
+    "you": ("your", "you", "2"),
+    "he": ("his", "him", "3m"), "him": ("his", "him", "3m"),
+    "she": ("her", "her", "3f"),
+    "they": ("their", "them", "3p"), "them": ("their", "them", "3p"),
+}  # fmt: skip
 
 #: Words an absent-word control may ask about (chosen when the story does not contain them).
 ABSENT_WORDS = (
@@ -158,12 +418,25 @@ ABSENT_WORDS = (
 
 @dataclass(frozen=True)
 class Slot:
-    """A descriptive word of the original: its line (0-based), token index in the line, text."""
+    """A descriptive word of the original: its line (0-based), token index in the line, text,
+    POS and ``head``, the word it describes (noun, verb, or a predicate adjective's subject)."""
 
     line: int
     token: int
     word: str
     pos: str
+    head: str = ""
+
+
+def _described(tok: Any) -> str:
+    """What a descriptive word describes: its head, or for a predicate adjective (``acomp``, or
+    a head that is an auxiliary) the head verb's subject when it has one."""
+    head = tok.head
+    if tok.dep_ == "acomp" or head.pos_ == "AUX":
+        subjects = [c for c in head.children if c.dep_ in SUBJECT_DEPS]
+        if subjects:
+            return subjects[0].text
+    return head.text
 
 
 def descriptive_slots(doc_lines: list[Any]) -> list[Slot]:
@@ -178,8 +451,77 @@ def descriptive_slots(doc_lines: list[Any]) -> list[Slot]:
                 and tok.is_alpha
                 and len(tok.text) > 2
             ):
-                slots.append(Slot(n, tok.i, tok.text, tok.pos_))
+                slots.append(Slot(n, tok.i, tok.text, tok.pos_, _described(tok)))
     return slots
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A character of a plot point: ``key`` (who it is: a pronoun's person or a noun's lemma),
+    its ``possessive`` and ``object`` forms ("my", "me"; "the teacher's", "the teacher")."""
+
+    key: str
+    possessive: str
+    object: str
+
+
+@dataclass(frozen=True)
+class PointContent:
+    """What the ETC templates' placeholders can name in one plot point: its characters, its
+    nouns, and its nouns described by an adjective (noun, adjective)."""
+
+    entities: tuple[Entity, ...] = ()
+    objects: tuple[str, ...] = ()
+    states: tuple[tuple[str, str], ...] = field(default=())
+
+
+def _phrase(tok: Any) -> str:
+    """A noun with its determiner, possessive, compounds and adjectives ("my old car"); a
+    sentence-initial determiner lowercased."""
+    keep = [c for c in tok.lefts if c.dep_ in ("det", "poss", "compound", "amod")]
+    words = [c.text for c in keep] + [tok.text]
+    if keep and keep[0].pos_ in ("DET", "PRON"):
+        words[0] = words[0].lower()
+    return " ".join(words)
+
+
+def _entity(tok: Any) -> Entity | None:
+    if tok.pos_ == "PRON":
+        forms = PRONOUNS.get(tok.lower_)
+        return Entity(forms[2], forms[0], forms[1]) if forms else None
+    if tok.pos_ in ("PROPN", "NOUN") and tok.is_alpha:
+        phrase = _phrase(tok)
+        return Entity(tok.lemma_.lower(), f"{phrase}'s", phrase)
+    return None
+
+
+def point_content(docs: Sequence[Any]) -> PointContent:
+    """The characters, nouns and described nouns of one plot point (its sentences' spaCy docs):
+    characters are grammatical subjects (personal pronouns, proper and common nouns) and
+    personal pronouns anywhere; objects are common nouns of three letters or more that are not
+    subjects; a described noun has an adjective (not a stop word) as ``amod`` or, as subject,
+    through a predicate adjective."""
+    entities: dict[str, Entity] = {}
+    objects: dict[str, None] = {}
+    states: dict[tuple[str, str], None] = {}
+    for doc in docs:
+        for tok in doc:
+            if tok.dep_ in SUBJECT_DEPS or (tok.pos_ == "PRON" and tok.lower_ in PRONOUNS):
+                found = _entity(tok)
+                if found is not None and found.key not in entities:
+                    entities[found.key] = found
+            if tok.pos_ == "NOUN" and tok.is_alpha and len(tok.text) > 2:
+                if tok.dep_ not in SUBJECT_DEPS:
+                    objects.setdefault(tok.text, None)
+                adjectives = [c for c in tok.children if c.dep_ == "amod" and c.pos_ == "ADJ"]
+                if tok.dep_ in SUBJECT_DEPS:
+                    adjectives += [
+                        c for c in tok.head.children if c.dep_ == "acomp" and c.pos_ == "ADJ"
+                    ]
+                for adj in adjectives:  # "most", "other", "only" are no states
+                    if adj.is_alpha and not adj.is_stop:
+                        states.setdefault((tok.text, adj.text), None)
+    return PointContent(tuple(entities.values()), tuple(objects), tuple(states))
 
 
 def ewc_questions(
@@ -192,29 +534,43 @@ def ewc_questions(
     """Up to ``n_questions`` EWC questions about a passage of ``n_lines`` lines: (slot,
     template) pairs drawn without replacement, slots spread first (every slot once before any
     twice), each slot's templates in a random order, among the templates ``names`` (default
-    all). ``contradicts`` names another line of
-    the passage, drawn uniformly (not asked when the passage has one line).
+    all) that apply to it: ``contradicts`` names another line of the passage, drawn uniformly
+    (not asked when the passage has one line); ``necessary`` names the word's line and the next
+    (not asked about a word on the last line).
 
     Returns dicts with ``template``, ``line`` (0-based: the line the question names: for
-    ``contradicts`` the other line, else the word's line), ``word_line``, ``token``, ``word``.
+    ``contradicts`` the other line, for ``necessary`` the next line, else the word's line),
+    ``word_line``, ``token``, ``word``, ``head``.
     """
     names = list(names if names is not None else EWC_TEMPLATES)
-    if n_lines < 2:
-        names = [n for n in names if n != "contradicts"]
+
+    def applies(name: str, slot: Slot) -> bool:
+        if name == "contradicts":
+            return n_lines >= 2
+        if name == "necessary":
+            return slot.line < n_lines - 1
+        return True
+
     if not slots or not names:
         return []
     order = rng.permutation(len(slots))
-    templates = {int(i): [names[int(t)] for t in rng.permutation(len(names))] for i in order}
+    templates = {}
+    for i in order:
+        mine = [names[int(t)] for t in rng.permutation(len(names))]
+        templates[int(i)] = [t for t in mine if applies(t, slots[int(i)])]
     pairs = []
     for round_ in range(len(names)):
         for i in order:
-            pairs.append((slots[int(i)], templates[int(i)][round_]))
+            if round_ < len(templates[int(i)]):
+                pairs.append((slots[int(i)], templates[int(i)][round_]))
     out = []
     for slot, template in pairs[:n_questions]:
         line = slot.line
         if template == "contradicts":
             others = [n for n in range(n_lines) if n != slot.line]
             line = others[int(rng.integers(len(others)))]
+        elif template == "necessary":
+            line = slot.line + 1
         out.append(
             {
                 "template": template,
@@ -222,14 +578,60 @@ def ewc_questions(
                 "word_line": slot.line,
                 "token": slot.token,
                 "word": slot.word,
+                "head": slot.head,
             }
         )
     return out
 
 
-def ewc_text(template: str, word: str, line: int, word_line: int) -> str:
+def ewc_text(template: str, word: str, line: int, word_line: int, head: str = "") -> str:
     """The filled EWC question (``line``, ``word_line`` 0-based; prompts number lines from 1)."""
-    return EWC_TEMPLATES[template].text.format(word=word, line=line + 1, word_line=word_line + 1)
+    q = {"template": template, "word": word, "line": line, "word_line": word_line, "head": head}
+    return question_text("ewc", q)
+
+
+def _pair_content(
+    content: Sequence[PointContent] | None, n: int, rng: np.random.Generator
+) -> dict[str, str]:
+    """The content of the pair (N−1, N) = (``n`` − 1, ``n``) the ETC placeholders can name:
+    entity A from the earlier line (else the later), entity B another character of the later
+    line (else the earlier), a noun of each line, a described noun of the earlier line; a key
+    is absent when the pair has nothing for it."""
+    if content is None:
+        return {}
+    first, second = content[n - 1], content[n]
+
+    def pick(options: Sequence[Any]) -> Any:
+        return options[int(rng.integers(len(options)))] if options else None
+
+    out: dict[str, str] = {}
+    a = pick(first.entities) or pick(second.entities)
+    if a is not None:
+        out["entity_a_s"] = a.possessive
+        others = [e for e in second.entities if e.key != a.key] or [
+            e for e in first.entities if e.key != a.key
+        ]
+        b = pick(others)
+        if b is not None:
+            out["entity_b"] = b.object
+    if (noun := pick(first.objects)) is not None:
+        out["object_first"] = noun
+    if (noun := pick(second.objects)) is not None:
+        out["object_second"] = noun
+    if (state := pick(first.states)) is not None:
+        out["state_object"], out["state"] = state
+    return out
+
+
+#: The question-dict keys each ETC slot field needs.
+_ETC_NEEDS = {
+    "entity_a_s": ("entity_a_s",),
+    "entity_b": ("entity_b",),
+    "object_second": ("object_second",),
+    "object_first_at": ("object_first",),
+    "state_object_at": ("state_object",),
+    "state": ("state",),
+}
 
 
 def etc_questions(
@@ -237,33 +639,48 @@ def etc_questions(
     n_questions: int,
     rng: np.random.Generator,
     names: Sequence[str] | None = None,
+    content: Sequence[PointContent] | None = None,
 ) -> list[dict[str, Any]]:
     """Up to ``n_questions`` ETC questions over the pairs (Line N−1, Line N) of a passage of
-    ``n_lines`` lines, all pairs × the templates ``names`` (default all) in seeded order, pairs
-    spread first, each pair's templates in a random order (so a pair does not always get the
-    same template in every story). ``line`` is N, 0-based (1 to n_lines − 1)."""
+    ``n_lines`` lines: all pairs × the templates ``names`` (default all) that the pair can fill
+    (``content``: per line, :func:`point_content`; without it only the templates that name
+    lines alone), in seeded order, pairs spread first, each pair's templates in a random order
+    (so a pair does not always get the same template in every story); a question whose text
+    another already has is skipped. ``line`` is N, 0-based (1 to n_lines − 1)."""
     names = list(names if names is not None else ETC_TEMPLATES)
     if n_lines < 2 or not names:
         return []
     later = list(range(1, n_lines))
     order = [later[int(i)] for i in rng.permutation(len(later))]
-    templates = {n: [names[int(t)] for t in rng.permutation(len(names))] for n in order}
-    chosen = []
+    filled = {n: _pair_content(content, n, rng) for n in order}
+
+    def applies(name: str, n: int) -> bool:
+        needs = ETC_TEMPLATES[name].slots
+        return all(k in filled[n] for f in needs for k in _ETC_NEEDS.get(f, ()))
+
+    templates = {}
+    for n in order:
+        mine = [names[int(t)] for t in rng.permutation(len(names))]
+        templates[n] = [t for t in mine if applies(t, n)]
+    out, seen = [], set()
     for round_ in range(len(names)):
         for n in order:
-            chosen.append((n, templates[n][round_]))
-    return [
-        {"template": t, "line": n, "word_line": -1, "token": -1, "word": ""}
-        for n, t in chosen[:n_questions]
-    ]
+            if round_ >= len(templates[n]):
+                continue
+            q = {"template": templates[n][round_], "line": n, "word_line": -1, "token": -1,
+                 "word": "", **filled[n]}  # fmt: skip
+            text = question_text("etc", q)
+            if text not in seen:
+                seen.add(text)
+                out.append(q)
+    return out[:n_questions]
 
 
-def etc_text(template: str, line: int) -> str:
+def etc_text(template: str, line: int, content: Mapping[str, str] | None = None) -> str:
     """The filled ETC question about Line N−1 and Line N, ``line`` = N 0-based (so Line
-    ``line`` and Line ``line`` + 1 in the 1-based text)."""
-    if line < 1:
-        raise ValueError(f"an ETC question names a line and its predecessor: line {line}")
-    return ETC_TEMPLATES[template].text.format(a=line, b=line + 1)
+    ``line`` and Line ``line`` + 1 in the 1-based text); ``content``: the pair's words
+    (:func:`_pair_content`) for the templates that name characters or objects."""
+    return question_text("etc", {"template": template, "line": line, **(content or {})})
 
 
 def control_questions(
@@ -301,16 +718,15 @@ def control_questions(
     return out
 
 
-def prior_texts(kind: str, template: str, line: int, word_line: int) -> list[str]:
-    """The question with its content replaced by fillers, for the template-level content-free
-    prior (:mod:`.readers`): EWC with the word :data:`CONTENT_FREE` (line numbers kept), ETC
-    unchanged (it holds line numbers only), an order control with both quoted lines
+def prior_texts(kind: str, q: Mapping[str, Any]) -> list[str]:
+    """The question dict ``q`` with its content replaced by fillers, for the template-level
+    content-free prior (:mod:`.readers`): EWC and ETC questions with every content word
+    :data:`CONTENT_FREE` (line numbers kept), an order control with both quoted lines
     :data:`CONTENT_FREE`, a word control twice, with a word the content-free passage holds and
     one it lacks (the prior is their mean)."""
-    if kind == "ewc":
-        return [ewc_text(template, CONTENT_FREE, line, word_line)]
-    if kind == "etc":
-        return [etc_text(template, line)]
+    template = q["template"]
+    if kind in ("ewc", "etc"):
+        return [TEMPLATES[kind][template].fill(slot_values(q, CONTENT_FREE))]
     if template == "order":
         text = CONTROL_TEMPLATES["order"].text
         return [text.format(first=CONTENT_FREE, second=CONTENT_FREE)]

@@ -104,14 +104,14 @@ def label_options(labels: Mapping[str, Sequence[str]], mode: str) -> dict[str, l
 def check_labels(model: Any, options: Mapping[str, Sequence[str]]) -> None:
     """Every label must tokenize and read back unchanged in the model's vocabulary (checked
     where the vocabulary is on this machine; a served model's server tokenizes)."""
-    llm = model.tokenizer
-    if llm is None:
+    tokenizer = model.tokenizer  # storyflow.lm.tokenizer.Tokenizer
+    if tokenizer is None:
         return
     bad = []
     for variants in options.values():
         for label in variants:
-            ids = llm.tokenize(label.encode("utf-8"), add_bos=False, special=False)
-            back = llm.detokenize(ids).decode("utf-8", errors="replace") if ids else ""
+            ids = tokenizer.encode(label)
+            back = tokenizer.decode(ids) if ids else ""
             if not ids or back != label:
                 bad.append(label)
     if bad:

@@ -2,21 +2,22 @@
 
 Steps (``docs/narrative_sense.md`` gives every choice):
 
-1. :func:`lemmatize` turns each story into its ordered content lemmas with their word positions.
-   A *word token* is a spaCy token that is neither punctuation nor whitespace; positions count
-   word tokens from 0. Kept lemmas: lowercased, alphabetic, not a stop word, not number-like,
-   part of speech not in :data:`DROPPED_POS`.
+1. :func:`lemmatize` turns each story into its ordered content lemmas with their token positions.
+   A *token* is a spaCy token that is not whitespace and, unless punctuation is counted
+   (``count_punctuation``, the paper's count), not punctuation either; positions count tokens
+   from 0. Kept lemmas: lowercased, alphabetic, not a stop word, not number-like, part of speech
+   not in :data:`DROPPED_POS`.
 2. :func:`count_pairs` counts, over the reference stories, in how many stories each lemma
    occurs and in how many stories each pair of vocabulary lemmas co-occurs. A pair counts for a
-   story only when some occurrence of w1 and some occurrence of w2 are at least 3 word positions
-   apart (co-occurrence inside one trigram does not count). PMI(w1, w2) = log(c12 / (c1 c2)),
-   counts in stories, natural log; the constant log N is omitted, so values are negative and
-   only comparisons matter.
+   story only when some occurrence of w1 and some occurrence of w2 are at least 3 token
+   positions apart (co-occurrence inside one trigram does not count). PMI(w1, w2) =
+   log(c12 / (c1 c2)), counts in stories, natural log; the constant log N is omitted, so values
+   are negative and only comparisons matter.
 3. :func:`score_stories`: a story's unique in-vocabulary lemmas, all C(n, 2) pairs, each pair's
    PMI (unseen pairs get the table minimum, the *floor*).
-4. :func:`narrative_sense_threshold`: a Wilcoxon rank-sum (Mann-Whitney U, one-sided) test of
-   a story's pair scores against those of a random story of as many lemmas drawn from its
-   group's lemma union; p < alpha means the story exceeds the threshold.
+
+The random story and the threshold test: :mod:`~storyflow.measures.narrative_sense.threshold`;
+the filter of short prompt sets: :mod:`~storyflow.measures.narrative_sense.length_filter`.
 """
 
 from __future__ import annotations
@@ -30,11 +31,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 from tqdm import tqdm
 
 from storyflow import tables
-from storyflow.seeds import item_rng
+from storyflow.errors import StoryflowError
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -47,7 +47,7 @@ DROPPED_POS = frozenset({"PUNCT", "SYM", "NUM", "PROPN", "SPACE", "X"})
 STORY_COLUMNS = tuple(tables.NS_STORIES.names)
 #: Columns of the lemma tables :func:`lemmatize` returns.
 LEMMA_COLUMNS = tuple(tables.LEMMAS.names)
-#: Two occurrences less than this many word positions apart lie inside one trigram.
+#: Two occurrences less than this many token positions apart lie inside one trigram.
 TRIGRAM_SPAN = 3
 _PIPES_NOT_NEEDED = ("parser", "ner", "senter")
 
@@ -70,22 +70,28 @@ def load_lemmatizer(name: str) -> Language:
 
 
 def content_lemmas(
-    doc: Iterable, max_tokens: int | None = None
+    doc: Iterable, max_tokens: int | None = None, *, count_punctuation: bool
 ) -> tuple[int, list[str], list[int]]:
-    """``(n_words, lemmas, positions)`` of a spaCy doc, truncated to ``max_tokens`` word tokens.
+    """``(n_words, lemmas, positions)`` of a spaCy doc, truncated to ``max_tokens`` tokens.
 
-    ``n_words``: word tokens (not punctuation, not space) kept; ``lemmas``: lowercased content
-    lemmas in text order; ``positions``: each lemma's 0-based word-token position.
+    A token is a spaCy token that is not whitespace and, when ``count_punctuation`` is false,
+    not punctuation. ``n_words``: tokens kept (all of the doc's when ``max_tokens`` is None);
+    ``lemmas``: lowercased content lemmas in text order; ``positions``: each lemma's 0-based
+    token position.
     """
     lemmas, positions, n = [], [], 0
     for token in doc:
-        if token.is_punct or token.is_space:
+        if token.is_space or (token.is_punct and not count_punctuation):
             continue
         if max_tokens is not None and n >= max_tokens:
             break
         lemma = token.lemma_.lower()
         if not (
-            token.is_stop or token.like_num or token.pos_ in DROPPED_POS or not lemma.isalpha()
+            token.is_stop
+            or token.like_num
+            or token.is_punct
+            or token.pos_ in DROPPED_POS
+            or not lemma.isalpha()
         ):
             lemmas.append(lemma)
             positions.append(n)
@@ -94,12 +100,21 @@ def content_lemmas(
 
 
 def lemmatize(
-    stories: pd.DataFrame, nlp: Language, max_tokens: int | None = None, batch_size: int = 64
+    stories: pd.DataFrame,
+    nlp: Language,
+    max_tokens: int | None = None,
+    batch_size: int = 64,
+    *,
+    count_punctuation: bool,
 ) -> pd.DataFrame:
-    """:data:`LEMMA_COLUMNS` for each story (plus any extra columns of ``stories``)."""
+    """:data:`LEMMA_COLUMNS` for each story (plus any extra columns of ``stories``).
+
+    ``n_words`` is the story's token count (:func:`content_lemmas`; before any cut unless
+    ``max_tokens`` is given).
+    """
     texts = (" ".join(str(t).split()) for t in stories["text"])
     out = [
-        content_lemmas(doc, max_tokens)
+        content_lemmas(doc, max_tokens, count_punctuation=count_punctuation)
         for doc in tqdm(
             nlp.pipe(texts, batch_size=batch_size), total=len(stories), desc="lemmas", mininterval=5
         )
@@ -111,8 +126,29 @@ def lemmatize(
     return table
 
 
-def truncate(lemmas: pd.DataFrame, max_tokens: int) -> pd.DataFrame:
-    """Keep each story's lemmas at word positions < ``max_tokens``; cap ``n_words`` likewise."""
+def select_groups(stories: pd.DataFrame, groups: Sequence[str] | None) -> pd.DataFrame:
+    """The stories of ``groups`` only (None: all), e.g. the fiction passages of the books.
+
+    A group that no story has is a mistake in ``narrative_sense.books_reference.genres``.
+    """
+    if groups is None:
+        return stories
+    missing = sorted(set(groups) - set(stories["group"]))
+    if missing:
+        raise StoryflowError(
+            f"narrative_sense.books_reference.genres: no passage of genre {', '.join(missing)} "
+            f"(the manifest's genres: {', '.join(sorted(set(stories['group'])))}); fix the list"
+        )
+    return stories[stories["group"].isin(groups)].reset_index(drop=True)
+
+
+def truncate(lemmas: pd.DataFrame, max_tokens: int | None) -> pd.DataFrame:
+    """Keep each story's lemmas at token positions < ``max_tokens``; cap ``n_words`` likewise.
+
+    ``max_tokens`` None: the table unchanged (a copy).
+    """
+    if max_tokens is None:
+        return lemmas.copy()
     out = lemmas.copy()
     kept = [np.asarray(p) < max_tokens for p in out["positions"]]
     out["lemmas"] = [
@@ -252,8 +288,8 @@ def pair_scores(ids: np.ndarray, table: PairTable, codes: np.ndarray | None = No
 def score_stories(lemmas: pd.DataFrame, table: PairTable, top_pairs: int = 100) -> pd.DataFrame:
     """Per story: its pair scores and their summary.
 
-    Columns: story_id, group, n_words (word tokens), n_lemmas (unique in-vocabulary lemmas),
-    n_pairs (= C(n_lemmas, 2)), seen_share (share of pairs in the table, 0..1), median_pmi
+    Columns: story_id, group, n_words (tokens after the cut), n_lemmas (unique in-vocabulary
+    lemmas), n_pairs (= C(n_lemmas, 2)), seen_share (share of pairs in the table, 0..1), median_pmi
     (median PMI of all pairs), median_pmi_top (median of the ``top_pairs`` highest), pair_pmi
     (all pair scores, descending, float32) and ids (the story's vocabulary ids).
     """
@@ -281,66 +317,6 @@ def score_stories(lemmas: pd.DataFrame, table: PairTable, top_pairs: int = 100) 
     for k, name in enumerate(names):
         out[name] = [r[k] for r in rows]
     return out
-
-
-def narrative_sense_threshold(
-    scores: pd.DataFrame, table: PairTable, *, alpha: float = 0.10, seed: int = 2022
-) -> pd.DataFrame:
-    """Rank-sum test of each story's pair scores against a random story of its group.
-
-    The random story has as many unique lemmas as the story, drawn without replacement from the
-    union of the lemmas of the group's stories, with ``np.random.default_rng([seed,
-    crc32(story_id)])`` (a story's result does not depend on the other stories' order).
-    Adds columns p_value (one-sided Mann-Whitney U, story > random), exceeds (p < alpha;
-    NaN-free bool, False when untested) and reason (why untested: fewer than 2 lemmas).
-    """
-    codes = table.codes
-    p_values, reasons = [], []
-    unions = {
-        g: np.unique(np.concatenate(list(s) or [np.zeros(0, np.int32)]))
-        for g, s in scores.groupby("group")["ids"]
-    }
-    for row in scores.itertuples(index=False):
-        if row.n_lemmas < 2:
-            p_values.append(np.nan)
-            reasons.append("fewer than 2 recognized lemmas")
-            continue
-        rng = item_rng(seed, row.story_id)
-        drawn = rng.choice(unions[row.group], size=row.n_lemmas, replace=False)
-        random_pmi, _ = pair_scores(drawn.astype(np.int64), table, codes)
-        # same precision as the stored story scores (float32), so equal PMIs tie
-        test = sps.mannwhitneyu(
-            np.asarray(row.pair_pmi, dtype=np.float32),
-            random_pmi.astype(np.float32),
-            alternative="greater",
-        )
-        p_values.append(float(test.pvalue))
-        reasons.append("")
-    out = scores.copy()
-    out["p_value"] = p_values
-    out["exceeds"] = out["p_value"] < alpha
-    out["reason"] = reasons
-    return out
-
-
-def group_table(tested: pd.DataFrame) -> pd.DataFrame:
-    """Per group: n_stories, n_tested, n_exceeding, share_exceeding (of tested, 0..1),
-    median of median_pmi and of median_pmi_top, mean seen_share, median n_lemmas."""
-    return (
-        tested.assign(tested=tested["p_value"].notna())
-        .groupby("group", sort=False)
-        .agg(
-            n_stories=("story_id", "size"),
-            n_tested=("tested", "sum"),
-            n_exceeding=("exceeds", "sum"),
-            median_pmi=("median_pmi", "median"),
-            median_pmi_top=("median_pmi_top", "median"),
-            seen_share=("seen_share", "mean"),
-            median_lemmas=("n_lemmas", "median"),
-        )
-        .reset_index()
-        .assign(share_exceeding=lambda t: t["n_exceeding"] / t["n_tested"].where(t["n_tested"] > 0))
-    )
 
 
 def story_measures(scores: pd.DataFrame) -> pd.DataFrame:

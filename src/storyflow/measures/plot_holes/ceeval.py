@@ -15,6 +15,10 @@ being the mean score over the flawed stories.
 
 A localization answer that cannot be parsed has no predicted lines: under the ``wrong`` policy
 (the default, the only one the paper's metric admits) it scores 0 on a flawed story.
+
+Two answer formats are read here: the strict line-number format of ``detection.format: closed``
+(:func:`parse_localization`) and the paper's tagged answer with quoted lines (format ``paper``,
+:func:`paper_answer`; the quotes are matched to sentences by :mod:`.quotes`).
 """
 
 from __future__ import annotations
@@ -28,6 +32,11 @@ import pandas as pd
 from scipy import stats as sps
 
 from storyflow.errors import StoryflowError
+from storyflow.measures.plot_holes.quotes import match_quotes
+
+#: Localization statuses counted as unparseable (n_unparseable): nothing could be read, a line
+#: number outside the story, quotes that match no sentence.
+UNREAD = ("unparseable", "out_of_range", "unmatched")
 
 #: How answers that cannot be parsed are scored. ``wrong``: score 0 (the paper's reading).
 UNPARSEABLE_POLICIES = ("wrong",)
@@ -44,8 +53,10 @@ _ANSWER = re.compile(
 
 @dataclass(frozen=True)
 class Localization:
-    """A parsed localization answer: ``status`` ``ok``, ``out_of_range`` or ``unparseable``;
-    ``error`` and ``contradicts`` are 1-based line numbers (empty unless ``ok``)."""
+    """A parsed localization answer: ``status`` ``ok``, ``out_of_range`` (a line number outside
+    the story), ``unmatched`` (format paper: the quotes of a set match no sentence of the story)
+    or ``unparseable``; ``error`` and ``contradicts`` are 1-based line numbers (empty unless
+    ``ok``)."""
 
     status: str
     error: tuple[int, ...] = ()
@@ -80,26 +91,79 @@ def parse_yes_no(text: str) -> str | None:
     return value if value in ("yes", "no") else None
 
 
+#: A verdict in a reasoned answer: an ``Answer: yes/no`` (or ``Verdict:``) line, or the paper's
+#: decision sentences ("There is a continuity error in the story concerning ...", "No
+#: continuity error found"; `flawed_fictions.txt` l. 1548, l. 1606-1609).
+_VERDICT = re.compile(
+    r"(?:answer|verdict)\s*[:\-]\s*\**\s*(?P<word>yes|no)\b"
+    r"|(?P<no>no continuity errors?\s+(?:(?:was|were|is|are)\s+)?(?:found|detected))"
+    r"|(?P<yes>there\s+(?:is|are)\s+(?:a\s+)?continuity errors?)",
+    re.I,
+)
+
+
 def parse_verdict(text: str) -> str | None:
-    """The judge's verdict: the last ``Answer: yes/no`` (or ``Verdict:``) line of ``text``,
-    else the first word when it is yes or no (a short answer); None otherwise (not a yes)."""
-    found = re.findall(r"(?:answer|verdict)\s*[:\-]\s*\**\s*(yes|no)\b", text or "", re.I)
-    return found[-1].lower() if found else parse_yes_no(text)
+    """The verdict of a reasoned answer (the maker's judge, format paper without a decision
+    tag): the last of its ``Answer: yes/no`` (or ``Verdict:``) lines and the paper's decision
+    sentences (:data:`_VERDICT`), else the first word when it is yes or no (a short answer);
+    None otherwise (not a yes)."""
+    found = list(_VERDICT.finditer(text or ""))
+    if not found:
+        return parse_yes_no(text)
+    last = found[-1]
+    if last["word"]:
+        return last["word"].lower()
+    return "no" if last["no"] else "yes"
 
 
-def free_answer(text: str, n_lines: int) -> tuple[str | None, Localization]:
-    """A free-form detection answer (the paper's format): its verdict (:func:`parse_verdict`:
-    ``yes``, ``no`` or None) and, for a yes, the localization of its last line in
-    :data:`ANSWER_FORMAT` (:func:`parse_localization`; ``unparseable`` when no line has it)."""
-    verdict = parse_verdict(text)
-    located = Localization("unparseable")
-    if verdict == "yes":
-        for line in reversed((text or "").splitlines()):
-            found = parse_localization(line, n_lines)
-            if found.status != "unparseable":
-                located = found
-                break
-    return verdict, located
+def tag_block(text: str, tag: str) -> str | None:
+    """The text between ``<tag>`` and ``</tag>`` (the last such block; to the end of the answer
+    when the closing tag is missing), or None when the answer has no ``<tag>``."""
+    opened = [m.end() for m in re.finditer(rf"<{tag}>", text or "", re.I)]
+    if not opened:
+        return None
+    start = opened[-1]
+    close = re.search(rf"</{tag}>", text[start:], re.I)
+    return text[start : start + close.start()] if close else text[start:]
+
+
+#: A decision block that says there is no error ("No continuity error found", "The story does
+#: not contain any continuity error", "There is no continuity error").
+_NO_ERROR = re.compile(
+    r"\bno (?:continuity )?errors?\b|\bnot (?:contain|have|find|include) any\b"
+    r"|\bthere (?:is|are) no\b|\bdoes not (?:contain|have)\b"
+)
+
+
+def paper_decision(text: str) -> str | None:
+    """The verdict of an answer in the paper's format (`flawed_fictions.txt` l. 1591-1611):
+    its ``<decision>`` block is a no when it says there is no continuity error and a yes
+    otherwise; without a decision block, :func:`parse_verdict` of the whole answer; None when
+    neither gives one."""
+    decision = tag_block(text, "decision")
+    if decision is None or not decision.strip():
+        return parse_verdict(text)
+    said = re.sub(r"\s+", " ", decision).lower()
+    return "no" if _NO_ERROR.search(said) else "yes"
+
+
+def paper_answer(text: str, sentences: Sequence[str]) -> tuple[str | None, Localization]:
+    """An answer in the paper's format (detection.format paper): its verdict
+    (:func:`paper_decision`) and, for a yes, the sentences its ``<error_lines>`` and
+    ``<contradicted_lines>`` quote (:func:`.quotes.match_quotes`, 1-based). Localization
+    status: ``unparseable`` when a block is missing or quotes nothing, ``unmatched`` when the
+    quotes of a block match no sentence of the story, else ``ok`` (each set holds at least one
+    sentence; quotes that match nothing are ignored)."""
+    verdict = paper_decision(text)
+    if verdict != "yes":
+        return verdict, Localization("unparseable")
+    blocks = [tag_block(text, t) for t in ("error_lines", "contradicted_lines")]
+    matched = [match_quotes(b, sentences) for b in blocks]
+    if any(b is None for b in blocks) or any(m.n_quotes == 0 for m in matched):
+        return verdict, Localization("unparseable")
+    if any(not m.lines for m in matched):
+        return verdict, Localization("unmatched")
+    return verdict, Localization("ok", matched[0].lines, matched[1].lines)
 
 
 def ceeval_full(
@@ -194,5 +258,5 @@ def score_detector(
         "precision": scores["precision"],
         "recall": scores["recall"],
         "specificity": scores["specificity"],
-        "n_unparseable": int(answers["answer_status"].isin(["unparseable", "out_of_range"]).sum()),
+        "n_unparseable": int(answers["answer_status"].isin(UNREAD).sum()),
     }

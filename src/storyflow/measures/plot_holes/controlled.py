@@ -221,6 +221,22 @@ def _rows(edit: Edit, original: str, provenance: Mapping[str, Any]) -> list[tupl
     return rows
 
 
+def not_edited_types(stories: pd.DataFrame, story_types: Sequence[str] | None) -> dict[str, str]:
+    """story_id → why the makers leave it alone, for each story whose ``story_type`` is not
+    one of ``story_types`` (None: every story may be edited; ``plot_holes.originals``)."""
+    if story_types is None:
+        return {}
+    allowed = set(story_types)
+    return {
+        str(sid): (
+            f"story_type {kind!r} is not edited (plot_holes.originals: human edits only "
+            f"{', '.join(sorted(allowed))})"
+        )
+        for sid, kind in zip(stories["story_id"], stories["story_type"], strict=True)
+        if kind not in allowed
+    }
+
+
 def make_controlled(
     sentences: pd.DataFrame,
     stories: pd.DataFrame,
@@ -231,14 +247,18 @@ def make_controlled(
     max_words: int | None,
     corpus: str,
     classes: Sequence[str] | None = None,
+    story_types: Sequence[str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Made stories, skipped stories and coverage of one corpus.
 
     ``sentences``: the SENTENCES table; ``stories``: the STORIES table (for the original text
-    and the story order); ``nlp``: a full spaCy pipeline (tags and entities). Stories longer than
-    ``max_words`` whitespace words (None: no limit) are skipped like those too short for three
-    acts or with no candidate, with the reason. ``classes``: the attribute classes an edit may
-    use (None: all; coverage is counted over all classes either way).
+    and the story order; ``story_type`` is read when ``story_types`` is given); ``nlp``: a full
+    spaCy pipeline (tags and entities). Stories longer than ``max_words`` whitespace words
+    (None: no limit) are skipped like those too short for three acts or with no candidate, with
+    the reason. ``classes``: the attribute classes an edit may use (None: all; coverage is
+    counted over all classes either way). ``story_types``: the story types that may be edited
+    (None: all; ``plot_holes.originals``, :func:`storyflow.plan.plot_holes.edited_story_types`);
+    the others are skipped with the reason and are not eligible.
 
     Returns (PLOT_HOLE_STORIES rows, PLOT_HOLE_SKIPPED rows, PLOT_HOLE_COVERAGE rows).
     """
@@ -252,9 +272,13 @@ def make_controlled(
     n_eligible = 0
     ids = [str(s) for s in stories["story_id"]]
     texts = dict(zip(ids, stories["text"], strict=True))
+    not_edited = not_edited_types(stories, story_types)
     for story_id in tqdm(
         ids, desc=f"controlled maker ({corpus})", unit="story", file=sys.stderr, mininterval=5.0
     ):
+        if story_id in not_edited:
+            skipped.append((story_id, MAKER, not_edited[story_id]))
+            continue
         sents = by_story.get(story_id, [])
         words = sum(len(s.split()) for s in sents)
         if act_bounds(len(sents), min_sentences) is None:

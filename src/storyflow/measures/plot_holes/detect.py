@@ -1,9 +1,10 @@
 """Detectors asked with a configured model, and the rule baselines.
 
-A story is shown with numbered sentences (``1. ...``, one per line). Two answer formats
-(``plot_holes.detection.format``; prompts in the config, ``plot_holes.prompts``):
+Two answer formats (``plot_holes.detection.format``; prompts in the config,
+``plot_holes.prompts``):
 
-``closed`` (the default), two tasks:
+``closed`` (the default), on the story shown with numbered sentences (``1. ...``, one per
+line), two tasks:
 
 * **classification**: a closed choice between "Yes" and "No" (docs/lm.md: the probability of
   each whole answer string, summed over case variants). p_error = P(yes) renormalised over the
@@ -13,11 +14,16 @@ A story is shown with numbered sentences (``1. ...``, one per line). Two answer 
   (:func:`storyflow.measures.plot_holes.ceeval.parse_localization`). An answer that cannot be
   parsed is counted (``answer_status``) and scores 0.
 
-``paper`` (the paper's procedure), one free-form answer per story version: greedy, up to
-``reasoning_tokens``, the model reasoning before its last ``Answer: Yes/No`` line and, after a
-yes, a last line in the localization format (:func:`.ceeval.free_answer`). p_error is 1 for a
-yes and 0 for a no; an answer with no verdict gets p_error 0.5 (no side taken: ties in the
-AUROC), says no, scores 0 and is counted (``answer_status`` ``unparseable``).
+``paper`` (the paper's procedure, `flawed_fictions.txt` l. 1560-1614), one free-form answer per
+story version: the story is shown as plain text (its sentences joined by spaces, not numbered),
+the model answers at ``temperature`` (seeded per story text) in up to ``reasoning_tokens``
+tokens, in the paper's tags: an explanation, the quoted lines that carry the error
+(``<error_lines>``) and those it contradicts (``<contradicted_lines>``), and a
+``<decision>`` (:func:`.ceeval.paper_answer`). The quotes are matched to the story's sentences
+(:mod:`.quotes`) and CEEval-Full asks, as in the paper, that each predicted set holds a
+sentence of the ground truth. p_error is 1 for a yes and 0 for a no; an answer with no verdict
+gets p_error 0.5 (no side taken: ties in the AUROC), says no, scores 0 and is counted
+(``answer_status`` ``unparseable``).
 
 Baselines: ``always-no`` (never an error) and ``random`` (yes with probability ½, one random
 line each for S_error and S_contr; seeded per story version).
@@ -44,10 +50,10 @@ from storyflow.measures.plot_holes.ceeval import (
     ANSWER_FORMAT,
     Localization,
     ceeval_full,
-    free_answer,
+    paper_answer,
     parse_localization,
 )
-from storyflow.seeds import item_rng
+from storyflow.seeds import item_rng, stable_hash
 from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
@@ -67,7 +73,8 @@ class DetectorSettings:
     """``classify``, ``localize`` and ``detect`` (format paper): prompt templates with
     ``{story}`` (and ``{format}``); ``format``: a key of :data:`FORMAT_KEYS`; ``threshold``:
     p_error above which the detector says "error"; ``max_tokens``: tokens of a localization
-    answer; ``reasoning_tokens``: tokens of a free-form answer; ``n_ctx``: the window in tokens
+    answer; ``reasoning_tokens``, ``temperature`` and ``seed``: length, sampling temperature (0 =
+    greedy) and seed of a free-form answer (format paper); ``n_ctx``: the window in tokens
     (None: sized to the longest story, up to the model's trained context; an integer: fixed). A
     story version whose prompt and answer do not fit is not asked: it is left out
     (``answer_status`` ``too_long``). The keys the other format reads are None. Defaults and
@@ -80,6 +87,8 @@ class DetectorSettings:
     threshold: float
     max_tokens: int | None
     reasoning_tokens: int | None
+    temperature: float | None
+    seed: int | None
     n_ctx: int | None
 
     @classmethod
@@ -106,7 +115,7 @@ class DetectorSettings:
 #: reads; the config schema lists the formats (``plot_holes.detection.format``).
 FORMAT_KEYS: dict[str, tuple[str, ...]] = {
     "closed": ("classify", "localize", "max_tokens"),
-    "paper": ("detect", "reasoning_tokens"),
+    "paper": ("detect", "reasoning_tokens", "temperature", "seed"),
 }
 
 
@@ -141,6 +150,15 @@ def _prompt(model: LanguageModel, template: str, sentences: Sequence[str]) -> Pr
     return question_prompt(model, template.format(story=numbered(sentences), format=ANSWER_FORMAT))
 
 
+def plain(sentences: Sequence[str]) -> str:
+    """The story as plain text, its sentences joined by spaces (format paper: not numbered)."""
+    return " ".join(sentences)
+
+
+def _paper_prompt(model: LanguageModel, template: str, sentences: Sequence[str]) -> Prompt:
+    return question_prompt(model, template.format(story=plain(sentences)))
+
+
 def yes_no(model: LanguageModel) -> dict[str, list[str]]:
     """The yes/no answer variants: bare after a chat template, after a space in a plain frame."""
     return YES_NO_PLAIN if model.mode == "plain" else YES_NO_CHAT
@@ -155,16 +173,14 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
     (p_error NaN, ``answer_status`` ``too_long``, logged with its tokens)."""
     options = yes_no(model)
     free = settings.format == "paper"
-    if free:
-        reasoning = SamplingSettings(temperature=0, max_tokens=settings.reasoning_tokens)
-    else:
+    if not free:
         greedy = SamplingSettings(temperature=0, max_tokens=settings.max_tokens, stop=("\n",))
     prompts: dict[tuple[str, ...], tuple[Prompt, Prompt, int, int]] = {}
     for sentences in items["sentences"]:
         sents = tuple(sentences)
         if sents not in prompts:
             if free:
-                prompt = ask = _prompt(model, settings.detect, sents)
+                prompt = ask = _paper_prompt(model, settings.detect, sents)
                 size = model.count(prompt)
                 need = size + settings.reasoning_tokens + 8
             else:
@@ -193,8 +209,13 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
         fits = limit is None or need <= limit
         if fits and sents not in cache:
             if free:
+                reasoning = SamplingSettings(
+                    temperature=settings.temperature,
+                    max_tokens=settings.reasoning_tokens,
+                    seed=(int(settings.seed) + stable_hash(plain(sents))) % 2**32,
+                )
                 text = model.sample(prompt, 1, reasoning)[0].text
-                free_answers[sents] = (text, *free_answer(text, len(sents)))
+                free_answers[sents] = (text, *paper_answer(text, sents))
                 cache[sents] = {"yes": 1.0, "no": 0.0}.get(free_answers[sents][1] or "", 0.5)
             else:
                 cache[sents] = model.answer(prompt, options).probs[0]
@@ -217,7 +238,9 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
             pe, pc = (parsed.error, parsed.contradicts) if parsed.ok else (None, None)
         score = ceeval_full(item.has_error, says, item.error_lines, item.contr_lines, pe, pc)
         if free and status == "unparseable" and not says:
-            score = 0  # no verdict: wrong whatever the truth (the paper's rule)
+            # no verdict: wrong whatever the truth (the paper does not say how such an answer
+            # is scored; read as "no" it would score 1 on every original)
+            score = 0
         rows.append(
             (
                 item.item_id,

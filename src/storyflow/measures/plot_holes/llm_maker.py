@@ -6,14 +6,24 @@ For each story (sentences, numbered):
    and names the lines where acts 2 and 3 begin (greedy, read by :func:`parse_acts`); an answer
    that names no valid pair of lines falls back to fixed thirds (:mod:`.acts`), recorded with
    status ``unparseable:thirds``. With ``acts: thirds`` (the default) the thirds are used;
+   The paper's prompt names the first line of each act instead; :func:`parse_acts` reads either
+   (quoted first lines are matched to the sentences);
 1. **propositions**: the model lists what act 1 establishes about characters and setting
-   (generated; one proposition per line starting with ``-``; none parsed = a failed step);
+   (generated; one proposition per line starting with ``-``, at most ``max_propositions``,
+   None = all; none parsed = a failed step). A line ``Fact: <fact>; Counterfactual: <its
+   counterfactual>`` (the paper's format) gives both (:func:`parse_proposition`);
 2. **relevance**: each proposition's relevance to acts 2-3 on the paper's 4-point scale
-   (1 = no effect on acts 2-3 ... 4 = changes the whole story), read as a closed choice among
-   ``1``..``4``; only propositions scored **2 or 3** are kept (:data:`RELEVANT`: the paper keeps
-   propositions of moderate importance; level 4 would rewrite the whole story);
+   (1 = no effect on acts 2-3 ... 4 = changes the whole story); only propositions scored **2 or
+   3** are kept (:data:`RELEVANT`: the paper keeps propositions of moderate importance; level 4
+   would rewrite the whole story). ``relevance: closed``: one question per proposition, read as
+   a closed choice among ``1``..``4``; ``reasoned`` (the paper): one answer for all of them,
+   reasoning about each before its score, read by :func:`parse_importance` (a proposition
+   without a readable score is not kept, recorded);
 3. **counterfactual**: the story rewritten with the proposition negated (generated, up to
-   :func:`rewrite_tokens` tokens, split into sentences with spaCy; empty = a failed step);
+   :func:`rewrite_tokens` tokens; the rewrite is the text after a ``Counterfactual Story``
+   heading when there is one, without act headings and ``<m>`` marks, :func:`parse_rewrite`;
+   split into sentences with spaCy; empty = a failed step). Relevant propositions are tried in
+   order, at most ``attempts`` (None = all), until one passes;
 4. **patch** (:func:`patch`): act 1 of the original + acts 2-3 of the counterfactual, aligned
    sentence by sentence (difflib); S_error = the patched sentences of acts 2-3 that differ from
    the original, S_contr = the act-1 sentences the counterfactual changed;
@@ -22,14 +32,26 @@ For each story (sentences, numbered):
    (A2 = A2¬φ or A3 = A3¬φ), has no changed line in acts 2-3, or made more than
    ``max_changed`` changes (changed, inserted or deleted sentences over the whole story); then
    keep it only when the model, shown the **whole patched story** with the modified lines of
-   acts 2-3 marked (:func:`marked_story`), says that those lines introduce a continuity error
-   in at least ``judge_min_yes`` of ``judge_samples`` samples (:func:`parse_verdict`).
+   acts 2-3 marked (numbered with ``[modified]``, :func:`marked_story`, or in ``<m></m>`` tags,
+   :func:`tagged_story`, the paper's marks), says that those lines introduce a continuity error
+   in at least ``judge_min_yes`` of ``judge_samples`` samples (:func:`parse_verdict`: an
+   ``Answer: yes/no`` line or the paper's decision sentence).
+
+Every prompt template may use ``{text}`` (the story as plain text), ``{act1}``, ``{act2}``,
+``{act3}``, ``{later}`` (acts 2-3 as plain text) and ``{n}`` (its sentences); ``{story}`` is the
+plain story too, except in the acts question (numbered lines) and the judge (numbered lines,
+the modified ones marked ``[modified]``). Per step: ``{proposition}`` (relevance,
+counterfactual), ``{counterfactual}`` (counterfactual: the line's own counterfactual, else
+``not (<proposition>)``), ``{facts}`` (reasoned relevance: ``F1. Fact: ...; Counterfactual:
+...`` lines), ``{lines}`` (judge: the modified lines' numbers) and ``{tagged}`` (judge: the
+plain patched story with each modified sentence in ``<m></m>``).
 
 Every prompt and raw output is recorded (PLOT_HOLE_ATTEMPTS), with the status of each step
 (``dropped:<reason>`` for a filtered edit); the first edit of a story that passes the filter is
-kept (versions O and F), labelled ``unverified`` until a human verdict is read back
-(:mod:`.review`). A story whose prompts and answers do not fit the model's window is skipped
-with its reason.
+kept (versions O and F), labelled ``unverified`` until the annotators' verdicts are read back
+(:mod:`.review`). A story whose prompts and answers do not fit the model's window, one longer
+than ``plot_holes.max_words`` words and (``plot_holes.originals: human``) one that is not
+human-written are skipped with the reason.
 """
 
 from __future__ import annotations
@@ -51,6 +73,7 @@ from storyflow import tables
 from storyflow.lm.sampling import SamplingSettings
 from storyflow.measures.plot_holes.acts import act_bounds
 from storyflow.measures.plot_holes.ceeval import parse_verdict
+from storyflow.measures.plot_holes.controlled import not_edited_types
 from storyflow.measures.plot_holes.review import review_sheet
 from storyflow.sentences import load_spacy
 from storyflow.settings import settings_from
@@ -61,6 +84,9 @@ MAKER = "model"
 STEPS = ("acts", "propositions", "relevance", "counterfactual", "filter", "judge")
 #: How the model maker finds a story's three acts: fixed thirds, or asked of the model.
 ACT_SPLITS = ("thirds", "model")
+#: How relevance is asked: one closed choice per proposition, or (the paper) one reasoned
+#: answer scoring every proposition.
+RELEVANCE_MODES = ("closed", "reasoned")
 
 #: The relevance scale (1 = no effect on acts 2-3 ... 4 = changes the whole story) and the
 #: levels kept (the paper's moderate importance: 2 and 3).
@@ -150,6 +176,13 @@ def filter_reason(edit: Patch, max_changed: int) -> str | None:
     return None
 
 
+def tagged_story(sentences: Sequence[str], modified: Sequence[int]) -> str:
+    """The story as plain text, each modified sentence (0-based indices) enclosed in
+    ``<m></m>`` (the paper's marks, `flawed_fictions.txt` l. 1449, l. 1472)."""
+    marked = set(modified)
+    return " ".join(f"<m>{s}</m>" if i in marked else s for i, s in enumerate(sentences))
+
+
 def marked_story(sentences: Sequence[str], modified: Sequence[int]) -> str:
     """The story as numbered lines, each modified line (0-based indices) marked with
     :data:`MARK`: ``5. [modified] She ...``."""
@@ -159,17 +192,118 @@ def marked_story(sentences: Sequence[str], modified: Sequence[int]) -> str:
     )
 
 
-def parse_propositions(text: str, limit: int) -> list[str]:
-    """Lines of ``text`` that start with ``-``, ``*`` or ``1.``, stripped (at most ``limit``)."""
+def parse_propositions(text: str, limit: int | None) -> list[str]:
+    """Lines of ``text`` that start with ``-``, ``*`` or ``1.``, stripped (at most ``limit``;
+    None: all)."""
     found = [m.group(1).strip() for m in re.finditer(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$", text, re.M)]
     return [p for p in found if p][:limit]
+
+
+@dataclass(frozen=True)
+class Proposition:
+    """A fact act 1 establishes and, when the model gave one, its counterfactual."""
+
+    fact: str
+    counterfactual: str | None = None
+
+    @property
+    def negated(self) -> str:
+        """What the counterfactual story makes true: the given counterfactual, else
+        ``not (<fact>)``."""
+        return self.counterfactual or f"not ({self.fact})"
+
+
+def parse_proposition(line: str) -> Proposition:
+    """One proposition line: ``Fact: <fact>; Counterfactual: <counterfactual>`` (the paper's
+    format, `flawed_fictions.txt` l. 1376-1388; either label optional) or a plain fact."""
+    found = re.match(
+        r"^\s*\**(?:fact\s*\**\s*:\s*\**)?(?P<fact>.+?)\s*[;,]?\s*\**counterfactual\s*\**\s*:\s*\**"
+        r"(?P<cf>.+?)\**\s*$",
+        line,
+        re.I,
+    )
+    if found and found["fact"].strip() and found["cf"].strip():
+        return Proposition(found["fact"].strip(" *;"), found["cf"].strip(" *"))
+    fact = re.sub(r"^\s*\**fact\s*\**\s*:\s*\**", "", line, flags=re.I).strip(" *")
+    return Proposition(fact)
+
+
+def parse_importance(text: str, n_facts: int) -> dict[int, int]:
+    """The importance scores (1-4) of a reasoned relevance answer in the paper's format
+    (`flawed_fictions.txt` l. 1415-1428: a block ``## F<k>`` per fact, ending with
+    ``### Importance Score: <1-4>``), as {fact number (1-based): score}; facts whose block or
+    score is missing are left out."""
+    heads = list(re.finditer(r"(?:^|\n)[\s#*]*F\s*(\d+)\b", text or ""))
+    scores: dict[int, int] = {}
+    for k, head in enumerate(heads):
+        number = int(head.group(1))
+        end = heads[k + 1].start() if k + 1 < len(heads) else len(text)
+        block = text[head.end() : end]
+        found = re.findall(r"(?:importance\s+)?score\W{0,8}([1-4])\b", block, re.I)
+        if 1 <= number <= n_facts and found and number not in scores:
+            scores[number] = int(found[-1])
+    return scores
+
+
+def parse_rewrite(text: str) -> str:
+    """The counterfactual story of a rewrite answer: the text after a ``Counterfactual Story``
+    heading when there is one (the paper's format, `flawed_fictions.txt` l. 1451-1468, after
+    its brainstorming), without act headings (``### Act 2:``), rule lines (``-----``) and the
+    ``<m></m>`` marks of modified lines; else the whole answer. Its lines are joined by spaces
+    (the story the model was shown is its sentences joined by spaces)."""
+    heading = list(re.finditer(r"^[#*\s]*counterfactual story[#*:\s]*$", text or "", re.I | re.M))
+    body = text[heading[-1].end() :] if heading else (text or "")
+    body = re.sub(r"</?m>", "", body)
+    lines = []
+    for line in body.splitlines():
+        if re.match(r"^\s*-{3,}\s*$", line):
+            continue
+        line = re.sub(r"^\s*#*\s*\**\s*act\s*[123]\b[^:\n]{0,40}:\s*\**", "", line, flags=re.I)
+        if heading and re.match(r"^\s*#+\s*\w*\s*$", line):
+            continue
+        if line.strip():
+            lines.append(line.strip())
+    return " ".join(lines)
+
+
+def _first_line_of(quote: str, sentences: Sequence[str], after: int) -> int | None:
+    """The first sentence after index ``after`` (0-based) that begins with ``quote`` or that
+    ``quote`` begins with (case and whitespace ignored)."""
+    q = re.sub(r"\s+", " ", quote.strip(" *\"'`“”")).lower()
+    if not q:
+        return None
+    for i in range(after + 1, len(sentences)):
+        s = re.sub(r"\s+", " ", sentences[i]).strip().lower()
+        if s and (s.startswith(q[:80]) or q.startswith(s[:80])):
+            return i
+    return None
+
+
+def parse_act_lines(text: str, sentences: Sequence[str]) -> tuple[int, int] | None:
+    """The acts' bounds from an answer quoting each act's first line (the paper's format,
+    `flawed_fictions.txt` l. 1351-1362: ``### Act 2: ...`` then ``**First Line:** <line>``):
+    the first sentences of acts 2 and 3 are the sentences those lines begin (0-based). None
+    unless both are found, act 2 after the first sentence and act 3 after act 2."""
+    act, first = None, {}
+    for line in (text or "").splitlines():
+        named = re.match(r"^[\s#*]*act\s*([123])\b", line, re.I)
+        if named:
+            act = int(named.group(1))
+        quoted = re.search(r"first\s+line\W*?:\W*?\s*(.*\S)", line, re.I)
+        if quoted and act in (2, 3) and act not in first:
+            first[act] = quoted.group(1)
+    if not {2, 3} <= set(first):
+        return None
+    a2 = _first_line_of(first[2], sentences, 0)
+    a3 = None if a2 is None else _first_line_of(first[3], sentences, a2)
+    return None if a2 is None or a3 is None else (a2, a3)
 
 
 def parse_acts(text: str, n_sentences: int) -> tuple[int, int] | None:
     """The acts' bounds (first sentence of act 2, first of act 3; 0-based) from an answer naming
     the lines (1-based) where acts 2 and 3 begin: ``Act 2: 4, Act 3: 9`` or the first two
     numbers of the answer. None unless 2 <= act 2 < act 3 <= ``n_sentences`` (each act holds a
-    sentence)."""
+    sentence). An answer quoting first lines is read by :func:`parse_act_lines`."""
     named = {
         int(act): int(line)
         for act, line in re.findall(r"act\s*([23])\D{0,20}?(\d+)", text or "", re.I)
@@ -195,17 +329,20 @@ def rewrite_tokens(story_tokens: int, minimum: int) -> int:
 
 @dataclass(frozen=True)
 class MakerSettings:
-    """Prompts (templates with ``{act1}``, ``{later}``, ``{story}``, ``{proposition}``,
-    ``{lines}``) and limits of the model maker (config ``plot_holes.model_maker``):
-    ``acts``: how the acts are found (:data:`ACT_SPLITS`); ``max_tokens``: tokens of the
-    proposition list (and the least a rewrite may get); ``judge_max_tokens``: tokens of each
+    """Prompts (templates with the fields of the module docstring) and limits of the model
+    maker (config ``plot_holes.model_maker``): ``acts``: how the acts are found
+    (:data:`ACT_SPLITS`); ``relevance``: how relevance is asked (:data:`RELEVANCE_MODES`);
+    ``max_propositions`` and ``attempts``: propositions kept from the list and relevant ones
+    tried (None: all); ``max_tokens``: tokens of the proposition list and of a reasoned
+    relevance answer (and the least a rewrite may get); ``judge_max_tokens``: tokens of each
     judge sample (its reasoning and verdict); ``seed`` and ``min_sentences``: those of
     ``plot_holes``. Defaults and ranges are the config schema's."""
 
     prompts: Mapping[str, str]
     acts: str
-    max_propositions: int
-    attempts: int
+    relevance: str
+    max_propositions: int | None
+    attempts: int | None
     max_changed: int
     judge_samples: int
     judge_min_yes: int
@@ -233,6 +370,8 @@ class ModelMaker:
         self.model, self.nlp, self.s = model, nlp, settings
         self.mode = model.mode
         self.log: list[tuple] = []
+        #: story_id → the first judge sample that said yes (shown to the annotators)
+        self.explanations: dict[str, str] = {}
 
     def _prompt(self, step: str, **fields: str) -> Any:
         text = self.s.prompts[step].format(**fields)
@@ -258,25 +397,51 @@ class ModelMaker:
         text = prompt if isinstance(prompt, str) else prompt.text  # messages for a chat API
         self.log.append((story, attempt, step, status, text, output))
 
+    @staticmethod
+    def fields(sentences: Sequence[str], bounds: tuple[int, int]) -> dict[str, str]:
+        """The fields every step's template may use (module docstring), for acts ``bounds``."""
+        a2, a3 = bounds
+        text = " ".join(sentences)
+        return {
+            "text": text,
+            "story": text,
+            "act1": " ".join(sentences[:a2]),
+            "act2": " ".join(sentences[a2:a3]),
+            "act3": " ".join(sentences[a3:]),
+            "later": " ".join(sentences[a2:]),
+            "n": str(len(sentences)),
+        }
+
     def needed_window(self, sentences: Sequence[str]) -> int:
         """Tokens the longest step of one story needs (prompt + answer): the rewrite (story
-        prompt + :func:`rewrite_tokens`) or the judge (marked story + its answer); the acts
-        question is shorter than the judge's."""
-        story = " ".join(sentences)
-        rewrite = self._prompt("counterfactual", story=story, proposition="x " * 48)
-        judge = self._prompt(
-            "judge", story=marked_story(sentences, range(len(sentences))), lines="1"
+        prompt + :func:`rewrite_tokens`), the judge (marked story + its answer), the
+        proposition list or a reasoned relevance answer (prompt + ``max_tokens``)."""
+        fields = self.fields(sentences, act_bounds(len(sentences), 3) or (1, 2))
+        every = range(len(sentences))
+        filler = "x " * 48
+        rewrite = self._prompt(
+            "counterfactual", **fields, proposition=filler, counterfactual=filler
         )
-        propositions = self._prompt("propositions", act1=story, story=story)
-        story_tokens = self.model.count_text(story)
+        judge = self._prompt(
+            "judge",
+            **{**fields, "story": marked_story(sentences, every)},
+            tagged=tagged_story(sentences, every),
+            lines="1",
+        )
+        asks = [self._prompt("propositions", **fields)]
+        if self.s.relevance == "reasoned":
+            facts = "\n".join(f"F{k}. Fact: {filler}; Counterfactual: {filler}" for k in range(8))
+            asks.append(self._prompt("relevance_reasoned", **fields, facts=facts))
+        story_tokens = self.model.count_text(fields["text"])
         return max(
             self.model.count(rewrite) + rewrite_tokens(story_tokens, self.s.max_tokens),
             self.model.count(judge) + self.s.judge_max_tokens,
-            self.model.count(propositions) + self.s.max_tokens,
+            *(self.model.count(ask) + self.s.max_tokens for ask in asks),
         )
 
-    def _relevance(self, story_id: str, prop: str, act1: str, later: str) -> int:
-        prompt = self._prompt("relevance", proposition=prop, act1=act1, later=later)
+    def _relevance(self, story_id: str, prop: Proposition, fields: Mapping[str, str]) -> int:
+        """One proposition's relevance as a closed choice among 1-4 (``relevance: closed``)."""
+        prompt = self._prompt("relevance", **fields, proposition=prop.fact)
         options = RELEVANCE_SCALE if self.mode == "chat" else [" " + o for o in RELEVANCE_SCALE]
         choice = self.model.answer(prompt, options)
         score = int(choice.best.strip())
@@ -286,22 +451,62 @@ class ModelMaker:
             "relevance",
             "ok",
             prompt,
-            json.dumps({"proposition": prop, "score": score, "probs": choice.probs}),
+            json.dumps({"proposition": prop.fact, "score": score, "probs": choice.probs}),
         )
         return score
 
+    def _reasoned_relevance(
+        self, story_id: str, props: Sequence[Proposition], fields: Mapping[str, str]
+    ) -> list[int | None]:
+        """Every proposition's relevance from one reasoned answer (``relevance: reasoned``, the
+        paper's fact scorer): the model reasons about each fact, then scores it
+        (:func:`parse_importance`); None for a fact whose score cannot be read."""
+        facts = "\n".join(
+            f"F{k}. Fact: {p.fact}; Counterfactual: {p.negated}"
+            for k, p in enumerate(props, start=1)
+        )
+        prompt = self._prompt("relevance_reasoned", **fields, facts=facts)
+        text = self._generate(prompt)[0]
+        found = parse_importance(text, len(props))
+        scores = [found.get(k) for k in range(1, len(props) + 1)]
+        status = "ok" if all(v is not None for v in scores) else "unparseable"
+        if found and status != "ok":
+            status = f"partial:{len(found)}/{len(props)}"
+        self._record(
+            story_id,
+            0,
+            "relevance",
+            status,
+            prompt,
+            json.dumps({"answer": text, "scores": scores, "facts": [p.fact for p in props]}),
+        )
+        return scores
+
     def _acts(self, story_id: str, sentences: Sequence[str], thirds: tuple[int, int]):
-        """The acts' bounds the model names (:func:`parse_acts`), else ``thirds`` (recorded)."""
-        prompt = self._prompt("acts", story=marked_story(sentences, ()), n=str(len(sentences)))
-        text = self._generate(prompt, max_tokens=ACTS_TOKENS)[0]
-        bounds = parse_acts(text, len(sentences))
+        """The acts' bounds the model names (:func:`parse_act_lines`, :func:`parse_acts`), else
+        ``thirds`` (recorded)."""
+        fields = self.fields(sentences, thirds)
+        prompt = self._prompt("acts", **{**fields, "story": marked_story(sentences, ())})
+        text = self._generate(prompt, max_tokens=self.acts_tokens(sentences))[0]
+        if re.search(r"first\s+line", text or "", re.I):
+            bounds = parse_act_lines(text, sentences)
+        else:
+            bounds = parse_acts(text, len(sentences))
         status = "ok" if bounds is not None else "unparseable:thirds"
         self._record(story_id, 0, "acts", status, prompt, text)
         return bounds if bounds is not None else thirds
 
+    def acts_tokens(self, sentences: Sequence[str]) -> int:
+        """Tokens of the acts answer: :data:`ACTS_TOKENS` for line numbers; with a prompt that
+        asks for the acts' first lines (the paper's), room for three quoted sentences."""
+        if "first line" not in self.s.prompts["acts"].lower():
+            return ACTS_TOKENS
+        longest = max((self.model.count_text(s) for s in sentences), default=0)
+        return ACTS_TOKENS + 3 * (longest + 16)
+
     def make(
         self, story_id: str, sentences: Sequence[str], window: int | None = None
-    ) -> tuple[Patch, str] | str:
+    ) -> tuple[Patch, Proposition] | str:
         """The kept edit and its proposition, or the reason the story has none. ``window``:
         the tokens a story's steps may take (None: no limit)."""
         bounds = act_bounds(len(sentences), self.s.min_sentences)
@@ -311,24 +516,31 @@ class ModelMaker:
             return f"too long for the model's window ({need} tokens needed, {window} available)"
         if self.s.acts == "model":
             bounds = self._acts(story_id, sentences, bounds)
-        a2, _ = bounds
-        act1 = " ".join(sentences[:a2])
-        later, story = " ".join(sentences[a2:]), " ".join(sentences)
-        prompt = self._prompt("propositions", act1=act1, story=story)
+        fields = self.fields(sentences, bounds)
+        prompt = self._prompt("propositions", **fields)
         text = self._generate(prompt)[0]
-        props = parse_propositions(text, self.s.max_propositions)
+        props = [parse_proposition(p) for p in parse_propositions(text, self.s.max_propositions)]
+        # an echoed template line ("...", "<Fact1>") is not a proposition
+        props = [p for p in props if re.search(r"[^\W\d_]", p.fact) and not p.fact.startswith("<")]
         self._record(story_id, 0, "propositions", "ok" if props else "unparseable", prompt, text)
         if not props:
             return "propositions: no proposition could be parsed"
-        relevant = [p for p in props if self._relevance(story_id, p, act1, later) in RELEVANT]
+        if self.s.relevance == "reasoned":
+            scores = self._reasoned_relevance(story_id, props, fields)
+        else:
+            scores = [self._relevance(story_id, p, fields) for p in props]
+        relevant = [p for p, score in zip(props, scores, strict=True) if score in RELEVANT]
         if not relevant:
             return "relevance: no proposition scored 2 or 3 (of 1-4)"
-        budget = rewrite_tokens(self.model.count_text(story), self.s.max_tokens)
+        budget = rewrite_tokens(self.model.count_text(fields["text"]), self.s.max_tokens)
         reasons = []
         for attempt, prop in enumerate(relevant[: self.s.attempts], start=1):
-            prompt = self._prompt("counterfactual", story=story, proposition=prop)
+            prompt = self._prompt(
+                "counterfactual", **fields, proposition=prop.fact, counterfactual=prop.negated
+            )
             text = self._generate(prompt, temperature=self.s.temperature, max_tokens=budget)[0]
-            rewritten = [s.text.strip() for s in self.nlp(text.strip()).sents if s.text.strip()]
+            story = parse_rewrite(text)
+            rewritten = [s.text.strip() for s in self.nlp(story).sents if s.text.strip()]
             if not rewritten:
                 self._record(story_id, attempt, "counterfactual", "unparseable", prompt, text)
                 reasons.append("counterfactual unparseable")
@@ -356,18 +568,20 @@ class ModelMaker:
                 continue
             prompt = self._prompt(
                 "judge",
-                story=marked_story(edit.sentences, edit.error),
+                **{
+                    **self.fields(edit.sentences, bounds),
+                    "story": marked_story(edit.sentences, edit.error),
+                },
+                tagged=tagged_story(edit.sentences, edit.error),
                 lines=", ".join(str(i + 1) for i in edit.error),
             )
-            votes = [
-                parse_verdict(t)
-                for t in self._generate(
-                    prompt,
-                    k=self.s.judge_samples,
-                    temperature=self.s.temperature,
-                    max_tokens=self.s.judge_max_tokens,
-                )
-            ]
+            texts = self._generate(
+                prompt,
+                k=self.s.judge_samples,
+                temperature=self.s.temperature,
+                max_tokens=self.s.judge_max_tokens,
+            )
+            votes = [parse_verdict(t) for t in texts]
             yes = sum(v == "yes" for v in votes)
             ok = yes >= self.s.judge_min_yes
             self._record(
@@ -376,9 +590,12 @@ class ModelMaker:
                 "judge",
                 "ok" if ok else f"dropped:judge {yes}/{len(votes)}",
                 prompt,
-                json.dumps(votes),
+                json.dumps({"votes": votes, "answers": texts}),
             )
             if ok:
+                self.explanations[story_id] = next(
+                    t for t, v in zip(texts, votes, strict=True) if v == "yes"
+                ).strip()
                 return edit, prop
             reasons.append(f"judge {yes}/{len(votes)} yes")
         return "no edit passed the filter (" + "; ".join(reasons) + ")"
@@ -402,18 +619,32 @@ def maker_window(maker: ModelMaker, by_story: Mapping[str, Sequence[str]]) -> in
 
 
 def make_with_model(
-    maker: ModelMaker, sentences: pd.DataFrame, stories: pd.DataFrame, model: str
+    maker: ModelMaker,
+    sentences: pd.DataFrame,
+    stories: pd.DataFrame,
+    model: str,
+    *,
+    max_words: int | None,
+    story_types: Sequence[str] | None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(PLOT_HOLE_STORIES, PLOT_HOLE_SKIPPED, PLOT_HOLE_ATTEMPTS) of the model maker.
 
-    A local model's window is sized to the stories first (:func:`maker_window`: before its
-    weights load); a story that does not fit it (or a served model's trained context, when
-    known) is skipped with the tokens it needs."""
+    Stories longer than ``max_words`` whitespace words (``plot_holes.max_words``; None: no
+    limit) and, when ``story_types`` is given (``plot_holes.originals: human``), stories of
+    another ``story_type`` are skipped with the reason before any model call, as by the
+    controlled maker. A local model's window is then sized to the remaining stories
+    (:func:`maker_window`: before its weights load); a story that does not fit it (or a served
+    model's trained context, when known) is skipped with the tokens it needs."""
     by_story = {
         sid: g.sort_values("sentence_idx")["text"].tolist()
         for sid, g in sentences.groupby("story_id", sort=False)
     }
-    window = maker_window(maker, by_story)
+    left_out = not_edited_types(stories, story_types)
+    for story_id, sents in by_story.items():
+        words = sum(len(s.split()) for s in sents)
+        if story_id not in left_out and max_words is not None and words > max_words:
+            left_out[story_id] = f"longer than plot_holes.max_words ({words} > {max_words} words)"
+    window = maker_window(maker, {sid: s for sid, s in by_story.items() if sid not in left_out})
     if window is not None:
         maker.model.n_ctx = window
         log.info("model maker: window %d tokens (the longest story that fits)", window)
@@ -423,13 +654,19 @@ def make_with_model(
     texts = dict(zip(stories["story_id"].astype(str), stories["text"], strict=True))
     for story_id in tqdm(list(texts), desc=f"model maker ({model})", unit="story", file=sys.stderr):
         sents = by_story.get(story_id, [])
-        result = maker.make(story_id, sents, window)
+        result = left_out.get(story_id) or maker.make(story_id, sents, window)
         if isinstance(result, str):
             skipped.append((story_id, MAKER, result))
             continue
         edit, prop = result
         provenance = json.dumps(
-            {"maker": MAKER, "model": model, "seed": maker.s.seed, "counterfactual_of": prop},
+            {
+                "maker": MAKER,
+                "model": model,
+                "seed": maker.s.seed,
+                "counterfactual_of": prop.fact,
+                "judge_explanation": maker.explanations.get(story_id, ""),
+            },
             sort_keys=True,
         )
         target = edit.error[0]
@@ -447,7 +684,7 @@ def make_with_model(
                     [i + 1 for i in edit.contradicted] if flawed else [],
                     target,
                     "proposition",
-                    f"not ({prop})",
+                    prop.negated,
                     texts[story_id],
                     "unverified",
                     provenance,
@@ -478,6 +715,8 @@ def make_plot_holes(
     *,
     seed: int,
     min_sentences: int,
+    max_words: int | None,
+    story_types: Sequence[str] | None,
     spacy_model: str,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The model maker on a corpus (rule ``make_model_plot_holes``).
@@ -487,11 +726,16 @@ def make_plot_holes(
             model's window is sized to the stories before its weights load
             (:func:`maker_window`).
         sentences: The corpus's sentences (:data:`tables.SENTENCES`).
-        stories: Its stories (``story_id``, ``text``).
+        stories: Its stories (``story_id``, ``text``; ``story_type`` when ``story_types`` is
+            given).
         settings: ``plot_holes.model_maker`` without ``model`` and ``verdicts``
-            (:meth:`MakerSettings.from_params`).
+            (:meth:`MakerSettings.from_params`; ``min_annotators`` sets the review sheet's
+            rows per story).
         seed: ``plot_holes.seed``.
         min_sentences: ``plot_holes.min_sentences``.
+        max_words: ``plot_holes.max_words``: longer stories are skipped (None: no limit).
+        story_types: The story types that may be edited (None: all;
+            :func:`storyflow.plan.plot_holes.edited_story_types`).
         spacy_model: The spaCy pipeline that splits the rewrites into sentences.
 
     Returns:
@@ -503,5 +747,7 @@ def make_plot_holes(
         load_spacy(spacy_model),
         MakerSettings.from_params(settings, seed=seed, min_sentences=min_sentences),
     )
-    made, skipped, attempts = make_with_model(maker, sentences, stories, model.name)
-    return made, skipped, attempts, review_sheet(made)
+    made, skipped, attempts = make_with_model(
+        maker, sentences, stories, model.name, max_words=max_words, story_types=story_types
+    )
+    return made, skipped, attempts, review_sheet(made, int(settings["min_annotators"]))

@@ -1,15 +1,39 @@
-"""The human step of the model maker: a review sheet out, verdicts back in.
+"""The human step of the model maker: a review sheet out, the annotators' verdicts back in.
 
-The sheet (CSV) has one row per made story: ``story_id``, ``proposed_error`` (the changed
-lines, numbered), ``explanation`` (the negated proposition and the contradicted lines) and a
-blank ``verdict``. A reviewer writes ``yes`` (a real continuity error) or ``no``; a blank
-verdict leaves the story unverified. Read back with :func:`read_verdicts`, ``no`` drops the
-story (listed with the reason), ``yes`` marks it verified.
+The paper has every made story rated by at least three annotators, who also correct the lines
+that carry the error and the lines it contradicts; a story is kept only when the majority finds
+its error legitimate (`flawed_fictions.txt` l. 86, l. 391, l. 412-428). The sheet (CSV) has one
+row per story and annotator (:data:`SHEET_COLUMNS`): ``min_annotators`` rows per made story,
+their ``annotator`` column numbered 1, 2, ... (write your own name or id there; add rows for
+more annotators), the proposed error (its lines, numbered, and their text), the contradicted
+lines, the explanation (the negated proposition and the quality judge's explanation), and for
+the annotator to fill:
+
+* ``verdict``: ``yes`` (a real continuity error) or ``no``; blank = not rated;
+* ``error_lines`` and ``contr_lines``: the 1-based line numbers that carry the error and that
+  it contradicts, prefilled with the proposed ones: remove the wrong ones, add the missed ones
+  (numbers separated by ``;``, ``,`` or spaces); blank with a ``yes`` = the proposed lines;
+* ``comment``: free text, not read.
+
+Read back with :func:`read_reviews` (:func:`majority`): a story is **verified** when at least
+``min_annotators`` annotators rated it and more than half of them said yes; **rejected** when
+as many rated it and no more than half said yes (a tie is no majority for the error); otherwise
+it stays **unverified**. The gold lines of a verified story are the lines marked by at least
+half of the annotators who said yes (the paper does not say how it combines its annotators'
+edits); a set nobody agrees on keeps the maker's lines.
+
+An old sheet with one verdict per story (no ``annotator`` column) is read as one annotator per
+row; with ``min_annotators`` above 1 it stops with one message saying what to add.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+import logging
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -18,26 +42,135 @@ from storyflow import tables
 from storyflow.corpora.base import read_csv_columns
 from storyflow.errors import StoryflowError
 
-SHEET_COLUMNS = ("story_id", "proposed_error", "explanation", "verdict")
+log = logging.getLogger(__name__)
+
+SHEET_COLUMNS = (
+    "story_id",
+    "annotator",
+    "proposed_error_lines",
+    "proposed_error",
+    "proposed_contr_lines",
+    "proposed_contradicted",
+    "explanation",
+    "verdict",
+    "error_lines",
+    "contr_lines",
+    "comment",
+)
+#: The columns of the sheet written before the multi-annotator rule (one verdict per story).
+OLD_SHEET_COLUMNS = ("story_id", "proposed_error", "explanation", "verdict")
 
 
-def review_sheet(made: pd.DataFrame) -> pd.DataFrame:
-    """The sheet of the flawed versions in ``made`` (PLOT_HOLE_STORIES rows)."""
+def _numbers(lines: Sequence[int]) -> str:
+    return "; ".join(str(int(i)) for i in lines)
+
+
+def _explanation(proposition: str, provenance: str) -> str:
+    """What the sheet says of the proposed error: the negated proposition and the judge's
+    explanation (the first judge sample that said yes; the paper shows its filter's
+    explanation to the annotators, `flawed_fictions.txt` l. 76)."""
+    judge = json.loads(provenance or "{}").get("judge_explanation", "")
+    return f"after the edit: {proposition}" + (f"\njudge: {judge}" if judge else "")
+
+
+def review_sheet(made: pd.DataFrame, annotators: int) -> pd.DataFrame:
+    """The sheet of the flawed versions in ``made`` (PLOT_HOLE_STORIES rows): ``annotators``
+    rows per story (module docstring)."""
     rows = []
     for item in made[made["version"] == "F"].itertuples(index=False):
         sents = list(item.sentences)
         error = " ".join(f"{i}. {sents[i - 1]}" for i in item.error_lines)
         contr = " ".join(f"{i}. {sents[i - 1]}" for i in item.contr_lines)
-        rows.append((item.story_id, error, f"{item.proposition}; contradicts {contr}", ""))
+        for annotator in range(1, annotators + 1):
+            rows.append(
+                (
+                    item.story_id,
+                    str(annotator),
+                    _numbers(item.error_lines),
+                    error,
+                    _numbers(item.contr_lines),
+                    contr,
+                    _explanation(item.proposition, item.provenance),
+                    "",
+                    _numbers(item.error_lines),
+                    _numbers(item.contr_lines),
+                    "",
+                )
+            )
     return pd.DataFrame(rows, columns=list(SHEET_COLUMNS))
 
 
-def read_verdicts(path: str | Path, made: pd.DataFrame) -> dict[str, str]:
-    """story_id → ``yes``/``no`` from a completed sheet; blank verdicts are left out.
+@dataclass(frozen=True)
+class Review:
+    """The annotators' decision on one story: ``decision`` ``yes`` (verified), ``no``
+    (rejected) or None (too few ratings: unverified); ``n_yes`` and ``n_rated`` annotators;
+    ``error_lines`` and ``contr_lines``: the gold lines of a verified story (1-based; the
+    maker's where no line has the agreement)."""
+
+    decision: str | None
+    n_yes: int
+    n_rated: int
+    error_lines: tuple[int, ...] = ()
+    contr_lines: tuple[int, ...] = ()
+
+
+def _agreed(marked: Sequence[Sequence[int]], proposed: Sequence[int]) -> tuple[int, ...]:
+    """Lines marked by at least half of ``marked`` (one list per yes-annotator), else
+    ``proposed``."""
+    need = math.ceil(len(marked) / 2)
+    counts: dict[int, int] = {}
+    for lines in marked:
+        for line in set(lines):
+            counts[line] = counts.get(line, 0) + 1
+    kept = tuple(sorted(line for line, n in counts.items() if n >= need))
+    return kept or tuple(int(i) for i in proposed)
+
+
+def majority(
+    verdicts: Sequence[str],
+    error_marks: Sequence[Sequence[int]],
+    contr_marks: Sequence[Sequence[int]],
+    proposed: tuple[Sequence[int], Sequence[int]],
+    min_annotators: int,
+) -> Review:
+    """One story's :class:`Review` from its annotators' ``verdicts`` (``yes``/``no``) and the
+    lines each marked (``error_marks``, ``contr_marks``: one list per annotator, in the order of
+    ``verdicts``); ``proposed``: the maker's (error, contradicted) lines."""
+    n_yes = sum(v == "yes" for v in verdicts)
+    n = len(verdicts)
+    if n < min_annotators:
+        return Review(None, n_yes, n)
+    if 2 * n_yes <= n:
+        return Review("no", n_yes, n)
+    yes = [i for i, v in enumerate(verdicts) if v == "yes"]
+    return Review(
+        "yes",
+        n_yes,
+        n,
+        _agreed([error_marks[i] for i in yes], proposed[0]),
+        _agreed([contr_marks[i] for i in yes], proposed[1]),
+    )
+
+
+def _parse_lines(value: object, n_lines: int) -> list[int] | None:
+    """Line numbers of a cell (None when it holds something else or a number outside
+    1..``n_lines``); a blank cell is []."""
+    text = "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
+    parts = [p for p in re.split(r"[;,\s]+", text.strip()) if p]
+    if not all(re.fullmatch(r"\d+(?:\.0)?", p) for p in parts):
+        return None
+    lines = [int(float(p)) for p in parts]
+    return lines if all(1 <= line <= n_lines for line in lines) else None
+
+
+def read_reviews(path: str | Path, made: pd.DataFrame, min_annotators: int) -> dict[str, Review]:
+    """story_id → :class:`Review` of every story of the sheet with a rating (module docstring).
 
     Raises:
-        StoryflowError: missing columns, unknown story ids or verdicts other than yes/no, with
-            the rows named (1-based file lines, header = 1).
+        StoryflowError: missing columns, unknown story ids, verdicts other than yes/no, line
+            cells that are not line numbers of the story, two ratings of one story by one
+            annotator, or an old one-verdict sheet while ``min_annotators`` > 1; the rows
+            named (1-based file lines, header = 1).
     """
     sheet = read_csv_columns(
         path,
@@ -46,33 +179,108 @@ def read_verdicts(path: str | Path, made: pd.DataFrame) -> dict[str, str]:
         "(review_sheet.csv), with the verdicts filled in.",
         what="reviewed story",
     )
-    known = set(made.loc[made["version"] == "F", "story_id"])
-    verdict = sheet["verdict"].str.strip().str.lower()
-    unknown = [i + 2 for i, s in enumerate(sheet["story_id"]) if s not in known]
-    bad = [i + 2 for i, v in enumerate(verdict) if v not in ("", "yes", "no")]
+    if "annotator" not in sheet.columns:
+        if min_annotators > 1:
+            raise StoryflowError(
+                f"{path}: one verdict per story (no 'annotator' column), but a story is verified "
+                f"by the majority of at least {min_annotators} annotators "
+                "(plot_holes.model_maker.min_annotators). Rebuild the sheet with the pipeline "
+                "(one row per story and annotator: columns story_id, annotator, verdict, "
+                "error_lines, contr_lines) or set plot_holes.model_maker.min_annotators: 1 to "
+                "read this sheet as one annotator per row."
+            )
+        sheet = sheet.assign(annotator=[f"row {i + 2}" for i in range(len(sheet))])
+    flawed = made[made["version"] == "F"].set_index("story_id")
+    verdict = sheet["verdict"].fillna("").astype(str).str.strip().str.lower()
+    ids = sheet["story_id"].astype(str)
     problems = []
+    unknown = [i + 2 for i, s in enumerate(ids) if s not in flawed.index]
     if unknown:
         problems.append(f"unknown story ids in rows {unknown}")
+    bad = [i + 2 for i, v in enumerate(verdict) if v not in ("", "yes", "no")]
     if bad:
         problems.append(f"verdicts other than yes/no in rows {bad}")
+    rated = sheet.assign(story_id=ids, verdict=verdict)[verdict.isin(["yes", "no"])]
+    twice = rated[rated.duplicated(["story_id", "annotator"], keep=False)]
+    if len(twice):
+        problems.append(f"one annotator rated a story twice in rows {[i + 2 for i in twice.index]}")
+    marks: dict[int, tuple[list[int], list[int]]] = {}
+    bad_lines = []
+    for i, row in rated.iterrows():
+        if row["story_id"] not in flawed.index:
+            continue
+        item = flawed.loc[row["story_id"]]
+        parsed = []
+        for column, proposed in (
+            ("error_lines", item.error_lines),
+            ("contr_lines", item.contr_lines),
+        ):
+            lines = _parse_lines(row.get(column), int(item.n_sentences))
+            if lines is None:
+                bad_lines.append(i + 2)
+            parsed.append(lines or [int(x) for x in proposed])
+        marks[i] = (parsed[0], parsed[1])
+    if bad_lines:
+        problems.append(
+            f"error_lines or contr_lines that are not line numbers of the story in rows "
+            f"{sorted(set(bad_lines))}"
+        )
     if problems:
         raise StoryflowError(
-            f"{path}: {'; '.join(problems)}. Use the story ids of the sheet the pipeline wrote "
-            "and write yes, no, or leave the verdict blank."
+            f"{path}: {'; '.join(problems)}. Use the story ids of the sheet the pipeline wrote, "
+            "write yes, no or nothing as the verdict, the story's line numbers (separated by ';') "
+            "as the lines, and one row per story and annotator."
         )
-    return {s: v for s, v in zip(sheet["story_id"], verdict, strict=True) if v}
+    reviews = {}
+    for story_id, rows in rated.groupby("story_id", sort=False):
+        item = flawed.loc[story_id]
+        reviews[str(story_id)] = majority(
+            list(rows["verdict"]),
+            [marks[i][0] for i in rows.index],
+            [marks[i][1] for i in rows.index],
+            (item.error_lines, item.contr_lines),
+            min_annotators,
+        )
+    short = sorted(s for s, r in reviews.items() if r.decision is None)
+    if short:
+        log.warning(
+            "%d reviewed stories have fewer than %d ratings (plot_holes.model_maker."
+            "min_annotators): left unverified: %s",
+            len(short),
+            min_annotators,
+            ", ".join(short),
+        )
+    return reviews
 
 
-def apply_verdicts(
-    made: pd.DataFrame, verdicts: Mapping[str, str]
+def apply_reviews(
+    made: pd.DataFrame, reviews: Mapping[str, Review]
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``made`` with ``verification`` set from the verdicts, and the rejected stories
-    (PLOT_HOLE_SKIPPED rows, dropped from ``made``)."""
+    """``made`` with each verified story labelled ``yes`` (verification), its flawed version's
+    gold lines set to the annotators' (:func:`majority`) and the votes in its provenance; and
+    the rejected stories (PLOT_HOLE_SKIPPED rows, dropped from ``made``)."""
     made = made.copy()
-    given = made["story_id"].map(verdicts)
-    made.loc[given.notna(), "verification"] = given[given.notna()]
-    rejected = sorted(s for s, v in verdicts.items() if v == "no")
+    for i, row in made.iterrows():
+        review = reviews.get(row["story_id"])
+        if review is None or review.decision != "yes":
+            continue
+        made.at[i, "verification"] = "yes"
+        provenance = json.loads(row["provenance"] or "{}")
+        provenance["review"] = {"yes": review.n_yes, "rated": review.n_rated}
+        made.at[i, "provenance"] = json.dumps(provenance, sort_keys=True)
+        if row["version"] == "F":
+            made.at[i, "error_lines"] = list(review.error_lines)
+            made.at[i, "contr_lines"] = list(review.contr_lines)
+    rejected = sorted(s for s, r in reviews.items() if r.decision == "no")
     skipped = tables.PLOT_HOLE_SKIPPED.frame(
-        [(s, "model", "rejected by the human reviewer") for s in rejected]
+        [
+            (
+                s,
+                "model",
+                f"rejected by the annotators ({reviews[s].n_yes} of {reviews[s].n_rated} "
+                "found the error legitimate)",
+            )
+            for s in rejected
+        ]
     )
     return made[~made["story_id"].isin(rejected)].reset_index(drop=True), skipped

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from storyflow import tables
-from storyflow.measures.plot_holes.ceeval import score_detector
+from storyflow.measures.plot_holes.ceeval import UNREAD, score_detector
 from storyflow.measures.plot_holes.detect import TOO_LONG
 
 log = logging.getLogger(__name__)
@@ -35,7 +35,9 @@ def _verification(labels: pd.Series) -> str:
     return "verified" if found <= {"yes"} else "unverified"
 
 
-UNPARSED = ("unparseable", "out_of_range")
+#: Localization statuses scored under the unparseable policy: no lines could be read, a line
+#: number outside the story (format closed), quotes matching no sentence (format paper).
+UNPARSED = UNREAD
 
 
 def apply_unparseable_policy(group: pd.DataFrame, policy: str) -> pd.DataFrame:
@@ -330,18 +332,20 @@ def detection_items(
 
 
 def read_made(
-    paths: Sequence[str], verdicts: str | None
+    paths: Sequence[str], verdicts: str | None, *, min_annotators: int
 ) -> tuple[list[pd.DataFrame], pd.DataFrame]:
-    """The made-story tables, with the human verdicts applied to the model maker's (when a
-    completed sheet is given), and the stories the verdicts rejected."""
-    from storyflow.measures.plot_holes.review import apply_verdicts, read_verdicts
+    """The made-story tables, with the annotators' verdicts applied to the model maker's (when a
+    completed sheet is given: the majority of at least ``min_annotators``,
+    :func:`.review.read_reviews`), and the stories the verdicts rejected."""
+    from storyflow.measures.plot_holes.review import apply_reviews, read_reviews
 
     made = [tables.read(tables.PLOT_HOLE_STORIES, p) for p in paths]
     rejected = tables.PLOT_HOLE_SKIPPED.empty()
     if verdicts:
         for i, frame in enumerate(made):
             if (frame["maker"] == "model").any():
-                made[i], rejected = apply_verdicts(frame, read_verdicts(verdicts, frame))
+                reviews = read_reviews(verdicts, frame, min_annotators)
+                made[i], rejected = apply_reviews(frame, reviews)
     return made, rejected
 
 
@@ -363,6 +367,7 @@ def score_corpus(
     surprisal_paths: Sequence[str],
     validity_path: str | None,
     verdicts_path: str | None,
+    min_annotators: int,
     stories: pd.DataFrame,
     corpus: str,
     settings: Mapping[str, Any],
@@ -375,14 +380,16 @@ def score_corpus(
 
     ``settings``: ``seed``, ``confidence``, ``surprisal_z`` and ``unparseable`` (the policy);
     ``validity_path``: the plot-hole validity table (results/plot_holes/tables/validity.csv);
-    ``verdicts_path``: a completed review sheet of the model maker's stories, or None.
+    ``verdicts_path``: a completed review sheet of the model maker's stories, or None;
+    ``min_annotators``: the ratings a story needs before the majority decides
+    (``plot_holes.model_maker.min_annotators``).
     """
     from storyflow.measures.plot_holes import detect, surprisal
     from storyflow.measures.plot_holes.validation import verdict_of
 
     seed, confidence = int(settings["seed"]), float(settings["confidence"])
     verdicts = verdict_of(tables.read(tables.VALIDITY, validity_path)) if validity_path else {}
-    made_frames, _ = read_made(made_paths, verdicts_path)
+    made_frames, _ = read_made(made_paths, verdicts_path, min_annotators=min_annotators)
     made = pd.concat(made_frames, ignore_index=True)
     shown = made[made["version"].isin(["O", "F"])]
     parts = [tables.read(tables.PLOT_HOLE_ANSWERS, p) for p in answer_paths]

@@ -443,14 +443,42 @@ def tree_depth(doc: Doc) -> int:
     return max((sum(1 for _ in t.ancestors) for t in doc), default=0)
 
 
+def is_word(token: Token) -> bool:
+    """Whether a token can be a word of a part-of-speech class: not punctuation or whitespace.
+
+    spaCy's small tagger sometimes labels a hyphen inside a word ("co-worker", "e-mailed") NOUN
+    or VERB; such a token is punctuation (``is_punct``) and is never a content word, a verb or a
+    clause marker here.
+    """
+    return not (token.is_punct or token.is_space)
+
+
 def clause_count(doc: Doc) -> int:
     """Verbal roots plus verbs/auxiliaries heading a ccomp, xcomp, advcl, acl or relcl."""
-    return sum(1 for t in doc if t.pos_ in VERB_POS and (t.dep_ == "ROOT" or t.dep_ in CLAUSE_DEPS))
+    return sum(
+        1
+        for t in doc
+        if is_word(t) and t.pos_ in VERB_POS and (t.dep_ == "ROOT" or t.dep_ in CLAUSE_DEPS)
+    )
 
 
 @dataclass(frozen=True)
 class SentenceMeasures:
-    """The per-sentence quantities the window measures are built from."""
+    """The per-sentence quantities the window measures are built from.
+
+    Attributes:
+        n_tokens: Length in spaCy tokens, whitespace tokens excluded and punctuation included
+            (*Fiction Flows*, Table C1: spaCy tokenization excluding whitespace).
+        content_lemmas: Lower-case lemmas of the NOUN, VERB, ADJ and ADV words (lexical overlap).
+        verb_tags: Fine-grained tags (VBD, VBZ, MD, ...) of the VERB and AUX words (tense).
+        n_content_words: NOUN, VERB, ADJ, ADV and PROPN words that are not stop words.
+        n_rare_words: Those of them whose Zipf frequency is below the threshold.
+        clause_count: Clause markers (:func:`clause_count`).
+        tree_depth: Edges on the longest root-to-leaf path (:func:`tree_depth`).
+        connectives: The connectives found, in text order.
+
+    A "word" is a token that is not punctuation or whitespace (:func:`is_word`).
+    """
 
     n_tokens: int
     content_lemmas: frozenset[str]
@@ -466,13 +494,13 @@ def measure_sentence(
     doc: Doc, matcher: ConnectiveMatcher, zipf_threshold: float
 ) -> SentenceMeasures:
     """Window-free measures of one parsed sentence (see :func:`compute_covariates`)."""
-    words = [t for t in doc if not (t.is_punct or t.is_space)]
-    content = [t for t in doc if t.pos_ in RARE_WORD_POS and not t.is_stop and t.is_alpha]
+    words = [t for t in doc if is_word(t)]
+    content = [t for t in words if t.pos_ in RARE_WORD_POS and not t.is_stop]
     rare = sum(1 for t in content if zipf_frequency(t.lower_) < zipf_threshold)
     return SentenceMeasures(
-        n_tokens=len(words),
-        content_lemmas=frozenset(t.lemma_.lower() for t in doc if t.pos_ in OVERLAP_POS),
-        verb_tags=frozenset(t.tag_ for t in doc if t.pos_ in VERB_POS),
+        n_tokens=sum(1 for t in doc if not t.is_space),
+        content_lemmas=frozenset(t.lemma_.lower() for t in words if t.pos_ in OVERLAP_POS),
+        verb_tags=frozenset(t.tag_ for t in words if t.pos_ in VERB_POS),
         n_content_words=len(content),
         n_rare_words=rare,
         clause_count=clause_count(doc),
@@ -573,9 +601,10 @@ def compute_covariates(
     Returns:
         One row per sentence, in story then sentence order, columns :func:`covariate_columns`:
 
-        * ``n_tokens``: words (spaCy tokens that are not punctuation or space);
-        * ``rare_word_rate``: share (0..1) of content words (NOUN, VERB, ADJ, ADV, PROPN;
-          alphabetic; no stop words) with Zipf frequency < ``zipf_threshold``; 0 when the
+        * ``n_tokens``: length in spaCy tokens, whitespace excluded, punctuation included
+          (the paper's Table C1);
+        * ``rare_word_rate``: share (0..1) of content words (NOUN, VERB, ADJ, ADV, PROPN; no
+          stop words, no punctuation) with Zipf frequency < ``zipf_threshold``; 0 when the
           sentence has none (``n_content_words`` = 0);
         * ``clause_count``, ``tree_depth``: see :func:`clause_count`, :func:`tree_depth`;
         * ``conn_temporal``, ``conn_causal``, ``conn_contrastive``, ``conn_additive`` (0/1): the
@@ -591,7 +620,7 @@ def compute_covariates(
           auxiliary fine-grained tags (VBD, VBZ, MD, ...) and the window's (0 when both have
           none); ``agent_continuity_h{w}``: Jaccard of the window's agent keys and the sentence's
           mention keys (0 when both are empty); ``length_delta_h{w}``: ``n_tokens`` minus the
-          window's mean ``n_tokens``;
+          window's mean ``n_tokens`` (tokens; signed: positive = longer than the window);
         * ``agent``: the sentence's main agent as written; ``rhetorical_source``,
           ``agent_source``, ``embedding_model``: the tools that produced the values.
     """

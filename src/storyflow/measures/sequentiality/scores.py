@@ -12,8 +12,9 @@ predictable (lower NLL with context than without); a negative value means the co
 
 The story level is the mean over *all* of the story's sentences. The first sentence has no
 preceding sentence at any h (``n_history == 0``): its "context" prompt equals its base prompt, so
-its sequentiality is 0 (up to floating-point noise of the scorer). It is kept in the mean, as in
-Sap et al. (2022), which pulls short stories towards 0 by a factor (n − 1)/n.
+its sequentiality is 0 (up to floating-point noise of the scorer). It is kept in the mean, as the
+story level of Sap et al. (2022) averages over all n_d sentences (*Fiction Flows*, Eq. 4), which
+pulls short stories towards 0 by a factor (n − 1)/n.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ docs/tension.md).
 
 A story is tense where a reader cannot yet tell how it ends. At each *cut* (after a sentence) a
 forecaster model samples K endings from the text so far; a judge decides whether each predicted
-ending captures the general direction of the actual remainder; the cut's **no-rate** is the
-share of judged endings that do not (0-1).
+ending captures the general direction of the actual remainder; the cut's **no-rate** is 1 −
+(endings that do) / K (0-1; an ending without a verdict counts as one that does not).
 
 - :mod:`~storyflow.measures.tension.cuts`: where a story is cut (pct of its tokens, the paper's
   minimum-context rule, cap);

@@ -1,14 +1,23 @@
 """No-rate curves and the story statistics of tension.
 
-Per cut: ``no_rate`` = endings judged *not* to capture the actual remainder / endings judged
-(share, 0-1). Endings without a verdict (an empty forecast, an empty answer set) are counted in
-``n_unjudged`` and left out of the denominator; a cut with no judged ending has a NaN no-rate
-and is left out of the curve.
+Per cut, Sui et al.'s Eq. 4 (``hundred_endings_tension.txt`` l. 181, Eq. 6 at l. 197):
+``no_rate`` = 1 − (endings judged to capture the actual remainder) / K, where K is the number
+of endings sampled at the cut (``n_samples``, = ``tension.k``): a share, 0-1. The verdict j is 1
+only when the judge says the ending captures the remainder, so an ending without a verdict (an
+empty forecast, an empty answer set; counted in ``n_unjudged``) has j = 0 and counts as a miss:
+``no_rate`` = (``n_no`` + ``n_unjudged``) / ``n_samples``. storyflow's earlier variant, the share
+of the *judged* endings that miss, is kept beside it as ``no_rate_judged`` = ``n_no`` /
+``n_judged`` (NaN when none was judged); it is not the headline and no statistic below uses it.
 
 Per story (its curve: no-rate against pct, cuts in story order):
 
-- ``no_rate``: the mean no-rate over its cuts (0-1);
-- ``late_no_rate``: the mean over cuts with pct >= ``late_pct`` (0.80; NaN when none);
+- ``no_rate``: the mean no-rate over its cuts (0-1; Eq. 7 of Sui et al., l. 197: the cuts are
+  the positions kept by :mod:`storyflow.measures.tension.cuts`, 10-99 % of the tokens revealed
+  in the paper's window);
+- ``no_rate_judged``: the mean of the cuts' ``no_rate_judged`` (judged endings only; cuts with
+  none judged left out; storyflow's variant, not the paper's);
+- ``late_no_rate``: the mean over cuts with pct >= ``late_pct`` (0.80; NaN when none; the
+  paper's late-stage no-rate, l. 203);
 - ``post_spike_convergence``: how sharply tension resolves after a spike (Sui et al.). A *peak*
   is a cut whose no-rate is strictly above both neighbours' (first and last cuts are never
   peaks); its convergence is the percentage change from the peak to the minimum of the next
@@ -58,7 +67,9 @@ class CurveSettings:
 
 
 def cut_no_rates(judgments: pd.DataFrame) -> pd.DataFrame:
-    """Per story × cut: n_samples, n_judged, n_no, n_unjudged and no_rate (NaN if none judged).
+    """Per story × cut: n_samples (K), n_judged, n_no, n_unjudged, no_rate (the paper's: 1 −
+    matches / K, an ending without a verdict counted as a miss) and no_rate_judged (misses /
+    judged endings; NaN if none judged).
 
     ``judgments`` (:data:`tables.TENSION_JUDGMENTS`): one row per ending, ``match`` True/False or
     missing (no verdict).
@@ -74,8 +85,9 @@ def cut_no_rates(judgments: pd.DataFrame) -> pd.DataFrame:
         .reset_index()
     )
     out["n_unjudged"] = out["n_samples"] - out["n_judged"]
+    out["no_rate"] = (out["n_no"] + out["n_unjudged"]) / out["n_samples"]
     with np.errstate(invalid="ignore", divide="ignore"):
-        out["no_rate"] = np.where(out["n_judged"] > 0, out["n_no"] / out["n_judged"], np.nan)
+        out["no_rate_judged"] = np.where(out["n_judged"] > 0, out["n_no"] / out["n_judged"], np.nan)
     return tables.TENSION_CURVES.frame(out.sort_values(["story_id", "cut"], kind="stable"))
 
 
@@ -188,19 +200,22 @@ def angle_column(alpha: float) -> str:
 
 
 def story_statistics(curves: pd.DataFrame, settings: CurveSettings) -> pd.DataFrame:
-    """One row per story × model × judge: n_cuts, no_rate, late_no_rate,
-    post_spike_convergence and the inflection rates (:data:`tables.TENSION_STORIES`, plus one
-    column per angle)."""
+    """One row per story × model × judge: n_cuts, n_unjudged, no_rate, no_rate_judged,
+    late_no_rate, post_spike_convergence and the inflection rates
+    (:data:`tables.TENSION_STORIES`, plus one column per angle). Every statistic but
+    ``no_rate_judged`` is of the paper's no-rate curve."""
     rows = []
     keys = ["story_id", "story_type", "model", "judge"]
     for key, grp in curves.groupby(keys, sort=False):
         kept = grp.sort_values("cut").dropna(subset=["no_rate"])
         stats = curve_statistics(kept["pct"], kept["no_rate"], settings)
+        judged_only = grp["no_rate_judged"].dropna()
         rows.append(
             {
                 **dict(zip(keys, key, strict=True)),
                 **stats,
                 "n_unjudged": int(grp["n_unjudged"].sum()),
+                "no_rate_judged": float(judged_only.mean()) if len(judged_only) else math.nan,
             }
         )
     columns = [*tables.TENSION_STORIES.names, *map(angle_column, settings.angles)]

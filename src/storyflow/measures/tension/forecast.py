@@ -1,12 +1,14 @@
 """Forecasts: K endings sampled from the story so far, at every cut.
 
-The forecaster sees the prompt of Sui et al. (2026): with a chat template (instruct models) a
-system message and a user message holding the prefix; base models get the same texts as a plain
-frame ending in a cue line (``"In two or three sentences, this is how the story ends:"``) that
-the sample continues. The K endings of one cut are one batch sharing the prompt (the sampler
-decodes the prompt once); sample k of a cut is seeded by ``(cut seed, k)``, and the cut seed is
-drawn from ``(seed, story id, cut)`` (:func:`cut_seed`), so a story's endings do not depend on
-the other stories of the run.
+The forecaster sees the configured prompt (``tension.prompts``; Sui et al.'s own forecast prompt
+is not in the reading of the paper storyflow has, ``hundred_endings_tension.txt``, so the
+schema's text is storyflow's): with a chat template (instruct models) a system message and a
+user message holding the prefix; base models get the same texts as a plain frame ending in a cue
+line (``"In two or three sentences, this is how the story ends:"``) that the sample continues.
+The K endings of one cut are one batch sharing the prompt (the sampler decodes the prompt once);
+sample k of a cut is seeded by ``(cut seed, k)``, and the cut seed is drawn from ``(seed, story
+id, cut)`` (:func:`cut_seed`), so a story's endings do not depend on the other stories of the
+run.
 """
 
 from __future__ import annotations

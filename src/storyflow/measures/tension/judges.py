@@ -20,7 +20,8 @@ Two kinds, chosen in config (``tension.judges``):
 
 An ending with no text gets no verdict (``status`` ``empty forecast``); an answer set with no
 probability (mass 0 or not finite) neither (``empty answer set``). Both are counted by the
-curves and left out of the no-rate's denominator.
+curves (``n_unjudged``): the no-rate's denominator is every sampled ending (K), and an ending
+without a verdict counts as a miss (:func:`storyflow.measures.tension.curves.cut_no_rates`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,111 @@
+"""The replication figure of one paper: each published figure beside ours, with our interval.
+
+One panel per quantity (Hedges' g, a share, a rate, ...: each on its own scale), one line per
+published figure: the published value as a black diamond, ours as a dot with its confidence
+interval, coloured by the verdict (agrees in direction and the CI covers the published value;
+agrees in direction only; disagrees; no direction to compare), hollow and grey where ours rests
+on a model that failed its validity check. A figure we did not compute is listed in grey with
+the reason; an order or direction claim without a value is written out with ours beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from storyflow.figures.common import FONT_SIZE, save, unique
+
+VERDICT_COLORS = {
+    "covers": "#1a9850",  # same direction (or unsigned) and the CI covers the published value
+    "direction": "#fdae61",  # same direction, CI excludes it
+    "opposite": "#d73027",  # opposite direction or order
+    "other": "#4575b4",  # no direction to compare and no CI
+}
+ROW_HEIGHT = 0.22  # inches per line
+
+
+def _kind(row: pd.Series) -> str:
+    if row["direction_agrees"] == "no":
+        return "opposite"
+    if row["ci_covers"] == "yes":
+        return "covers"
+    if row["direction_agrees"] == "yes" or row["ci_covers"] == "no":
+        return "direction" if row["direction_agrees"] == "yes" else "opposite"
+    return "other"
+
+
+def _label(row: pd.Series) -> str:
+    parts = [str(row["id"])]
+    if row["paper_model"] and row["paper_model"] != "mean":
+        parts.append(str(row["paper_model"]))
+    return " · ".join(parts)
+
+
+def plot_replication(table: pd.DataFrame, paths: Sequence[str | Path], *, dpi: int) -> None:
+    """Draw :data:`storyflow.tables.REPLICATION` rows of one paper to ``paths``."""
+    table = table.fillna({c: "" for c in ("paper_model", "validity", "note", "ours_direction")})
+    valued = table[table["published"].notna() | table["ours"].notna()]
+    stated = table[table["published"].isna() & table["ours"].isna()]
+    quantities = unique(valued["quantity"].astype(str))
+    heights = [max(len(valued[valued["quantity"] == q]), 1) for q in quantities]
+    if len(stated):
+        heights.append(len(stated))
+    fig = Figure(
+        figsize=(8.5, max(2.5, ROW_HEIGHT * sum(heights) + 0.9 * len(heights))),
+        layout="constrained",
+    )
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(heights), 1, squeeze=False, height_ratios=heights)[:, 0]
+    paper = str(table["paper"].iloc[0]) if len(table) else ""
+    fig.suptitle(
+        f"{paper}: published (black diamond) and ours (dot, {'CI'} bar)", fontsize=FONT_SIZE + 1
+    )
+    for ax, quantity in zip(axes, quantities, strict=False):
+        part = valued[valued["quantity"] == quantity].reset_index(drop=True)
+        for y, row in part.iterrows():
+            failed = str(row["validity"]).startswith("failed")
+            color = "grey" if failed else VERDICT_COLORS[_kind(row)]
+            if math.isfinite(row["ours"]):
+                low, high = row["ci_low"], row["ci_high"]
+                if math.isfinite(low) and math.isfinite(high):
+                    ax.plot([low, high], [y, y], color=color, lw=1.2)
+                ax.plot(
+                    row["ours"], y, "o", color=color, ms=4,
+                    markerfacecolor="none" if failed else color,
+                )  # fmt: skip
+            else:
+                note = f"  not computed: {row['note']}"[:70]
+                ax.text(
+                    1.0, y, note, transform=ax.get_yaxis_transform(),
+                    fontsize=FONT_SIZE - 2, color="grey", va="center",
+                )  # fmt: skip
+            if math.isfinite(row["published"]):
+                ax.plot(row["published"], y, "D", color="black", ms=3.5)
+        ax.set_yticks(range(len(part)))
+        ax.set_yticklabels([_label(r) for _, r in part.iterrows()], fontsize=FONT_SIZE - 2)
+        ax.set_ylim(len(part) - 0.5, -0.5)
+        ax.set_title(quantity, fontsize=FONT_SIZE, loc="left")
+        ax.tick_params(axis="x", labelsize=FONT_SIZE - 1)
+        if quantity in ("hedges_g", "difference", "coefficient"):
+            ax.axvline(0, color="grey", lw=0.6, ls=":")
+        ax.grid(axis="x", lw=0.3, alpha=0.5)
+    if len(stated):
+        ax = axes[-1]
+        ax.set_axis_off()
+        ax.set_title(
+            "orders and directions (no value in the paper)", fontsize=FONT_SIZE, loc="left"
+        )
+        for y, (_, row) in enumerate(stated.iterrows()):
+            ours = row["ours_direction"] or f"not computed: {row['note']}"
+            color = VERDICT_COLORS[_kind(row)] if row["ours_direction"] else "grey"
+            ax.text(
+                0, 1 - (y + 0.5) / len(stated),
+                f"{row['id']}: published {row['published_direction']}; ours {ours}"[:140],
+                fontsize=FONT_SIZE - 2, color=color, va="center", transform=ax.transAxes,
+            )  # fmt: skip
+    save(fig, paths, dpi)

@@ -1,0 +1,127 @@
+"""Hedges' g aggregated the way Fiction Flows reports it, with a bootstrap over stories.
+
+Fiction Flows summarises each model's effect sizes over history sizes first (the median of g
+over h, its Tables A1, A2, A4, A5, A7; a single h = 0 value for the unconditional term), then
+averages the models (its "Mean" column). :func:`aggregated_g` computes that statistic from the
+story-level scores and a percentile interval by resampling stories with replacement within
+each group, the same resample for every model and history (the models score the same stories).
+Each g is :func:`storyflow.stats.hedges_g`'s (pooled SD, the approximate small-sample
+correction), computed for all resamples at once.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+#: How a model's g values over history sizes become one number.
+OVER_HISTORIES = {"median": np.nanmedian, "mean": np.nanmean}
+
+
+@dataclass(frozen=True)
+class AggregatedG:
+    """value: the mean over models of each model's ``over_histories`` of g over h (unitless,
+    positive = group a higher); ci: its percentile bootstrap interval; per_model: each model's
+    own summary over h; n_a, n_b: stories of each group scored by every model."""
+
+    value: float
+    ci: tuple[float, float]
+    per_model: dict[str, float]
+    n_a: int
+    n_b: int
+
+
+def _g(weights_a: np.ndarray, weights_b: np.ndarray, x: np.ndarray, seen: np.ndarray):
+    """Hedges' g of every cell (columns of ``x``) for every weighting (rows of the weights):
+    weights count how often each story (column of the weights) is drawn."""
+
+    def moments(weights: np.ndarray):
+        n = weights @ seen
+        mean = (weights @ x) / n
+        var = ((weights @ x**2) - n * mean**2) / (n - 1)
+        return n, mean, var
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_a, mean_a, var_a = moments(weights_a)
+        n_b, mean_b, var_b = moments(weights_b)
+        pooled = ((n_a - 1) * var_a + (n_b - 1) * var_b) / (n_a + n_b - 2)
+        j = 1 - 3 / (4 * (n_a + n_b) - 9)
+        g = j * (mean_a - mean_b) / np.sqrt(pooled)
+    return np.where((n_a >= 2) & (n_b >= 2) & (pooled > 0), g, np.nan)
+
+
+def _draws(members: np.ndarray, replicates: int, rng: np.random.Generator) -> np.ndarray:
+    """[replicates, stories] counts of a resample with replacement of the ``members`` stories."""
+    counts = np.zeros((replicates, members.size))
+    k = int(members.sum())
+    if k:
+        counts[:, members] = rng.multinomial(k, np.full(k, 1 / k), size=replicates)
+    return counts
+
+
+def aggregated_g(
+    scores: pd.DataFrame,
+    a: Collection[str],
+    b: Collection[str],
+    *,
+    measure: str,
+    models: Sequence[str],
+    histories: Sequence[str],
+    over_histories: str,
+    confidence: float,
+    replicates: int,
+    seed: int,
+) -> AggregatedG:
+    """The paper's aggregate of Hedges' g (group a vs b) with its bootstrap interval.
+
+    Args:
+        scores: Story-level scores of one formulation (:data:`storyflow.tables.STORY_SEQUENTIALITY`
+            rows: ``story_id``, ``model``, ``history`` and the ``measure`` column), stories already
+            filtered as the effect sizes are (``stats.min_sentences``).
+        a, b: The story ids of each group.
+        measure: ``seq``, ``nll_base`` or ``nll_context`` (nats/token).
+        models, histories: The models averaged and the history labels summarised.
+        over_histories: ``median`` or ``mean`` (:data:`OVER_HISTORIES`).
+        confidence, replicates, seed: the interval's level, resamples and seed.
+    """
+    summarise = OVER_HISTORIES[over_histories]
+    cells = [(m, h) for m in models for h in histories]
+    wide = (
+        scores[scores["model"].isin(models) & scores["history"].isin(histories)]
+        .pivot_table(
+            index="story_id", columns=["model", "history"], values=measure, aggfunc="first"
+        )
+        .reindex(columns=pd.MultiIndex.from_tuples(cells))
+    )
+    ids = wide.index.astype(str)
+    in_a, in_b = ids.isin(list(a)), ids.isin(list(b))
+    x = wide.to_numpy(float)
+    seen = np.isfinite(x).astype(float)
+    x = np.where(seen > 0, x - np.nanmean(x, axis=0, keepdims=True), 0.0)
+    complete = seen.all(axis=1)
+    n_a, n_b = int((in_a & complete).sum()), int((in_b & complete).sum())
+    shape = (len(models), len(histories))
+    point = _g(in_a[None].astype(float), in_b[None].astype(float), x, seen).reshape(shape)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a model with no g: NaN, said below
+        per_model = summarise(point, axis=1) if point.size else np.zeros(0)
+    value = float(np.mean(per_model)) if len(per_model) else math.nan
+    rng = np.random.default_rng(seed)
+    draws = _g(_draws(in_a, replicates, rng), _draws(in_b, replicates, rng), x, seen)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a resample without a g is NaN
+        boot = summarise(draws.reshape(replicates, *shape), axis=2).mean(axis=1)
+    tail = (1 - confidence) / 2
+    ci = (
+        (float(np.nanquantile(boot, tail)), float(np.nanquantile(boot, 1 - tail)))
+        if math.isfinite(value) and np.isfinite(boot).any()
+        else (math.nan, math.nan)
+    )
+    return AggregatedG(
+        value, ci, {m: float(v) for m, v in zip(models, per_model, strict=True)}, n_a, n_b
+    )

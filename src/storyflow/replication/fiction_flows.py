@@ -1,0 +1,219 @@
+"""Fiction Flows (Piper et al.) beside ours: its effect-size tables and its regression finding.
+
+Each published row names, in its ``setting``, how the paper aggregated (``key=value`` pairs
+separated by ``;``):
+
+- ``formulation``: ``topic`` (with topic, Eq. 4) or ``context`` (no topic, Eq. 5);
+- ``measure``: ``seq`` (the whole formulation), ``nll_context`` (the contextual term alone,
+  NLL_C∅) or ``nll_base`` (the unconditional term alone, NLL_∅, which does not depend on h);
+- ``h``: the history sizes summarised, a range ``1-9`` or a list ``1,3,9``;
+- ``over_h``: ``median`` or ``mean`` of each model's g over those h;
+
+the row's ``group`` is storyflow's contrast (``imagined_vs_recalled``, ``fic1p_vs_autobiography``,
+...), its ``model`` the paper's model name or ``mean`` (the mean over the paper's models). Ours is
+the same statistic over our sequentiality models of the same kind (base models for the base-model
+tables, instruct models for Tables A7-A9), or over the matching model where the paper names one
+that the config has (:data:`PAPER_MODELS`), with a percentile bootstrap interval over stories
+(:func:`storyflow.replication.effects.aggregated_g`).
+
+Regression rows (``quantity`` ``regression_p``) name ``kind`` (gain or raw), ``h`` and
+``covariate`` (or ``covariate=others``: every covariate but the named exception) and a claim on
+the p-value (BH-adjusted, as the paper reports).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from storyflow import stats, tables
+from storyflow.replication.agreement import Ours
+from storyflow.replication.effects import aggregated_g
+
+#: The paper's model names (Tables A1-A9) as (family, size, variant) of a storyflow model entry.
+PAPER_MODELS = {
+    "GPT2": ("GPT-2", "1.5B", "base"),
+    "GPT3": ("GPT-3", "175B", "base"),
+    "Llama3": ("Llama 3.1", "8B", "base"),
+    "Mistral3": ("Mistral 3", "8B", "base"),
+    "Qwen3:8b": ("Qwen3", "8B", "base"),
+    "Qwen3:small": ("Qwen3", "0.6B", "base"),
+    "smoLLM": ("SmolLM3", "3B", "base"),
+    "Llama3-I": ("Llama 3.1", "8B", "instruct"),
+    "Mistral3-I": ("Mistral 3", "8B", "instruct"),
+    "Qwen3:8b-I": ("Qwen3", "8B", "instruct"),
+    "Qwen3:sm-I": ("Qwen3", "0.6B", "instruct"),
+    "smoLLM-I": ("SmolLM3", "3B", "instruct"),
+}
+#: Published ``model`` values that mean an average over the paper's instruction-tuned models.
+INSTRUCT_MEANS = ("mean-instruct", "Inst Mean")
+
+
+def parse_setting(text: str) -> dict[str, str]:
+    """``"formulation=topic; h=1-9"`` as ``{"formulation": "topic", "h": "1-9"}``."""
+    pairs = (part.split("=", 1) for part in str(text).split(";") if "=" in part)
+    return {key.strip(): value.strip() for key, value in pairs}
+
+
+def histories(spec: str) -> list[str]:
+    """History labels of ``1-9`` (a range), ``1,3,9`` (a list) or ``0``."""
+    if "-" in spec:
+        first, last = (int(x) for x in spec.split("-"))
+        return [str(h) for h in range(first, last + 1)]
+    return [h.strip() for h in spec.split(",")]
+
+
+def _models_for(
+    paper_model: str, ours: Sequence[str], labels: Mapping[str, Mapping[str, str]]
+) -> tuple[list[str], str]:
+    """Our models compared with ``paper_model``, and a note when they are not the paper's."""
+    if paper_model in PAPER_MODELS:
+        family, size, variant = PAPER_MODELS[paper_model]
+        same = [
+            m
+            for m in ours
+            if (labels[m]["family"], labels[m]["size"], labels[m]["variant"])
+            == (family, size, variant)
+        ]
+        return same, "" if same else f"no {family} {size} {variant} model in this run"
+    variant = "instruct" if paper_model in INSTRUCT_MEANS else "base"
+    same = [m for m in ours if labels[m]["variant"] == variant]
+    if not same:
+        return [], f"no {variant} sequentiality model in this run"
+    return same, ""
+
+
+def _scores(files: Mapping[str, Sequence[str]], corpus: str, min_sentences: int) -> pd.DataFrame:
+    story = stats.read_story_tables(files[corpus])
+    return story[story["n_sentences"] >= min_sentences]
+
+
+def _effect(
+    row: Mapping[str, Any],
+    scores: pd.DataFrame,
+    members: Mapping[str, tuple[set[str], set[str]]],
+    settings: Mapping[str, Any],
+) -> Ours:
+    setting = parse_setting(row["setting"])
+    contrast = str(row["group"])
+    if contrast not in members:
+        return Ours.missing(f"contrast {contrast} is not in this run's config")
+    models, why = _models_for(
+        str(row["model"]), sorted(scores["model"].unique()), settings["models"]
+    )
+    if not models:
+        return Ours.missing(why)
+    formulation = setting["formulation"]
+    part = scores[scores["formulation"] == formulation]
+    if part.empty:
+        return Ours.missing(f"formulation {formulation} was not scored")
+    wanted = histories(setting["h"])
+    if setting["measure"] == "nll_base":  # the h = 0 term: the same on every history's row
+        wanted = [min(part["history"].unique(), key=lambda h: (h == "full", h))]
+    missing = sorted(set(wanted) - set(part["history"]))
+    if missing:
+        return Ours.missing(f"history sizes {', '.join(missing)} were not scored (nll.max_history)")
+    a, b = members[contrast]
+    result = aggregated_g(
+        part,
+        a,
+        b,
+        measure=setting["measure"],
+        models=models,
+        histories=wanted,
+        over_histories=setting.get("over_h", "median"),
+        confidence=settings["confidence"],
+        replicates=settings["bootstrap"],
+        seed=settings["seed"],
+    )
+    small = min(result.n_a, result.n_b) < settings["min_group_size"]
+    return Ours(
+        result.value,
+        result.ci,
+        "",
+        f"{result.n_a} vs {result.n_b} stories",
+        ", ".join(models),
+        f"failed: fewer than {settings['min_group_size']} stories in a group"
+        if small
+        else "not checked",
+        "" if len(models) > 1 or row["model"] != "mean" else "one model: the mean is its value",
+        True,
+    )
+
+
+def _regression(row: Mapping[str, Any], coefficients: pd.DataFrame | None) -> Ours:
+    if coefficients is None:
+        return Ours.missing("the regressions are off (regression.enabled)")
+    setting = parse_setting(row["setting"])
+    spec = coefficients[
+        (coefficients["kind"] == setting["kind"]) & (coefficients["history"] == setting["h"])
+    ]
+    spec = spec[spec["role"] == "covariate"] if "role" in spec else spec
+    if spec.empty:
+        return Ours.missing(f"no {setting['kind']} regression at h = {setting['h']}")
+    n = f"{int(spec['n_obs'].max())} sentence pairs, {int(spec['n_stories'].max())} stories"
+    covariate = setting["covariate"]
+    if covariate == "others":
+        others = spec[~spec["covariate"].isin(setting.get("except", "").split(","))]
+        low = others.loc[others["p_fdr"].idxmin()]
+        threshold = float(row["value"]) if math.isfinite(float(row["value"])) else 0.2
+        found = (
+            f"p > {threshold:.2f}"
+            if low["p_fdr"] > threshold
+            else f"p = {low['p_fdr']:.3g} ({low['covariate']})"
+        )
+        return Ours(
+            math.nan, (math.nan, math.nan), found, n, "", "not checked",
+            "smallest BH-adjusted p of the other covariates", False,
+        )  # fmt: skip
+    hit = spec[spec["covariate"] == covariate]
+    if hit.empty:
+        return Ours.missing(
+            f"covariate {covariate} is not in the {setting['kind']} h{setting['h']} fit"
+        )
+    found = hit.iloc[0]
+    return Ours(
+        float(found["p_fdr"]),
+        (math.nan, math.nan),
+        "+" if found["estimate"] > 0 else "-",
+        n,
+        "",
+        "not checked",
+        f"estimate {found['estimate']:.3g} [{found['ci_low']:.3g}, {found['ci_high']:.3g}] "
+        "nats/token per SD",
+        False,
+    )
+
+
+def ours(
+    published: pd.DataFrame,
+    files: Mapping[str, Sequence[str]],
+    settings: Mapping[str, Any],
+) -> dict[str, Ours]:
+    """Our figure for every published Fiction Flows row, by id (see the module docstring). No
+    validity check covers the sequentiality models; a contrast with a group smaller than
+    ``min_group_size`` is marked failed, as the effect-size tables mark it untested."""
+    scores: dict[str, pd.DataFrame] = {}
+    members: dict[str, dict[str, tuple[set[str], set[str]]]] = {}
+    for corpus, contrasts in settings["contrasts"].items():
+        scores[corpus] = _scores(files, corpus, settings["min_sentences"])
+        labels = pd.read_parquet(files[f"{corpus}_labels"][0])
+        members[corpus] = stats.contrast_members(labels, contrasts)
+    coefficients = (
+        tables.read(tables.COEFFICIENTS, files["regression"][0]) if "regression" in files else None
+    )
+    found: dict[str, Ours] = {}
+    for row in published.to_dict("records"):
+        corpus = str(row["corpus"])
+        if row["quantity"] == "regression_p":
+            found[row["id"]] = _regression(row, coefficients)
+        elif row["quantity"] != "hedges_g":
+            found[row["id"]] = Ours.missing(f"storyflow does not compute {row['quantity']}")
+        elif corpus not in scores:
+            found[row["id"]] = Ours.missing(f"{corpus} is not scored in this run")
+        else:
+            found[row["id"]] = _effect(row, scores[corpus], members[corpus], settings)
+    return found

@@ -1,0 +1,58 @@
+"""The papers' published figures (src/storyflow/data/published/<paper>.csv), read and checked."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+
+from storyflow import tables
+from storyflow.errors import StoryflowError
+
+#: The papers with a published-results file, by the stem of their text in ../shared/papers/,
+#: with the short title a reader knows them by.
+TITLES = {
+    "fiction_flows": "Fiction Flows (Piper et al.)",
+    "narrative_sense_pmi": "Narrative sense (Roemmele et al.)",
+    "hundred_endings_tension": "100-Endings (Sui et al.)",
+    "fabula_entropy_indexing": "Fabula Entropy Indexing (Castricato et al.)",
+    "flawed_fictions": "FlawedFictions (Ahuja et al.)",
+}
+PAPERS = tuple(TITLES)
+
+
+def path_of(paper: str) -> Path:
+    """The published-results file of ``paper`` (one of :data:`PAPERS`)."""
+    if paper not in PAPERS:
+        raise ValueError(f"unknown paper {paper!r}; known: {', '.join(PAPERS)}")
+    return Path(str(resources.files("storyflow") / "data" / "published" / f"{paper}.csv"))
+
+
+def read(path: str | Path) -> pd.DataFrame:
+    """The published figures at ``path`` (:data:`storyflow.tables.PUBLISHED`), checked: every id
+    once, every row a value or a direction, every source naming a line of a paper."""
+    path = Path(path)
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    tables.PUBLISHED.check(frame, path)
+    problems = []
+    repeated = sorted(frame.loc[frame["id"].duplicated(), "id"])
+    if repeated:
+        problems.append(f"ids given twice: {', '.join(repeated)}")
+    value = pd.to_numeric(frame["value"].replace("", None), errors="coerce")
+    bad = frame.index[value.isna() & frame["value"].ne("")]
+    if len(bad):
+        problems.append(f"rows {', '.join(str(i + 2) for i in bad)}: value is not a number")
+    empty = frame.index[frame["value"].eq("") & frame["direction"].eq("")]
+    if len(empty):
+        problems.append(
+            f"rows {', '.join(str(i + 2) for i in empty)}: neither a value nor a direction"
+        )
+    unsourced = frame.index[~frame["source"].str.contains(r"\.txt l\. \d", regex=True)]
+    if len(unsourced):
+        problems.append(
+            f"rows {', '.join(str(i + 2) for i in unsourced)}: source names no '<paper>.txt l. N'"
+        )
+    if problems:
+        raise StoryflowError(f"{path}: " + "; ".join(problems))
+    return tables.PUBLISHED.frame(frame.assign(value=value))

@@ -1,0 +1,20 @@
+# Replication: the config lookups and input functions of its rules (workflow/rules/replication/
+# compare.smk), kept apart from the rules as Snakemake's linter asks.
+from storyflow.replication.agreement import summary_of as replication_summary_of
+from storyflow.replication.published import TITLES as REPLICATION_TITLES
+
+REPLICATION_PAPERS = plan.replication.papers(config)
+# The last run's replication tables in words, for the report's first page (workflow.rst); empty
+# before the first run. Not a setting: it changes no job.
+config["_replication_summary"] = replication_summary_of(
+    {p: plan.replication.table(p) for p in REPLICATION_PAPERS}, REPLICATION_TITLES
+)
+
+
+def replication_inputs(wildcards):
+    """The files one paper's comparison reads, by name (storyflow.plan.replication.inputs)."""
+    return checked(plan.replication.inputs, config, wildcards.paper)
+
+
+def replication_settings(wildcards):
+    return plan.replication.settings(config, wildcards.paper)
