@@ -9,9 +9,11 @@ corpus median), both formulations and h = 0..H plus full history, it measures in
 * **engine**: ``storyflow.lm.nll.engine.score_stories`` as ``score_corpus`` runs it (one pass per
   context start, prefix KV reused; with ``--n-seq`` > 1, that many passes per llama.cpp batch,
   each its own sequence);
-* **per-condition**: the way the original study's code and minicons work: one prompt per
-  (sentence, h, formulation), each evaluated from scratch in its own forward pass with logits at
-  every position (as GPT-3 ``echo`` or minicons compute them); the target's log-probs are read;
+* **per-condition**: the direct way (as minicons-style scorers and the per-prompt procedure
+  Sap et al. describe work; no code of theirs was released, fiction_flows.txt l. 133): one
+  prompt per (sentence, h, formulation), each evaluated from scratch in its own forward pass
+  with logits at every position (as GPT-3 ``echo`` or minicons compute them); the target's
+  log-probs are read;
 * **ceiling**: the model's raw forward throughput on the same machine and batch settings: one
   long sequence of real story tokens (as long as the engine's context window), logits at every
   position, no log-softmax;

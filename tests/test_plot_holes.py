@@ -145,6 +145,28 @@ def test_judge_verdict_is_the_last_answer_line() -> None:
     assert ceeval.parse_verdict("It might be.") is None
 
 
+def test_judge_verdict_reads_storyflows_and_the_papers_decision_sentences() -> None:
+    """config/paper.yaml's judge asks for "There is a continuity error: ..." or "There is no
+    continuity error."; an answer in the paper's own decision sentences (Figure 11) is read too.
+    The last sentence decides."""
+    assert ceeval.parse_verdict("There is a continuity error: the car turns blue.") == "yes"
+    assert ceeval.parse_verdict("There is no continuity error.") == "no"
+    assert ceeval.parse_verdict("The story has no continuity error.") == "no"
+    assert (
+        ceeval.parse_verdict("Maybe there is a continuity error... There is no continuity error.")
+        == "no"
+    )
+    assert (
+        ceeval.parse_verdict("There is no continuity error? There is a continuity error: x")
+        == "yes"
+    )
+    assert (
+        ceeval.parse_verdict('Hence my answer is "There is a continuity error concerning the car"')
+        == "yes"
+    )
+    assert ceeval.parse_verdict('Hence my answer is "No continuity error found"') == "no"
+
+
 def test_maker_output_parsers() -> None:
     text = "Here they are:\n- Anna is tall.\n* The house is red.\n3. It rains.\nnot a fact"
     assert llm_maker.parse_propositions(text, 2) == ["Anna is tall.", "The house is red."]
@@ -794,12 +816,36 @@ def test_maker_parsers_read_the_papers_answer_formats() -> None:
     )
 
 
+def test_the_paper_settings_prompts_ask_for_the_formats_the_parsers_read() -> None:
+    """storyflow's wording of the paper's maker prompts keeps the answer formats its parsers
+    read: the acts' "**First Line:**" under each act heading, "Fact: ...; Counterfactual: ..."
+    lines, "## F<k>" blocks with an "Importance Score", the "Counterfactual Story" heading after
+    the brainstorming, <m></m> marks and the judge's two decision sentences."""
+    prompts = paper_maker_block()["prompts"]
+    acts = prompts["acts"]
+    assert "{text}" in acts and "first line" in acts.lower()  # acts_tokens: quoted lines
+    assert [f"### Act {n}:" in acts for n in (1, 2, 3)] == [True] * 3
+    assert acts.count("**First Line:**") == 3
+    assert (
+        "- Fact: <" in prompts["propositions"] and "; Counterfactual: <" in prompts["propositions"]
+    )
+    assert "{act1}" in prompts["propositions"]
+    scorer = prompts["relevance_reasoned"]
+    assert "## F1" in scorer and "### Importance Score:" in scorer and "{facts}" in scorer
+    rewrite = prompts["counterfactual"]
+    assert rewrite.index("## Brainstorming") < rewrite.index("## Counterfactual Story")
+    assert '"{proposition}"' in rewrite and '"{counterfactual}"' in rewrite and "<m></m>" in rewrite
+    judge = prompts["judge"].format(tagged="T")
+    assert "<m> </m>" in judge and "There is no continuity error." in judge
+    assert "There is a continuity error: {" in judge  # {{ }} print a brace
+
+
 def test_the_paper_setting_runs_the_makers_steps_with_the_papers_prompts_and_parses() -> None:
     """config/paper.yaml's maker: acts from the quoted first lines, every fact with its
     counterfactual, one reasoned answer scoring them all (only 2-3 kept, a fact without a
     score dropped), every relevant fact tried in order, the rewrite read after its
-    brainstorming, and the judge shown the <m></m>-tagged story and read by the paper's
-    decision sentence."""
+    brainstorming, and the judge shown the <m></m>-tagged story and read by its decision
+    sentence (storyflow's wording of the paper's prompts, Figures 7-11)."""
     block = paper_maker_block()
     assert (block["relevance"], block["max_propositions"], block["attempts"]) == (
         "reasoned",
@@ -810,19 +856,19 @@ def test_the_paper_setting_runs_the_makers_steps_with_the_papers_prompts_and_par
     scores = {1: 1, 2: 4, 3: 2, 4: 3, 5: 2, 6: 3}  # fact 7: no score
 
     def sample(prompt, k, settings):
-        if prompt.startswith("Most dramatic stories"):
+        if prompt.startswith("A story can usually be split into three acts."):
             return [
                 "### Act 2: x\n**First Line:** She drives.\n### Act 3: y\n**First Line:** It rains."
             ]
-        if prompt.startswith("I will provide you the first act"):
+        if prompt.startswith("Below is the opening act of a story"):
             assert '"""\nAnn has a red car. She lives in Rome.\n"""' in prompt  # act 1 named
             return ["Characters:\n" + "\n".join(f"- {f}" for f in facts[:4]) + "\n\nSetting:\n"
                     + "\n".join(f"- {f}" for f in facts[4:]) + "\n- ..."]  # fmt: skip
-        if prompt.startswith("Consider the story below:\n\n-----\nAct1"):
+        if prompt.startswith("Read this story, shown in its three acts:\n\n-----\nAct 1:"):
             assert "F7. Fact: fact 7 holds; Counterfactual: fact 7 fails" in prompt
             return ["\n".join(f"## F{n}\n### Reasoning: ...\n### Importance Score: [[{s}]]"
                               for n, s in scores.items())]  # fmt: skip
-        if prompt.startswith("Consider the story below:\n\n-----\n## Story"):
+        if prompt.startswith("Here is a story, divided into its three acts:\n\n-----\n## Story"):
             # the first relevant fact: a rewrite that changes nothing
             if '"fact 3 fails"' in prompt:
                 return ["## Brainstorming\nNothing.\n## Counterfactual Story\n" + " ".join(SIX)]
@@ -831,14 +877,14 @@ def test_the_paper_setting_runs_the_makers_steps_with_the_papers_prompts_and_par
                 "Ann has a <m>blue</m> car. She lives in Rome.\n### Act 2:\nShe drives. "
                 "<m>The car is blue.</m>\n### Act 3:\nIt rains. She parks the <m>blue</m> car."
             ]
-        if prompt.startswith("I am trying to detect"):
+        if prompt.startswith("I want to find out whether a short story contains"):
             assert (
                 "<m>The car is blue.</m>" in prompt and "<m>She parks the blue car.</m>" in prompt
             )
             return [
-                '## Decision\nHence my answer is "There is a continuity error in the story '
-                'concerning the colour of the car"'
-            ] * (k - 1) + ["No continuity error found"]
+                "## Analysis\nThe car was red.\n### Decision\nThere is a continuity error: the "
+                "car is blue in acts 2-3 and red in act 1."
+            ] * (k - 1) + ["### Decision\nThere is no continuity error."]
         raise AssertionError(prompt[:80])  # fmt: skip
 
     model = FakeModel(sample_fn=sample)
@@ -850,7 +896,9 @@ def test_the_paper_setting_runs_the_makers_steps_with_the_papers_prompts_and_par
     steps = [(row[2], row[3]) for row in maker.log]
     assert steps[:3] == [("acts", "ok"), ("propositions", "ok"), ("relevance", "partial:6/7")]
     rewrites = [
-        p for _, p, _ in model.prompts if p.startswith("Consider the story below:\n\n-----\n##")
+        p
+        for _, p, _ in model.prompts
+        if p.startswith("Here is a story, divided into its three acts:\n\n-----\n## Story")
     ]
     assert ['"fact 3 fails"' in p for p in rewrites] == [True, False]  # 3 first, then 4
     assert ("filter", "dropped:act 1 unchanged (the proposition was not located: no contradicted "
@@ -894,14 +942,15 @@ def test_the_paper_setting_edits_human_written_stories_only() -> None:
     default = merged_config()
     assert plan.plot_holes.edited_story_types(default, "hanna") is None
     # the rest of the paper's procedure the brief names: every fact, reasoned relevance, the
-    # paper's detector format, three annotators, stories of at most 1,200 words
+    # paper's detector format, three annotators, stories under 1,200 words (max_words keeps
+    # stories of at most that many words)
     maker = paper["plot_holes"]["model_maker"]
     assert (maker["max_propositions"], maker["attempts"], maker["relevance"]) == (
         None,
         None,
         "reasoned",
     )
-    assert maker["min_annotators"] == 3 and paper["plot_holes"]["max_words"] == 1200
+    assert maker["min_annotators"] == 3 and paper["plot_holes"]["max_words"] == 1199
     assert paper["plot_holes"]["detection"]["format"] == "paper"
     assert paper["plot_holes"]["detection"]["temperature"] == 0.5
 

@@ -96,7 +96,7 @@ def tagged(error: str, contradicted: str, decision: str) -> str:
     )
 
 
-YES = "There is a continuity error in the story concerning the colour of the car."
+YES = "There is a continuity error: the car is blue in the end and red at the start."
 
 
 def test_the_paper_format_reads_the_decision_and_matches_the_quoted_lines() -> None:
@@ -162,12 +162,33 @@ def test_the_paper_format_reads_the_decision_and_matches_the_quoted_lines() -> N
 def test_the_paper_decision_reads_the_paper_sentences() -> None:
     from storyflow.measures.plot_holes import ceeval
 
+    # the decision the schema's default prompts.detect asks for, and the paper's (Figure 12)
+    assert ceeval.paper_decision(tagged("x", "y", "There is no continuity error.")) == "no"
     assert ceeval.paper_decision(tagged("x", "y", "No continuity error found")) == "no"
     assert ceeval.paper_decision(tagged("x", "y", "The story has no continuity errors.")) == "no"
     assert ceeval.paper_decision(tagged("x", "y", YES)) == "yes"
     # no decision tag: the decision sentence anywhere, else no verdict
+    assert ceeval.paper_decision("There is no continuity error.") == "no"
     assert ceeval.paper_decision('Hence my answer is "No continuity error found"') == "no"
     assert ceeval.paper_decision("The lines are inconsistent.") is None
+
+
+def test_the_default_detect_prompt_asks_for_what_the_paper_format_reads() -> None:
+    """The schema's prompts.detect (storyflow's wording of the paper's Figure 12): the story in
+    <story> tags, the answer's five tags, a "no" decision sentence paper_decision reads as no;
+    an answer that only echoes the template quotes no line (its placeholders are dropped)."""
+    from storyflow.measures.plot_holes import ceeval
+
+    prompt = defaults("plot_holes", "prompts")["detect"]
+    assert "<story>\n{story}\n</story>" in prompt
+    for tag in ("response", "explanation", "error_lines", "contradicted_lines", "decision"):
+        assert prompt.count(f"<{tag}>") == prompt.count(f"</{tag}>") == 1, tag
+    no = prompt.split('write "')[-1].split('"')[0]
+    assert no == "There is no continuity error."
+    assert ceeval.paper_decision(tagged("NA", "NA", no)) == "no"
+    echoed = prompt[prompt.index("<response>") :]
+    verdict, found = ceeval.paper_answer(echoed, STORY)
+    assert verdict == "no" and not found.ok  # the template's own decision line says no
 
 
 def test_the_detector_params_hold_only_the_keys_of_the_configured_format() -> None:

@@ -359,3 +359,61 @@ def test_fabula_entropy_reads_the_headline_shuffle_difference(tmp_path: Path) ->
     assert etc["ours"] == pytest.approx(-0.01) and etc["ours_direction"] == "original > corrupted"
     assert etc["direction_agrees"] == "no" and "wrong_ending +0.060" in etc["note"]
     assert table.loc["F2.ewc.corrupted-gt-original", "verdict"].startswith("not computed")
+
+
+def _story_indices(rows: list[tuple[str, str, str, float]]) -> pd.DataFrame:
+    """FEI_STORY_INDICES rows of pool 'pooled' from (story, kind, condition, soft index)."""
+    fixed = {
+        "pool": "pooled", "readers": "reader/standard", "n_readers": 1, "population": 5,
+        "valid": True, "note": "", "k": 0, "n_passages": 1, "n_questions": 4, "hard": 0.0,
+        "disagreement": 0.0,
+    }  # fmt: skip
+    records = [
+        {**fixed, "story_id": sid, "version": condition, "condition": condition}
+        | {"kind": kind, "soft": soft, "reader_entropy": soft}
+        for sid, kind, condition, soft in rows
+    ]
+    return tables.FEI_STORY_INDICES.frame(pd.DataFrame(records))
+
+
+def test_fabula_entropy_reads_the_spread_and_the_kinds_order_on_the_story_indices(
+    tmp_path: Path,
+) -> None:
+    """The discussion's observations from the story indices of the headline pool: the originals'
+    spread against the shuffled versions' (SD over stories, paired) with a bootstrap interval,
+    and mean ETC against mean EWC on a corpus read with both kinds."""
+    rng = np.random.default_rng(3)
+    original = rng.uniform(0.2, 0.9, 12)  # spread out
+    shuffled = 0.55 + rng.uniform(-0.05, 0.05, 12)  # tightly clustered
+    ewc = rng.uniform(0.1, 0.3, 12)
+    sids = [f"s{i}" for i in range(12)]
+    rows = [(s, "etc", "original", v) for s, v in zip(sids, original, strict=True)]
+    rows += [(s, "etc", "shuffle", v) for s, v in zip(sids, shuffled, strict=True)]
+    rows += [(s, "ewc", "original", v) for s, v in zip(sids, ewc, strict=True)]
+    _story_indices(rows).to_parquet(tmp_path / "i.parquet")
+    comparison = [_fei_row("pooled", "shuffle", 0.01, True)]
+    ewc_row = {**_fei_row("pooled", "antonym_k1", 0.02, True), "kind": "ewc"}
+    tables.FEI_COMPARISON.frame(pd.DataFrame([*comparison, ewc_row])).to_csv(
+        tmp_path / "c.csv", index=False
+    )
+    files = {
+        "published": [str(published.path_of("fabula_entropy_indexing"))],
+        "hippocorpus_comparison": [str(tmp_path / "c.csv")],
+        "hippocorpus_indices": [str(tmp_path / "i.parquet")],
+    }
+    settings = {"confidence": 0.95, "bootstrap": 999, "seed": 1}
+    table = papers.compare("fabula_entropy_indexing", files, settings).set_index("id")
+    spread = table.loc["D.spread.original-gt-corrupted"]
+    expected = np.std(original, ddof=1) - np.std(shuffled, ddof=1)
+    assert spread["ours"] == pytest.approx(expected)
+    assert spread["ci_low"] < expected < spread["ci_high"] and spread["ci_low"] > 0
+    assert spread["ours_direction"] == "original > corrupted"
+    assert spread["direction_agrees"] == "yes"
+    kinds = table.loc["D.original.etc-gt-ewc"]
+    assert kinds["ours"] == pytest.approx(original.mean() - ewc.mean())
+    assert kinds["ours_direction"] == "etc > ewc" and kinds["direction_agrees"] == "yes"
+    # without EWC on the corpus the order is not computed, and says why
+    _story_indices(rows[:24]).to_parquet(tmp_path / "i.parquet")
+    tables.FEI_COMPARISON.frame(pd.DataFrame(comparison)).to_csv(tmp_path / "c.csv", index=False)
+    table = papers.compare("fabula_entropy_indexing", files, settings).set_index("id")
+    assert "both ETC and EWC" in table.loc["D.original.etc-gt-ewc", "verdict"]

@@ -54,12 +54,14 @@ ALL_MODELS = [
     "compute_effect_sizes",
     "fit_regressions",
     "gather_validity",  # the sequentiality contrasts' group sizes come from the effect sizes
+    "compare_with_paper",  # Fiction Flows' tables beside ours, from every model's stories
 ]
 FIGURES = [
     "plot_sequentiality",
     "plot_effect_sizes",
     "plot_contrast_sequentiality",
     "plot_regression_coefficients",
+    "plot_replication",
 ]
 PER_CORPUS_TEXT = ["sample_stories", "split_sentences", "compute_covariates"]
 KNOWN_RULES = {

@@ -97,10 +97,11 @@ def _narrative_sense_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def _fabula_entropy_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
-    return {
-        f"{corpus}_comparison": [fabula_entropy.OUT.of(corpus, "tables", "comparison.csv")]
-        for corpus in fabula_entropy.corpora(config)
-    }
+    files = {}
+    for corpus in fabula_entropy.corpora(config):
+        files[f"{corpus}_comparison"] = [fabula_entropy.OUT.of(corpus, "tables", "comparison.csv")]
+        files[f"{corpus}_indices"] = [fabula_entropy.OUT.of(corpus, "story_indices.parquet")]
+    return files
 
 
 _INPUTS = {

@@ -5,16 +5,17 @@ a line is a plot point (a group of consecutive sentences, :func:`plot_points`), 
 sentence of a segment of the story (:func:`segments`). Questions are defined on positions, not
 on strings, so a passage and its corrupted copies get the same questions.
 
-**The templates.** Every template of the paper's appendix is in the library, worded as printed
-(``Template.wording``, with the paper's placeholders: ``[Adverb/Adjective]``,
-``Object/Entity/Event``, ``Entity A``, ``Object A``, ``State S``, ``Line N``, ...; each cites its
-line of ``fabula_entropy_indexing.txt``): the 10 EWC templates of A.2 (l. 322-342) and the 11
-ETC templates of A.3 (l. 346-368). These are the method's own text, reproduced so that the
-readers are asked what the paper's readers were asked. The paper's question writers filled the
-placeholders by hand, choosing entities, properties and lines freely (l. 205); storyflow fills
-them from the story's parse (``Template.subs``: placeholder -> filled phrase, applied in
-order), in the style of the paper's filled examples of A.4 (l. 372-382: the word quoted, its
-line named):
+**The templates.** Every template of the paper's appendix is in the library, in storyflow's
+own wording (the project does not reproduce the paper's text; each template cites its line of
+``fabula_entropy_indexing.txt``, where the printed question is): the 10 EWC templates of A.2
+(l. 322-342) and the 11 ETC templates of A.3 (l. 346-368). Each asks what the cited template
+asks, with the same polarity (a yes means what it means there), so that the readers are asked
+what the paper's readers were asked; how the rewording moves the answers is not measured. The
+paper's templates hold placeholders (``[Adverb/Adjective]``, ``Object/Entity/Event``,
+``Entity A``, ``Object A``, ``State S``, ``Line N``, ...) that its question writers filled by
+hand, choosing entities, properties and lines freely (l. 205); storyflow's wordings hold, in
+their place, the slot fields of :func:`slot_values`, filled from the story's parse in the
+style of the paper's filled examples of A.4 (l. 372-382: the word quoted, its line named):
 
 - EWC (world coherence): a *slot* is a descriptive word of the original, an adjective or adverb
   (spaCy POS ADJ/ADV) attached as ``amod``/``advmod``/``acomp`` to a noun, proper noun or verb
@@ -22,9 +23,10 @@ line named):
   in the version being asked about (the antonym in a swapped copy), quoted, with its line where
   the template names no line of its own; ``Object/Entity/Event`` is the word it describes (the
   noun, the verb, or for a predicate adjective the verb's subject), quoted; "this line" and the
-  ``Line N`` of a template about the word's own line are the word's line; "Does [word]
-  contradict an assertion on Line N?" names *another* line, drawn uniformly; "Without [word] on
-  Line N, Line N+1 would not have happened." the word's line and the next;
+  ``Line N`` of a template about the word's own line are the word's line; the ``contradicts``
+  template (l. 338: the word against a line) names *another* line, drawn uniformly; the
+  ``necessary`` template (l. 342: the next line depends on the word) names the word's line and
+  the next;
 - ETC (transitional coherence): a pair of consecutive plot points, N−1 and N (the templates
   that say N and N+1 mean the same pair); ``Entity A``/``Entity B`` are characters of the pair
   (grammatical subjects and personal pronouns; A from the earlier line, B another one),
@@ -63,11 +65,12 @@ PAPER_FILE = "fabula_entropy_indexing.txt"
 class Template:
     """A question template.
 
-    ``wording``: the template as written, with the paper's placeholders (for a ``paper``
-    template: as printed in the paper at ``source``); ``provenance``: ``paper`` or
-    ``storyflow``; ``source``: where the wording is (``<file> l. N``) or ``storyflow``;
-    ``subs``: (placeholder, replacement) pairs applied in order, each replacement a format
-    string over the slot values of :func:`slot_values` (``{word_at}``, ``{first}``, ...).
+    ``wording``: the template as written (for a ``paper`` template: storyflow's wording of the
+    question printed at ``source``, with the slot fields of :func:`slot_values`, ``{word_at}``,
+    ``{first}``, ..., where the paper has placeholders); ``provenance``: ``paper`` or
+    ``storyflow``; ``source``: the paper's line (``<file> l. N``) or ``storyflow``; ``subs``:
+    (placeholder, replacement) pairs applied in order, each replacement a format string over
+    the slot values (a wording written with placeholders of its own; empty for the paper's).
     """
 
     wording: str
@@ -104,73 +107,43 @@ def _paper(line: str, wording: str, *subs: tuple[str, str]) -> Template:
 
 
 # The paper's EWC question templates, appendix A.2 (fabula_entropy_indexing.txt l. 320-342),
-# as printed; reproduced as the method's text. The first is followed in the paper by an example
-# and a note for the question writers (l. 322-324), which are not part of the question.
+# reworded in storyflow's words (the project does not reproduce the paper's text): each asks
+# what the template on the cited line asks, with the same polarity (yes means what it means
+# there), and is written with the slot fields that fill the paper's placeholders. The first is
+# followed in the paper by an example and a note for the question writers (l. 322-324), which
+# are not part of the question.
 EWC_TEMPLATES: dict[str, Template] = {
-    "plausible": _paper(
-        "322",
-        "In the context of this narrative setting, is [Adverb/Adjective] plausible?",
-        (WORD, "{word_at}"),
-    ),
+    "plausible": _paper("322", "Given the world this story sets up, is {word_at} believable?"),
     "imagined": _paper(
-        "326",
-        "Prior to this line did you imagine [Adverb/Adjective] was a possible descriptor for "
-        "Object/Entity/Event?",
-        ("this line", "{word_line}"),
-        (WORD, "{word}"),
-        ("Object/Entity/Event", "{head}"),
+        "326", "Until {word_line}, had you considered that {head} might be described as {word}?"
     ),
     "belief": _paper(
         "328",
-        "After this line containing [Adverb/Adjective] do you hold the belief this is a possible "
-        "descriptor or do you reject it?",
-        ("this line", "{word_line}"),
-        (WORD, "{word}"),
+        "Having read {word_line}, where {word} appears, do you accept {word} as a fitting "
+        "description rather than rejecting it?",
     ),
     "line_contradicts": _paper(
-        "330",
-        "Because of [Adverb/Adjective] does Line N contradict information in another line?",
-        (WORD, "{word}"),
-        ("Line N", "{word_line}"),
+        "330", "Does the word {word} make {word_line} conflict with something another line says?"
     ),
     "valence": _paper(
-        "332",
-        "Because of [Adverb/Adjective] does this indicate emotional valence (extreme sentiment) "
-        "toward an Object/Entity/Event?",
-        (WORD, "{word_at}"),
-        ("an Object/Entity/Event", "{head}"),
+        "332", "Does {word_at} show strong feeling, whether positive or negative, toward {head}?"
     ),
     "alters_sentiment": _paper(
         "334",
-        "In the line with [Adverb/Adjective] does this alter Author or Entity sentiment toward "
-        "Object/Event?",
-        (WORD, "{word}"),
-        ("Object/Event", "{head}"),
+        "In the line where {word} appears, does it change how the author or a character feels "
+        "about {head}?",
     ),
     "changes_your_sentiment": _paper(
-        "336",
-        "Because of [Adverb/Adjective] does this change your sentiment toward some "
-        "Entity/Object/Event?",
-        (WORD, "{word_at}"),
-        ("some Entity/Object/Event", "{head}"),
+        "336", "Does {word_at} change how you yourself feel about {head}?"
     ),
-    "contradicts": _paper(
-        "338",
-        "Does [Adverb/Adjective] contradict an assertion on Line N?",
-        (WORD, "{word_at}"),
-        ("Line N", "{other_line}"),
-    ),
+    "contradicts": _paper("338", "Is {word_at} at odds with anything stated on {other_line}?"),
     "removable": _paper(
-        "340",
-        "Could [Adverb/Adjective] be removed and the story world would remain unchanged?",
-        (WORD, "{word_at}"),
+        "340", "If {word_at} were deleted, would the world of the story stay the same?"
     ),
     "necessary": _paper(
         "342",
-        "Without [Adverb/Adjective] on Line N, Line N+1 would not have happened.",
-        (WORD, "{word}"),
-        ("Line N+1", "{next_line}"),
-        ("Line N", "{word_line}"),
+        "Had {word} been missing from {word_line}, the events of {next_line} could not have "
+        "taken place.",
     ),
     # storyflow's own (not in the paper)
     "consistent": Template(
@@ -182,76 +155,31 @@ EWC_TEMPLATES: dict[str, Template] = {
 }
 
 # The paper's ETC question templates, appendix A.3 (fabula_entropy_indexing.txt l. 344-368),
-# as printed; reproduced as the method's text. "Does Object A change possession in Line" is cut
-# at the page's end in the text (l. 356); its last words are from the same template quoted in
-# §4.3 (l. 158). Pair of lines: first = Line N-1 (or N where the template says N, N+1),
-# second = the next line.
+# reworded in storyflow's words as the EWC ones above. The possession template is cut at the
+# page's end in the text (l. 356); the whole of it is quoted in §4.3 (l. 158). Pair of lines:
+# {first} = Line N-1 (or N where the template says N, N+1), {second} = the next line.
 ETC_TEMPLATES: dict[str, Template] = {
-    "perception": _paper(
-        "346",
-        "Does Entity A's perception of Entity B change?",
-        ("Entity A's", "{entity_a_s}"),
-        ("Entity B", "{entity_b}"),
-    ),
+    "perception": _paper("346", "Does {entity_a_s} view of {entity_b} shift?"),
     "awareness": _paper(
-        "348",
-        "Do all Entities in Line N observe or gain awareness of Events in Line N+1?",
-        ("Line N+1", "{second}"),
-        ("Line N", "{first}"),
+        "348", "Does every character in {first} see or come to know about what happens in {second}?"
     ),
     "contradicts": _paper(
-        "350",
-        "Do the Events in Line N+1 contradict Events in Line N?",
-        ("Line N+1", "{second}"),
-        ("Line N", "{first}"),
+        "350", "Is what happens in {second} incompatible with what happens in {first}?"
     ),
-    "sentiment": _paper(
-        "352",
-        "Does Entity A's sentiment/emotion change between line N-1 and N?",
-        ("Entity A's", "{entity_a_s}"),
-        ("line N-1 and N", "{first} and {second}"),
-    ),
-    "retains": _paper(
-        "354",
-        "Does Object A still retain State S?",
-        ("Object A", "{state_object_at}"),
-        ("State S", "{state}"),
-    ),
+    "sentiment": _paper("352", "Do {entity_a_s} feelings change from {first} to {second}?"),
+    "retains": _paper("354", "Does {state_object_at} remain in {state}?"),
     "possession": _paper(
-        "356, l. 158",
-        "Does Object A change possession in Line N+1?",
-        ("Object A", "{object_second}"),
-        ("Line N+1", "{second}"),
+        "356, l. 158", "Does {object_second} pass to a different owner in {second}?"
     ),
     "object_necessary": _paper(
-        "360",
-        "Is Object A in Line N+1 necessary for Events in line N to occur?",
-        ("Object A", "{object_second}"),
-        ("Line N+1", "{second}"),
-        ("line N", "{first}"),
+        "360", "Do the events of {first} need {object_second} from {second} in order to happen?"
     ),
-    "location": _paper(
-        "362",
-        "Is there a change in context or location between these lines?",
-        ("these lines", "{first} and {second}"),
-    ),
+    "location": _paper("362", "Does the place or the situation change from {first} to {second}?"),
     "knowledge": _paper(
-        "364",
-        "Is knowledge of Object A necessary for understanding the following line?",
-        ("Object A", "{object_first_at}"),
+        "364", "Do you need to know about {object_first_at} to make sense of the next line?"
     ),
-    "depends": _paper(
-        "366",
-        "Does Line N have causal dependencies established in Line N-1?",
-        ("Line N-1", "{first}"),
-        ("Line N", "{second}"),
-    ),
-    "reorder": _paper(
-        "368",
-        "Could Line N-1 occur before Line N?",
-        ("Line N-1", "{first}"),
-        ("Line N", "{second}"),
-    ),
+    "depends": _paper("366", "Does what happens in {second} rest on causes set up in {first}?"),
+    "reorder": _paper("368", "Is it possible for {first} to take place before {second}?"),
     # storyflow's own (not in the paper)
     "follows": Template(
         "Does Line N follow naturally from Line N-1?",

@@ -91,12 +91,17 @@ def parse_yes_no(text: str) -> str | None:
     return value if value in ("yes", "no") else None
 
 
-#: A verdict in a reasoned answer: an ``Answer: yes/no`` (or ``Verdict:``) line, or the paper's
-#: decision sentences ("There is a continuity error in the story concerning ...", "No
-#: continuity error found"; `flawed_fictions.txt` l. 1548, l. 1606-1609).
+#: A verdict in a reasoned answer: an ``Answer: yes/no`` (or ``Verdict:``) line, or a decision
+#: sentence. Read as yes: "There is a continuity error ..." (storyflow's maker and detector
+#: prompts ask for it, and the paper's judge prompt, `flawed_fictions.txt` l. 1548, asks for a
+#: sentence that begins so). Read as no: "There is no continuity error" or "... has no
+#: continuity error" (storyflow's prompts) and "No continuity error found" (the paper's,
+#: l. 1548, l. 1606-1609).
 _VERDICT = re.compile(
     r"(?:answer|verdict)\s*[:\-]\s*\**\s*(?P<word>yes|no)\b"
-    r"|(?P<no>no continuity errors?\s+(?:(?:was|were|is|are)\s+)?(?:found|detected))"
+    r"|(?P<no>no continuity errors?\s+(?:(?:was|were|is|are)\s+)?(?:found|detected)"
+    r"|there\s+(?:is|are)\s+no\s+continuity\s+errors?"
+    r"|\b(?:has|have|contains?)\s+no\s+continuity\s+errors?)"
     r"|(?P<yes>there\s+(?:is|are)\s+(?:a\s+)?continuity errors?)",
     re.I,
 )
@@ -104,9 +109,9 @@ _VERDICT = re.compile(
 
 def parse_verdict(text: str) -> str | None:
     """The verdict of a reasoned answer (the maker's judge, format paper without a decision
-    tag): the last of its ``Answer: yes/no`` (or ``Verdict:``) lines and the paper's decision
-    sentences (:data:`_VERDICT`), else the first word when it is yes or no (a short answer);
-    None otherwise (not a yes)."""
+    tag): the last of its ``Answer: yes/no`` (or ``Verdict:``) lines and decision sentences
+    (storyflow's and the paper's, :data:`_VERDICT`), else the first word when it is yes or no
+    (a short answer); None otherwise (not a yes)."""
     found = list(_VERDICT.finditer(text or ""))
     if not found:
         return parse_yes_no(text)
@@ -127,8 +132,9 @@ def tag_block(text: str, tag: str) -> str | None:
     return text[start : start + close.start()] if close else text[start:]
 
 
-#: A decision block that says there is no error ("No continuity error found", "The story does
-#: not contain any continuity error", "There is no continuity error").
+#: A decision block that says there is no error ("There is no continuity error", storyflow's
+#: detector prompt; "No continuity error found", the paper's; "The story does not contain any
+#: continuity error").
 _NO_ERROR = re.compile(
     r"\bno (?:continuity )?errors?\b|\bnot (?:contain|have|find|include) any\b"
     r"|\bthere (?:is|are) no\b|\bdoes not (?:contain|have)\b"
