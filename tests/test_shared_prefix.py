@@ -54,3 +54,53 @@ def test_shared_prefix_matches_the_plain_path(packaged_models: dict[str, Path], 
         plain.logprobs(prompts[0], tail),
         atol=TOLERANCE[model],
     )
+
+
+#: Largest |Δ P(yes)| between the questions asked as branches of their story in one batch
+#: (``BatchedLlamaCppScorer(branches=True)``, what a reader or judge opened with
+#: ``share_prefix`` gets) and the same questions asked one at a time through the prefix cache
+#: above (how they were asked before): SmolLM2's kernels give the same logits in any batch;
+#: Gemma's switch with the number of tokens per batch: 0.037 in P(yes) at most on these
+#: questions (measured 2026-11-25; docs/lm.md, "Shared prefixes").
+BRANCH_TOLERANCE = {"smollm2": 1e-6, "gemma": 0.05}
+HIPPO_QUESTIONS = [
+    "Did the narrator go to a wedding?",
+    "Was the narrator alone the whole time?",
+    "Did anyone cry?",
+    "Could line 4 come before line 2?",
+    "Is the story about a holiday abroad?",
+    "Did the narrator feel happy at the end?",
+    "Does the story mention a car?",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["smollm2", "gemma"])
+def test_questions_branched_from_their_story_equal_one_at_a_time(
+    packaged_models: dict[str, Path], hippocorpus, model: str
+) -> None:
+    """A real HIPPOCORPUS story with seven questions: branched in one call, they give the
+    answers of the one-question-at-a-time path within the model's tolerance, evaluate the story
+    once in far fewer llama.cpp calls, and a call of some of the questions (a resumed job asks
+    a whole call) answers as the full call did for SmolLM2."""
+    from storyflow.lm.answers import answers
+    from storyflow.lm.backends.batched import BatchedLlamaCppScorer
+
+    path = packaged_models[model]
+    lines = [s.strip() for s in hippocorpus["story"].iloc[3].split(".") if s.strip()][:6]
+    story = "Story:\n" + "\n".join(f"{i + 1}. {s}." for i, s in enumerate(lines)) + "\n\n"
+    prompts = [f"{story}Question: {q}\nAnswer:" for q in HIPPO_QUESTIONS]
+    one = LlamaCppScorer(path, n_ctx=512, n_threads=2, share_prefix=True)
+    branched = BatchedLlamaCppScorer(
+        path, n_ctx=512, n_seq=16, n_batch=512, n_threads=2, branches=True
+    )
+    want = [answer(one, p, OPTIONS) for p in prompts]
+    got = answers(branched, prompts, OPTIONS)
+    diff = max(abs(g.probs[0] - w.probs[0]) for g, w in zip(got, want, strict=True))
+    assert diff <= BRANCH_TOLERANCE[model], diff
+    assert branched.batches == 2  # the story alone, then the seven branches together
+    story_tokens = len(prompt_tokens(one.llm, story))
+    assert branched.tokens_evaluated < story_tokens + 7 * 20
+    again = answers(branched, prompts[2:5], OPTIONS)
+    if model == "smollm2":
+        assert [a.probs for a in again] == [g.probs for g in got[2:5]]

@@ -378,10 +378,10 @@ def test_llm_judge_calibration_asks_about_the_held_out_half_against_both_endings
     endings = calibration_endings(["forecast"] * 19 + [""])
     asked = []
 
-    def answer(prompt: str) -> ClosedAnswer:
-        asked.append(prompt)
-        p_yes = 0.9 if prompt.startswith("right") else 0.2
-        return ClosedAnswer(("Y", "N"), (0.0, 0.0), (p_yes, 1 - p_yes), 0.5, (), ())
+    def answer(prompts: list[str]) -> list[ClosedAnswer]:
+        asked.extend(prompts)
+        p_yes = [0.9 if prompt.startswith("right") else 0.2 for prompt in prompts]
+        return [ClosedAnswer(("Y", "N"), (0.0, 0.0), (p, 1 - p), 0.5, (), ()) for p in p_yes]
 
     verdicts = calibration.judge_calibration(
         endings, cloze, 3, answer, lambda actual, predicted: f"{actual} | {predicted}", "j"
@@ -873,12 +873,12 @@ class WordJudge:
     def count_text(self, text):
         return len(text.split())
 
-    def answer(self, prompt, options):
+    def answers(self, prompts, options):
         from storyflow.lm.answers import ClosedAnswer
 
-        self.asked.append(prompt)
-        p_yes = 0.8 if prompt.endswith("P: hit") else 0.3
-        return ClosedAnswer(("Y", "N"), (0.0, 0.0), (p_yes, 1 - p_yes), 0.9, (), ())
+        self.asked.extend(prompts)
+        p_yes = [0.8 if prompt.endswith("P: hit") else 0.3 for prompt in prompts]
+        return [ClosedAnswer(("Y", "N"), (0.0, 0.0), (p, 1 - p), 0.9, (), ()) for p in p_yes]
 
 
 def test_judge_endings_opens_the_llm_judge_through_connect_and_sizes_its_window(
@@ -886,8 +886,8 @@ def test_judge_endings_opens_the_llm_judge_through_connect_and_sizes_its_window(
 ) -> None:
     model, opened = WordJudge(), []
 
-    def open_model(spec, path, *, n_threads):
-        opened.append((spec.name, spec.prompt, path, n_threads))
+    def open_model(spec, path, *, n_threads, share_prefix):
+        opened.append((spec.name, spec.prompt, path, n_threads, share_prefix))
         return model
 
     monkeypatch.setattr(judges, "open_model", open_model)
@@ -900,7 +900,7 @@ def test_judge_endings_opens_the_llm_judge_through_connect_and_sizes_its_window(
         two_endings_per_cut(ENDINGS), one_story_cuts(), settings, CURVES, judge_model=spec,
         config_models=[entry], model_path="judge.gguf", calibration=None, threads=2,
     )  # fmt: skip
-    assert opened == [("judge-llm", "plain", "judge.gguf", 2)]
+    assert opened == [("judge-llm", "plain", "judge.gguf", 2, True)]  # endings branched per cut
     # frame "sys A: P:" (3 words) + longest remainder (1) and ending (1) + 16: one block of 64
     assert model.n_ctx == 64
     assert len(model.asked) == 7 and model.asked[0] == "sys A: r0 P: hit"  # not the empty one

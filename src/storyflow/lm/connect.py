@@ -43,6 +43,12 @@ from storyflow.lm.sampling import Sample, Sampler, SamplingSettings
 from storyflow.lm.tokenizer import GgufTokenizer, Tokenizer, open_tokenizer
 from storyflow.progress import Progress
 
+#: Prompts branched from one shared beginning per ``llama_decode`` (``share_prefix``): more than
+#: the questions a reader asks about one story version. A constant, not a setting: it decides
+#: which prompts share a batch, and so (for models whose kernels depend on the batch) the last
+#: digits of their answers.
+BRANCHES = 16
+
 log = logging.getLogger(__name__)
 
 
@@ -98,8 +104,10 @@ class LanguageModel:
     ``spec``: the model; ``model_path``: its GGUF (local weights; None for a served model);
     ``n_ctx``: tokens of prompt + answer or continuation a local model holds (may be raised
     until the weights are loaded); ``n_threads``, ``n_gpu_layers``: llama.cpp's; ``n_seq``:
-    samples decoded together; ``share_prefix``: the scorer reuses the longest common beginning
-    of consecutive prompts (many questions about one story; docs/lm.md, "Shared prefixes");
+    samples decoded together; ``share_prefix``: the prompts of one ``answers`` call (the
+    questions about one story) are evaluated as branches of their shared beginning, up to
+    :data:`BRANCHES` per ``llama_decode`` (the batched scorer with ``branches``; docs/lm.md,
+    "Shared prefixes");
     ``progress``: the job's progress file (answers and samples kept per question, so a killed
     job resumes; :mod:`storyflow.progress`), None outside a job.
     """
@@ -219,6 +227,19 @@ class LanguageModel:
                     device="cuda" if self.n_gpu_layers != 0 else "cpu",
                     n_threads=self.n_threads,
                 )
+            elif self.share_prefix:
+                from storyflow.lm.backends.batched import BatchedLlamaCppScorer
+                from storyflow.lm.backends.llama_cpp import default_n_batch
+
+                scorer = BatchedLlamaCppScorer(
+                    self.model_path,
+                    n_ctx=self.n_ctx,
+                    n_seq=BRANCHES,
+                    n_batch=default_n_batch(self.n_gpu_layers),
+                    n_threads=self.n_threads,
+                    n_gpu_layers=self.n_gpu_layers,
+                    branches=True,
+                )
             else:
                 from storyflow.lm.backends.llama_cpp import LlamaCppScorer
 
@@ -227,7 +248,6 @@ class LanguageModel:
                     n_ctx=self.n_ctx,
                     n_threads=self.n_threads,
                     n_gpu_layers=self.n_gpu_layers,
-                    share_prefix=self.share_prefix,
                 )
             self._answerer = ScorerAnswerer(scorer)
         return self._answerer
@@ -282,10 +302,13 @@ class LanguageModel:
         found = [self.progress.get(k) for k in keys]
         missing = [i for i, got in enumerate(found) if got is None]
         if missing:
-            asked = self._open_answerer().answers([prompts[i] for i in missing], options)
-            for i, answer in zip(missing, asked, strict=True):
-                self.progress.put(keys[i], answer)
-                found[i] = answer
+            # the whole call again, not its missing prompts alone: with shared prefixes an
+            # answer depends on the prompts asked with it, so a resumed job asks what an
+            # uninterrupted one asked and gets its answers
+            asked = self._open_answerer().answers(list(prompts), options)
+            for i in missing:
+                self.progress.put(keys[i], asked[i])
+                found[i] = asked[i]
         return found
 
     def sample(self, prompt: Prompt, k: int, settings: SamplingSettings) -> list[Sample]:

@@ -11,6 +11,7 @@ import contextlib
 import io
 import logging
 import sys
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
@@ -47,12 +48,14 @@ def token_logprobs(
 ) -> np.ndarray:
     """Log-softmax of each logits row at its target id (natural log, float64).
 
-    Rows are processed in chunks (``chunk`` × vocabulary float32 scratch per worker) to bound
-    memory, by ``workers`` threads (numpy releases the GIL in these loops; the results do not
-    depend on the number of workers). The exponentials are taken in place and summed in float32
-    (numpy's pairwise summation: relative error about 1e-7, i.e. 1e-7 nats): over a 262k
-    vocabulary this halves the time of a float64 sum, and on a GPU this log-softmax, not the
-    forward pass, is the engine's main cost (docs/engine.md).
+    Only the rows given are read (the scored positions), in chunks of ``chunk`` rows, by
+    ``workers`` threads (numpy releases the GIL in these loops; the results do not depend on
+    the number of workers). Per row: its maximum, the exponentials of the shifted row written
+    into a scratch buffer kept per thread (a fresh buffer of chunk × vocabulary floats per chunk
+    would be faulted in page by page each time), summed in float32 (numpy's pairwise summation:
+    relative error about 1e-7, i.e. 1e-7 nats), and the target's logit minus the log of the
+    sum. Over a 262k vocabulary this costs a few passes over each row; on a GPU it, not the
+    forward pass, was the engine's main cost (docs/engine.md).
     """
     out = np.empty(len(targets), dtype=np.float64)
     target_ids = np.asarray(targets)
@@ -60,7 +63,8 @@ def token_logprobs(
     def rows_from(start: int) -> None:
         rows = np.asarray(logits[start : start + chunk], dtype=np.float32)
         peak = rows.max(axis=1, keepdims=True)
-        shifted = rows - peak
+        shifted = _scratch(rows.shape)
+        np.subtract(rows, peak, out=shifted)
         np.exp(shifted, out=shifted)
         lse = np.log(shifted.sum(axis=1).astype(np.float64)) + peak[:, 0]
         picked = rows[np.arange(len(rows)), target_ids[start : start + chunk]]
@@ -73,6 +77,18 @@ def token_logprobs(
         for start in starts:
             rows_from(start)
     return out
+
+
+_local = threading.local()
+
+
+def _scratch(shape: tuple[int, int]) -> np.ndarray:
+    """This thread's float32 scratch buffer of ``shape`` (a view of one kept allocation)."""
+    size = shape[0] * shape[1]
+    buffer = getattr(_local, "buffer", None)
+    if buffer is None or buffer.size < size:
+        buffer = _local.buffer = np.empty(size, dtype=np.float32)
+    return buffer[:size].reshape(shape)
 
 
 @cache

@@ -23,9 +23,11 @@ content-free passage (every line "N/A"; Zhao et al. 2021): P_cal = (P/P₀) / (P
   replaced by fillers, line numbers kept) about the content-free passage, once per prior text,
   variant and number of lines: a few dozen prompts per corpus whatever its size.
 
-The story comes first in the prompt and the question last, so consecutive questions about one
-version share the story's tokens; the scorer is opened with ``share_prefix`` and evaluates the
-story once per version and prompt variant (docs/lm.md, "Shared prefixes").
+The story comes first in the prompt and the question last, so the questions about one version
+share the story's tokens: they are asked in one call, and the model (opened with
+``share_prefix``) evaluates the story once and branches the questions from it in one batch
+(docs/lm.md, "Shared prefixes"); the content-free priors of one variant and passage length
+likewise.
 """
 
 from __future__ import annotations
@@ -137,7 +139,8 @@ def answer_questions(
     """P(yes) of every question for each prompt variant, and the cost row of the model.
 
     ``model``: a :class:`storyflow.lm.connect.LanguageModel` (a local one opened with
-    ``share_prefix``, so each story is evaluated once per version and variant). Returns
+    ``share_prefix``: the questions about one passage are asked in one call, the passage
+    evaluated once and the questions branched from it). Returns
     (answers, cost) as :data:`tables.FEI_ANSWERS` and :data:`tables.FEI_COST`.
     """
     name = model.name
@@ -146,25 +149,33 @@ def answer_questions(
     longest = max(model.count_text(v) for vs in options.values() for v in vs)
     text = {(r.story_id, r.version, r.passage): r.text.split("\n") for r in versions.itertuples()}
 
-    def p_yes(lines: Sequence[str], question: str, variant: str, where: str) -> tuple[float, float]:
-        prompt = model.render(messages(lines, question, variant), cue=CUE)
-        if model.window is not None and model.count(prompt) + longest > model.window:
-            raise StoryflowError(
-                f"{where}: the prompt has {model.count(prompt)} tokens, more than "
-                f"fabula_entropy.n_ctx ({model.window}) allows; raise n_ctx or lower the "
-                "corpus's lines"
-            )
-        result = model.answer(prompt, options)
-        yes = result.probs[0]
-        return (1.0 - yes if variant in NEGATED else yes), result.mass
+    def p_yes(
+        lines: Sequence[str], asked: Sequence[tuple[str, str]], variant: str
+    ) -> list[tuple[float, float]]:
+        """(P(yes), label mass) of each (question, where) about one passage, asked together."""
+        prompts = []
+        for question, where in asked:
+            prompt = model.render(messages(lines, question, variant), cue=CUE)
+            if model.window is not None and model.count(prompt) + longest > model.window:
+                raise StoryflowError(
+                    f"{where}: the prompt has {model.count(prompt)} tokens, more than "
+                    f"fabula_entropy.n_ctx ({model.window}) allows; raise n_ctx or lower the "
+                    "corpus's lines"
+                )
+            prompts.append(prompt)
+        out = []
+        for result in model.answers(prompts, options):
+            yes = result.probs[0]
+            out.append((1.0 - yes if variant in NEGATED else yes, result.mass))
+        return out
 
     def prior_keys(q: Any, variant: str, n_lines: int) -> list[tuple[str, str, int]]:
         texts = [q.text] if settings.calibration == "question" else q.prior_texts.split("\n")
         return [(t, variant, n_lines) for t in texts]
 
-    # The stories' questions first, then every content-free prior, grouped by variant and
-    # number of lines: a prior asked between two questions about a story would push the story
-    # out of the shared-prefix cache and make the next question evaluate it again.
+    # The questions about one passage are asked together (one call: the passage's tokens once,
+    # the questions branched from it), then the content-free priors, those of one variant and
+    # number of lines together (they share the content-free passage).
     rows, needs = [], []
     start, tokens0 = time.perf_counter(), model.tokens_evaluated
     groups = questions.groupby(["story_id", "version", "passage"], sort=False)
@@ -172,10 +183,13 @@ def answer_questions(
         groups, total=groups.ngroups, desc=f"answers {name}"
     ):
         lines = text[(sid, version, passage)]
+        asked = [
+            (q.text, f"model {name}, story {sid}, version {version}, {q.question_id}")
+            for q in group.itertuples(index=False)
+        ]
         for variant in settings.variants:
-            for q in group.itertuples(index=False):
-                where = f"model {name}, story {sid}, version {version}, {q.question_id}"
-                p, mass = p_yes(lines, q.text, variant, where)
+            answered = p_yes(lines, asked, variant)
+            for q, (p, mass) in zip(group.itertuples(index=False), answered, strict=True):
                 rows.append(
                     [
                         sid,
@@ -195,11 +209,16 @@ def answer_questions(
     n_answers = len(rows)
     prior: dict[tuple[str, str, int], float] = {}
     wanted = sorted({key for keys in needs for key in keys}, key=lambda k: (k[1], k[2], k[0]))
-    for question, variant, n_lines in tqdm(wanted, desc=f"priors {name}", disable=not wanted):
-        where = f"model {name}, content-free prior of {question!r} ({n_lines} lines)"
-        prior[(question, variant, n_lines)] = p_yes(
-            [CONTENT_FREE] * n_lines, question, variant, where
-        )[0]
+    by_passage: dict[tuple[str, int], list[str]] = {}
+    for question, variant, n_lines in wanted:
+        by_passage.setdefault((variant, n_lines), []).append(question)
+    for (variant, n_lines), texts in tqdm(
+        by_passage.items(), desc=f"priors {name}", disable=not wanted
+    ):
+        asked = [(t, f"model {name}, content-free prior of {t!r} ({n_lines} lines)") for t in texts]
+        answered = p_yes([CONTENT_FREE] * n_lines, asked, variant)
+        for question, (p, _) in zip(texts, answered, strict=True):
+            prior[(question, variant, n_lines)] = p
     if settings.calibration != "none":
         for row, keys in zip(rows, needs, strict=True):  # p_yes from p_yes_raw and its prior
             row[6] = calibrated(row[7], float(np.mean([prior[key] for key in keys])))

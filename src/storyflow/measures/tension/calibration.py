@@ -233,14 +233,14 @@ def judge_calibration(
     endings: pd.DataFrame,
     cloze: pd.DataFrame,
     seed: int,
-    answer: Callable[[Any], Any],
+    answer: Callable[[list[str]], Sequence[Any]],
     render: Callable[[str, str], Any],
     judge: str,
 ) -> pd.DataFrame:
     """An LLM judge's verdicts on the ``held-out`` half's calibration forecasts (halves of
     :func:`split_halves` with ``seed``), each judged against the story's right ending and its
     wrong ending (:func:`~storyflow.measures.tension.judges.judge_by_model`: ``render(actual,
-    predicted)`` the prompt, ``answer(prompt)`` the closed Y/N answer; match when P(Y) > 0.5):
+    predicted)`` the prompt, ``answer(prompts)`` their closed Y/N answers; match when P(Y) > 0.5):
     :data:`tables.TENSION_CALIBRATION_JUDGMENTS`, two rows per forecast (``ending`` right,
     wrong). Costs two judge prompts per forecast (with or without text: an empty forecast gets
     no verdict and no prompt)."""

@@ -174,29 +174,36 @@ def judge_window(
 def judge_by_model(
     endings: pd.DataFrame,
     cuts: pd.DataFrame,
-    answer: Callable[[str], Any],
+    answer: Callable[[list[str]], Sequence[Any]],
     render: Callable[[str, str], str],
     judge: str,
 ) -> pd.DataFrame:
-    """LLM verdicts: ``render(actual, predicted)`` is the prompt, ``answer(prompt)`` its
-    :class:`~storyflow.lm.answers.ClosedAnswer` over :data:`YES_NO`; match when P(Y) > 0.5."""
+    """LLM verdicts: ``render(actual, predicted)`` is the prompt, ``answer(prompts)`` their
+    :class:`~storyflow.lm.answers.ClosedAnswer` over :data:`YES_NO`; match when P(Y) > 0.5.
+
+    The endings judged against one remainder are asked in one call: their prompts begin
+    alike (the frame and the remainder), so a model opened with ``share_prefix`` evaluates the
+    remainder once and branches the endings from it."""
     truth = remainders_of(endings, cuts)
-    scores, masses, matches, statuses = [], [], [], []
-    rows = list(zip(endings["text"], truth, strict=True))
+    n = len(endings)
+    scores, masses = [math.nan] * n, [math.nan] * n
+    matches: list[Any] = [pd.NA] * n
+    statuses = [EMPTY_FORECAST] * n
+    by_remainder: dict[str, list[int]] = {}
+    for i, (predicted, actual) in enumerate(zip(endings["text"], truth, strict=True)):
+        if predicted.strip():
+            by_remainder.setdefault(actual, []).append(i)
+    texts = list(endings["text"])
     start = time.perf_counter()
-    for predicted, actual in tqdm(rows, desc=f"judge {judge}"):
-        if not predicted.strip():
-            scores.append(math.nan), masses.append(math.nan)
-            matches.append(pd.NA), statuses.append(EMPTY_FORECAST)
-            continue
-        result = answer(render(actual, predicted))
-        if not (result.mass > 0 and math.isfinite(result.mass)):
-            scores.append(math.nan), masses.append(result.mass)
-            matches.append(pd.NA), statuses.append(EMPTY_ANSWERS)
-            continue
-        p_yes = result.probs[result.options.index("Y")]
-        scores.append(p_yes), masses.append(result.mass)
-        matches.append(p_yes > 0.5), statuses.append(JUDGED)
+    for actual, rows in tqdm(by_remainder.items(), desc=f"judge {judge}"):
+        results = answer([render(actual, texts[i]) for i in rows])
+        for i, result in zip(rows, results, strict=True):
+            masses[i] = result.mass
+            if not (result.mass > 0 and math.isfinite(result.mass)):
+                statuses[i] = EMPTY_ANSWERS
+                continue
+            scores[i] = result.probs[result.options.index("Y")]
+            matches[i], statuses[i] = scores[i] > 0.5, JUDGED
     seconds = time.perf_counter() - start
     asked = sum(status != EMPTY_FORECAST for status in statuses)
     log.info(
@@ -231,8 +238,8 @@ def model_judge(
     settings: Mapping[str, Any],
     actual: Sequence[str],
     predicted: Sequence[str],
-) -> tuple[Callable[[Any], Any], Callable[[str, str], Any]]:
-    """``(answer, render)`` for :func:`judge_by_model` from ``model`` (a
+) -> tuple[Callable[[list[str]], Sequence[Any]], Callable[[str, str], Any]]:
+    """``(answers, render)`` for :func:`judge_by_model` from ``model`` (a
     :class:`storyflow.lm.connect.LanguageModel`) and the judge prompt of ``settings``
     (``system``, ``user``, ``cue``; :class:`JudgePrompt`). The model's window is sized first
     (:func:`judge_window`) to the longest prompt of the ``actual`` texts and the ``predicted``
@@ -240,7 +247,7 @@ def model_judge(
     frame = JudgePrompt(settings["system"], settings["user"], settings["cue"])
     model.n_ctx = judge_window(model, frame, list(actual), list(predicted))
     return (
-        lambda prompt: model.answer(prompt, YES_NO),
+        lambda prompts: model.answers(prompts, YES_NO),
         lambda actual_text, predicted_text: frame.render(model, actual_text, predicted_text),
     )
 
@@ -294,7 +301,9 @@ def judge_endings(
         encode = load_encoder(settings["model"], threads=threads, key="tension.embedding.model")
         verdicts = judge_by_embedding(endings, cuts, encode, threshold, settings["chunk_words"])
     else:
-        model = open_model(job_spec(judge_model, config_models), model_path, n_threads=threads)
+        model = open_model(
+            job_spec(judge_model, config_models), model_path, n_threads=threads, share_prefix=True
+        )
         verdicts = judge_with_model(endings, cuts, model, settings)
     log.info("%s", verdicts["status"].value_counts().to_dict())
     rates = curves.cut_no_rates(verdicts)
