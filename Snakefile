@@ -1,9 +1,10 @@
 # storyflow: narrative measures of stories with language models (docs/method.md): sequentiality
 # (Sap et al. 2022 and its replication), narrative sense (PMI), tension (ending forecasts), Fabula
 # Entropy Indexing and plot holes, and their comparison on the same stories.
-# This file is a table of contents; the rules live in workflow/rules/, one file per stage or
-# measure, its lookups beside it in workflow/rules/<measure>/common.smk
-# (docs/adding_a_measure.md).
+# This file is a table of contents. The rules live in workflow/rules/, one folder per stage or
+# measure (the corpora, the models' weights, each measure of storyflow.plan.registry, then the
+# comparison, validity, cost and replication): its common.smk holds its lookups, each other file
+# one stage's rules (docs/adding_a_measure.md).
 
 
 from storyflow.config_files import exit_on_yaml_problem
@@ -19,19 +20,11 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/corpus.smk"
-include: "workflow/rules/books.smk"
-include: "workflow/rules/models.smk"
-include: "workflow/rules/sequentiality.smk"
-include: "workflow/rules/narrative_sense.smk"
-include: "workflow/rules/tension.smk"
-include: "workflow/rules/fabula_entropy.smk"
-include: "workflow/rules/plot_holes.smk"
-include: "workflow/rules/comparison.smk"
-include: "workflow/rules/validity.smk"
-include: "workflow/rules/cost.smk"
-include: "workflow/rules/replication/common.smk"
-include: "workflow/rules/replication/compare.smk"
+
+
+for rules_file in rule_files():
+
+    include: rules_file
 
 
 rule all:

@@ -1,32 +1,24 @@
-"""Every measure has the same shape (docs/adding_a_measure.md): a rules file
-``workflow/rules/<measure>.smk`` whose lookups lie in ``workflow/rules/<measure>/common.smk``, a
-planning module ``storyflow.plan.<measure>`` that owns its result paths, one report category,
-and results under ``results/<corpus>/<measure>/`` (CSV tables in ``tables/``, figures in
-``figures/``)."""
+"""Every measure has the same shape (docs/adding_a_measure.md): one record in
+``storyflow.plan.registry``, a planning module ``storyflow.plan.<measure>`` that names every file
+it writes, a rules folder ``workflow/rules/<measure>/`` (``common.smk`` with its lookups, one
+rules file per stage), one report category, and results under ``results/<corpus>/<measure>/``
+(CSV tables in ``tables/``, figures in ``figures/``)."""
 
 from __future__ import annotations
 
-import importlib
 import re
 from pathlib import Path
 
 import pytest
 
 from storyflow import plan
-from storyflow.plan.layout import Layout
+from storyflow.plan.registry import MEASURES, PLAN_FUNCTIONS, rule_folders
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = REPO / "workflow" / "rules"
-#: Each measure's report category, and the comparison's.
-CATEGORIES = {
-    "sequentiality": "Sequentiality",
-    "narrative_sense": "Narrative sense",
-    "tension": "Tension",
-    "fabula_entropy": "Fabula entropy",
-    "plot_holes": "Plot holes",
-    "comparison": "Comparison of measures",
-}
-HOMES = [*plan.MEASURES, "comparison"]
+#: The comparison's report category (each measure's is in its registry record).
+COMPARISON_CATEGORY = "Comparison of measures"
+HOMES = [m.name for m in MEASURES]
 
 
 def rule_blocks(text: str) -> dict[str, str]:
@@ -41,46 +33,102 @@ def section(body: str, name: str) -> str:
     return found.group(1) if found else ""
 
 
-def measure_rules(measure: str) -> dict[str, str]:
-    """The rules of a measure's home: its rules file and the stage files it includes."""
-    files = [RULES / f"{measure}.smk", *sorted((RULES / measure).glob("*.smk"))]
-    return {name: body for f in files for name, body in rule_blocks(f.read_text()).items()}
+def stage_files(folder: str) -> list[Path]:
+    return sorted(f for f in (RULES / folder).glob("*.smk") if f.name != "common.smk")
 
 
-@pytest.mark.parametrize("measure", HOMES)
-def test_every_measure_has_a_rules_file_lookups_and_a_planning_module(measure: str) -> None:
-    assert (RULES / f"{measure}.smk").is_file()
-    assert (RULES / measure / "common.smk").is_file()
-    module = importlib.import_module(f"storyflow.plan.{measure}")
-    assert Layout(measure) == module.OUT
-    assert callable(module.final_outputs)
+def folder_rules(folder: str) -> dict[str, str]:
+    """The rules of a folder's stage files."""
+    return {n: b for f in stage_files(folder) for n, b in rule_blocks(f.read_text()).items()}
+
+
+def defined_names(text: str) -> set[str]:
+    """The names a lookups file defines at its top level (assignments and functions)."""
+    assigned = re.findall(r"^([A-Z][A-Z0-9_]*)(?:,\s*[A-Z][A-Z0-9_]*)*\s*=", text, re.MULTILINE)
+    functions = re.findall(r"^def (\w+)\(", text, re.MULTILINE)
+    return set(assigned) | set(functions)
+
+
+def test_every_rules_file_lies_in_a_folder_of_the_registry() -> None:
+    """workflow/rules/ holds common.smk and one folder per stage or measure, in the order the
+    Snakefile includes them; nothing else."""
+    top = {p.name for p in RULES.iterdir()}
+    assert top == {"common.smk", *rule_folders()}, sorted(top)
     snakefile = (REPO / "Snakefile").read_text()
-    assert f'include: "workflow/rules/{measure}.smk"' in snakefile
-    assert not rule_blocks((RULES / measure / "common.smk").read_text())  # lookups only
+    assert "for rules_file in rule_files():" in snakefile
+    assert "include: rules_file" in snakefile
 
 
-@pytest.mark.parametrize("measure", HOMES)
-def test_every_rule_of_a_measure_writes_into_its_folder_and_report_category(measure) -> None:
-    """Outputs are built from the measure's own layout (no literal result path), and every
-    figure or table put in the report goes to the measure's category."""
-    own = f"{measure.upper()}_OUT"
-    rules = measure_rules(measure)
-    assert rules, measure
+@pytest.mark.parametrize("folder", rule_folders())
+def test_every_folder_has_its_lookups_apart_from_its_stages(folder: str) -> None:
+    """common.smk holds lookups only; every other file holds rules only (no function, no
+    assignment: Snakemake's linter wants them apart), at least one."""
+    lookups = RULES / folder / "common.smk"
+    if lookups.is_file():
+        assert not rule_blocks(lookups.read_text()), f"{lookups} defines rules"
+    files = stage_files(folder)
+    assert files, f"{folder} has no rules file"
+    for path in files:
+        text = path.read_text()
+        assert rule_blocks(text), f"{path} has no rule"
+        assert not defined_names(text), f"{path} defines lookups: {defined_names(text)}"
+
+
+@pytest.mark.parametrize("measure", MEASURES, ids=HOMES)
+def test_every_measure_has_a_planning_module_of_the_registrys_shape(measure) -> None:
+    module = measure.module
+    assert module is getattr(plan, measure.name)
+    assert all(callable(getattr(module, f)) for f in PLAN_FUNCTIONS)
+    assert module.OUT.name == measure.name
+    assert (REPO / measure.doc).is_file()
+    assert (REPO / "src" / "storyflow" / "measures" / measure.name / "__init__.py").is_file()
+
+
+@pytest.mark.parametrize("folder", [*HOMES, "comparison"])
+def test_every_rule_of_a_measure_writes_into_its_folder_and_report_category(folder) -> None:
+    """Outputs are the measure's own named files (``plan.<measure>.NAME``; no literal path),
+    and every figure or table put in the report goes to the measure's category."""
+    category = plan.registry.measure(folder).category if folder in HOMES else COMPARISON_CATEGORY
+    rules = folder_rules(folder)
+    assert rules, folder
     for name, body in rules.items():
         output = section(body, "output")
         assert output, f"rule {name} has no output"
         assert "results/" not in output, f"rule {name} writes a literal result path"
-        layouts = set(re.findall(r"\b([A-Z_]+_OUT)\b", output))
-        assert layouts == {own}, f"rule {name} of {measure} writes with {layouts}"
+        modules = set(re.findall(r"\bplan\.(\w+)\.[A-Z]", output))
+        assert modules == {folder}, f"rule {name} of {folder} writes with {modules}"
         categories = set(re.findall(r'(?<!sub)category="([^"]+)"', output))
-        assert categories <= {CATEGORIES[measure]}, f"rule {name}: {categories}"
+        assert categories <= {category}, f"rule {name}: {categories}"
+        log = section(body, "log")
+        assert f"plan.{folder}.OUT." in log and f'log("{name}"' in log, f"rule {name}: {log}"
+
+
+def test_every_file_name_is_written_in_a_planning_module() -> None:
+    """No rules file spells out a result, log or weights path: they come from the plan."""
+    for path in RULES.rglob("*.smk"):
+        text = path.read_text()
+        for literal in ('"results/', '"logs/', '"resources/', '.parquet"', '.csv"', '.gguf"'):
+            assert literal not in text, f"{path.relative_to(REPO)} writes {literal}"
+
+
+def test_no_measure_reads_another_measures_lookups() -> None:
+    """A measure's rules folder uses its own lookups, the shared ones (workflow/rules/common.smk,
+    the corpora's and the models') and the planning modules, never another measure's."""
+    own = {m: defined_names((RULES / m / "common.smk").read_text()) for m in HOMES}
+    for measure in HOMES:
+        text = "\n".join(p.read_text() for p in (RULES / measure).glob("*.smk"))
+        for other, names in own.items():
+            if other == measure:
+                continue
+            used = {n for n in names if re.search(rf"\b{n}\b", text)}
+            assert not used, f"workflow/rules/{measure}/ reads {other}'s {sorted(used)}"
 
 
 def test_final_outputs_follow_the_layout(default_config) -> None:
     """rule all's targets of the default config: each under a corpus's measure folder (or the
     measure's shared folder, or one of the two run-wide tables), CSVs in tables/, figures in
     figures/."""
-    homes = {*HOMES, "corpus"}
+    homes = {*HOMES, "comparison", "corpus"}
     for path in plan.final_outputs(default_config):
         parts = Path(path).parts
         assert parts[0] == "results", path
@@ -103,7 +151,7 @@ def test_a_run_writes_every_file_into_the_layout(measures_run: Path) -> None:
     """Every file of a run of every measure lies in its measure's folder: CSVs in tables/,
     figures in figures/, nothing loose in a corpus folder."""
     results = measures_run / "results"
-    homes = {*HOMES, "corpus"}
+    homes = {*HOMES, "comparison", "corpus"}
     files = [p.relative_to(results) for p in results.rglob("*") if p.is_file()]
     assert len(files) > 50
     for path in files:

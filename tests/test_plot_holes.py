@@ -989,13 +989,13 @@ def test_the_rule_hands_max_words_and_the_edited_story_types_to_the_model_maker(
     from types import SimpleNamespace
 
     from conftest import run_script
-    from test_layout import measure_rules, section
+    from test_layout import folder_rules, section
 
     import storyflow.lm.connect as connect
 
-    params = section(measure_rules("plot_holes")["make_model_plot_holes"], "params")
-    assert 'max_words=PH["max_words"]' in params
-    assert "story_types=ph_edited_story_types" in params
+    params = section(folder_rules("plot_holes")["make_model_plot_holes"], "params")
+    assert 'max_words=PLOT_HOLES_SETTINGS["max_words"]' in params
+    assert "story_types=plot_holes_edited_story_types" in params
 
     model = FakeModel(lambda prompt, names: [0, 1, 0, 0], blue_car_maker("Answer: Yes"))
     monkeypatch.setattr(connect, "open_model", lambda *args, **kwargs: model)

@@ -21,6 +21,7 @@ from conftest import MEASURES_CONFIG
 
 from storyflow import plan
 from storyflow.plan import layout
+from storyflow.plan.layout import fill
 
 if TYPE_CHECKING:
     from conftest import Snakemake
@@ -35,12 +36,12 @@ GLOBAL_DESCRIPTION = "workflow.rst"
 REPORT_ITEM = re.compile(
     r"report\(\s*(?P<path>[^\n]+?),\s*caption=\"(?:\.\./)+report/(?P<caption>[^\"]+\.rst)\""
 )
-#: The names the rules build paths with (workflow/rules/*/common.smk, common.smk).
+#: The names the rules build paths with (the planning modules; workflow/rules/common.smk).
 LAYOUTS = {
-    "CORPUS_OUT": layout.CORPUS,
+    "plan": plan,
+    "fill": fill,
     "VALIDITY_TABLE": layout.VALIDITY,
     "LM_COST_TABLE": layout.LM_COST,
-    **{f"{m.upper()}_OUT": getattr(plan, m).OUT for m in (*plan.MEASURES, "comparison")},
 }
 
 
@@ -49,7 +50,7 @@ def report_items() -> dict[str, str]:
     items = {}
     for rules in RULE_FILES:
         for path, caption in REPORT_ITEM.findall(rules.read_text()):
-            pattern = eval(path, {"__builtins__": {}}, LAYOUTS)  # a layout call of the rules
+            pattern = eval(path, {"__builtins__": {}}, LAYOUTS)  # a planned name of the rules
             items[re.sub(r"\{+\w+\}+", "*", pattern)] = caption
     return items
 

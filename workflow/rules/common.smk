@@ -1,7 +1,8 @@
-# What every rules file shares: the config (merged, validated), the models and corpora, the
-# model lookups and the final target list. Each measure's own lookups live in
-# workflow/rules/<measure>/common.smk; its decisions, result paths included, in its planning
-# module (storyflow.plan.<measure>; docs/adding_a_measure.md).
+# What every rules file shares: the config (merged, validated), the models and corpora, the rules
+# files to include and the final target list. Each folder of workflow/rules/ is one stage or
+# measure (storyflow.plan.registry): its common.smk holds its lookups, its other files its rules
+# by stage; its decisions and file names are in its planning module (storyflow.plan.<name>;
+# docs/adding_a_measure.md).
 import re
 import sys
 from pathlib import Path
@@ -13,9 +14,9 @@ from storyflow import config_files, plan, validity
 from storyflow.corpora.selection import SAMPLED
 from storyflow.errors import StoryflowError
 from storyflow.lm.registry import model_specs
-from storyflow.plan.layout import CORPUS as CORPUS_OUT
 from storyflow.plan.layout import LM_COST as LM_COST_TABLE
 from storyflow.plan.layout import VALIDITY as VALIDITY_TABLE
+from storyflow.plan.layout import fill
 
 min_version("9.0")
 
@@ -38,7 +39,7 @@ def config_sources():
     return [mapping for _, mapping in named_config_sources()]
 
 
-def checked(decide, *args):
+def exit_on_config_error(decide, *args):
     """``decide(*args)`` at parse time; a config mistake ends the run with its message alone."""
     try:
         return decide(*args)
@@ -47,7 +48,7 @@ def checked(decide, *args):
         sys.exit(1)
 
 
-checked(plan.merge.resolve_alternatives, config, config_sources())
+exit_on_config_error(plan.merge.resolve_alternatives, config, config_sources())
 for _key in plan.merge.resolve_model_references(config, config_sources()):
     logger.info(
         f"storyflow: {_key} named models of an earlier config file: the role decides"
@@ -64,16 +65,29 @@ if _schema_problem is not None:
     sys.exit(1)
 
 
-MODEL_SPECS = checked(
+MODEL_SPECS = exit_on_config_error(
     model_specs, config["models"]
 )  # typed specs, defaults applied once
 MODELS = list(MODEL_SPECS)
 USER_CORPORA = list(config["corpora"])  # the user's CSV corpora (config `corpora:`)
 SAMPLED_CORPORA = list(SAMPLED)  # HANNA, ROCStories (config `stories:`)
 CORPORA = plan.sequentiality.corpora(config)  # the corpora every analysis starts from
+# The statistics settings every measure shares (storyflow.plan.statistics): a rule's params take
+# the ones its job depends on.
+STATISTICS = plan.statistics.settings(config)
 # The last run's validity table in words, for the report's first page (workflow.rst); empty
 # before the first run. Not a setting: it changes no job.
 config["_validity_summary"] = validity.summary_of(VALIDITY_TABLE)
+# The measures for the report's first page, from the registry (not a setting either).
+config["_measures"] = [
+    {
+        "title": m.category,
+        "doc": m.doc,
+        "summary": m.summary,
+        "enabled": m.enabled(config),
+    }
+    for m in plan.registry.MEASURES
+]
 
 
 def one_of(names):
@@ -93,28 +107,22 @@ wildcard_constraints:
     shard=r"\d{3}",
 
 
-# --- models: the lookups every language-model rule uses
-
-
-def model_source(wildcards):
-    return dict(MODEL_SPECS[wildcards.model].source)
-
-
-def model_settings(wildcards):
-    """The model's settings that change what it answers or scores
-    (storyflow.lm.registry.ModelSpec.scoring_settings): a rule's ``params.model``."""
-    return MODEL_SPECS[wildcards.model].scoring_settings()
-
-
-def weights_of(name):
-    """Input: model ``name``'s GGUF (``gguf``) when it has local weights; nothing when served."""
-    return {} if MODEL_SPECS[name].served else {"gguf": f"resources/models/{name}.gguf"}
-
-
-def model_weights(wildcards):
-    return weights_of(wildcards.model)
+def rule_files():
+    """The rules files the Snakefile includes: for each folder of workflow/rules/ in the
+    registry's order (storyflow.plan.registry.rule_folders), its lookups (common.smk) first,
+    then its stages' rules files."""
+    rules = Path(workflow.basedir) / "workflow" / "rules"
+    files = []
+    for folder in plan.registry.rule_folders():
+        lookups = rules / folder / "common.smk"
+        files += [lookups] if lookups.is_file() else []
+    for folder in plan.registry.rule_folders():
+        files += sorted(
+            f for f in (rules / folder).glob("*.smk") if f.name != "common.smk"
+        )
+    return [str(f) for f in files]
 
 
 def final_outputs():
     """Every final table and figure the config asks for (rule all)."""
-    return checked(plan.final_outputs, config)
+    return exit_on_config_error(plan.final_outputs, config)

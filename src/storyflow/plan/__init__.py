@@ -1,10 +1,12 @@
 """What the workflow runs, decided from the validated config alone (no data read).
 
-One module per measure (``sequentiality``, ``narrative_sense``, ``tension``, ``fabula_entropy``,
-``plot_holes``, and ``comparison`` for the comparison of them) decides which corpora, models and
-settings that measure's jobs get, and owns the measure's result paths (its
-:class:`~storyflow.plan.layout.Layout`). Shared decisions: ``merge`` (how config files merge),
-``roles`` (models by role), ``contrasts``, ``validity`` and ``cost``.
+The measures are listed once, in :mod:`storyflow.plan.registry`; each has one planning module
+(``sequentiality``, ``narrative_sense``, ``tension``, ``fabula_entropy``, ``plot_holes``) that
+decides which corpora, models and settings its jobs get and names every file it writes (from
+its :class:`~storyflow.plan.layout.Layout`). Around them: ``corpus`` (the stories and sentences
+every measure reads), ``comparison`` (the measures side by side), ``validity``, ``cost`` and
+``replication`` (what reads every measure's results), and the shared decisions ``merge`` (how
+config files merge), ``roles`` (models by role), ``contrasts`` and ``statistics``.
 
 The workflow calls these at parse time, so a config mistake they can see stops the run before
 the first job, with one message naming the key. They are plain functions of the config mapping,
@@ -17,39 +19,32 @@ from typing import Any
 from storyflow.plan import (
     comparison,
     contrasts,
+    corpus,
     cost,
     fabula_entropy,
     layout,
     merge,
+    models,
     narrative_sense,
     plot_holes,
+    registry,
     replication,
     roles,
     sequentiality,
+    statistics,
     tension,
     validity,
 )
 
-#: The measures, in the order the report and the comparison list them.
-MEASURES = ("sequentiality", "narrative_sense", "tension", "fabula_entropy", "plot_holes")
-
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """Every final table and figure the config asks for (rule all): each corpus's sample
-    counts, each measure's outputs (its ``final_outputs``), the comparison's, the validity table
-    and the language-model cost estimate."""
-    outputs = [
-        layout.CORPUS.of(c, "tables", "sample_counts.csv") for c in sequentiality.corpora(config)
-    ]
-    for measure in (
-        sequentiality,
-        narrative_sense,
-        fabula_entropy,
-        comparison,
-        plot_holes,
-        tension,
-    ):
+    counts, each measure's outputs (in the registry's order), the comparison's, the validity
+    table, the replication tables and the language-model cost estimate."""
+    outputs = corpus.final_outputs(config)
+    for measure in registry.MEASURES:
         outputs += measure.final_outputs(config)
+    outputs += comparison.final_outputs(config)
     outputs.append(layout.VALIDITY)
     outputs += replication.final_outputs(config)
     if cost.settings(config):
@@ -58,19 +53,22 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
 
 
 __all__ = [
-    "MEASURES",
     "comparison",
     "contrasts",
+    "corpus",
     "cost",
     "fabula_entropy",
     "final_outputs",
     "layout",
     "merge",
+    "models",
     "narrative_sense",
     "plot_holes",
+    "registry",
     "replication",
     "roles",
     "sequentiality",
+    "statistics",
     "tension",
     "validity",
 ]

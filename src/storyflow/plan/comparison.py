@@ -8,35 +8,38 @@ from pathlib import Path
 from typing import Any
 
 import storyflow.plan.contrasts as contrasts
-import storyflow.plan.fabula_entropy as fabula_entropy
-import storyflow.plan.narrative_sense as narrative_sense
-import storyflow.plan.plot_holes as plot_holes
-import storyflow.plan.sequentiality as sequentiality
-import storyflow.plan.tension as tension
 from storyflow.errors import StoryflowError
-from storyflow.plan.layout import Layout
+from storyflow.plan.layout import Layout, fill
+from storyflow.plan.registry import MEASURES
 
 #: ``results/<corpus>/comparison/``
 OUT = Layout("comparison")
 
+# --- the files, each named once
+#: Every measure's story measures of the corpus in one table.
+STORIES = OUT("measures.parquet")
+#: Each measure's unit and coverage, and each (measure, model)'s validity verdict.
+MEASURE_UNITS = OUT.table("measure_units.csv")
+MEASURE_VERDICTS = OUT.table("measure_verdicts.csv")
+MEASURE_CORRELATIONS = OUT.table("measure_correlations.csv")
+MODEL_AGREEMENT = OUT.table("model_agreement.csv")
+MEASURE_SEPARATION = OUT.table("measure_separation.csv")
+CORRELATIONS_FIGURE = OUT.figure("measure_correlations")
+SEPARATION_FIGURE = OUT.figure("measure_separation")
 
-#: The measures whose story-measure tables the comparison reads, with the corpora each scores.
-SCORED_BY = (
-    (sequentiality.OUT, sequentiality.corpora),
-    (narrative_sense.OUT, narrative_sense.targets),
-    (tension.OUT, lambda config: tension.choices(config)["corpora"]),
-    (plot_holes.OUT, plot_holes.corpora),
-    (fabula_entropy.OUT, fabula_entropy.corpora),
-)
+#: Where every measure writes its story measures of a corpus
+#: (:data:`storyflow.tables.STORY_MEASURES`).
+STORY_MEASURES = "story_measures.parquet"
 
 
 def story_measure_files(config: Mapping[str, Any]) -> dict[str, list[str]]:
     """Per corpus, the story-measure tables (:data:`storyflow.tables.STORY_MEASURES`) that the
-    enabled measures write for it: ``results/<corpus>/<measure>/story_measures.parquet``."""
+    enabled measures write for it: ``results/<corpus>/<measure>/story_measures.parquet``, in
+    the registry's order of the measures."""
     runs: dict[str, list[str]] = {}
-    for layout, scored in SCORED_BY:
-        for corpus in scored(config):
-            runs.setdefault(corpus, []).append(layout.story_measures(corpus))
+    for measure in MEASURES:
+        for corpus in measure.corpora(config):
+            runs.setdefault(corpus, []).append(measure.out.of(corpus, STORY_MEASURES))
     return runs
 
 
@@ -73,14 +76,14 @@ def contrasts_of(config: Mapping[str, Any], corpus: str) -> list[Mapping[str, An
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The comparison's tables and figures (rule all); [] when it is off."""
     return [
-        OUT.of(c, *parts)
+        fill(path, corpus=c)
         for c in corpora(config)
-        for parts in (
-            ("measures.parquet",),
-            ("tables", "measure_correlations.csv"),
-            ("tables", "model_agreement.csv"),
-            ("tables", "measure_separation.csv"),
-            ("figures", "measure_correlations.png"),
-            ("figures", "measure_separation.png"),
+        for path in (
+            STORIES,
+            MEASURE_CORRELATIONS,
+            MODEL_AGREEMENT,
+            MEASURE_SEPARATION,
+            CORRELATIONS_FIGURE.png,
+            SEPARATION_FIGURE.png,
         )
     ]

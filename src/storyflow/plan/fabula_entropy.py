@@ -9,16 +9,42 @@ from typing import Any
 import storyflow.plan.roles as roles
 from storyflow.corpora import corpus_kind
 from storyflow.errors import StoryflowError
-from storyflow.plan.layout import Layout
+from storyflow.plan.layout import Layout, fill
+from storyflow.plan.statistics import settings as shared_statistics
 
 #: ``results/<corpus>/fabula_entropy/``
 OUT = Layout("fabula_entropy")
+
+# --- the files, each named once (wildcards: {corpus}, {model} the reader)
+#: The passage versions (original and corrupted), their questions, the corruptions made and the
+#: stories left out (:data:`storyflow.tables.FEI_VERSIONS` ...).
+VERSIONS = OUT("versions.parquet")
+QUESTIONS = OUT("questions.parquet")
+CORRUPTIONS = OUT("corruptions.parquet")
+EXCLUDED = OUT.table("excluded.csv")
+#: A reader's P(yes) of every question and what it cost.
+ANSWERS = OUT("answers/{model}.parquet")
+COST = OUT.table("cost/{model}.csv")
+#: The readers' checks, their table, the indices per story version, original vs corrupted, the
+#: means per version and the story measures.
+VALIDITY = OUT.table("validity.csv")
+READERS = OUT.table("readers.csv")
+STORY_INDICES = OUT("story_indices.parquet")
+COMPARISON = OUT.table("comparison.csv")
+DOSE_RESPONSE = OUT.table("dose_response.csv")
+STORY_MEASURES = OUT("story_measures.parquet")
+DISTRIBUTIONS_FIGURE = OUT.figure("distributions")
+DOSE_RESPONSE_FIGURE = OUT.figure("dose_response")
+
+
+def enabled(config: Mapping[str, Any]) -> bool:
+    return bool(config["fabula_entropy"]["enabled"])
 
 
 def corpora(config: Mapping[str, Any]) -> list[str]:
     """The corpora the fabula-entropy stage reads (``fabula_entropy.corpora``), each known; the
     book passages need ``books.enabled``; [] when the stage is off."""
-    if not config["fabula_entropy"]["enabled"]:
+    if not enabled(config):
         return []
     names = [entry["name"] for entry in config["fabula_entropy"]["corpora"]]
     repeated = sorted({n for n in names if names.count(n) > 1})
@@ -59,7 +85,7 @@ def items(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
 def readers(config: Mapping[str, Any]) -> list[str]:
     """The reader models (``fabula_entropy.readers``; null = the role fabula_entropy.reader);
     [] when the stage is off."""
-    if not config["fabula_entropy"]["enabled"]:
+    if not enabled(config):
         return []
     readers = roles.role_models(
         config, "fabula_entropy.readers", config["fabula_entropy"]["readers"],
@@ -77,6 +103,12 @@ def reading(config: Mapping[str, Any]) -> dict[str, Any]:
     """The settings that change every reader's answers (rule answer_fabula_questions)."""
     block = config["fabula_entropy"]
     return {k: block[k] for k in ("variants", "labels", "calibration", "min_mass", "n_ctx")}
+
+
+def human_answers(config: Mapping[str, Any], corpus: str) -> list[str]:
+    """The corpus's human-answer CSV (``fabula_entropy.human_answers``), if one is configured."""
+    path = config["fabula_entropy"]["human_answers"].get(corpus)
+    return [path] if path else []
 
 
 def population(config: Mapping[str, Any]) -> int:
@@ -104,16 +136,44 @@ def index(config: Mapping[str, Any]) -> dict[str, Any]:
     return settings
 
 
+def statistics(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What the stage's intervals and tests depend on (:mod:`storyflow.plan.statistics`)."""
+    return shared_statistics(config, "confidence", "bootstrap", "seed", "min_group_size")
+
+
+def validity_tables(config: Mapping[str, Any]) -> list[str]:
+    """The readers' checks, one table per corpus read."""
+    return [fill(VALIDITY, corpus=c) for c in corpora(config)]
+
+
+def cost_settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per corpus, what its answers will cost depends on: the items (only ROCStories has a
+    wrong ending to swap in), the readers and the prompt variants (:mod:`storyflow.estimate`)."""
+    if not enabled(config):
+        return {}
+    chosen = readers(config)
+    settings = {}
+    for corpus in corpora(config):
+        made = items(config, corpus)
+        made["wrong_ending"] = made["wrong_ending"] and corpus == "rocstories"
+        settings[corpus] = {
+            "items": made,
+            "readers": chosen,
+            "variants": len(config["fabula_entropy"]["variants"]),
+        }
+    return settings
+
+
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The stage's final tables and figures (rule all); [] when it is off."""
     return [
-        OUT.of(c, *parts)
+        fill(path, corpus=c)
         for c in corpora(config)
-        for parts in (
-            ("tables", "validity.csv"),
-            ("tables", "comparison.csv"),
-            ("story_measures.parquet",),
-            ("figures", "distributions.png"),
-            ("figures", "dose_response.png"),
+        for path in (
+            VALIDITY,
+            COMPARISON,
+            STORY_MEASURES,
+            DISTRIBUTIONS_FIGURE.png,
+            DOSE_RESPONSE_FIGURE.png,
         )
     ]

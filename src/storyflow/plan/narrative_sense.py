@@ -7,22 +7,45 @@ from collections.abc import Mapping
 from typing import Any
 
 from storyflow.corpora import corpus_kind
-from storyflow.plan.layout import Layout
+from storyflow.plan.layout import Layout, fill
 
 #: ``results/<corpus>/narrative_sense/``; the shared lemma and PMI tables in
 #: ``results/narrative_sense/``
 OUT = Layout("narrative_sense")
 
+# --- the files, each named once (wildcards: {corpus}, {source})
+#: A source corpus's stories as content lemmas (:data:`storyflow.tables.LEMMAS`).
+LEMMAS = OUT.shared("lemmas/{source}.parquet")
+#: The PMI table of lemma pairs over the reference corpora, and its vocabulary.
+PMI = OUT.shared("pmi.parquet")
+VOCABULARY = OUT.shared("vocabulary.parquet")
+#: Each target story's pair scores and threshold test.
+STORY_SCORES = OUT("story_scores.parquet")
+#: Per group: stories above the threshold and the pair-score medians.
+GROUPS = OUT.table("narrative_sense.csv")
+#: Stories left out by the short-set filter.
+EXCLUDED_STORIES = OUT.table("excluded_stories.csv")
+PAIR_SCORES_FIGURE = OUT.figure("pair_scores")
+STORY_MEASURES = OUT("story_measures.parquet")
 
-def targets(config: Mapping[str, Any]) -> list[str]:
-    """The corpora whose stories get a narrative-sense score ([] when the stage is off)."""
+
+def enabled(config: Mapping[str, Any]) -> bool:
+    return bool(config["narrative_sense"]["enabled"])
+
+
+def corpora(config: Mapping[str, Any]) -> list[str]:
+    """The corpora whose stories get a narrative-sense score (``narrative_sense.targets``; []
+    when the stage is off)."""
     ns = config["narrative_sense"]
     return list(ns["targets"]) if ns["enabled"] else []
 
 
 def sources(config: Mapping[str, Any]) -> list[str]:
-    """Every corpus the narrative-sense stage reads (reference and targets), each one known."""
+    """Every corpus the narrative-sense stage reads (reference and targets), each one known;
+    [] when the stage is off."""
     ns = config["narrative_sense"]
+    if not ns["enabled"]:
+        return []
     sources = sorted(set(ns["reference"]) | set(ns["targets"]))
     for source in sources:
         corpus_kind(config, source)
@@ -64,10 +87,46 @@ def lemma_settings(config: Mapping[str, Any], source: str) -> dict[str, Any]:
     return settings
 
 
+def settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What the narrative-sense jobs depend on, each under the name its rules' params use (the
+    lemma tables' settings per source: :func:`lemma_settings`)."""
+    ns = config["narrative_sense"]
+    keys = (
+        "min_stories", "reference_max_tokens", "max_tokens", "min_tokens", "top_pairs",
+        "random_story", "alpha", "seed", "folds",
+    )  # fmt: skip
+    return {k: ns[k] for k in keys}
+
+
+def reference_lemmas(config: Mapping[str, Any]) -> list[str]:
+    """The lemma tables of the reference corpora (the PMI table's input)."""
+    return [fill(LEMMAS, source=name) for name in config["narrative_sense"]["reference"]]
+
+
+def score_inputs(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
+    """What a target corpus is scored from: its lemmas, and the PMI table and its vocabulary,
+    or (cross-fitted, :func:`cross_fitted`) the other reference corpora's lemmas."""
+    lemmas = fill(LEMMAS, source=corpus)
+    if not cross_fitted(config, corpus):
+        return {"lemmas": lemmas, "pairs": PMI, "vocabulary": VOCABULARY}
+    others = [s for s in config["narrative_sense"]["reference"] if s != corpus]
+    return {"lemmas": lemmas, "reference": [fill(LEMMAS, source=s) for s in others]}
+
+
+def validity_tables(config: Mapping[str, Any]) -> list[str]:
+    """None: no model is behind a narrative-sense score."""
+    del config
+    return []
+
+
+def cost_settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Nothing for the language-model cost estimate: no model is asked."""
+    del config
+    return {}
+
+
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The stage's final tables and figures (rule all); [] when it is off."""
     return [
-        OUT.of(t, *parts)
-        for t in targets(config)
-        for parts in (("tables", "narrative_sense.csv"), ("figures", "pair_scores.png"))
+        fill(path, corpus=c) for c in corpora(config) for path in (GROUPS, PAIR_SCORES_FIGURE.png)
     ]

@@ -10,11 +10,37 @@ from typing import Any
 import storyflow.plan.roles as roles
 from storyflow.corpora import corpus_kind
 from storyflow.errors import StoryflowError
-from storyflow.plan.layout import Layout
+from storyflow.plan.layout import Layout, fill
+from storyflow.plan.statistics import settings as shared_statistics
 
 #: ``results/<corpus>/plot_holes/``; the validation pool and the detectors' verdicts in
 #: ``results/plot_holes/``
 OUT = Layout("plot_holes")
+
+# --- the files, each named once (wildcards: {corpus}, {maker}, {model})
+#: A maker's story pairs (original and flawed) and the stories it skipped.
+MADE = OUT("made/{maker}.parquet")
+SKIPPED = OUT.table("skipped/{maker}.csv")
+#: The controlled maker's coverage per story type.
+COVERAGE = OUT.table("coverage.csv")
+#: The model maker's attempts and the review sheet its stories wait in.
+MAKER_ATTEMPTS = OUT("maker_attempts.parquet")
+REVIEW_SHEET = OUT.table("review_sheet.csv")
+#: A detector's answers, the NLI baseline's and the surprisal baseline's.
+ANSWERS = OUT("answers/{model}.parquet")
+NLI = OUT("nli/{model}.parquet")
+SURPRISAL = OUT("surprisal/{model}.parquet")
+#: CEEval-Full per detector, the surprisal contrasts, every answer scored, the story measures and
+#: the versions left out.
+SCORES = OUT.table("scores.csv")
+SURPRISAL_CONTRASTS = OUT.table("surprisal_contrasts.csv")
+SCORED_ANSWERS = OUT("answers.parquet")
+STORY_MEASURES = OUT("story_measures.parquet")
+LEFT_OUT = OUT.table("left_out.csv")
+#: HANNA's human-vs-LLM detection rates.
+DETECTION_RATES = OUT.table("detection_rates.csv")
+CEEVAL_FIGURE = OUT.figure("ceeval")
+CEEVAL_BY_LENGTH_FIGURE = OUT.figure("ceeval_by_length")
 
 #: Corpora the plot-hole stage can read: their stories and sentences tables.
 READABLE_CORPORA = ("hippocorpus", "hanna", "books", "rocstories")
@@ -23,7 +49,7 @@ READABLE_CORPORA = ("hippocorpus", "hanna", "books", "rocstories")
 def corpora(config: Mapping[str, Any]) -> list[str]:
     """``plot_holes.corpora``, each one whose stories table the workflow makes ([] when the
     stage is off)."""
-    if not config["plot_holes"]["enabled"]:
+    if not enabled(config):
         return []
     known = [*READABLE_CORPORA, *config["corpora"]]
     chosen = list(config["plot_holes"]["corpora"])
@@ -64,7 +90,7 @@ def edited_story_types(config: Mapping[str, Any], corpus: str) -> list[str] | No
 
 def detectors(config: Mapping[str, Any]) -> list[str]:
     """The detector models (``plot_holes.detectors``; null = the role plot_holes.detector)."""
-    if not config["plot_holes"]["enabled"]:
+    if not enabled(config):
         return []
     names = config["plot_holes"]["detectors"]
     return roles.role_models(config, "plot_holes.detectors", names, "plot_holes.detector")
@@ -73,7 +99,7 @@ def detectors(config: Mapping[str, Any]) -> list[str]:
 def surprisal_models(config: Mapping[str, Any]) -> list[str]:
     """The surprisal baseline's models (``plot_holes.surprisal_models``; null = the role
     plot_holes.surprisal), local weights only."""
-    if not config["plot_holes"]["enabled"]:
+    if not enabled(config):
         return []
     names = config["plot_holes"]["surprisal_models"]
     return roles.role_models(config, "plot_holes.surprisal_models", names, "plot_holes.surprisal")
@@ -82,7 +108,7 @@ def surprisal_models(config: Mapping[str, Any]) -> list[str]:
 def maker_model(config: Mapping[str, Any]) -> str | None:
     """The paper's maker (``plot_holes.model_maker.model``; null = the model with the role
     plot_holes.maker), or None: the controlled maker only."""
-    if not config["plot_holes"]["enabled"]:
+    if not enabled(config):
         return None
     name = config["plot_holes"]["model_maker"]["model"]
     chosen = roles.role_models(
@@ -99,19 +125,22 @@ def maker_model(config: Mapping[str, Any]) -> str | None:
 def makers(config: Mapping[str, Any]) -> list[str]:
     """``controlled``, plus ``model`` when a model makes plot holes (:func:`maker_model`); []
     when the stage is off."""
-    if not config["plot_holes"]["enabled"]:
+    if not enabled(config):
         return []
     return ["controlled"] if maker_model(config) is None else ["controlled", "model"]
 
 
+#: The published benchmark's results folder: ``results/flawedfictions/plot_holes/``.
 BENCHMARK = "flawedfictions"
+#: The benchmark's stories, read like a maker's pairs.
+BENCHMARK_MADE = fill(MADE, corpus=BENCHMARK, maker=BENCHMARK)
 
 
 def benchmark(config: Mapping[str, Any]) -> str | None:
     """``plot_holes.benchmark``: the FlawedFictions file the detectors are run on (None: none);
     its results go to ``results/flawedfictions/plot_holes/``, so no corpus may bear that name."""
     path = config["plot_holes"]["benchmark"]
-    if path is None or not config["plot_holes"]["enabled"]:
+    if path is None or not enabled(config):
         return None
     if not Path(path).is_file():
         raise StoryflowError(
@@ -152,7 +181,7 @@ DETECTION_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
 def nli_models(config: Mapping[str, Any]) -> list[str]:
     """The NLI baseline's models (``plot_holes.nli.models``; null = the role plot_holes.nli;
     [] = no NLI baseline)."""
-    if not config["plot_holes"]["enabled"]:
+    if not enabled(config):
         return []
     names = config["plot_holes"]["nli"]["models"]
     return roles.role_models(config, "plot_holes.nli.models", names, "plot_holes.nli")
@@ -171,29 +200,117 @@ def pool_pairs(config: Mapping[str, Any]) -> int:
 
 #: The detectors' verdicts over every source (:data:`storyflow.tables.VALIDITY`).
 VALIDITY = OUT.shared_table("validity.csv")
-#: The detectors' validation pool: controlled pairs from ROCStories (docs/plot_holes.md).
-VALIDATION = OUT.shared("validation")
+#: The detectors' validation pool: controlled pairs of HIPPOCORPUS stories outside the sample
+#: (docs/plot_holes.md), its coverage and skipped stories, and every detector's and baseline's
+#: answers on it.
+VALIDATION = Layout(f"{OUT.name}/validation")
+VALIDATION_MADE = VALIDATION.shared("made.parquet")
+VALIDATION_COVERAGE = VALIDATION.shared_table("coverage.csv")
+VALIDATION_SKIPPED = VALIDATION.shared_table("skipped.csv")
+VALIDATION_ANSWERS = VALIDATION.shared("answers/{model}.parquet")
+VALIDATION_NLI = VALIDATION.shared("nli/{model}.parquet")
+VALIDATION_SURPRISAL = VALIDATION.shared("surprisal/{model}.parquet")
+
+
+def enabled(config: Mapping[str, Any]) -> bool:
+    return bool(config["plot_holes"]["enabled"])
+
+
+def settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What the plot-hole jobs depend on, each under the name its rules' params use: the
+    makers' seed, story limits and edited story types are per corpus (:func:`edited_story_types`);
+    here the validation pool's settings, the NLI baseline's, the scoring's and the checks'."""
+    block = config["plot_holes"]
+    validation = block["validation"]
+    detector = config["validity"]["detector"]
+    return {
+        "seed": block["seed"],
+        "min_sentences": block["min_sentences"],
+        "max_words": block["max_words"],
+        "validation": {
+            "pairs": pool_pairs(config),
+            "max_words": validation["max_words"],
+            "seed": validation["seed"],
+            "classes": validation["classes"],
+        },
+        "nli": {"nli": block["nli"], "min_sentences": block["min_sentences"]},
+        "surprisal_n_ctx": block["detection"]["n_ctx"],
+        "surprisal_z": block["detection"]["surprisal_z"],
+        "min_annotators": block["model_maker"]["min_annotators"],
+        "maker": {k: v for k, v in block["model_maker"].items() if k not in ("model", "verdicts")},
+        "verdicts": [block["model_maker"]["verdicts"]] if block["model_maker"]["verdicts"] else [],
+        "scoring": {
+            "seed": block["seed"],
+            **shared_statistics(config, "confidence"),
+            "surprisal_z": block["detection"]["surprisal_z"],
+            "unparseable": block["detection"]["unparseable"],
+        },
+        "benchmark_scoring": {
+            "seed": block["seed"],
+            **shared_statistics(config, "confidence"),
+            "unparseable": block["detection"]["unparseable"],
+        },
+        "checks": {
+            "min_auroc": detector["min_auroc"],
+            "min_ceeval_gain": detector["min_ceeval_gain"],
+            "min_pairs": detector["min_pairs"],
+            **shared_statistics(config, "confidence", "bootstrap", "seed"),
+            "classes": validation["classes"],
+        },
+        "human_group": block["human_group"],
+    }
 
 
 def check_sources(config: Mapping[str, Any]) -> list[tuple[str, str, dict[tuple[str, str], str]]]:
     """(source, made-story file, {(role, model): file}) of the detectors' validity check: the
     validation pool (when it has pairs) and every plot-hole corpus's controlled pairs."""
-    folders = [("validation", VALIDATION)] if pool_pairs(config) else []
-    folders += [(c, OUT.of(c)) for c in corpora(config)]
+    sources = []
+    if pool_pairs(config):
+        validation = (VALIDATION_ANSWERS, VALIDATION_NLI, VALIDATION_SURPRISAL)
+        sources.append(("validation", VALIDATION_MADE, *validation))
+    sources += [
+        (
+            c,
+            fill(MADE, corpus=c, maker="controlled"),
+            fill(ANSWERS, corpus=c),
+            fill(NLI, corpus=c),
+            fill(SURPRISAL, corpus=c),
+        )
+        for c in corpora(config)
+    ]
     out = []
-    for source, folder in folders:
-        made = (
-            f"{folder}/made.parquet"
-            if source == "validation"
-            else f"{folder}/made/controlled.parquet"
-        )
-        files = {("detector", m): f"{folder}/answers/{m}.parquet" for m in detectors(config)}
-        files.update({("nli", m): f"{folder}/nli/{m}.parquet" for m in nli_models(config)})
-        files.update(
-            {("surprisal", m): f"{folder}/surprisal/{m}.parquet" for m in surprisal_models(config)}
-        )
+    for source, made, answers, nli, surprisal in sources:
+        files = {("detector", m): fill(answers, model=m) for m in detectors(config)}
+        files.update({("nli", m): fill(nli, model=m) for m in nli_models(config)})
+        files.update({("surprisal", m): fill(surprisal, model=m) for m in surprisal_models(config)})
         out.append((source, made, files))
     return out
+
+
+def validity_tables(config: Mapping[str, Any]) -> list[str]:
+    """The detectors' verdicts, one table for every source (none when the stage is off)."""
+    return [VALIDITY] if corpora(config) else []
+
+
+def cost_settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per corpus, what its detection, NLI pairs and model-made stories will cost depends on:
+    the detectors, NLI models and maker, and the stage's settings (:mod:`storyflow.estimate`)."""
+    if not enabled(config):
+        return {}
+    block = config["plot_holes"]
+    models = {
+        "detectors": detectors(config),
+        "nli": nli_models(config),
+        "maker": maker_model(config),
+    }
+    settings = {
+        "min_sentences": block["min_sentences"],
+        "max_words": block["max_words"],
+        "detection": block["detection"],
+        "nli": {"pairs": block["nli"]["pairs"]},
+        "model_maker": {k: v for k, v in block["model_maker"].items() if k != "prompts"},
+    }
+    return {corpus: {"block": settings, "models": models} for corpus in corpora(config)}
 
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
@@ -202,21 +319,15 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
     if not chosen:
         return []
     outputs = [
-        OUT.of(c, *parts)
+        fill(path, corpus=c)
         for c in chosen
-        for parts in (
-            ("tables", "scores.csv"),
-            ("tables", "coverage.csv"),
-            ("tables", "left_out.csv"),
-            ("story_measures.parquet",),
-            ("figures", "ceeval.png"),
-        )
+        for path in (SCORES, COVERAGE, LEFT_OUT, STORY_MEASURES, CEEVAL_FIGURE.png)
     ]
     outputs.append(VALIDITY)
     if "model" in makers(config):
-        outputs += [OUT.of(c, "tables", "review_sheet.csv") for c in chosen]
+        outputs += [fill(REVIEW_SHEET, corpus=c) for c in chosen]
     if "hanna" in chosen:
-        outputs.append(OUT.of("hanna", "tables", "detection_rates.csv"))
+        outputs.append(fill(DETECTION_RATES, corpus="hanna"))
     if benchmark(config):
-        outputs.append(OUT.of(BENCHMARK, "tables", "scores.csv"))
+        outputs.append(fill(SCORES, corpus=BENCHMARK))
     return outputs

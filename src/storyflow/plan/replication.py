@@ -11,21 +11,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import storyflow.plan.corpus as corpus_plan
 import storyflow.plan.fabula_entropy as fabula_entropy
-import storyflow.plan.layout as layout
 import storyflow.plan.narrative_sense as narrative_sense
 import storyflow.plan.plot_holes as plot_holes
 import storyflow.plan.sequentiality as sequentiality
 import storyflow.plan.tension as tension
-from storyflow.plan.layout import Layout
+from storyflow.plan.layout import Layout, fill
+from storyflow.plan.registry import measure
+from storyflow.plan.statistics import replication as replication_statistics
 from storyflow.replication.published import path_of
 
 #: ``results/replication/<paper>.csv`` and ``results/replication/figures/<paper>.png``
 OUT = Layout("replication")
 
-#: Each paper with a published-results file and the measure switch it needs (None: always on).
+# --- the files, each named once (wildcard: {paper})
+TABLE = OUT.shared("{paper}.csv")
+FIGURE = OUT.shared_figure("{paper}")
+
+#: Each paper with a published-results file and the measure it defines.
 PAPER_MEASURES = {
-    "fiction_flows": None,
+    "fiction_flows": "sequentiality",
     "narrative_sense_pmi": "narrative_sense",
     "hundred_endings_tension": "tension",
     "fabula_entropy_indexing": "fabula_entropy",
@@ -34,24 +40,16 @@ PAPER_MEASURES = {
 
 
 def papers(config: Mapping[str, Any]) -> list[str]:
-    """The papers compared in this run ([] when ``replication.enabled`` is off)."""
+    """The papers compared in this run: those whose measure runs ([] when
+    ``replication.enabled`` is off)."""
     if not config["replication"]["enabled"]:
         return []
-    return [
-        paper
-        for paper, measure in PAPER_MEASURES.items()
-        if measure is None or config[measure]["enabled"]
-    ]
+    return [paper for paper, name in PAPER_MEASURES.items() if measure(name).enabled(config)]
 
 
 def table(paper: str) -> str:
     """The replication table of ``paper`` (:data:`storyflow.tables.REPLICATION`)."""
-    return OUT.shared(f"{paper}.csv")
-
-
-def figure(paper: str, extension: str = "png") -> str:
-    """The replication figure of ``paper``."""
-    return OUT.shared("figures", f"{paper}.{extension}")
+    return fill(TABLE, paper=paper)
 
 
 def _fiction_flows_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -60,47 +58,41 @@ def _fiction_flows_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
     for corpus in ("hippocorpus", "books"):
         if corpus not in sequentiality.corpora(config):
             continue
-        inputs[corpus] = [
-            sequentiality.OUT.of(corpus, "scores", m, "stories.parquet") for m in models
-        ]
-        inputs[f"{corpus}_labels"] = [layout.CORPUS.of(corpus, "stories.parquet")]
+        inputs[corpus] = [fill(sequentiality.STORY_SCORES, corpus=corpus, model=m) for m in models]
+        inputs[f"{corpus}_labels"] = [fill(corpus_plan.STORIES, corpus=corpus)]
     if sequentiality.regressions(config)[0]:
-        inputs["regression"] = [
-            sequentiality.OUT.of("hippocorpus", "tables", "regression_coefficients.csv")
-        ]
+        inputs["regression"] = [fill(sequentiality.REGRESSION_COEFFICIENTS, corpus="hippocorpus")]
     return inputs
 
 
 def _tension_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
-    if "hanna" not in tension.choices(config)["corpora"]:
+    if "hanna" not in tension.corpora(config):
         return {}
-    return {"hanna_effects": [tension.OUT.of("hanna", "tables", "effects.csv")]}
+    return {"hanna_effects": [fill(tension.EFFECTS, corpus="hanna")]}
 
 
 def _plot_holes_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
     inputs = {}
     if plot_holes.benchmark(config):
-        inputs["benchmark_scores"] = [
-            plot_holes.OUT.of(plot_holes.BENCHMARK, "tables", "scores.csv")
-        ]
+        inputs["benchmark_scores"] = [fill(plot_holes.SCORES, corpus=plot_holes.BENCHMARK)]
     if "hanna" in plot_holes.corpora(config):
-        inputs["hanna_rates"] = [plot_holes.OUT.of("hanna", "tables", "detection_rates.csv")]
+        inputs["hanna_rates"] = [fill(plot_holes.DETECTION_RATES, corpus="hanna")]
     return inputs
 
 
 def _narrative_sense_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
-    inputs = {"pmi": [narrative_sense.OUT.shared("pmi.parquet")]}
-    if "hanna" in narrative_sense.targets(config):
-        inputs["hanna_table"] = [narrative_sense.OUT.of("hanna", "tables", "narrative_sense.csv")]
-        inputs["hanna_scores"] = [narrative_sense.OUT.of("hanna", "story_scores.parquet")]
+    inputs = {"pmi": [narrative_sense.PMI]}
+    if "hanna" in narrative_sense.corpora(config):
+        inputs["hanna_table"] = [fill(narrative_sense.GROUPS, corpus="hanna")]
+        inputs["hanna_scores"] = [fill(narrative_sense.STORY_SCORES, corpus="hanna")]
     return inputs
 
 
 def _fabula_entropy_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
     files = {}
     for corpus in fabula_entropy.corpora(config):
-        files[f"{corpus}_comparison"] = [fabula_entropy.OUT.of(corpus, "tables", "comparison.csv")]
-        files[f"{corpus}_indices"] = [fabula_entropy.OUT.of(corpus, "story_indices.parquet")]
+        files[f"{corpus}_comparison"] = [fill(fabula_entropy.COMPARISON, corpus=corpus)]
+        files[f"{corpus}_indices"] = [fill(fabula_entropy.STORY_INDICES, corpus=corpus)]
     return files
 
 
@@ -129,18 +121,11 @@ def _model_labels(config: Mapping[str, Any]) -> dict[str, dict[str, str]]:
 
 def settings(config: Mapping[str, Any], paper: str) -> dict[str, Any]:
     """The settings ``paper``'s comparison depends on (a rule's ``params``)."""
-    stats = config["stats"]
-    common = {
-        "confidence": stats["confidence"],
-        "bootstrap": stats["bootstrap"],
-        "seed": stats["seed"],
-        "min_group_size": config["validity"]["min_group_size"],
-        "models": _model_labels(config),
-    }
+    common = {**replication_statistics(config), "models": _model_labels(config)}
     if paper == "narrative_sense_pmi":
         common["reference"] = list(config["narrative_sense"]["reference"])
     if paper == "fiction_flows":
-        common["min_sentences"] = stats["min_sentences"]
+        common["min_sentences"] = config["stats"]["min_sentences"]
         common["contrasts"] = {
             c: config[c]["contrasts"]
             for c in ("hippocorpus", "books")
@@ -151,4 +136,8 @@ def settings(config: Mapping[str, Any], paper: str) -> dict[str, Any]:
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """Every compared paper's table and figure (rule all)."""
-    return [path for paper in papers(config) for path in (table(paper), figure(paper))]
+    return [
+        path
+        for paper in papers(config)
+        for path in (fill(TABLE, paper=paper), FIGURE.of(paper=paper).png)
+    ]

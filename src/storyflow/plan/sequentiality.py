@@ -6,12 +6,58 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import storyflow.plan.narrative_sense as narrative_sense
 import storyflow.plan.roles as roles
 from storyflow.errors import StoryflowError
-from storyflow.plan.layout import Layout
+from storyflow.plan.layout import Layout, fill
 
 #: ``results/<corpus>/sequentiality/``
 OUT = Layout("sequentiality")
+
+# --- the files, each named once (wildcards: {corpus}, {model}, {shard}, {spec})
+#: Each model's NLL plan: planned passes and tokens per story (:data:`storyflow.tables.NLL_COST`).
+NLL_COST = OUT.table("nll_cost/{model}.csv")
+#: Stories each model does not score, and why (:data:`storyflow.tables.NLL_EXCLUDED`).
+NLL_EXCLUDED = OUT.table("nll_excluded/{model}.csv")
+#: Every model's planned tokens and expected time.
+NLL_ESTIMATE = OUT.table("nll_estimate.csv")
+#: One shard's NLL terms (:data:`storyflow.tables.NLL`).
+NLL_SHARD = OUT("nll/{model}/shard-{shard}.parquet")
+#: A model's NLL terms, its shards gathered (:data:`storyflow.tables.NLL`).
+NLL = OUT("nll/{model}.parquet")
+#: Sentence and story sequentiality of a model.
+SENTENCE_SCORES = OUT("scores/{model}/sentences.parquet")
+STORY_SCORES = OUT("scores/{model}/stories.parquet")
+#: The measure's story measures, which the comparison reads
+#: (:data:`storyflow.tables.STORY_MEASURES`).
+STORY_MEASURES = OUT("story_measures.parquet")
+#: Sequentiality per story type, history and formulation.
+BY_TYPE = OUT.table("sequentiality_by_type.csv")
+#: Hedges' g and Welch's t per contrast (:data:`storyflow.tables.EFFECTS`), and their summary.
+EFFECT_SIZES = OUT.table("effect_sizes.csv")
+CONTRAST_SUMMARY = OUT.table("contrast_summary.csv")
+BY_HISTORY_FIGURE = OUT.figure("sequentiality_by_history")
+BY_CONTRAST_FIGURE = OUT.figure("sequentiality_by_contrast")
+EFFECT_SIZES_FIGURE = OUT.figure("effect_sizes")
+#: Sentence-level coherence covariates.
+COVARIATES = OUT("covariates.parquet")
+#: The regressions: coefficients of every specification, one table per specification, the fits'
+#: diagnostics, and the coefficients' figure.
+REGRESSION_COEFFICIENTS = OUT.table("regression_coefficients.csv")
+REGRESSION_TABLE = OUT.table("regression_{spec}.csv")
+REGRESSION_DIAGNOSTICS = OUT.table("regression_diagnostics.csv")
+REGRESSION_FIGURE = OUT.figure("regression_coefficients")
+
+
+def enabled(config: Mapping[str, Any]) -> bool:
+    """Sequentiality always runs: it is the workflow's core."""
+    del config
+    return True
+
+
+def shards(config: Mapping[str, Any]) -> list[str]:
+    """The NLL shards' names (``000``, ``001``, ...; ``nll.shards`` of them)."""
+    return [f"{k:03d}" for k in range(config["nll"]["shards"])]
 
 
 def models(config: Mapping[str, Any]) -> list[str]:
@@ -108,32 +154,53 @@ def regression_corpora(config: Mapping[str, Any]) -> list[str]:
     return chosen
 
 
+def narrative_sense_covariate(config: Mapping[str, Any], corpus: str) -> list[str]:
+    """The corpus's narrative-sense story scores, a story-level regression covariate when the
+    narrative-sense stage scores the corpus and ``regression.narrative_sense`` is on; else []."""
+    if config["regression"]["narrative_sense"] and corpus in narrative_sense.corpora(config):
+        return [fill(narrative_sense.STORY_SCORES, corpus=corpus)]
+    return []
+
+
+def validity_tables(config: Mapping[str, Any]) -> list[str]:
+    """None of its own: its contrasts' group sizes are checked on :data:`EFFECT_SIZES` when the
+    validity table is gathered (:func:`storyflow.validity.contrast_checks`)."""
+    del config
+    return []
+
+
+def cost_settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Nothing for the language-model cost estimate: the NLL stage has its own plan and
+    estimate (:data:`NLL_ESTIMATE`)."""
+    del config
+    return {}
+
+
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The analysis's final tables and figures (rule all): per corpus the NLL estimate, the
     sequentiality by type and by contrast and their figures; the HIPPOCORPUS covariates when
     they are on, and the covariates and regressions of each corpus of ``regression.corpora``
     when the regressions are on."""
     outputs = [
-        OUT.of(c, *parts)
+        fill(path, corpus=c)
         for c in corpora(config)
-        for parts in (
-            ("tables", "nll_estimate.csv"),
-            ("tables", "sequentiality_by_type.csv"),
-            ("tables", "effect_sizes.csv"),
-            ("tables", "contrast_summary.csv"),
-            ("figures", "sequentiality_by_history.png"),
-            ("figures", "sequentiality_by_contrast.png"),
-            ("figures", "effect_sizes.png"),
+        for path in (
+            NLL_ESTIMATE,
+            BY_TYPE,
+            EFFECT_SIZES,
+            CONTRAST_SUMMARY,
+            BY_HISTORY_FIGURE.png,
+            BY_CONTRAST_FIGURE.png,
+            EFFECT_SIZES_FIGURE.png,
         )
     ]
     fitted = regression_corpora(config) if regressions(config)[0] else []
     if config["covariates"]["enabled"]:
         covariate_corpora = ["hippocorpus", *(c for c in fitted if c != "hippocorpus")]
-        outputs += [OUT.of(c, "covariates.parquet") for c in covariate_corpora]
+        outputs += [fill(COVARIATES, corpus=c) for c in covariate_corpora]
     for corpus in fitted:
         outputs += [
-            OUT.of(corpus, "tables", "regression_coefficients.csv"),
-            OUT.of(corpus, "tables", "regression_diagnostics.csv"),
-            OUT.of(corpus, "figures", "regression_coefficients.png"),
+            fill(path, corpus=corpus)
+            for path in (REGRESSION_COEFFICIENTS, REGRESSION_DIAGNOSTICS, REGRESSION_FIGURE.png)
         ]
     return outputs

@@ -9,15 +9,52 @@ from typing import Any
 import storyflow.plan.roles as roles
 from storyflow.corpora import corpus_kind
 from storyflow.errors import StoryflowError
-from storyflow.plan.layout import Layout
+from storyflow.plan.layout import Layout, fill
 
 #: ``results/<corpus>/tension/``; the calibration and validity checks in ``results/tension/``
 OUT = Layout("tension")
 
+# --- the files, each named once (wildcards: {corpus}, {model} the forecaster, {judge})
+#: Where each story is cut, and the stories left out.
+CUTS = OUT("cuts/{model}.parquet")
+CUTS_EXCLUDED = OUT.table("excluded/{model}.csv")
+#: The K endings sampled at every cut.
+ENDINGS = OUT("endings/{model}.parquet")
+#: The forecaster's ROCStories forecasts, the embedding judge's calibration on them (table and
+#: cosines), each LLM judge's verdicts on them, and the forecaster's validity table.
+CALIBRATION_ENDINGS = OUT.shared("calibration/endings/{model}.parquet")
+CALIBRATION = OUT.shared_table("calibration/{model}.csv")
+CALIBRATION_COSINES = OUT.shared("calibration/cosines/{model}.parquet")
+CALIBRATION_JUDGMENTS = OUT.shared("calibration/judgments/{model}/{judge}.parquet")
+VALIDITY = OUT.shared_table("validity/{model}.csv")
+#: One judge's verdicts on one forecaster's endings, the no-rate curves and the story scores.
+JUDGMENTS = OUT("judgments/{model}/{judge}.parquet")
+CURVES = OUT("curves/{model}/{judge}.parquet")
+STORY_SCORES = OUT("stories/{model}/{judge}.parquet")
+#: The PMI companion of a model.
+PMI = OUT("pmi/{model}.parquet")
+#: Group means, contrasts, likelihood against sampling, and the story measures.
+GROUP_MEANS = OUT.table("group_means.csv")
+EFFECTS = OUT.table("effects.csv")
+LIKELIHOOD_VS_SAMPLED = OUT.table("likelihood_vs_sampled.csv")
+STORY_MEASURES = OUT("story_measures.parquet")
+BY_GROUP_FIGURE = OUT.figure("by_group")
+CURVES_FIGURE = OUT.figure("curves/{model}/{judge}")
+INFLECTION_RATES_FIGURE = OUT.figure("inflection_rates")
+
 EMBEDDING_JUDGE = "embedding"
 
 
-def choices(config: Mapping[str, Any]) -> dict[str, list[str]]:
+def enabled(config: Mapping[str, Any]) -> bool:
+    return bool(config["tension"]["enabled"])
+
+
+def corpora(config: Mapping[str, Any]) -> list[str]:
+    """The corpora whose stories get tension scores ([] when the stage is off)."""
+    return models_and_corpora(config)["corpora"]
+
+
+def models_and_corpora(config: Mapping[str, Any]) -> dict[str, list[str]]:
     """The tension stage's corpora, forecasters, judges and PMI models (each list null in the
     config: the models with the role), checked against the model registry (the
     settings' ranges are the schema's); empty lists when the stage is off."""
@@ -48,6 +85,33 @@ def choices(config: Mapping[str, Any]) -> dict[str, list[str]]:
         "pmi_models": roles.role_models(
             config, "tension.pmi.models", tension["pmi"]["models"], "tension.pmi"
         ),
+    }
+
+
+def settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What the tension jobs depend on, each under the name its rules' params use: the cuts,
+    K and the sampling settings and prompts (the forecasters'), the embedding judge's
+    calibration (stories, model, chunk words, seed, fixed threshold or null), the curves and
+    the angle whose reversals the example curves mark (the middle one), the validity checks
+    (:func:`check_settings`) and the group intervals (:func:`intervals`)."""
+    tension = config["tension"]
+    embedding = tension["embedding"]
+    angles = sorted(tension["curves"]["angles"])
+    return {
+        "cuts": tension["cuts"],
+        "k": tension["k"],
+        "sampling": tension["sampling"],
+        "prompts": tension["prompts"],
+        "calibration_stories": embedding["calibration_stories"],
+        "embedding_model": embedding["model"],
+        "chunk_words": embedding["chunk_words"],
+        "calibration_seed": embedding["seed"],
+        "threshold": embedding["threshold"],
+        "curves": tension["curves"],
+        "smoothing": tension["curves"]["smoothing"],
+        "marked_angle": angles[len(angles) // 2],
+        "checks": check_settings(config),
+        "intervals": intervals(config),
     }
 
 
@@ -91,32 +155,41 @@ def intervals(config: Mapping[str, Any]) -> dict[str, Any]:
 
 def validity_tables(config: Mapping[str, Any]) -> list[str]:
     """The forecasters' validity tables (:data:`storyflow.tables.VALIDITY`), one per forecaster."""
-    return [OUT.shared_table("validity", f"{m}.csv") for m in choices(config)["forecasters"]]
+    return [fill(VALIDITY, model=m) for m in models_and_corpora(config)["forecasters"]]
+
+
+def cost_settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per corpus, what its forecasts and judgments will cost depends on: K, the sampling and
+    the cuts, and the forecasters and judges (:mod:`storyflow.estimate`)."""
+    chosen = models_and_corpora(config)
+    block = {k: config["tension"][k] for k in ("k", "sampling", "cuts")}
+    models = {k: chosen[k] for k in ("forecasters", "judges")}
+    return {corpus: {"block": block, "plan": models} for corpus in chosen["corpora"]}
 
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The stage's final tables, calibration and validity tables and figures (rule all); []
     when it is off."""
-    chosen = choices(config)
+    chosen = models_and_corpora(config)
     outputs = [
-        OUT.of(c, *parts)
+        fill(path, corpus=c)
         for c in chosen["corpora"]
-        for parts in (
-            ("tables", "group_means.csv"),
-            ("tables", "effects.csv"),
-            ("tables", "likelihood_vs_sampled.csv"),
-            ("story_measures.parquet",),
-            ("figures", "by_group.png"),
-            ("figures", "inflection_rates.png"),
+        for path in (
+            GROUP_MEANS,
+            EFFECTS,
+            LIKELIHOOD_VS_SAMPLED,
+            STORY_MEASURES,
+            BY_GROUP_FIGURE.png,
+            INFLECTION_RATES_FIGURE.png,
         )
     ]
     outputs += [
-        OUT.of(c, "figures", "curves", m, f"{j}.png")
+        CURVES_FIGURE.of(corpus=c, model=m, judge=j).png
         for c in chosen["corpora"]
         for m in chosen["forecasters"]
         for j in chosen["judges"]
     ]
     if chosen["corpora"]:
-        outputs += [OUT.shared_table("calibration", f"{m}.csv") for m in chosen["forecasters"]]
+        outputs += [fill(CALIBRATION, model=m) for m in chosen["forecasters"]]
         outputs += validity_tables(config)
     return outputs

@@ -5,19 +5,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import storyflow.plan.fabula_entropy as fabula_entropy
-import storyflow.plan.plot_holes as plot_holes
-import storyflow.plan.tension as tension
+import storyflow.plan.sequentiality as sequentiality
+from storyflow.plan.layout import Layout, fill
+from storyflow.plan.registry import MEASURES
+
+#: Its logs: ``logs/validity/...`` (the table itself: :data:`storyflow.plan.layout.VALIDITY`).
+OUT = Layout("validity")
 
 
 def files(config: Mapping[str, Any]) -> list[str]:
     """The validity tables (:data:`storyflow.tables.VALIDITY`) the enabled measures write, in
-    measure order; gathered into ``results/validity.csv`` (docs/validity.md)."""
-    return [
-        *tension.validity_tables(config),
-        *(
-            fabula_entropy.OUT.of(c, "tables", "validity.csv")
-            for c in fabula_entropy.corpora(config)
-        ),
-        *([plot_holes.VALIDITY] if plot_holes.corpora(config) else []),
-    ]
+    the registry's order of the measures; gathered into ``results/validity.csv``
+    (docs/validity.md)."""
+    return [path for measure in MEASURES for path in measure.validity_tables(config)]
+
+
+def effect_tables(config: Mapping[str, Any]) -> list[str]:
+    """The sequentiality effect sizes of every analysed corpus, whose contrasts' group sizes
+    the gathered validity table checks (:func:`storyflow.validity.contrast_checks`)."""
+    return [fill(sequentiality.EFFECT_SIZES, corpus=c) for c in sequentiality.corpora(config)]

@@ -1,14 +1,11 @@
-# Comparison: the config lookups and input functions of its rules (workflow/rules/comparison.smk
-# and the files it includes), kept apart from the rules as Snakemake's linter asks.
-COMPARISON_OUT = plan.comparison.OUT
-COMPARISON = config["comparison"]
+# Comparison: the config lookups and input functions of its rules (the other files of
+# workflow/rules/comparison/), kept apart from the rules as Snakemake's linter asks; file names
+# and corpora come from storyflow.plan.comparison.
 # the correlations' percentile bootstrap: resamples, seed, interval level
-COMPARISON_BOOTSTRAP = {
-    "n_resamples": COMPARISON["bootstrap"],
-    "seed": COMPARISON["seed"],
-    "confidence": config["stats"]["confidence"],
-}
-COMPARED = checked(plan.comparison.corpora, config)  # [] when the comparison is off
+COMPARISON_BOOTSTRAP = plan.statistics.comparison(config)
+COMPARED_CORPORA = exit_on_config_error(
+    plan.comparison.corpora, config
+)  # [] when the comparison is off
 STORY_MEASURE_FILES = plan.comparison.story_measure_files(config)
 
 

@@ -1,5 +1,6 @@
-# Corpus: the config lookups and input functions of its rules (workflow/rules/corpus.smk
-# and the files it includes), kept apart from the rules as Snakemake's linter asks.
+# Corpus: the config lookups and input functions of its rules (the other files of
+# workflow/rules/corpus/), kept apart from the rules as Snakemake's linter asks; file names come
+# from storyflow.plan.corpus.
 from storyflow import corpora
 from storyflow.corpora.user_csv import group_values
 
@@ -13,8 +14,8 @@ def hippocorpus_csv():
     """The corpus CSV: the mirror's copy when a mirror is set (it must be there), else the
     download rule's output."""
     if config["data"]["mirror"]:
-        return str(checked(corpora.mirror_file, config, "hippocorpus"))
-    return "resources/data/hippocorpus/hippoCorpusV2.csv"
+        return str(exit_on_config_error(corpora.mirror_file, config, "hippocorpus"))
+    return plan.corpus.HIPPOCORPUS_DOWNLOAD
 
 
 def user_corpus_csv(wildcards):
@@ -56,13 +57,15 @@ def selected_books():
     sample = books["sample"]
     chosen = select_books(manifest, sample["per_genre"], sample["seed"])
     fetched = [
-        f"resources/data/books/{g}/{i}.txt"
+        plan.corpus.book_download(g, i)
         for g, i in zip(chosen.genre, chosen.document_id)
     ]
+    chosen["fetched"] = [not Path(p).is_file() for p in chosen.path]
     chosen["source"] = [
-        p if Path(p).is_file() else f for p, f in zip(chosen.path, fetched)
+        f if missing else p
+        for p, f, missing in zip(chosen.path, fetched, chosen.fetched)
     ]
-    absent = [p for p, s in zip(chosen.path, chosen["source"]) if s != p]
+    absent = list(chosen.path[chosen.fetched])
     if config["data"]["mirror"] and absent:
         raise StoryflowError(
             f"{len(absent)} book(s) of the sample are not in the data mirror "
@@ -73,7 +76,7 @@ def selected_books():
     return chosen
 
 
-BOOKS = checked(selected_books) if config["books"]["enabled"] else None
+BOOKS = exit_on_config_error(selected_books) if config["books"]["enabled"] else None
 
 
 def book_files():
@@ -85,15 +88,12 @@ def book_ids():
 
 
 def missing_books():
-    return [source for source in book_files() if source.startswith("resources/")]
+    """The books of the sample to download (not in the mirror)."""
+    return [] if BOOKS is None else list(BOOKS.source[BOOKS.fetched])
 
 
 def missing_book_ids():
-    return [
-        i
-        for i, source in zip(book_ids(), book_files())
-        if source.startswith("resources/")
-    ]
+    return [] if BOOKS is None else list(BOOKS.document_id[BOOKS.fetched])
 
 
 def book_path_template(wildcards):
@@ -109,11 +109,13 @@ def corpus_groups(corpus):
     if corpus == "books":
         return list(BOOKS["genre"])
     if corpus in config["corpora"]:
-        return checked(
+        return exit_on_config_error(
             group_values, corpus_file(corpus), config["corpora"][corpus]["columns"]
         )
     return None
 
 
 for _corpus in CORPORA:
-    checked(plan.contrasts.check_contrasts, config, _corpus, corpus_groups(_corpus))
+    exit_on_config_error(
+        plan.contrasts.check_contrasts, config, _corpus, corpus_groups(_corpus)
+    )

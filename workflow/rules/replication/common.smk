@@ -1,5 +1,5 @@
-# Replication: the config lookups and input functions of its rules (workflow/rules/replication/
-# compare.smk), kept apart from the rules as Snakemake's linter asks.
+# Replication: the config lookups and input functions of its rules (the other files of
+# workflow/rules/replication/), kept apart from the rules as Snakemake's linter asks.
 from storyflow.replication.agreement import summary_of as replication_summary_of
 from storyflow.replication.published import TITLES as REPLICATION_TITLES
 
@@ -13,7 +13,7 @@ config["_replication_summary"] = replication_summary_of(
 
 def replication_inputs(wildcards):
     """The files one paper's comparison reads, by name (storyflow.plan.replication.inputs)."""
-    return checked(plan.replication.inputs, config, wildcards.paper)
+    return exit_on_config_error(plan.replication.inputs, config, wildcards.paper)
 
 
 def replication_settings(wildcards):

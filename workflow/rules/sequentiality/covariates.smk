@@ -3,12 +3,12 @@
 
 rule compute_covariates:
     input:
-        sentences=CORPUS_OUT("sentences.parquet"),
+        sentences=plan.corpus.SENTENCES,
         connectives=connective_lexicon(),
     output:
-        covariates=SEQUENTIALITY_OUT("covariates.parquet"),
+        covariates=plan.sequentiality.COVARIATES,
     log:
-        "logs/{corpus}/compute_covariates.log",
+        plan.sequentiality.OUT.log("compute_covariates"),
     conda:
         "../../../envs/storyflow.yaml"
     threads: 2

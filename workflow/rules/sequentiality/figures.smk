@@ -1,16 +1,16 @@
 rule plot_sequentiality:
     input:
-        table=SEQUENTIALITY_OUT.table("sequentiality_by_type.csv"),
+        table=plan.sequentiality.BY_TYPE,
     output:
         png=report(
-            SEQUENTIALITY_OUT.figure("sequentiality_by_history.png"),
+            plan.sequentiality.BY_HISTORY_FIGURE.png,
             caption="../../report/sequentiality_by_history.rst",
             category="Sequentiality",
             subcategory="{corpus}",
         ),
-        pdf=SEQUENTIALITY_OUT.figure("sequentiality_by_history.pdf"),
+        pdf=plan.sequentiality.BY_HISTORY_FIGURE.pdf,
     log:
-        "logs/{corpus}/plot_sequentiality.log",
+        plan.sequentiality.OUT.log("plot_sequentiality"),
     conda:
         "../../../envs/storyflow.yaml"
     params:
@@ -23,17 +23,17 @@ rule plot_sequentiality:
 
 rule plot_effect_sizes:
     input:
-        table=SEQUENTIALITY_OUT.table("effect_sizes.csv"),
+        table=plan.sequentiality.EFFECT_SIZES,
     output:
         png=report(
-            SEQUENTIALITY_OUT.figure("effect_sizes.png"),
+            plan.sequentiality.EFFECT_SIZES_FIGURE.png,
             caption="../../report/effect_sizes_figure.rst",
             category="Sequentiality",
             subcategory="{corpus}",
         ),
-        pdf=SEQUENTIALITY_OUT.figure("effect_sizes.pdf"),
+        pdf=plan.sequentiality.EFFECT_SIZES_FIGURE.pdf,
     log:
-        "logs/{corpus}/plot_effect_sizes.log",
+        plan.sequentiality.OUT.log("plot_effect_sizes"),
     conda:
         "../../../envs/storyflow.yaml"
     params:
@@ -46,21 +46,21 @@ rule plot_effect_sizes:
 
 rule plot_contrast_sequentiality:
     input:
-        table=SEQUENTIALITY_OUT.table("effect_sizes.csv"),
+        table=plan.sequentiality.EFFECT_SIZES,
     output:
         png=report(
-            SEQUENTIALITY_OUT.figure("sequentiality_by_contrast.png"),
+            plan.sequentiality.BY_CONTRAST_FIGURE.png,
             caption="../../report/sequentiality_by_contrast.rst",
             category="Sequentiality",
             subcategory="{corpus}",
         ),
-        pdf=SEQUENTIALITY_OUT.figure("sequentiality_by_contrast.pdf"),
+        pdf=plan.sequentiality.BY_CONTRAST_FIGURE.pdf,
     log:
-        "logs/{corpus}/plot_contrast_sequentiality.log",
+        plan.sequentiality.OUT.log("plot_contrast_sequentiality"),
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        confidence=config["stats"]["confidence"],
+        confidence=STATISTICS["confidence"],
         dpi=config["figures"]["dpi"],
         width_per_panel=config["figures"]["width_per_panel"],
         height_per_panel=config["figures"]["height_per_panel"],

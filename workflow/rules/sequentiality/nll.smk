@@ -1,13 +1,13 @@
 rule plan_nll:
     input:
-        sentences=CORPUS_OUT("sentences.parquet"),
-        stories=CORPUS_OUT("stories.parquet"),
-        gguf="resources/models/{model}.gguf",
+        sentences=plan.corpus.SENTENCES,
+        stories=plan.corpus.STORIES,
+        gguf=plan.models.WEIGHTS,
     output:
-        cost=SEQUENTIALITY_OUT.table("nll_cost/{model}.csv"),
-        excluded=SEQUENTIALITY_OUT.table("nll_excluded/{model}.csv"),
+        cost=plan.sequentiality.NLL_COST,
+        excluded=plan.sequentiality.NLL_EXCLUDED,
     log:
-        "logs/{corpus}/plan_nll/{model}.log",
+        plan.sequentiality.OUT.log("plan_nll", "model"),
     wildcard_constraints:
         model=one_of(SEQUENTIALITY_MODELS),
     conda:
@@ -21,12 +21,12 @@ rule plan_nll:
 
 rule estimate_nll_time:
     input:
-        cost=per_model_plans("nll_cost"),
-        excluded=per_model_plans("nll_excluded"),
+        cost=every_model(plan.sequentiality.NLL_COST),
+        excluded=every_model(plan.sequentiality.NLL_EXCLUDED),
     output:
-        estimate=SEQUENTIALITY_OUT.table("nll_estimate.csv"),
+        estimate=plan.sequentiality.NLL_ESTIMATE,
     log:
-        "logs/{corpus}/estimate_nll_time.log",
+        plan.sequentiality.OUT.log("estimate_nll_time"),
     # runs as soon as the plans exist, before the shards that become ready at the same time
     priority: 50
     conda:
@@ -40,15 +40,15 @@ rule estimate_nll_time:
 
 rule score_nll_shard:
     input:
-        sentences=CORPUS_OUT("sentences.parquet"),
-        stories=CORPUS_OUT("stories.parquet"),
-        gguf="resources/models/{model}.gguf",
+        sentences=plan.corpus.SENTENCES,
+        stories=plan.corpus.STORIES,
+        gguf=plan.models.WEIGHTS,
         # the plan (stories left out, planned tokens) is made and logged before any scoring
-        plan=SEQUENTIALITY_OUT.table("nll_cost/{model}.csv"),
+        plan=plan.sequentiality.NLL_COST,
     output:
-        nll=SEQUENTIALITY_OUT("nll/{model}/shard-{shard}.parquet"),
+        nll=plan.sequentiality.NLL_SHARD,
     log:
-        "logs/{corpus}/score_nll/{model}/shard-{shard}.log",
+        plan.sequentiality.OUT.log("score_nll_shard", "model", "shard"),
     wildcard_constraints:
         model=one_of(SEQUENTIALITY_MODELS),
     conda:
@@ -69,9 +69,9 @@ rule gather_nll:
     input:
         shards=nll_shards,
     output:
-        nll=SEQUENTIALITY_OUT("nll/{model}.parquet"),
+        nll=plan.sequentiality.NLL,
     log:
-        "logs/{corpus}/gather_nll/{model}.log",
+        plan.sequentiality.OUT.log("gather_nll", "model"),
     wildcard_constraints:
         model=one_of(SEQUENTIALITY_MODELS),
     conda:

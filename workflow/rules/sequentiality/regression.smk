@@ -5,28 +5,28 @@
 rule fit_regressions:
     input:
         sequentiality=regression_sentence_tables,
-        covariates=SEQUENTIALITY_OUT("covariates.parquet"),
+        covariates=plan.sequentiality.COVARIATES,
         story_scores=narrative_sense_scores,
     output:
         coefficients=report(
-            SEQUENTIALITY_OUT.table("regression_coefficients.csv"),
+            plan.sequentiality.REGRESSION_COEFFICIENTS,
             caption="../../report/regression_coefficients_table.rst",
             category="Sequentiality",
             subcategory="{corpus}",
         ),
         tables=expand(
-            SEQUENTIALITY_OUT.table("regression_{spec}.csv"),
+            plan.sequentiality.REGRESSION_TABLE,
             spec=REGRESSION_SPECS,
             allow_missing=True,
         ),
         diagnostics=report(
-            SEQUENTIALITY_OUT.table("regression_diagnostics.csv"),
+            plan.sequentiality.REGRESSION_DIAGNOSTICS,
             caption="../../report/regression_diagnostics.rst",
             category="Sequentiality",
             subcategory="{corpus}",
         ),
     log:
-        "logs/{corpus}/fit_regressions.log",
+        plan.sequentiality.OUT.log("fit_regressions"),
     wildcard_constraints:
         corpus=one_of(REGRESSION_CORPORA),
     conda:
@@ -37,24 +37,24 @@ rule fit_regressions:
         models=REGRESSION_MODELS,
         formulation=config["regression"]["formulation"],
         fdr_alpha=config["regression"]["fdr_alpha"],
-        confidence=config["stats"]["confidence"],
+        confidence=STATISTICS["confidence"],
     script:
         "../../../scripts/fit_regressions.py"
 
 
 rule plot_regression_coefficients:
     input:
-        table=SEQUENTIALITY_OUT.table("regression_coefficients.csv"),
+        table=plan.sequentiality.REGRESSION_COEFFICIENTS,
     output:
         png=report(
-            SEQUENTIALITY_OUT.figure("regression_coefficients.png"),
+            plan.sequentiality.REGRESSION_FIGURE.png,
             caption="../../report/regression_coefficients_figure.rst",
             category="Sequentiality",
             subcategory="{corpus}",
         ),
-        pdf=SEQUENTIALITY_OUT.figure("regression_coefficients.pdf"),
+        pdf=plan.sequentiality.REGRESSION_FIGURE.pdf,
     log:
-        "logs/{corpus}/plot_regression_coefficients.log",
+        plan.sequentiality.OUT.log("plot_regression_coefficients"),
     conda:
         "../../../envs/regression.yaml"
     params:

@@ -1,13 +1,13 @@
 rule compute_sequentiality:
     input:
-        nll=SEQUENTIALITY_OUT("nll/{model}.parquet"),
-        stories=CORPUS_OUT("stories.parquet"),
-        counts=CORPUS_OUT.table("sentence_counts.csv"),
+        nll=plan.sequentiality.NLL,
+        stories=plan.corpus.STORIES,
+        counts=plan.corpus.SENTENCE_COUNTS,
     output:
-        sentences=SEQUENTIALITY_OUT("scores/{model}/sentences.parquet"),
-        stories=SEQUENTIALITY_OUT("scores/{model}/stories.parquet"),
+        sentences=plan.sequentiality.SENTENCE_SCORES,
+        stories=plan.sequentiality.STORY_SCORES,
     log:
-        "logs/{corpus}/compute_sequentiality/{model}.log",
+        plan.sequentiality.OUT.log("compute_sequentiality", "model"),
     conda:
         "../../../envs/storyflow.yaml"
     script:
@@ -16,11 +16,11 @@ rule compute_sequentiality:
 
 rule collect_sequentiality_measures:
     input:
-        stories=story_tables,
+        stories=every_model(plan.sequentiality.STORY_SCORES),
     output:
-        measures=SEQUENTIALITY_OUT("story_measures.parquet"),
+        measures=plan.sequentiality.STORY_MEASURES,
     log:
-        "logs/{corpus}/collect_sequentiality_measures.log",
+        plan.sequentiality.OUT.log("collect_sequentiality_measures"),
     conda:
         "../../../envs/storyflow.yaml"
     script:

@@ -1,49 +1,49 @@
 rule summarize_sequentiality:
     input:
-        stories=story_tables,
+        stories=every_model(plan.sequentiality.STORY_SCORES),
     output:
         table=report(
-            SEQUENTIALITY_OUT.table("sequentiality_by_type.csv"),
+            plan.sequentiality.BY_TYPE,
             caption="../../report/sequentiality_by_type.rst",
             category="Sequentiality",
             subcategory="{corpus}",
         ),
     log:
-        "logs/{corpus}/summarize_sequentiality.log",
+        plan.sequentiality.OUT.log("summarize_sequentiality"),
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        confidence=config["stats"]["confidence"],
-        min_sentences=config["stats"]["min_sentences"],
+        confidence=STATISTICS["confidence"],
+        min_sentences=STATISTICS["min_sentences"],
     script:
         "../../../scripts/summarize_sequentiality.py"
 
 
 rule compute_effect_sizes:
     input:
-        stories=story_tables,
-        labels=CORPUS_OUT("stories.parquet"),
+        stories=every_model(plan.sequentiality.STORY_SCORES),
+        labels=plan.corpus.STORIES,
     output:
         table=report(
-            SEQUENTIALITY_OUT.table("effect_sizes.csv"),
+            plan.sequentiality.EFFECT_SIZES,
             caption="../../report/effect_sizes_table.rst",
             category="Sequentiality",
             subcategory="{corpus}",
         ),
         summary=report(
-            SEQUENTIALITY_OUT.table("contrast_summary.csv"),
+            plan.sequentiality.CONTRAST_SUMMARY,
             caption="../../report/contrast_summary.rst",
             category="Sequentiality",
             subcategory="{corpus}",
         ),
     log:
-        "logs/{corpus}/compute_effect_sizes.log",
+        plan.sequentiality.OUT.log("compute_effect_sizes"),
     conda:
         "../../../envs/storyflow.yaml"
     params:
         contrasts=corpus_contrasts,
-        confidence=config["stats"]["confidence"],
-        min_sentences=config["stats"]["min_sentences"],
-        min_group_size=config["validity"]["min_group_size"],
+        confidence=STATISTICS["confidence"],
+        min_sentences=STATISTICS["min_sentences"],
+        min_group_size=STATISTICS["min_group_size"],
     script:
         "../../../scripts/compute_effect_sizes.py"

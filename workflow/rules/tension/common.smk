@@ -1,13 +1,15 @@
-# Tension: the config lookups and input functions of its rules (workflow/rules/tension.smk
-# and the files it includes), kept apart from the rules as Snakemake's linter asks.
-TENSION_OUT = plan.tension.OUT
-TENSION = checked(plan.tension.choices, config)  # empty lists when the stage is off
-TS = config["tension"]
+# Tension: the config lookups and input functions of its rules (the other files of
+# workflow/rules/tension/), kept apart from the rules as Snakemake's linter asks; file names,
+# models and settings come from storyflow.plan.tension.
+TENSION_MODELS = exit_on_config_error(
+    plan.tension.models_and_corpora, config
+)  # empty lists when the stage is off
+TENSION_SETTINGS = plan.tension.settings(config)
 TENSION_EMBEDDING_JUDGE = plan.tension.EMBEDDING_JUDGE
 # LLM judges (models of `models`), checked on the calibration forecasts by their own rule
-TENSION_MODEL_JUDGES = [j for j in TENSION["judges"] if j != TENSION_EMBEDDING_JUDGE]
-TENSION_CHECKS = plan.tension.check_settings(config)  # validity thresholds, bootstrap
-TENSION_INTERVALS = plan.tension.intervals(config)  # group CIs, min_group_size
+TENSION_MODEL_JUDGES = [
+    j for j in TENSION_MODELS["judges"] if j != TENSION_EMBEDDING_JUDGE
+]
 # the validity checks of every forecaster (and of the judges on its forecasts)
 TENSION_VALIDITY = plan.tension.validity_tables(config)
 
@@ -28,12 +30,8 @@ def tension_judge_inputs(wildcards):
     LLM judge's GGUF (none for a served judge)."""
     if wildcards.judge in MODEL_SPECS:
         return weights_of(wildcards.judge)
-    if TS["embedding"]["threshold"] is None:
-        return {
-            "calibration": TENSION_OUT.shared_table(
-                f"calibration/{wildcards.model}.csv"
-            )
-        }
+    if TENSION_SETTINGS["threshold"] is None:
+        return {"calibration": fill(plan.tension.CALIBRATION, model=wildcards.model)}
     return {}
 
 
@@ -45,7 +43,7 @@ def tension_judge_weights(wildcards):
 def tension_calibration_judgments(wildcards):
     """Every LLM judge's verdicts on the forecaster's held-out calibration forecasts."""
     return expand(
-        TENSION_OUT.shared("calibration/judgments/{model}/{judge}.parquet"),
+        plan.tension.CALIBRATION_JUDGMENTS,
         model=wildcards.model,
         judge=TENSION_MODEL_JUDGES,
     )
@@ -53,18 +51,18 @@ def tension_calibration_judgments(wildcards):
 
 def tension_scores(wildcards):
     return expand(
-        TENSION_OUT("stories/{model}/{judge}.parquet"),
+        plan.tension.STORY_SCORES,
         corpus=wildcards.corpus,
-        model=TENSION["forecasters"],
-        judge=TENSION["judges"],
+        model=TENSION_MODELS["forecasters"],
+        judge=TENSION_MODELS["judges"],
     )
 
 
 def tension_pmi(wildcards):
     return expand(
-        TENSION_OUT("pmi/{model}.parquet"),
+        plan.tension.PMI,
         corpus=wildcards.corpus,
-        model=TENSION["pmi_models"],
+        model=TENSION_MODELS["pmi_models"],
     )
 
 
@@ -73,9 +71,3 @@ def tension_contrasts(wildcards):
     if wildcards.corpus in SAMPLED_CORPORA:
         return []
     return plan.contrasts.contrasts(config, wildcards.corpus)
-
-
-def tension_marked_angle(wildcards):
-    """The vertex-angle threshold whose reversals the example curves mark (the middle one)."""
-    angles = sorted(TS["curves"]["angles"])
-    return angles[len(angles) // 2]

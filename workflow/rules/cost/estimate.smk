@@ -1,25 +1,23 @@
 # What every language-model stage will cost, estimated from the sentence tables before any
 # model is asked (docs/cost_and_failures.md); cost.max_hours stops a run that would exceed it.
-LM_COST_SETTINGS = checked(plan.cost.settings, config)
-LM_COST_CORPORA = list(LM_COST_SETTINGS)
 
 
 rule estimate_lm_cost:
     input:
-        sentences=expand(CORPUS_OUT("sentences.parquet"), corpus=LM_COST_CORPORA),
+        sentences=expand(plan.corpus.SENTENCES, corpus=LM_COST_CORPORA),
     output:
         cost=LM_COST_TABLE,
     log:
-        "logs/estimate_lm_cost.log",
+        plan.cost.OUT.shared_log("estimate_lm_cost"),
     # first among the jobs that become ready with the sentence tables (the stages' items come
     # later); nothing takes its table as input, so a new rate or model re-runs it alone
     priority: 100
     conda:
-        "../../envs/storyflow.yaml"
+        "../../../envs/storyflow.yaml"
     params:
         corpora=LM_COST_CORPORA,
         settings=LM_COST_SETTINGS,
         rates=config["cost"]["rates"],
         max_hours=config["cost"]["max_hours"],
     script:
-        "../../scripts/estimate_lm_cost.py"
+        "../../../scripts/estimate_lm_cost.py"

@@ -11,14 +11,14 @@ if missing_books():
         output:
             books=missing_books(),
         log:
-            "logs/books/download_books.log",
+            plan.corpus.OUT.shared_log("download_books"),
         conda:
-            "../../envs/storyflow.yaml"
+            "../../../envs/storyflow.yaml"
         params:
             ids=missing_book_ids(),
             url=book_url,
         script:
-            "../../scripts/download_books.py"
+            "../../../scripts/download_books.py"
 
 
 rule sample_passages:
@@ -26,25 +26,25 @@ rule sample_passages:
         manifest=book_manifest(),
         books=book_files(),
     output:
-        stories=CORPUS_OUT.of("books", "stories.parquet"),
-        sentences=CORPUS_OUT.of("books", "sentences.parquet"),
-        counts=CORPUS_OUT.of("books", "tables/sentence_counts.csv"),
+        stories=fill(plan.corpus.STORIES, corpus="books"),
+        sentences=fill(plan.corpus.SENTENCES, corpus="books"),
+        counts=fill(plan.corpus.SENTENCE_COUNTS, corpus="books"),
         sample=report(
-            CORPUS_OUT.of("books", "tables/sample_counts.csv"),
-            caption="../report/book_counts.rst",
+            fill(plan.corpus.SAMPLE_COUNTS, corpus="books"),
+            caption="../../report/book_counts.rst",
             category="Corpus",
             subcategory="books",
         ),
         pov=report(
-            CORPUS_OUT.of("books", "tables/point_of_view.csv"),
-            caption="../report/point_of_view.rst",
+            fill(plan.corpus.POINT_OF_VIEW, corpus="books"),
+            caption="../../report/point_of_view.rst",
             category="Corpus",
             subcategory="books",
         ),
     log:
-        "logs/books/sample_passages.log",
+        fill(plan.corpus.OUT.log("sample_passages"), corpus="books"),
     conda:
-        "../../envs/storyflow.yaml"
+        "../../../envs/storyflow.yaml"
     params:
         ids=book_ids(),
         columns=config["books"]["columns"],
@@ -54,4 +54,4 @@ rule sample_passages:
         seed=config["books"]["sample"]["seed"],
         spacy_model=config["sentences"]["spacy_model"],
     script:
-        "../../scripts/sample_passages.py"
+        "../../../scripts/sample_passages.py"

@@ -1,24 +1,23 @@
 # Validity (docs/validity.md): every measure's checks of the models behind its results, gathered
 # into one table; the report's first page puts it into words.
-VALIDITY_FILES = checked(plan.validity.files, config)
 
 
 rule gather_validity:
     input:
         checks=VALIDITY_FILES,
-        effects=expand(SEQUENTIALITY_OUT.table("effect_sizes.csv"), corpus=CORPORA),
+        effects=plan.validity.effect_tables(config),
     output:
         table=report(
             VALIDITY_TABLE,
-            caption="../report/validity.rst",
+            caption="../../report/validity.rst",
             category="Validity",
         ),
     log:
-        "logs/gather_validity.log",
+        plan.validity.OUT.shared_log("gather_validity"),
     conda:
-        "../../envs/storyflow.yaml"
+        "../../../envs/storyflow.yaml"
     params:
         effect_corpora=CORPORA,
-        min_group_size=config["validity"]["min_group_size"],
+        min_group_size=STATISTICS["min_group_size"],
     script:
-        "../../scripts/gather_validity.py"
+        "../../../scripts/gather_validity.py"

@@ -1,0 +1,158 @@
+"""The measures storyflow computes: one record each, the one answer to "which measures are there".
+
+A measure is five things with one name (docs/adding_a_measure.md): a config block
+(``config[<name>]``), a planning module (``storyflow.plan.<name>``), a package
+(``storyflow.measures.<name>``), a rules folder (``workflow/rules/<name>/``: ``common.smk`` with
+its lookups, one file per stage) and a results folder (``results/<corpus>/<name>/``, plus
+``results/<name>/`` for what belongs to no one corpus). Its record here names its report
+category and points at its planning module, which answers, from the validated config alone:
+
+* ``OUT``: its :class:`~storyflow.plan.layout.Layout`;
+* ``enabled(config)``: whether it runs;
+* ``corpora(config)``: the corpora it scores (a story-measure table each, which the comparison
+  reads); [] when off;
+* ``final_outputs(config)``: its targets of rule all;
+* ``validity_tables(config)``: the validity tables it writes (gathered into
+  ``results/validity.csv``);
+* ``cost_settings(config)``: per corpus, its language-model stages' settings (the cost estimate
+  of ``storyflow.estimate``; {} for a measure that asks no model questions).
+
+Everything that lists the measures derives from :data:`MEASURES`: rule all
+(:func:`storyflow.plan.final_outputs`), the rules the Snakefile includes (:func:`rule_folders`),
+the comparison (:mod:`storyflow.plan.comparison`), the validity table
+(:mod:`storyflow.plan.validity`), the cost estimate (:mod:`storyflow.plan.cost`), the report's
+first page and the layout tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import storyflow.plan.fabula_entropy as fabula_entropy
+import storyflow.plan.narrative_sense as narrative_sense
+import storyflow.plan.plot_holes as plot_holes
+import storyflow.plan.sequentiality as sequentiality
+import storyflow.plan.tension as tension
+from storyflow.plan.layout import Layout
+
+Config = Mapping[str, Any]
+
+#: What every measure's planning module defines (see the module docstring).
+PLAN_FUNCTIONS = (
+    "enabled",
+    "corpora",
+    "final_outputs",
+    "validity_tables",
+    "cost_settings",
+)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure: its ``name`` (config key, rules folder, results folder, package), the
+    report ``category`` its tables and figures go to, its planning ``module``, and a
+    ``summary`` in words for the report's first page (what it measures, in what unit)."""
+
+    name: str
+    category: str
+    module: ModuleType
+    summary: str
+
+    def __post_init__(self) -> None:
+        missing = [f for f in ("OUT", *PLAN_FUNCTIONS) if not hasattr(self.module, f)]
+        if missing:
+            raise TypeError(f"storyflow.plan.{self.name} lacks {', '.join(missing)}")
+        if Layout(self.name) != self.module.OUT:
+            raise TypeError(f"storyflow.plan.{self.name}.OUT is not Layout({self.name!r})")
+
+    @property
+    def out(self) -> Layout:
+        """Its result folders."""
+        return self.module.OUT
+
+    @property
+    def doc(self) -> str:
+        """Its documentation page."""
+        return f"docs/{self.name}.md"
+
+    def enabled(self, config: Config) -> bool:
+        return bool(self.module.enabled(config))
+
+    def corpora(self, config: Config) -> list[str]:
+        return list(self.module.corpora(config))
+
+    def final_outputs(self, config: Config) -> list[str]:
+        return list(self.module.final_outputs(config))
+
+    def validity_tables(self, config: Config) -> list[str]:
+        return list(self.module.validity_tables(config))
+
+    def cost_settings(self, config: Config) -> dict[str, dict[str, Any]]:
+        return dict(self.module.cost_settings(config))
+
+
+#: The measures, in the order the report, the comparison and the validity table list them.
+MEASURES: tuple[Measure, ...] = (
+    Measure(
+        "sequentiality",
+        "Sequentiality",
+        sequentiality,
+        "(Sap et al. 2022) how much more predictable a sentence becomes when the preceding "
+        "sentences of its story are in the prompt (nats/token), per story type, with effect "
+        "sizes of the corpus's contrasts and mixed-effects regressions on coherence covariates",
+    ),
+    Measure(
+        "narrative_sense",
+        "Narrative sense",
+        narrative_sense,
+        "(Roemmele et al.) story-level PMI of content-word pairs and the share of stories whose "
+        "pairs beat a random story's",
+    ),
+    Measure(
+        "tension",
+        "Tension",
+        tension,
+        "(Sui et al.) the share of forecast endings that miss the real one as a story unfolds "
+        "(the no-rate, 0-1), per group",
+    ),
+    Measure(
+        "fabula_entropy",
+        "Fabula entropy",
+        fabula_entropy,
+        "(Castricato et al.) the entropy of readers' yes/no answers about a story (bits), "
+        "original against corrupted versions",
+    ),
+    Measure(
+        "plot_holes",
+        "Plot holes",
+        plot_holes,
+        "(Ahuja et al.) continuity errors made in the stories and how well detectors find "
+        "them (CEEval-Full, 0-1)",
+    ),
+)
+
+#: Rules folders before the measures' (the corpora, the models' weights) and after them (what
+#: reads every measure's results).
+BEFORE = ("corpus", "models")
+AFTER = ("comparison", "validity", "cost", "replication")
+
+
+def names() -> list[str]:
+    """The measures' names, in :data:`MEASURES` order."""
+    return [m.name for m in MEASURES]
+
+
+def measure(name: str) -> Measure:
+    """The record of measure ``name``."""
+    for m in MEASURES:
+        if m.name == name:
+            return m
+    raise KeyError(f"no measure {name!r} (measures: {', '.join(names())})")
+
+
+def rule_folders() -> list[str]:
+    """The folders of ``workflow/rules/`` the Snakefile includes, in order."""
+    return [*BEFORE, *names(), *AFTER]

@@ -1,0 +1,19 @@
+# Every corpus's stories split into sentences (results/<corpus>/corpus/; docs/architecture.md).
+
+
+rule split_sentences:
+    input:
+        stories=plan.corpus.STORIES,
+    output:
+        sentences=plan.corpus.SENTENCES,
+        counts=plan.corpus.SENTENCE_COUNTS,
+    log:
+        plan.corpus.OUT.log("split_sentences"),
+    wildcard_constraints:
+        corpus=one_of(["hippocorpus", *SAMPLED_CORPORA, *USER_CORPORA]),  # books come split
+    conda:
+        "../../../envs/storyflow.yaml"
+    params:
+        spacy_model=config["sentences"]["spacy_model"],
+    script:
+        "../../../scripts/split_sentences.py"

@@ -1,0 +1,21 @@
+# Models: the lookups every language-model rule uses (its source, the settings that change what
+# it answers, its weights on disk).
+
+
+def model_source(wildcards):
+    return dict(MODEL_SPECS[wildcards.model].source)
+
+
+def model_settings(wildcards):
+    """The model's settings that change what it answers or scores
+    (storyflow.lm.registry.ModelSpec.scoring_settings): a rule's ``params.model``."""
+    return MODEL_SPECS[wildcards.model].scoring_settings()
+
+
+def weights_of(name):
+    """Input: model ``name``'s GGUF (``gguf``) when it has local weights; nothing when served."""
+    return {} if MODEL_SPECS[name].served else {"gguf": plan.models.weights(name)}
+
+
+def model_weights(wildcards):
+    return weights_of(wildcards.model)

@@ -1,0 +1,14 @@
+# The models' weights, put on disk (storyflow.lm.weights).
+
+
+rule materialize_model:
+    output:
+        gguf=plan.models.WEIGHTS,
+    log:
+        plan.models.OUT.shared_log("materialize_model", "model"),
+    conda:
+        "../../../envs/storyflow.yaml"
+    params:
+        source=model_source,
+    script:
+        "../../../scripts/materialize_model.py"

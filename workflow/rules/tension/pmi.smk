@@ -1,0 +1,22 @@
+# Tension: the PMI companion of the no-rate (likelihood of the true continuation).
+
+
+rule score_tension_pmi:
+    input:
+        cuts=plan.tension.CUTS,
+        sentences=plan.corpus.SENTENCES,
+        gguf=plan.models.WEIGHTS,
+    output:
+        pmi=plan.tension.PMI,
+    log:
+        plan.tension.OUT.log("score_tension_pmi", "model"),
+    wildcard_constraints:
+        corpus=one_of(TENSION_MODELS["corpora"]),
+        model=one_of(TENSION_MODELS["pmi_models"]),
+    conda:
+        "../../../envs/storyflow.yaml"
+    threads: 2
+    params:
+        model=model_settings,
+    script:
+        "../../../scripts/score_tension_pmi.py"
