@@ -1,7 +1,7 @@
 """Rule detect_plot_holes: one model's answers on the made stories and every original."""
 
 from storyflow import tables
-from storyflow.lm.connect import job_spec, open_model
+from storyflow.lm.connect import open_job_model
 from storyflow.measures.plot_holes.detect import DetectorSettings, detect
 from storyflow.measures.plot_holes.scoring import detection_items, read_made
 from storyflow.runner import run
@@ -19,12 +19,8 @@ def main(smk):
         tables.read(tables.SENTENCES, smk.input.sentences),
     )
     settings = DetectorSettings.from_config(smk.params.settings)
-    model = open_model(
-        job_spec(smk.params.model, smk.config["models"]),
-        smk.input.get("gguf"),
-        n_ctx=settings.n_ctx or 2048,  # sized to the stories before the weights load
-        n_threads=smk.threads,
-    )
+    # n_ctx: sized to the stories before the weights load
+    model = open_job_model(smk, n_ctx=settings.n_ctx or 2048)
     detect(model, items, settings).to_parquet(smk.output.answers, index=False)
 
 

@@ -3,19 +3,14 @@ ROCStories forecasts, each against the right and the wrong ending (the judge's v
 two judge prompts per forecast, timed in the log)."""
 
 from storyflow import tables
-from storyflow.lm.connect import job_spec, open_model
+from storyflow.lm.connect import open_job_model
 from storyflow.measures.tension.calibration import judge_calibration_with_model
 from storyflow.runner import run
 
 
 def main(smk):
     p = smk.params
-    model = open_model(
-        job_spec(p.judge_model, smk.config["models"]),
-        smk.input.get("gguf"),
-        n_threads=smk.threads,
-        share_prefix=True,
-    )
+    model = open_job_model(smk, "judge_model", share_prefix=True)
     verdicts = judge_calibration_with_model(
         tables.read(tables.TENSION_ENDINGS, smk.input.endings),
         tables.read(tables.STORIES, smk.input.stories),

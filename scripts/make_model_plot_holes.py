@@ -1,7 +1,7 @@
 """Rule make_model_plot_holes: the paper's maker with a configured model, and the review sheet."""
 
 from storyflow import tables
-from storyflow.lm.connect import job_spec, open_model
+from storyflow.lm.connect import open_job_model
 from storyflow.measures.plot_holes.llm_maker import make_plot_holes
 from storyflow.runner import run, save
 
@@ -9,9 +9,7 @@ from storyflow.runner import run, save
 def main(smk):
     p = smk.params
     # the window is sized to the stories before the weights load (llm_maker.maker_window)
-    model = open_model(
-        job_spec(p.model, smk.config["models"]), smk.input.get("gguf"), n_threads=smk.threads
-    )
+    model = open_job_model(smk)
     made, skipped, attempts, sheet = make_plot_holes(
         model,
         tables.read(tables.SENTENCES, smk.input.sentences),

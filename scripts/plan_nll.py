@@ -6,7 +6,7 @@ out; rule estimate_nll_time turns the plans into expected time.
 """
 
 from storyflow import tables
-from storyflow.lm.connect import job_spec
+from storyflow.lm.connect import job_model_spec
 from storyflow.lm.nll.engine import NllSettings, plan_corpus
 from storyflow.runner import run, save
 
@@ -18,7 +18,7 @@ def main(smk):
         stories=tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "topic"]),
         sentences=tables.read(tables.SENTENCES, smk.input.sentences),
         settings=NllSettings.from_config(smk.params.settings),
-        prompt=job_spec(smk.params.model, smk.config["models"]).prompt,
+        prompt=job_model_spec(smk).prompt,
     )
     save(smk.output, cost=plan.cost, excluded=plan.excluded)
 

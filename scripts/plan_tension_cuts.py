@@ -2,13 +2,13 @@
 model without a tokenizer file) and which stories are left out."""
 
 from storyflow import tables
-from storyflow.lm.connect import job_spec, open_model
+from storyflow.lm.connect import open_job_model
 from storyflow.measures.tension.cuts import CutSettings, plan_cuts
 from storyflow.runner import run, save
 
 
 def main(smk):
-    model = open_model(job_spec(smk.params.model, smk.config["models"]), smk.input.get("gguf"))
+    model = open_job_model(smk)
     cuts, excluded = plan_cuts(
         tables.read(tables.STORIES, smk.input.stories),
         tables.read(tables.SENTENCES, smk.input.sentences),

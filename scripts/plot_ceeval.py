@@ -14,7 +14,12 @@ def main(smk):
     made = pd.concat([tables.read(tables.PLOT_HOLE_STORIES, p) for p in smk.input.made])
     answers = tables.read(tables.PLOT_HOLE_ANSWERS, smk.input.answers)
     plot_ceeval_by_length(
-        answers, made, [smk.output.length_png, smk.output.length_pdf], dpi, scores=scores
+        answers,
+        made,
+        [smk.output.length_png, smk.output.length_pdf],
+        dpi,
+        confidence=smk.params.confidence,
+        scores=scores,
     )
 
 

@@ -7,7 +7,8 @@ from storyflow.runner import run
 
 def main(smk):
     scores = tables.read(tables.PAIR_SCORES, smk.input.scores)
-    plot_pair_scores(scores, list(smk.output), top_pairs=smk.params.top_pairs, dpi=smk.params.dpi)
+    p = smk.params
+    plot_pair_scores(scores, list(smk.output), top_pairs=p.top_pairs, dpi=p.dpi, seed=p.seed)
 
 
 run(main, snakemake)

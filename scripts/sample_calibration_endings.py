@@ -2,7 +2,7 @@
 four context sentences), for the judges' calibration and the forecaster's validity check."""
 
 from storyflow import tables
-from storyflow.lm.connect import job_spec, open_model
+from storyflow.lm.connect import open_job_model
 from storyflow.measures.tension import calibration
 from storyflow.measures.tension.forecast import forecast_cuts
 from storyflow.runner import run
@@ -10,9 +10,7 @@ from storyflow.runner import run
 
 def main(smk):
     p = smk.params
-    model = open_model(
-        job_spec(p.model, smk.config["models"]), smk.input.get("gguf"), n_threads=smk.threads
-    )
+    model = open_job_model(smk)
     cloze = calibration.calibration_stories(
         tables.read(tables.STORIES, smk.input.stories), p.stories
     )

@@ -5,13 +5,13 @@ context window) are logged here and listed by rule plan_nll (docs/cost_and_failu
 """
 
 from storyflow import tables
-from storyflow.lm.connect import job_spec
+from storyflow.lm.connect import job_model_spec
 from storyflow.lm.nll.engine import NllSettings, score_corpus, select_shard
 from storyflow.runner import run
 
 
 def main(smk):
-    spec = job_spec(smk.params.model, smk.config["models"])
+    spec = job_model_spec(smk)
     stories = tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "topic"])
     table = score_corpus(
         model_name=smk.wildcards.model,

@@ -1,15 +1,13 @@
 """Rule score_tension_pmi: PMI of the remainder with the prefix at every cut (nats/token)."""
 
 from storyflow import tables
-from storyflow.lm.connect import job_spec, open_model
+from storyflow.lm.connect import open_job_model
 from storyflow.measures.tension.likelihood import score_pmi
 from storyflow.runner import run
 
 
 def main(smk):
-    model = open_model(
-        job_spec(smk.params.model, smk.config["models"]), smk.input.gguf, n_threads=smk.threads
-    )
+    model = open_job_model(smk)
     pmi = score_pmi(
         model,
         tables.read(tables.TENSION_CUTS, smk.input.cuts),

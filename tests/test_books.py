@@ -22,6 +22,7 @@ def write_manifest(tmp_path: Path, rows: list[str]) -> Path:
 
 
 def read(path: Path, **kwargs: object) -> pd.DataFrame:
+    kwargs.setdefault("path_template", "{genre}/{id}.txt")
     return books.read_manifest(path, id_column="gutenberg_id", genre_column="category", **kwargs)
 
 

@@ -202,7 +202,9 @@ def test_separation_gives_hedges_g_per_contrast_model_and_measure(corpus) -> Non
     stories, sentences, measures = corpus
     table = story_table.story_table(stories, sentences, measures)
     contrasts = [{"name": "imagined_vs_recalled", "a": "imagined", "b": "recalled"}]
-    result = separation.separation(table, contrasts, model_free=["ns.pmi"], confidence=0.95)
+    result = separation.separation(
+        table, contrasts, model_free=["ns.pmi"], confidence=0.95, min_group_size=2
+    )
     assert sorted(zip(result["model"], result["measure"], strict=True)) == [
         ("", "ns.pmi"),
         ("m1", "seq.context"),
@@ -211,7 +213,7 @@ def test_separation_gives_hedges_g_per_contrast_model_and_measure(corpus) -> Non
     row = result[result["model"] == "m1"].iloc[0]
     members = stories.set_index("story_id")["story_type"]
     m1 = measures[0].set_index("story_id")["value"]
-    g = stats.hedges_g(m1[members == "imagined"], m1[members == "recalled"])
+    g = stats.hedges_g(m1[members == "imagined"], m1[members == "recalled"], 0.95)
     assert (row["g"], row["g_low"], row["g_high"]) == pytest.approx(g)
     assert (row["n_a"], row["n_b"]) == (N // 2, N // 2)
 
@@ -382,7 +384,7 @@ def test_failed_measures_reach_the_story_table_and_every_comparison_table(corpus
 
     contrast = [{"name": "type", "a": {"story_type": "imagined"}, "b": {"story_type": "recalled"}}]
     g = separation.separation(
-        table, contrast, model_free=["ns.pmi"], confidence=0.95, verdicts=judged
+        table, contrast, model_free=["ns.pmi"], confidence=0.95, min_group_size=2, verdicts=judged
     )
     assert list(g.loc[~g["valid"], "measure"]) == ["plot_holes.p_error"]
     assert g["tested"].all()
@@ -417,13 +419,13 @@ def test_the_separation_figure_draws_a_failed_measure_hollow_and_names_it(corpus
     table = story_table.story_table(stories, sentences, measures, judged)
     contrast = [{"name": "type", "a": {"story_type": "imagined"}, "b": {"story_type": "recalled"}}]
     g = separation.separation(
-        table, contrast, model_free=["ns.pmi"], confidence=0.95, verdicts=judged
+        table, contrast, model_free=["ns.pmi"], confidence=0.95, min_group_size=2, verdicts=judged
     )
     drawn = {}
     original = figures.save
     figures.save = lambda fig, paths, dpi: drawn.setdefault("fig", fig)
     try:
-        figures.plot_separation(g, [tmp_path / "g.png"])
+        figures.plot_separation(g, [tmp_path / "g.png"], dpi=60)
     finally:
         figures.save = original
     labels = [t.get_text() for legend in drawn["fig"].legends for t in legend.get_texts()]

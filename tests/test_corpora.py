@@ -233,7 +233,9 @@ def test_a_book_manifest_shares_the_encoding_reading(tmp_path: Path) -> None:
     plain.write_text(text, encoding="utf-8")
     marked.write_bytes(codecs.BOM_UTF16_LE + text.encode("utf-16-le"))
     latin.write_bytes(text.encode("cp1252"))
-    columns = {"id_column": "gutenberg_id", "genre_column": "category"}
+    columns = {
+        "id_column": "gutenberg_id", "genre_column": "category", "path_template": "{genre}/{id}.txt"
+    }  # fmt: skip
     assert read_manifest(marked, **columns).equals(read_manifest(plain, **columns))
     with pytest.raises(InputDataError, match=r"w\.tsv, row 3: .*iconv -f WINDOWS-1252 -t UTF-8"):
         read_manifest(latin, **columns)
@@ -437,7 +439,10 @@ def test_book_passages_from_two_real_books(data_mirror: Path) -> None:
     from storyflow.corpora.books import read_manifest
 
     manifest = read_manifest(
-        data_mirror / "books/MANIFEST.tsv", id_column="gutenberg_id", genre_column="category"
+        data_mirror / "books/MANIFEST.tsv",
+        id_column="gutenberg_id",
+        genre_column="category",
+        path_template="{genre}/{id}.txt",
     ).head(2)
     passages = book_passages(manifest, per_book=3, tokens=150, seed=5)
     assert len(passages) == 6 and passages["story_id"].is_unique

@@ -177,6 +177,7 @@ def run_covariates(nlp, matcher, sentences: pd.DataFrame, encode=None, windows=(
         agents=cv.SubjectPronounResolver(),
         embedding_model="fake",
         windows=windows,
+        zipf_threshold=3.0,
     )
 
 
@@ -303,6 +304,8 @@ def test_relation_classifier_plugs_in(monkeypatch, full_nlp, matcher) -> None:
         relations=classifier,
         agents=cv.agent_resolver("subject-pronoun-heuristic"),
         embedding_model="fake",
+        windows=(1, 3),
+        zipf_threshold=3.0,
     )
     assert out["rhetorical_relation"].iloc[1] == "contrast"
     assert set(out["rhetorical_source"]) == {"test-rst-parser"}

@@ -24,7 +24,8 @@ def lengths(n_sentences: int = 4) -> pd.DataFrame:
 
 TENSION = {
     "block": {"k": 2, "sampling": {"max_tokens": 10},
-              "cuts": {"min_pct": 0.1, "max_pct": 0.99, "max_cuts": None}},
+              "cuts": {"min_pct": 0.1, "max_pct": 0.99, "max_cuts": None, "min_words": 0,
+                       "max_story_words": 5000}},
     "plan": {"forecasters": ["f"], "judges": ["embedding", "j"]},
 }  # fmt: skip
 
@@ -45,6 +46,20 @@ def test_tension_counts_every_cut_its_prefix_and_the_judges_remainders() -> None
                                                                 "max_cuts": 1}}}  # fmt: skip
     one = estimate.estimate({"c": lengths()}, {"c": {"tension": capped}}, {})
     assert one.set_index("stage").loc["forecast endings", "requests"] == 1
+
+
+def test_tension_counts_the_cuts_the_stage_keeps() -> None:
+    """The estimate selects cuts with the stage's own rule (storyflow.measures.tension.cuts):
+    with min_words 10 the first position, which has no preceding sentence, is not kept (2 cuts,
+    not 3), and a story over max_story_words has none."""
+    cuts = {**TENSION["block"]["cuts"], "min_words": 10}
+    strict = {**TENSION, "block": {**TENSION["block"], "cuts": cuts}}
+    cost = estimate.estimate({"c": lengths()}, {"c": {"tension": strict}}, {})
+    forecast = cost.set_index("stage").loc["forecast endings"]
+    assert (forecast["requests"], forecast["prompt_tokens"]) == (2, 1.3 * (20 + 30))
+    short = {**TENSION, "block": {**TENSION["block"], "cuts": {**cuts, "max_story_words": 39}}}
+    none = estimate.estimate({"c": lengths()}, {"c": {"tension": short}}, {})
+    assert none.set_index("stage").loc["forecast endings", "requests"] == 0
 
 
 def test_time_comes_from_the_rates_and_is_unknown_without_one() -> None:

@@ -72,17 +72,17 @@ def test_parse_localization(text: str, status: str, error: tuple, contr: tuple) 
 
 # --- acts and the model maker's deterministic steps --------------------------------------------
 def test_acts() -> None:
-    assert acts.act_bounds(2) is None
+    assert acts.act_bounds(2, 3) is None
     assert acts.act_bounds(5, min_sentences=6) is None
-    assert acts.act_bounds(6) == (2, 4)
-    assert acts.act_bounds(10) == (4, 7)
-    assert [len(a) for a in acts.split_acts(list("abcdefg"))] == [3, 2, 2]
+    assert acts.act_bounds(6, 3) == (2, 4)
+    assert acts.act_bounds(10, 3) == (4, 7)
+    assert [len(a) for a in acts.split_acts(list("abcdefg"), 3)] == [3, 2, 2]
 
 
 def test_patch_takes_act_one_from_the_original_and_the_rest_from_the_counterfactual() -> None:
     original = ["A1.", "A2.", "B1.", "B2.", "C1.", "C2."]
     counter = ["A1x.", "A2.", "B1.", "B2x.", "C1.", "C2x."]
-    edit = llm_maker.patch(original, counter, acts.act_bounds(6))
+    edit = llm_maker.patch(original, counter, acts.act_bounds(6, 3))
     assert edit.sentences == ["A1.", "A2.", "B1.", "B2x.", "C1.", "C2x."]
     assert edit.error == [3, 5]
     assert edit.contradicted == [0]
@@ -123,7 +123,7 @@ def test_filter_counts_every_change_of_the_counterfactual() -> None:
     # lines passed)
     original = [f"S{i}." for i in range(9)]
     counter = ["S0x.", "S1.", "S2.", "S3x.", "S4x.", "S5x.", "S6x.", "S7x.", "S8."]
-    edit = llm_maker.patch(original, counter, acts.act_bounds(9))
+    edit = llm_maker.patch(original, counter, acts.act_bounds(9, 3))
     assert len(edit.error) == 5 and edit.n_changes == 6
     assert llm_maker.filter_reason(edit, 5) == "6 changes (more than 5)"
     assert llm_maker.filter_reason(edit, 6) is None
@@ -418,9 +418,9 @@ def test_scores_and_baselines(made) -> None:
 
     shown = made[0][made[0]["version"].isin(["O", "F"])]
     answers = baseline_answers(shown, seed=1)
-    scores = scoring.scores_table(answers, made[0], "test", confidence=0.95, seed=1).set_index(
-        "detector"
-    )
+    scores = scoring.scores_table(
+        answers, made[0], "test", confidence=0.95, seed=1, unparseable="wrong"
+    ).set_index("detector")
     always_no = scores.loc["baseline:always-no"]
     assert (always_no["ceeval_full"], always_no["accuracy"], always_no["specificity"]) == (
         0.5,

@@ -60,7 +60,9 @@ def test_a_version_beyond_the_window_is_left_out_with_its_twin_and_listed() -> N
     assert math.isnan(answers.loc["long:controlled:F", "p_error"])
     assert answers.loc["short:controlled:O", "answer_status"] == "not_asked"
     made = items.assign(maker="controlled")
-    scores = scoring.scores_table(answers.reset_index(), made, "t", confidence=0.95, seed=1)
+    scores = scoring.scores_table(
+        answers.reset_index(), made, "t", confidence=0.95, seed=1, unparseable="wrong"
+    )
     row = scores.set_index("detector").loc["fake"]
     # before: the long story counted as a "no" (a right answer on its original)
     assert (row["n"], row["n_left_out"], row["specificity"]) == (2, 2, 1.0)
@@ -155,7 +157,9 @@ def test_the_paper_format_reads_the_decision_and_matches_the_quoted_lines() -> N
     # the unmatched quote counts as unparseable in the scores (n_unparseable) and under the
     # exclude policy leaves with its story
     made = items.assign(maker="controlled")
-    row = scoring.scores_table(answers.reset_index(), made, "t", confidence=0.95, seed=1)
+    row = scoring.scores_table(
+        answers.reset_index(), made, "t", confidence=0.95, seed=1, unparseable="wrong"
+    )
     assert row.set_index("detector").loc["fake", "n_unparseable"] == 3
 
 
@@ -471,7 +475,7 @@ def test_failed_detectors_are_drawn_hollow_with_their_interval(tmp_path) -> None
     )  # fmt: skip
     lengths = [" ".join(["w"] * (50 + 10 * i)) for i in range(12)]
     made = pd.DataFrame({"story_id": [f"s{i}" for i in range(12)], "original": lengths})
-    bins = length_bins(answers, made)
+    bins = length_bins(answers, made, 0.95)
     assert len(bins) == 3 and (bins["n"] == 8).all()
     assert ((bins["ci_low"] <= bins["ceeval"]) & (bins["ceeval"] <= bins["ci_high"])).all()
     assert bins["ci_low"].ge(0).all() and bins["ci_high"].le(1).all()

@@ -364,6 +364,9 @@ def test_fit_specifications_tables(tmp_path: Path) -> None:
         cov,
         specs,
         models=["m1", "m2"],
+        formulation="context",
+        fdr_alpha=0.05,
+        confidence=0.95,
         skipped={"gain_h9": "history 9 not scored (nll.max_history = 3)"},
     )
     assert list(coefs.columns) == regression.COEFFICIENT_COLUMNS

@@ -80,7 +80,9 @@ def test_the_aggregate_is_each_models_summary_of_hedges_g_over_h_then_their_mean
             cell = scores[(scores["model"] == model) & (scores["history"] == h)]
             gs.append(
                 stats.hedges_g(
-                    cell[cell["story_id"].isin(a)]["seq"], cell[cell["story_id"].isin(b)]["seq"]
+                    cell[cell["story_id"].isin(a)]["seq"],
+                    cell[cell["story_id"].isin(b)]["seq"],
+                    0.95,
                 )[0]
             )
         assert result.per_model[model] == pytest.approx(summarise(gs), abs=1e-12)
@@ -115,7 +117,7 @@ def test_a_story_a_model_did_not_score_is_left_out_of_that_models_g_only() -> No
     full = aggregated_g(dropped, a, b, models=["m1", "m2"], **kw)
     cell = dropped[(dropped["model"] == "m1") & (dropped["history"] == "1")]
     m1 = stats.hedges_g(
-        cell[cell["story_id"].isin(a)]["seq"], cell[cell["story_id"].isin(b)]["seq"]
+        cell[cell["story_id"].isin(a)]["seq"], cell[cell["story_id"].isin(b)]["seq"], 0.95
     )[0]
     assert full.per_model["m1"] == pytest.approx(m1, abs=1e-12)
     assert full.n_a == 13  # stories scored by every model

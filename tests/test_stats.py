@@ -64,12 +64,12 @@ def test_hedges_g_hand_example() -> None:
     # g  = J·d = 0.7833773
     # SE = sqrt(7/12 + g²/14) = sqrt(0.5833333 + 0.6136799/14) = sqrt(0.6271676) = 0.7919391
     # CI = g ± 1.9599640·SE = 0.7833773 ± 1.5521722 = (−0.7687949, 2.3355495)
-    g, low, high = hedges_g(A, B)
+    g, low, high = hedges_g(A, B, 0.95)
     assert g == pytest.approx(16 / 19 * 1.5 / math.sqrt(2.6))
     assert g == pytest.approx(0.7833773, abs=1e-7)
     assert low == pytest.approx(-0.7687949, abs=1e-7)
     assert high == pytest.approx(2.3355495, abs=1e-7)
-    g_rev, low_rev, high_rev = hedges_g(B, A)
+    g_rev, low_rev, high_rev = hedges_g(B, A, 0.95)
     assert (g_rev, low_rev, high_rev) == pytest.approx((-g, -high, -low))
     # a 90% interval is narrower: z = 1.6448536
     g90, low90, high90 = hedges_g(A, B, confidence=0.90)
@@ -90,7 +90,7 @@ def test_hedges_g_against_pooled_t_and_exact_correction() -> None:
         d = t_pooled * math.sqrt(1 / n_a + 1 / n_b)
         m = n_a + n_b - 2
         j_exact = math.exp(special.gammaln(m / 2) - special.gammaln((m - 1) / 2)) / math.sqrt(m / 2)
-        g, low, high = hedges_g(a, b)
+        g, low, high = hedges_g(a, b, 0.95)
         assert g == pytest.approx(j_exact * d, rel=1e-3)
         se = math.sqrt((n_a + n_b) / (n_a * n_b) + g**2 / (2 * (n_a + n_b)))
         assert (low, high) == pytest.approx((g - 1.959964 * se, g + 1.959964 * se), rel=1e-6)
@@ -100,11 +100,11 @@ def test_small_groups_are_rejected_by_the_functions() -> None:
     with pytest.raises(ValueError, match="at least 2"):
         welch_t([1.0], [1.0, 2.0])
     with pytest.raises(ValueError, match="at least 2"):
-        hedges_g([1.0, 2.0], [3.0])
+        hedges_g([1.0, 2.0], [3.0], 0.95)
 
 
 def test_zero_variance_gives_nan() -> None:
-    assert all(math.isnan(x) for x in hedges_g([1.0, 1.0], [1.0, 1.0]))
+    assert all(math.isnan(x) for x in hedges_g([1.0, 1.0], [1.0, 1.0], 0.95))
     assert math.isnan(welch_t([1.0, 1.0], [1.0, 1.0])[0])
 
 
@@ -186,7 +186,7 @@ CONTRASTS = [
 
 def test_contrast_effects_values() -> None:
     table = story_table({"imagined": A, "recalled": B, "retold": [1.0, 1.5, 2.5]})
-    out = contrast_effects(table, CONTRASTS, confidence=0.95, min_sentences=2)
+    out = contrast_effects(table, CONTRASTS, confidence=0.95, min_sentences=2, min_group_size=2)
     assert len(out) == 6  # 1 model x 1 formulation x 1 history x 2 contrasts x 3 measures
     assert list(out["contrast"]) == ["imagined_vs_recalled"] * 3 + ["retold_vs_recalled"] * 3
     row = out[(out.contrast == "imagined_vs_recalled") & (out.measure == "seq")].iloc[0]
@@ -214,7 +214,7 @@ def test_contrast_with_a_small_group_gives_nan_and_a_warning(
 ) -> None:
     table = story_table({"imagined": A, "recalled": B, "retold": [1.0]})
     with caplog.at_level(logging.WARNING, logger="storyflow"):
-        out = contrast_effects(table, CONTRASTS, confidence=0.95, min_sentences=2)
+        out = contrast_effects(table, CONTRASTS, confidence=0.95, min_sentences=2, min_group_size=2)
     assert "contrast retold_vs_recalled" in caplog.text and "fewer than 2 stories" in caplog.text
     small = out[out.contrast == "retold_vs_recalled"]
     assert len(small) == 3
@@ -244,7 +244,7 @@ def test_contrast_below_the_minimum_group_size_is_reported_but_not_tested(
 def test_contrast_naming_an_absent_group_is_a_user_error() -> None:
     table = story_table({"imagined": A, "recalled": B})
     with pytest.raises(StoryflowError) as err:
-        contrast_effects(table, CONTRASTS, confidence=0.95, min_sentences=2)
+        contrast_effects(table, CONTRASTS, confidence=0.95, min_sentences=2, min_group_size=2)
     message = str(err.value)
     assert "retold_vs_recalled" in message
     assert "story_type ['retold'], absent from the data" in message
@@ -259,7 +259,7 @@ def test_effects_csv_round_trip_keeps_history_as_text(tmp_path) -> None:
         ],
         ignore_index=True,
     )
-    out = contrast_effects(table, CONTRASTS, confidence=0.95, min_sentences=2)
+    out = contrast_effects(table, CONTRASTS, confidence=0.95, min_sentences=2, min_group_size=2)
     assert list(out["history"].drop_duplicates()) == ["1", "2", "10", "full"]
     out.to_csv(tmp_path / "effects.csv", index=False)
     back = tables.read(tables.EFFECTS, tmp_path / "effects.csv")
@@ -292,7 +292,9 @@ BOOK_CONTRASTS = [
 
 def test_label_filter_contrasts_select_by_every_filter_and_count_books() -> None:
     story, labels = passage_tables()
-    out = contrast_effects(story, BOOK_CONTRASTS, confidence=0.95, min_sentences=2, labels=labels)
+    out = contrast_effects(
+        story, BOOK_CONTRASTS, confidence=0.95, min_sentences=2, min_group_size=2, labels=labels
+    )
     seq = out[out.measure == "seq"].set_index("contrast")
     first = seq.loc["fic1p_vs_autobiography"]
     # the same numbers as the hand-worked story-type example: a = A, b = B
@@ -305,7 +307,7 @@ def test_label_filter_contrasts_select_by_every_filter_and_count_books() -> None
     assert both["group_a"] == "genre=fiction"
     assert (both["n_a"], both["n_docs_a"]) == (5, 4)
     assert both["mean_a"] == pytest.approx((2 + 4 + 6 + 0.5 + 0.7) / 5)
-    assert both["g"] == pytest.approx(hedges_g([2, 4, 6, 0.5, 0.7], B)[0])
+    assert both["g"] == pytest.approx(hedges_g([2, 4, 6, 0.5, 0.7], B, 0.95)[0])
 
 
 def test_group_empty_in_the_sample_gives_nan_but_a_typo_is_an_error(
@@ -314,18 +316,26 @@ def test_group_empty_in_the_sample_gives_nan_but_a_typo_is_an_error(
     story, labels = passage_tables()
     contrast = [{"name": "c", "a": {"genre": "autobiography", "pov": "3P"}, "b": "fiction-1P"}]
     with caplog.at_level(logging.WARNING, logger="storyflow"):
-        out = contrast_effects(story, contrast, confidence=0.95, min_sentences=2, labels=labels)
+        out = contrast_effects(
+            story, contrast, confidence=0.95, min_sentences=2, min_group_size=2, labels=labels
+        )
     assert "no story matches group a (genre=autobiography, pov=3P)" in caplog.text
     assert (out["n_a"] == 0).all() and out["g"].isna().all()
     typo = [{"name": "c", "a": {"genre": "fictoin"}, "b": "fiction-1P"}]
     with pytest.raises(StoryflowError, match=r"genre \['fictoin'\], absent from the data"):
-        contrast_effects(story, typo, confidence=0.95, min_sentences=2, labels=labels)
+        contrast_effects(
+            story, typo, confidence=0.95, min_sentences=2, min_group_size=2, labels=labels
+        )
     unknown = [{"name": "c", "a": {"author": "x"}, "b": "fiction-1P"}]
     with pytest.raises(StoryflowError, match="filters on 'author', which the stories do not have"):
-        contrast_effects(story, unknown, confidence=0.95, min_sentences=2, labels=labels)
+        contrast_effects(
+            story, unknown, confidence=0.95, min_sentences=2, min_group_size=2, labels=labels
+        )
     overlap = [{"name": "c", "a": {"genre": "fiction"}, "b": {"pov": "1P"}}]
     with pytest.raises(StoryflowError, match="3 stories fall in both groups"):
-        contrast_effects(story, overlap, confidence=0.95, min_sentences=2, labels=labels)
+        contrast_effects(
+            story, overlap, confidence=0.95, min_sentences=2, min_group_size=2, labels=labels
+        )
 
 
 def test_contrast_summary_averages_g_over_models_and_histories() -> None:
@@ -335,12 +345,17 @@ def test_contrast_summary_averages_g_over_models_and_histories() -> None:
     shifted.loc[shifted.story_type == "autobiography", "seq"] -= 1.0
     table = pd.concat([story, shifted], ignore_index=True)
     effects = contrast_effects(
-        table, BOOK_CONTRASTS[:1], confidence=0.95, min_sentences=2, labels=labels
+        table,
+        BOOK_CONTRASTS[:1],
+        confidence=0.95,
+        min_sentences=2,
+        min_group_size=2,
+        labels=labels,
     )
     summary = contrast_summary(effects)
     row = summary[summary.measure == "seq"].iloc[0]
-    g1 = hedges_g(A, B)[0]
-    g2 = hedges_g(A, [b - 1.0 for b in B])[0]
+    g1 = hedges_g(A, B, 0.95)[0]
+    g2 = hedges_g(A, [b - 1.0 for b in B], 0.95)[0]
     assert (row["n_models"], row["n_histories"]) == (2, 2)
     assert row["mean_g"] == pytest.approx((g1 + g2) / 2)
     assert (row["min_g"], row["max_g"], row["share_positive"]) == pytest.approx((g1, g2, 1.0))

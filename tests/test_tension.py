@@ -183,8 +183,8 @@ def test_vertex_angle() -> None:
 
 def test_monotone_and_flat_curves_have_no_reversal() -> None:
     pct = np.linspace(0.1, 0.9, 8)
-    assert curves.reversals(pct, np.linspace(0, 1, 8)) == []
-    assert curves.reversals(pct, np.full(8, 0.5)) == []
+    assert curves.reversals(pct, np.linspace(0, 1, 8), 3) == []
+    assert curves.reversals(pct, np.full(8, 0.5), 3) == []
 
 
 def test_zigzag_reversals_are_counted() -> None:
@@ -198,7 +198,7 @@ def test_zigzag_reversals_are_counted() -> None:
     stats = curves.curve_statistics(pct, zigzag, curve_settings(smoothing=1))
     assert stats["inflection_rate_30"] == pytest.approx(5 / 7)
     # smoothed over 3 cuts: 1/2, 1/3, 2/3, 1/3, 2/3, 1/3, 1/2 reverses at positions 1..5
-    assert [first for first, _, _ in curves.reversals(pct, zigzag)] == [1, 2, 3, 4, 5]
+    assert [first for first, _, _ in curves.reversals(pct, zigzag, 3)] == [1, 2, 3, 4, 5]
 
 
 def test_a_flat_top_of_the_smoothed_curve_is_one_reversal() -> None:
@@ -207,7 +207,7 @@ def test_a_flat_top_of_the_smoothed_curve_is_one_reversal() -> None:
     pct = np.linspace(0.1, 0.6, 6)
     no_rate = [0.0, 0.5, 0.5, 0.5, 0.5, 0.0]
     # smoothed over 3: 0.25, 1/3, 0.5, 0.5, 1/3, 0.25 (the 0.5s as sums of thirds: ties)
-    turns = curves.reversals(pct, no_rate)
+    turns = curves.reversals(pct, no_rate, 3)
     assert [(first, last) for first, last, _ in turns] == [(2, 3)]
     # vertex in the middle of the flat top, (0.5, 1) on the unit square; neighbours (0.2, 0.32)
     # and (0.8, 0.32): the same angle on either side
@@ -542,7 +542,7 @@ def test_figures_draw_the_example_stories_and_every_table(tmp_path) -> None:
     assert figures.example_stories(rates) == ["b", "c"]  # the most cuts per group
     stats = curves.story_statistics(rates, curve_settings())
     groups = compare.group_means(stats, 4, intervals(min_group_size=2))
-    figures.plot_example_curves(rates, [tmp_path / "curves.png"], 50)
+    figures.plot_example_curves(rates, [tmp_path / "curves.png"], 50, smoothing=3, angle=60.0)
     figures.plot_tension_by_group(groups, [tmp_path / "groups.png"], 50)
     figures.plot_inflection_rates(groups, [tmp_path / "rates.png", tmp_path / "rates.pdf"], 50)
     for name in ("curves.png", "groups.png", "rates.png", "rates.pdf"):

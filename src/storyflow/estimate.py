@@ -30,6 +30,7 @@ import pandas as pd
 from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.measures.plot_holes.acts import act_bounds
+from storyflow.measures.tension.cuts import CutSettings, story_cuts
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +40,19 @@ TOKENS_PER_WORD = 1.3
 
 
 def story_lengths(sentences: pd.DataFrame) -> pd.DataFrame:
-    """Per story: ``n`` sentences, ``words`` and each sentence's words (``per``, a list)."""
-    words = sentences["text"].astype(str).str.split().str.len()
-    grouped = sentences.assign(words=words).groupby("story_id", sort=False)["words"]
-    return pd.DataFrame({"n": grouped.size(), "words": grouped.sum(), "per": grouped.agg(list)})
+    """Per story: ``n`` sentences, ``words``, each sentence's words (``per``, a list) and the
+    sentences themselves (``texts``, a list)."""
+    texts = sentences["text"].astype(str)
+    words = texts.str.split().str.len()
+    grouped = sentences.assign(words=words, texts=texts).groupby("story_id", sort=False)
+    return pd.DataFrame(
+        {
+            "n": grouped["words"].size(),
+            "words": grouped["words"].sum(),
+            "per": grouped["words"].agg(list),
+            "texts": grouped["texts"].agg(list),
+        }
+    )
 
 
 def _tokens(words: float) -> float:
@@ -51,20 +61,18 @@ def _tokens(words: float) -> float:
 
 def tension_rows(stories: pd.DataFrame, block: Mapping[str, Any], plan: Mapping[str, Any]):
     """Forecasting (one prompt per cut: the story up to it; K endings of ``max_tokens``) and each
-    LLM judge (K closed-choice questions per cut: the remainder and one ending)."""
+    LLM judge (K closed-choice questions per cut: the remainder and one ending). The cuts are
+    the stage's own (:func:`storyflow.measures.tension.cuts.story_cuts`), with words standing in
+    for the forecaster's tokens."""
     k, gen = int(block["k"]), int(block["sampling"]["max_tokens"])
-    cuts_block = block["cuts"]
+    settings = CutSettings.from_config(block["cuts"])
     prefix = remainder = n_cuts = 0.0
-    for per in stories["per"]:
-        ends = np.cumsum(per)
-        total = max(ends[-1], 1)
-        share = ends[:-1] / total  # cut after sentence i: share of the story before it
-        kept = np.flatnonzero((share >= cuts_block["min_pct"]) & (share <= cuts_block["max_pct"]))
-        if cuts_block["max_cuts"] and len(kept) > cuts_block["max_cuts"]:
-            kept = kept[np.linspace(0, len(kept) - 1, int(cuts_block["max_cuts"])).astype(int)]
+    for texts, per in zip(stories["texts"], stories["per"], strict=True):
+        kept, _ = story_cuts(texts, per, settings)
+        total = sum(per)
         n_cuts += len(kept)
-        prefix += float(ends[kept].sum())
-        remainder += float((total - ends[kept]).sum())
+        prefix += float(sum(words for _, _, words in kept))
+        remainder += float(sum(total - words for _, _, words in kept))
     for model in plan["forecasters"]:
         yield ("tension", "forecast endings", model, n_cuts, _tokens(prefix), n_cuts * k * gen)
     judged = len(plan["forecasters"])  # a judge reads every forecaster's endings
@@ -117,7 +125,7 @@ def plot_hole_rows(stories: pd.DataFrame, block: Mapping[str, Any], models: Mapp
         if block["nli"]["pairs"] == "all":
             count = n * (n - 1)
         else:  # act 1 x acts 2-3, acts as the stage cuts them
-            act1 = act_bounds(n)[0]
+            act1 = act_bounds(n, block["min_sentences"])[0]
             count = act1 * (n - act1)
         pairs += 2 * count
         words_in_pairs += 2 * count * 2 * float(np.mean(per))

@@ -42,7 +42,9 @@ from storyflow.history import history_key
 
 log = logging.getLogger(__name__)
 
-MEASURES = ("seq", "nll_base", "nll_context")
+#: The story-level sequentiality terms summarised and contrasted (nats/token): SEQ and its two
+#: NLL terms (the unconditional and the contextual).
+SCORE_TERMS = ("seq", "nll_base", "nll_context")
 GROUP_KEY = ["model", "formulation", "history"]
 SUMMARY_COLUMNS = tables.SUMMARY.names
 EFFECT_COLUMNS = tables.EFFECTS.names
@@ -85,7 +87,7 @@ def welch_t(
 def hedges_g(
     a: Sequence[float] | np.ndarray | pd.Series,
     b: Sequence[float] | np.ndarray | pd.Series,
-    confidence: float = 0.95,
+    confidence: float,
 ) -> tuple[float, float, float]:
     """Hedges' g (bias-corrected standardized mean difference) with a normal-approximation CI.
 
@@ -129,7 +131,7 @@ def _filter_stories(story_seq: pd.DataFrame, min_sentences: int) -> pd.DataFrame
     """Drop stories with fewer than ``min_sentences`` sentences (logged)."""
     missing = [
         c
-        for c in ["story_id", "story_type", *GROUP_KEY, "n_sentences", *MEASURES]
+        for c in ["story_id", "story_type", *GROUP_KEY, "n_sentences", *SCORE_TERMS]
         if c not in story_seq.columns
     ]
     if missing:
@@ -157,15 +159,15 @@ def _long(story_seq: pd.DataFrame) -> pd.DataFrame:
     """One row per story × measure: key columns, ``story_type``, ``measure``, ``value``."""
     return story_seq.melt(
         id_vars=[*GROUP_KEY, "story_type", "story_id"],
-        value_vars=list(MEASURES),
+        value_vars=list(SCORE_TERMS),
         var_name="measure",
         value_name="value",
     )
 
 
 def _sort(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Sort by ``by``; history numerically ("full" last), measure in :data:`MEASURES` order."""
-    measure_order = {m: i for i, m in enumerate(MEASURES)}
+    """Sort by ``by``; history numerically ("full" last), measure in :data:`SCORE_TERMS` order."""
+    measure_order = {m: i for i, m in enumerate(SCORE_TERMS)}
     helpers = {
         "_history": df["history"].map(history_key),
         "_measure": df["measure"].map(measure_order),
@@ -296,8 +298,8 @@ def contrast_effects(
     *,
     confidence: float,
     min_sentences: int,
+    min_group_size: int,
     labels: pd.DataFrame | None = None,
-    min_group_size: int = 2,
 ) -> pd.DataFrame:
     """Welch's t-test and Hedges' g for each contrast "group a vs group b" of stories.
 
@@ -381,7 +383,7 @@ def contrast_effects(
                 row["g"], row["g_ci_low"], row["g_ci_high"] = hedges_g(a, b, confidence)
             rows.append(row)
     for (name, model, formulation, measure), histories in small.items():
-        if measure != MEASURES[0]:
+        if measure != SCORE_TERMS[0]:
             continue  # the measures share their stories: warn once per cell
         log.warning(
             "contrast %s, model %s, formulation %s: a group has fewer than %d stories at "
@@ -430,7 +432,7 @@ def contrast_summary(effects: pd.DataFrame) -> pd.DataFrame:
         )
         .reset_index()
     )
-    measure_order = {m: i for i, m in enumerate(MEASURES)}
+    measure_order = {m: i for i, m in enumerate(SCORE_TERMS)}
     return (
         summary.assign(_m=summary["measure"].map(measure_order))
         .sort_values(["formulation", "_m"], kind="stable")

@@ -27,7 +27,7 @@ def separation(
     *,
     model_free: Sequence[str] = (),
     confidence: float,
-    min_group_size: int = 2,
+    min_group_size: int,
     verdicts: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The :data:`~storyflow.tables.MEASURE_SEPARATION` rows of a story table: one per contrast,

@@ -80,8 +80,8 @@ def read_manifest(
     *,
     id_column: str,
     genre_column: str,
+    path_template: str,
     path_column: str | None = None,
-    path_template: str = "{genre}/{id}.txt",
 ) -> pd.DataFrame:
     """Read a book manifest (TSV if the name ends in ``.tsv``, else CSV) and check it.
 

@@ -23,7 +23,7 @@ def _matrix(part: pd.DataFrame, column: str, order: list[str]) -> np.ndarray:
 
 
 def plot_correlations(
-    correlations: pd.DataFrame, paths: Sequence[str | Path], *, length: str, dpi: int = 150
+    correlations: pd.DataFrame, paths: Sequence[str | Path], *, length: str, dpi: int
 ) -> None:
     """Per model (rows of panels): Spearman's ρ between the measures (left) and the partial ρ
     given story length (right), each cell annotated with its value; ``length``'s own row and
@@ -80,9 +80,7 @@ def plot_correlations(
     save(fig, paths, dpi)
 
 
-def plot_separation(
-    separation: pd.DataFrame, paths: Sequence[str | Path], *, dpi: int = 150
-) -> None:
+def plot_separation(separation: pd.DataFrame, paths: Sequence[str | Path], *, dpi: int) -> None:
     """One forest plot per contrast: Hedges' g with its CI for every measure (rows), one marker
     per model (a measure that depends on no model has one marker). g > 0: group a scores higher.
     A measure resting on a model that failed its validity check (``valid`` false) is drawn

@@ -17,19 +17,19 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from storyflow.figures.common import FONT_SIZE, save, story_type_colors, unique
+from storyflow.measures.fabula_entropy.compare import INDICES
 
 KIND_LABELS = {"ewc": "EWC (world coherence)", "etc": "ETC (transitional coherence)"}
 MEASURE_LABELS = {
     "hard": "hard entropy (bits; the paper's index)",
     "soft": "soft entropy (bits)",
 }
-MEASURES = ("hard", "soft")
 
 
 def measure_order(dose: pd.DataFrame) -> list[str]:
     """The measures, the headline one (the ``headline`` rows of :data:`tables.FEI_DOSE`) first."""
     marked = set(dose.loc[dose["headline"], "measure"]) if len(dose) else set()
-    return sorted(MEASURES, key=lambda m: m not in marked)
+    return sorted(INDICES, key=lambda m: m not in marked)
 
 
 def measure_label(measure: str, headline: bool) -> str:
@@ -72,7 +72,7 @@ def plot_fabula_entropy(
     distribution_paths: Sequence[str | Path],
     dose_paths: Sequence[str | Path],
     *,
-    dpi: int = 150,
+    dpi: int,
 ) -> None:
     """Both figures (:func:`distributions_figure`, :func:`dose_figure`), saved."""
     save(distributions_figure(indices, dose), distribution_paths, dpi)

@@ -17,10 +17,10 @@ def plot_pair_scores(
     scores: pd.DataFrame,
     paths: Sequence[str | Path],
     *,
-    top_pairs: int = 100,
-    dpi: int = 150,
+    top_pairs: int,
+    dpi: int,
+    seed: int,
     max_points: int = 200_000,
-    seed: int = 0,
 ) -> None:
     """Narrative-sense pair scores (PMI, natural log) per group: all pairs and top pairs.
 

@@ -90,7 +90,7 @@ def plot_ceeval(scores: pd.DataFrame, paths: Sequence[str | Path], dpi: int) -> 
 
 
 def length_bins(
-    answers: pd.DataFrame, made: pd.DataFrame, confidence: float = 0.95, bins: int = 3
+    answers: pd.DataFrame, made: pd.DataFrame, confidence: float, bins: int = 3
 ) -> pd.DataFrame:
     """Per detector and bin of story length (words of the original, equal-count bins): the
     median length, the mean CEEval-Full (share) with its Wilson interval, and n versions."""
@@ -118,13 +118,16 @@ def plot_ceeval_by_length(
     made: pd.DataFrame,
     paths: Sequence[str | Path],
     dpi: int,
+    *,
+    confidence: float,
     scores: pd.DataFrame | None = None,
     bins: int = 3,
 ) -> None:
     """Mean CEEval-Full per detector against story length (words of the original, in
-    equal-count bins; each point: the bin's median length), with Wilson intervals; detectors
-    that failed their validity check (``scores``' ``valid``) are grey with hollow markers."""
-    table = length_bins(answers, made, bins=bins)
+    equal-count bins; each point: the bin's median length), with Wilson intervals at
+    ``confidence``; detectors that failed their validity check (``scores``' ``valid``) are grey
+    with hollow markers."""
+    table = length_bins(answers, made, confidence, bins=bins)
     failed = set()
     if scores is not None and "valid" in scores:
         failed = {d for d, v in zip(scores["detector"], scores["valid"], strict=True) if _failed(v)}

@@ -149,8 +149,8 @@ def plot_example_curves(
     paths: Sequence[str | Path],
     dpi: int,
     *,
-    smoothing: int = 3,
-    angle: float = 60.0,
+    smoothing: int,
+    angle: float,
     per_group: int = 1,
 ) -> None:
     """No-rate curves of example stories (``curves``: :data:`storyflow.tables.TENSION_CURVES` of

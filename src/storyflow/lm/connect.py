@@ -377,6 +377,20 @@ def job_spec(settings: Mapping[str, Any], config_models: Sequence[Mapping[str, A
     return ModelSpec.from_config(entry)
 
 
+def job_model_spec(smk: Any, key: str = "model") -> ModelSpec:
+    """The spec of the model a Snakemake job runs: its rule's ``params.<key>`` (the model's
+    scoring settings) completed from the config's ``models`` (:func:`job_spec`)."""
+    return job_spec(getattr(smk.params, key), smk.config["models"])
+
+
+def open_job_model(smk: Any, key: str = "model", **options: Any) -> LanguageModel:
+    """The model a Snakemake job runs (:func:`job_model_spec`), with its weights from the job's
+    ``gguf`` input (none for a served model) on the job's threads; ``options`` are
+    :func:`open_model`'s (``n_ctx``, ``share_prefix``, ...)."""
+    options.setdefault("n_threads", smk.threads)
+    return open_model(job_model_spec(smk, key), smk.input.get("gguf"), **options)
+
+
 def open_model(
     spec: ModelSpec,
     model_path: str | Path | None = None,

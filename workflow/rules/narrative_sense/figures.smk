@@ -20,6 +20,7 @@ rule plot_pair_scores:
         "../../../envs/storyflow.yaml"
     params:
         top_pairs=NARRATIVE_SENSE_SETTINGS["top_pairs"],
+        seed=NARRATIVE_SENSE_SETTINGS["seed"],
         dpi=config["figures"]["dpi"],
     script:
         "../../../scripts/plot_pair_scores.py"

@@ -29,5 +29,6 @@ rule plot_ceeval:
         "../../../envs/storyflow.yaml"
     params:
         dpi=config["figures"]["dpi"],
+        confidence=STATISTICS["confidence"],
     script:
         "../../../scripts/plot_ceeval.py"

@@ -45,8 +45,8 @@ from storyflow.stats import hedges_g
 
 log = logging.getLogger(__name__)
 
-#: Pooled entropies, the paper's (hard) first.
-MEASURES = ("hard", "soft")
+#: The two indices of a pool of readers, the paper's (hard) first (bits).
+INDICES = ("hard", "soft")
 ENTROPIES = ("hard", "soft", "reader_entropy", "disagreement")
 INDEX_KINDS = ("ewc", "etc")
 MEASURE = "fabula_entropy"
@@ -438,7 +438,7 @@ def _paired(per_question: pd.DataFrame) -> pd.DataFrame:
     )
     story = both.groupby(["pool", "kind", "version", "story_id"], sort=False).sum(numeric_only=True)
     out = pd.DataFrame(index=story.index)
-    for m in MEASURES:
+    for m in INDICES:
         out[f"{m}_corrupted"] = story[f"{m}_c"] / story["n_c"]
         out[f"{m}_original"] = story[f"{m}_o"] / story["n_o"]
     return out.reset_index()
@@ -460,7 +460,7 @@ def compare_versions(
         ["pool", "kind", "version"], sort=False
     ):
         p = info[pool_name]
-        for measure in MEASURES:
+        for measure in INDICES:
             a = group[f"{measure}_corrupted"].to_numpy(float)
             b = group[f"{measure}_original"].to_numpy(float)
             d = a - b
@@ -487,7 +487,7 @@ def version_means(indices: pd.DataFrame, stats: Statistics, headline: str) -> pd
     keys = ["pool", "valid", "n_readers", "population", "kind", "version", "condition", "k"]
     lead = headline_pool(list(indices["pool"].unique()))
     for key, group in indices.groupby(keys, sort=False):
-        for measure in MEASURES:
+        for measure in INDICES:
             values = group[measure].to_numpy(float)
             rows.append(
                 (*key, measure, key[0] == lead and measure == headline, len(values),
@@ -527,7 +527,7 @@ def story_measures(
         for label, pool_name in labels.items():
             single = info[pool_name].population < 2
             for kind in kinds:
-                for measure in MEASURES:
+                for measure in INDICES:
                     key = (pool_name, kind, sid)
                     value = original.at[key, measure] if key in original.index else math.nan
                     if measure == "hard" and single:

@@ -270,8 +270,8 @@ def answer_corpus(
     questions: pd.DataFrame,
     reading: Mapping[str, Any],
     *,
-    n_threads: int = 1,
-    n_gpu_layers: int = 0,
+    n_threads: int,
+    n_gpu_layers: int,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every answer of one reader model ``spec`` (a ``ModelSpec``; ``model_path`` its GGUF, None
     when served) about a corpus, with the story prefix shared across its questions."""

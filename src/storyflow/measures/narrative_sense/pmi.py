@@ -220,7 +220,7 @@ def story_pair_codes(ids: np.ndarray, first: np.ndarray, last: np.ndarray, v: in
     return ids[a[keep]] * v + ids[b[keep]]
 
 
-def count_pairs(lemmas: pd.DataFrame, min_stories: int = 5, chunk: int = 500) -> PairTable:
+def count_pairs(lemmas: pd.DataFrame, min_stories: int, chunk: int = 500) -> PairTable:
     """The :class:`PairTable` of the reference stories ``lemmas`` (:data:`LEMMA_COLUMNS`)."""
     story_sets = [sorted(set(s)) for s in lemmas["lemmas"]]
     lemma_counts = pd.Series([w for s in story_sets for w in s]).value_counts()
@@ -285,7 +285,7 @@ def pair_scores(ids: np.ndarray, table: PairTable, codes: np.ndarray | None = No
     return pmi, seen
 
 
-def score_stories(lemmas: pd.DataFrame, table: PairTable, top_pairs: int = 100) -> pd.DataFrame:
+def score_stories(lemmas: pd.DataFrame, table: PairTable, top_pairs: int) -> pd.DataFrame:
     """Per story: its pair scores and their summary.
 
     Columns: story_id, group, n_words (tokens after the cut), n_lemmas (unique in-vocabulary

@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 
 
-def act_bounds(n_sentences: int, min_sentences: int = 3) -> tuple[int, int] | None:
+def act_bounds(n_sentences: int, min_sentences: int) -> tuple[int, int] | None:
     """(first sentence of act 2, first of act 3), 0-based; None when the story is too short."""
     if n_sentences < max(3, min_sentences):
         return None
@@ -21,7 +21,7 @@ def act_bounds(n_sentences: int, min_sentences: int = 3) -> tuple[int, int] | No
     return act1, act1 + act2
 
 
-def split_acts(sentences: Sequence[str], min_sentences: int = 3) -> list[list[str]] | None:
+def split_acts(sentences: Sequence[str], min_sentences: int) -> list[list[str]] | None:
     """The sentences as three acts (lists), or None when the story is too short."""
     bounds = act_bounds(len(sentences), min_sentences)
     if bounds is None:

@@ -416,7 +416,7 @@ class ModelMaker:
         """Tokens the longest step of one story needs (prompt + answer): the rewrite (story
         prompt + :func:`rewrite_tokens`), the judge (marked story + its answer), the
         proposition list or a reasoned relevance answer (prompt + ``max_tokens``)."""
-        fields = self.fields(sentences, act_bounds(len(sentences), 3) or (1, 2))
+        fields = self.fields(sentences, act_bounds(len(sentences), self.s.min_sentences) or (1, 2))
         every = range(len(sentences))
         filler = "x " * 48
         rewrite = self._prompt(

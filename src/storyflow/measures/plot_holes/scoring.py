@@ -66,7 +66,7 @@ def scores_table(
     *,
     confidence: float,
     seed: int,
-    unparseable: str = "wrong",
+    unparseable: str,
     verdicts: Mapping[str, tuple[bool, str]] | None = None,
 ) -> pd.DataFrame:
     """PLOT_HOLE_SCORES rows: one per maker × detector on the balanced O + F set.

@@ -581,8 +581,8 @@ def compute_covariates(
     relations: RelationClassifier,
     agents: AgentResolver,
     embedding_model: str,
-    windows: Sequence[int] = (1, 3),
-    zipf_threshold: float = 3.0,
+    windows: Sequence[int],
+    zipf_threshold: float,
     batch_size: int = 64,
 ) -> pd.DataFrame:
     """Covariates of every sentence (docs/method.md §6).
@@ -757,8 +757,8 @@ def corpus_covariates(
     connectives: str | Path | None = None,
     relation_classifier_name: str = ConnectiveRelationClassifier.name,
     agent_resolver_name: str = SubjectPronounResolver.name,
-    windows: Sequence[int] = (1, 3),
-    zipf_threshold: float = 3.0,
+    windows: Sequence[int],
+    zipf_threshold: float,
     threads: int | None = None,
 ) -> pd.DataFrame:
     """Load the tools named in the config and run :func:`compute_covariates`."""

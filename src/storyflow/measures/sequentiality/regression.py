@@ -345,9 +345,9 @@ def fit_specifications(
     specs: Sequence[Spec],
     *,
     models: Sequence[str],
-    formulation: str = "context",
-    fdr_alpha: float = 0.05,
-    confidence: float = 0.95,
+    formulation: str,
+    fdr_alpha: float,
+    confidence: float,
     skipped: Mapping[str, str] | None = None,
     story_covariates: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:

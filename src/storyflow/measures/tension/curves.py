@@ -133,7 +133,7 @@ def flat_runs(values: Sequence[float]) -> list[tuple[int, int]]:
 
 
 def reversals(
-    pct: Sequence[float], no_rate: Sequence[float], smoothing: int = 3
+    pct: Sequence[float], no_rate: Sequence[float], smoothing: int
 ) -> list[tuple[int, int, float]]:
     """The reversals of the smoothed, rescaled curve: ``(first, last, angle)``.
 
