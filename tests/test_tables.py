@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from storyflow import tables
+from storyflow.errors import StoryflowError
 
 
 def test_read_names_the_file_the_missing_and_the_found_columns(tmp_path: Path) -> None:
@@ -62,5 +63,5 @@ def test_frame_and_empty_follow_the_definition() -> None:
 
 
 def test_read_all_concatenates_and_needs_a_path() -> None:
-    with pytest.raises(tables.StoryflowError, match="no story sequentiality tables"):
+    with pytest.raises(StoryflowError, match="no story sequentiality tables"):
         tables.read_all(tables.STORY_SEQUENTIALITY, [])

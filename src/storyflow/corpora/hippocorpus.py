@@ -136,18 +136,33 @@ def read_hippocorpus(
     """
     path = Path(path)
     table = _read_table(path)
-
     require_header(
         table,
         REQUIRED_COLUMNS,
         path,
         f"Expected the columns of hippoCorpusV2.csv, including {', '.join(REQUIRED_COLUMNS)}.",
     )
-
     rows = pd.RangeIndex(_FIRST_DATA_ROW, _FIRST_DATA_ROW + len(table))
     ids = table["AssignmentId"].str.strip()
     types = table["memType"].str.strip()
+    _check_ids(path, ids, rows)
+    _check_story_types(path, types, rows, story_types)
+    empty_story, excluded = _empty_stories(path, table["story"], ids, types, rows)
+    stories = _story_rows(table[~empty_story], ids[~empty_story], types[~empty_story])
+    log.info(
+        "%s: %d stories read (%s), %d excluded, %d without a summary (kept; the topic "
+        "formulation skips them)",
+        path,
+        len(stories),
+        ", ".join(f"{t} {n}" for t, n in stories["story_type"].value_counts().items()),
+        len(excluded),
+        int((~stories["has_topic"]).sum()),
+    )
+    return stories, excluded
 
+
+def _check_ids(path: Path, ids: pd.Series, rows: pd.RangeIndex) -> None:
+    """Every story has an AssignmentId, and no two share one."""
     empty_id = list(rows[(ids == "").to_numpy()])
     if empty_id:
         raise InputDataError(
@@ -155,7 +170,6 @@ def read_hippocorpus(
             f"empty AssignmentId (every story needs a unique id) in {_row_list(empty_id)}",
             row=empty_id[0],
         )
-
     duplicated = ids.duplicated(keep=False).to_numpy()
     if duplicated.any():
         dup_rows = list(rows[duplicated])
@@ -167,6 +181,11 @@ def read_hippocorpus(
             row=dup_rows[0],
         )
 
+
+def _check_story_types(
+    path: Path, types: pd.Series, rows: pd.RangeIndex, story_types: Sequence[str]
+) -> None:
+    """Every memType is one of ``story_types``."""
     allowed = list(story_types)
     unknown = (~types.isin(allowed)).to_numpy()
     if unknown.any():
@@ -181,7 +200,12 @@ def read_hippocorpus(
             row=bad_rows[0],
         )
 
-    text = table["story"].str.strip()
+
+def _empty_stories(
+    path: Path, story: pd.Series, ids: pd.Series, types: pd.Series, rows: pd.RangeIndex
+) -> tuple[np.ndarray, pd.DataFrame]:
+    """The stories with an empty text or no letter (a mask), and their exclusion rows (logged)."""
+    text = story.str.strip()
     empty = (text == "").to_numpy()
     no_letters = ~empty & ~text.str.contains(LETTER, regex=True).to_numpy()
     empty_story = empty | no_letters
@@ -202,33 +226,26 @@ def read_hippocorpus(
             "y" if len(excluded) == 1 else "ies",
             _row_list(list(excluded["row"]), list(excluded["story_id"])),
         )
+    return empty_story, excluded
 
-    keep = ~empty_story
-    summary = table["summary"][keep].str.strip()
+
+def _story_rows(table: pd.DataFrame, ids: pd.Series, types: pd.Series) -> pd.DataFrame:
+    """The kept stories (:data:`STORY_COLUMNS`): the summary, stripped, is the topic (None when
+    empty)."""
+    summary = table["summary"].str.strip()
     has_topic = (summary != "").to_numpy()
     topic = pd.Series(summary.to_numpy(dtype=object), dtype=object)
     topic[~has_topic] = None
-    stories = pd.DataFrame(
+    return pd.DataFrame(
         {
-            "story_id": ids[keep].to_numpy(),
-            "story_type": types[keep].to_numpy(),
-            "text": table["story"][keep].to_numpy(),
+            "story_id": ids.to_numpy(),
+            "story_type": types.to_numpy(),
+            "text": table["story"].to_numpy(),
             "topic": topic,
             "has_topic": has_topic,
         },
         columns=list(STORY_COLUMNS),
     )
-    n_no_topic = int((~stories["has_topic"]).sum())
-    log.info(
-        "%s: %d stories read (%s), %d excluded, %d without a summary (kept; the topic "
-        "formulation skips them)",
-        path,
-        len(stories),
-        ", ".join(f"{t} {n}" for t, n in stories["story_type"].value_counts().items()),
-        len(excluded),
-        n_no_topic,
-    )
-    return stories, excluded
 
 
 def sample_stories(

@@ -164,35 +164,130 @@ def yes_no(model: LanguageModel) -> dict[str, list[str]]:
     return YES_NO_PLAIN if model.mode == "plain" else YES_NO_CHAT
 
 
+@dataclass(frozen=True)
+class Planned:
+    """What asking one story text takes: the first ``prompt`` (the classification, or the free
+    answer's), the localization prompt ``ask`` (closed format), the prompt's ``tokens`` and the
+    window the version ``need``s (prompt and answer)."""
+
+    prompt: Prompt
+    ask: Prompt
+    tokens: int
+    need: int
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A detector's answer on one story version: ``p_error``, whether it ``says`` "error", the
+    text ``answer`` it gave (if any), the ``status`` of its localization, the lines it names
+    (``error``, ``contradicts``; None when it names none) and whether an answer without any
+    verdict must score 0 (``no_verdict``)."""
+
+    p_error: float
+    says: bool
+    answer: str = ""
+    status: str = "not_asked"
+    error: list[int] | None = None
+    contradicts: list[int] | None = None
+    no_verdict: bool = False
+
+
+class ClosedFormat:
+    """Answer format ``closed`` (module docstring): P(yes) of a closed choice on the numbered
+    story, asked once per story text; after a "yes" on a version with ground truth, a greedy
+    localization read strictly (:func:`.ceeval.parse_localization`)."""
+
+    def __init__(self, model: LanguageModel, settings: DetectorSettings) -> None:
+        self.model, self.settings = model, settings
+        self.options = yes_no(model)
+        self.greedy = SamplingSettings(temperature=0, max_tokens=settings.max_tokens, stop=("\n",))
+        self.p_error: dict[tuple[str, ...], float] = {}
+
+    def plan(self, sents: tuple[str, ...]) -> Planned:
+        s = self.settings
+        prompt = _prompt(self.model, s.classify, sents)
+        ask = _prompt(self.model, s.localize, sents)
+        size = self.model.count(prompt)
+        return Planned(prompt, ask, size, max(size, self.model.count(ask) + s.max_tokens) + 8)
+
+    def verdict(self, item: Any, sents: tuple[str, ...], planned: Planned) -> Verdict:
+        if sents not in self.p_error:
+            self.p_error[sents] = self.model.answer(planned.prompt, self.options).probs[0]
+        p_error = self.p_error[sents]
+        says = bool(p_error > self.settings.threshold)
+        if not (says and item.maker != "original"):
+            return Verdict(p_error, says)
+        answer = self.model.sample(planned.ask, 1, self.greedy)[0].text
+        parsed = parse_localization(answer, len(sents))
+        lines = (parsed.error, parsed.contradicts) if parsed.ok else (None, None)
+        return Verdict(p_error, says, answer, parsed.status, *lines)
+
+    @property
+    def asked(self) -> int:
+        """Story texts asked."""
+        return len(self.p_error)
+
+
+class PaperFormat:
+    """Answer format ``paper`` (module docstring): one free-form answer per story text (plain
+    text, at ``temperature``, seeded by the text), its verdict and quoted lines parsed once
+    (:func:`.ceeval.paper_answer`); p_error 1 for a yes, 0 for a no, 0.5 without a verdict."""
+
+    def __init__(self, model: LanguageModel, settings: DetectorSettings) -> None:
+        self.model, self.settings = model, settings
+        self.answers: dict[tuple[str, ...], tuple[str, str | None, Localization]] = {}
+
+    def plan(self, sents: tuple[str, ...]) -> Planned:
+        prompt = _paper_prompt(self.model, self.settings.detect, sents)
+        size = self.model.count(prompt)
+        return Planned(prompt, prompt, size, size + self.settings.reasoning_tokens + 8)
+
+    def verdict(self, item: Any, sents: tuple[str, ...], planned: Planned) -> Verdict:
+        s = self.settings
+        if sents not in self.answers:
+            reasoning = SamplingSettings(
+                temperature=s.temperature,
+                max_tokens=s.reasoning_tokens,
+                seed=(int(s.seed) + stable_hash(plain(sents))) % 2**32,
+            )
+            text = self.model.sample(planned.prompt, 1, reasoning)[0].text
+            self.answers[sents] = (text, *paper_answer(text, sents))
+        answer, decision, parsed = self.answers[sents]
+        p_error = {"yes": 1.0, "no": 0.0}.get(decision or "", 0.5)
+        if decision is None:
+            # no verdict: wrong whatever the truth (the paper does not say how such an answer
+            # is scored; read as "no" it would score 1 on every original)
+            return Verdict(p_error, False, answer, "unparseable", no_verdict=True)
+        says = bool(p_error > s.threshold)
+        if not (says and item.maker != "original"):
+            return Verdict(p_error, says, answer)
+        lines = (parsed.error, parsed.contradicts) if parsed.ok else (None, None)
+        return Verdict(p_error, says, answer, parsed.status, *lines)
+
+    @property
+    def asked(self) -> int:
+        """Story texts asked."""
+        return len(self.answers)
+
+
+#: The answer formats (``plot_holes.detection.format``), each its own way of asking and reading.
+FORMATS = {"closed": ClosedFormat, "paper": PaperFormat}
+
+
 def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings) -> pd.DataFrame:
     """PLOT_HOLE_ANSWERS rows of ``model`` for every story version of ``items``
-    (PLOT_HOLE_STORIES rows). Equal texts are asked once; localization only after a "yes" on a
-    version with ground truth (maker not ``original``). The window is sized first
-    (:func:`fit_window`): each version needs its classification prompt, or its localization
-    prompt and answer, whichever is longer; a version that does not fit is left out
+    (PLOT_HOLE_STORIES rows), asked in the configured answer format (:data:`FORMATS`). Equal
+    texts are asked once; a localization only after a "yes" on a version with ground truth
+    (maker not ``original``). The window is sized first (:func:`fit_window`): each version
+    needs its longest prompt with its answer; a version that does not fit is left out
     (p_error NaN, ``answer_status`` ``too_long``, logged with its tokens)."""
-    options = yes_no(model)
-    free = settings.format == "paper"
-    if not free:
-        greedy = SamplingSettings(temperature=0, max_tokens=settings.max_tokens, stop=("\n",))
-    prompts: dict[tuple[str, ...], tuple[Prompt, Prompt, int, int]] = {}
+    asker = FORMATS[settings.format](model, settings)
+    planned: dict[tuple[str, ...], Planned] = {}
     for sentences in items["sentences"]:
         sents = tuple(sentences)
-        if sents not in prompts:
-            if free:
-                prompt = ask = _paper_prompt(model, settings.detect, sents)
-                size = model.count(prompt)
-                need = size + settings.reasoning_tokens + 8
-            else:
-                prompt = _prompt(model, settings.classify, sents)
-                ask = _prompt(model, settings.localize, sents)
-                size = model.count(prompt)
-                need = max(size, model.count(ask) + settings.max_tokens) + 8
-            prompts[sents] = (prompt, ask, size, need)
-    limit = fit_window(model, [p[3] for p in prompts.values()], settings.n_ctx)
-    cache: dict[tuple[str, ...], float] = {}
-    # format paper: each version's free answer, its verdict and localization, parsed once
-    free_answers: dict[tuple[str, ...], tuple[str, str | None, Localization]] = {}
+        if sents not in planned:
+            planned[sents] = asker.plan(sents)
+    limit = fit_window(model, [p.need for p in planned.values()], settings.n_ctx)
     rows: list[tuple] = []
     too_long: list[str] = []
     started = time.perf_counter()
@@ -205,42 +300,20 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
         mininterval=5.0,
     ):
         sents = tuple(item.sentences)
-        prompt, ask, n_tokens, need = prompts[sents]
-        fits = limit is None or need <= limit
-        if fits and sents not in cache:
-            if free:
-                reasoning = SamplingSettings(
-                    temperature=settings.temperature,
-                    max_tokens=settings.reasoning_tokens,
-                    seed=(int(settings.seed) + stable_hash(plain(sents))) % 2**32,
-                )
-                text = model.sample(prompt, 1, reasoning)[0].text
-                free_answers[sents] = (text, *paper_answer(text, sents))
-                cache[sents] = {"yes": 1.0, "no": 0.0}.get(free_answers[sents][1] or "", 0.5)
-            else:
-                cache[sents] = model.answer(prompt, options).probs[0]
-        p_error = cache[sents] if fits else math.nan
-        if not fits:
-            too_long.append(f"{item.item_id} ({need} tokens)")
-        says = bool(p_error > settings.threshold)
-        answer, status, pe, pc = "", "not_asked" if fits else TOO_LONG, None, None
-        if free and fits:
-            answer, verdict, parsed = free_answers[sents]
-            if verdict is None:
-                says, status = False, "unparseable"
-            elif says and item.maker != "original":
-                status = parsed.status
-                pe, pc = (parsed.error, parsed.contradicts) if parsed.ok else (None, None)
-        elif says and item.maker != "original":
-            answer = model.sample(ask, 1, greedy)[0].text
-            parsed = parse_localization(answer, len(sents))
-            status = parsed.status
-            pe, pc = (parsed.error, parsed.contradicts) if parsed.ok else (None, None)
-        score = ceeval_full(item.has_error, says, item.error_lines, item.contr_lines, pe, pc)
-        if free and status == "unparseable" and not says:
-            # no verdict: wrong whatever the truth (the paper does not say how such an answer
-            # is scored; read as "no" it would score 1 on every original)
-            score = 0
+        plan = planned[sents]
+        if limit is None or plan.need <= limit:
+            verdict = asker.verdict(item, sents, plan)
+        else:
+            verdict = Verdict(math.nan, False, status=TOO_LONG)
+            too_long.append(f"{item.item_id} ({plan.need} tokens)")
+        score = ceeval_full(
+            item.has_error,
+            verdict.says,
+            item.error_lines,
+            item.contr_lines,
+            verdict.error,
+            verdict.contradicts,
+        )
         rows.append(
             (
                 item.item_id,
@@ -249,14 +322,14 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
                 item.version,
                 model.name,
                 bool(item.has_error),
-                p_error,
-                says,
-                answer,
-                status,
-                list(pe or []),
-                list(pc or []),
-                score,
-                n_tokens,
+                verdict.p_error,
+                verdict.says,
+                verdict.answer,
+                verdict.status,
+                list(verdict.error or []),
+                list(verdict.contradicts or []),
+                0 if verdict.no_verdict else score,
+                plan.tokens,
             )
         )
     if too_long:
@@ -274,11 +347,11 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
         "(%.2f s per version asked, localization included)",
         model.name,
         len(items),
-        len(cache),
+        asker.asked,
         model.window,
         model.tokens_evaluated,
         seconds,
-        seconds / max(1, len(cache)),
+        seconds / max(1, asker.asked),
     )
     return tables.PLOT_HOLE_ANSWERS.frame(rows)
 

@@ -1,0 +1,122 @@
+"""The table type: named columns with dtypes and a meaning; reading and checking a table file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from storyflow.errors import StoryflowError
+
+#: Columns that hold labels: read from CSV as text, never as numbers ("1" stays "1", "full" too).
+TEXT_COLUMNS = frozenset(
+    {
+        "story_id",
+        "story_type",
+        "group",
+        "model",
+        "formulation",
+        "history",
+        "measure",
+        "contrast",
+        "group_a",
+        "group_b",
+        "genre",
+        "pov",
+        "document_id",
+        "measure_a",
+        "measure_b",
+        "model_a",
+        "model_b",
+        "unit",
+        "models",
+        "corpus",
+        "role",
+        "check",
+        "rule",
+    }
+)
+
+
+class TableError(StoryflowError):
+    """A table lacks columns its reader needs (names the file, the missing and found columns)."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table's schema: ``columns`` maps each column to its pandas dtype, in file order.
+
+    ``key`` lists the columns that identify a row; ``extra`` says whether columns beyond
+    ``columns`` may follow (label columns of a corpus, covariates per window, ...).
+    """
+
+    name: str
+    columns: Mapping[str, str]
+    key: tuple[str, ...] = ()
+    extra: bool = False
+    doc: str = field(default="", compare=False)
+
+    @property
+    def names(self) -> list[str]:
+        """The column names, in order."""
+        return list(self.columns)
+
+    def empty(self) -> pd.DataFrame:
+        """A table with these columns and dtypes and no rows."""
+        return pd.DataFrame({c: pd.Series(dtype=d) for c, d in self.columns.items()})
+
+    def frame(self, rows: Iterable[Sequence[Any]] | pd.DataFrame) -> pd.DataFrame:
+        """``rows`` (tuples in column order, or a frame holding the columns) as this table."""
+        if isinstance(rows, pd.DataFrame):
+            frame = rows[self.names] if not self.extra else rows
+        else:
+            frame = pd.DataFrame(list(rows), columns=self.names)
+        if frame.empty:
+            return self.empty() if not self.extra else frame.astype(dict(self.columns))
+        return frame.astype(dict(self.columns))
+
+    def check(
+        self,
+        frame: pd.DataFrame,
+        source: str | Path | None = None,
+        needs: Iterable[str] | None = None,
+    ) -> pd.DataFrame:
+        """``frame`` when it has every column of this table (or those in ``needs``), else
+        :class:`TableError` naming ``source``, the missing and the found columns."""
+        wanted = list(self.columns) if needs is None else list(needs)
+        unknown = [c for c in wanted if c not in self.columns]
+        if unknown:
+            raise ValueError(f"{unknown} are not columns of the {self.name} table")
+        missing = [c for c in wanted if c not in frame.columns]
+        if missing:
+            where = f"{source}: " if source else ""
+            raise TableError(
+                f"{where}the {self.name} table lacks column(s) {', '.join(missing)}; "
+                f"it has {', '.join(map(str, frame.columns)) or 'no columns'}. It was probably "
+                "written by another storyflow version or edited by hand: delete it and re-run "
+                "the rule that makes it."
+            )
+        return frame
+
+
+def read(table: Table, path: str | Path, needs: Iterable[str] | None = None) -> pd.DataFrame:
+    """Read ``path`` (Parquet, or CSV with label columns kept as text) and check its columns
+    (all of ``table``'s, or those in ``needs``)."""
+    path = Path(path)
+    if path.suffix == ".csv":
+        header = pd.read_csv(path, nrows=0).columns
+        frame = pd.read_csv(path, dtype={c: str for c in TEXT_COLUMNS if c in header})
+    else:
+        frame = pd.read_parquet(path)
+    return table.check(frame, path, needs)
+
+
+def read_all(table: Table, paths: str | Path | Sequence[str | Path]) -> pd.DataFrame:
+    """:func:`read` each of ``paths`` and concatenate them (at least one path)."""
+    paths = [paths] if isinstance(paths, str | Path) else list(paths)
+    if not paths:
+        raise StoryflowError(f"no {table.name} tables were given")
+    return pd.concat([read(table, p) for p in paths], ignore_index=True)
