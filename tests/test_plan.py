@@ -329,3 +329,33 @@ def test_every_config_file_plans(name: str, data_mirror: Path, tmp_path: Path) -
         for model in served:
             assert f"resources/models/{model}.gguf" not in jobs
             assert f"nll/{model}" not in jobs
+
+
+def test_a_corpus_may_not_bear_a_stages_name(config: dict) -> None:
+    """results/<corpus>/ of a corpus named like a stage or measure would be that stage's
+    results/<stage>/: the name is refused before any job, naming the stages."""
+    entry = {"kind": "csv", "path": "x.csv", "columns": {}}
+    plan.corpus.check_names(changed(config, corpora={"mine": entry}))
+    for name in ("tension", "comparison", "replication", "models"):
+        with pytest.raises(StoryflowError, match=rf"corpora names '{name}'.*rename the corpus"):
+            plan.corpus.check_names(changed(config, corpora={name: entry}))
+
+
+def test_the_registry_is_the_one_list_of_measures(config: dict) -> None:
+    """Every measure's tables, validity tables and cost settings reach rule all, the validity
+    table and the estimate through the registry; an off measure plans nothing."""
+    names = plan.registry.names()
+    assert names == ["sequentiality", "narrative_sense", "tension", "fabula_entropy", "plot_holes"]
+    targets = set(plan.final_outputs(config))
+    for measure in plan.registry.MEASURES:
+        assert set(measure.final_outputs(config)) <= targets
+    assert plan.validity.files(config) == [
+        path for m in plan.registry.MEASURES for path in m.validity_tables(config)
+    ]
+    assert set(plan.cost.settings(config)["hanna"]) == {"tension", "plot_holes"}
+    off = changed(config, tension={"enabled": False})
+    assert plan.registry.measure("tension").final_outputs(off) == []
+    assert "tension" not in plan.cost.settings(off).get("hanna", {})
+    assert not any("/tension/" in p for p in plan.final_outputs(off))
+    with pytest.raises(TypeError, match="lacks OUT, enabled, corpora"):
+        plan.registry.Measure("sequentiality", "x", plan.layout, "x")

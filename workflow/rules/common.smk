@@ -69,6 +69,7 @@ MODEL_SPECS = exit_on_config_error(
     model_specs, config["models"]
 )  # typed specs, defaults applied once
 MODELS = list(MODEL_SPECS)
+exit_on_config_error(plan.corpus.check_names, config)
 USER_CORPORA = list(config["corpora"])  # the user's CSV corpora (config `corpora:`)
 SAMPLED_CORPORA = list(SAMPLED)  # HANNA, ROCStories (config `stories:`)
 CORPORA = plan.sequentiality.corpora(config)  # the corpora every analysis starts from

@@ -8,7 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import storyflow.plan.sequentiality as sequentiality
+from storyflow.errors import StoryflowError
 from storyflow.plan.layout import Layout, fill
+from storyflow.plan.registry import rule_folders
 
 #: ``results/<corpus>/corpus/``
 OUT = Layout("corpus")
@@ -35,6 +37,18 @@ BOOK_DOWNLOAD = "resources/data/books/{genre}/{document_id}.txt"
 def book_download(genre: str, document_id: str) -> str:
     """Where book ``document_id`` of ``genre`` is downloaded to."""
     return fill(BOOK_DOWNLOAD, genre=genre, document_id=document_id)
+
+
+def check_names(config: Mapping[str, Any]) -> None:
+    """A corpus of the user's (``corpora:``) may not bear the name of a stage or measure: its
+    results folder ``results/<corpus>/`` would be that stage's ``results/<stage>/``."""
+    taken = sorted(set(config["corpora"]) & set(rule_folders()))
+    if taken:
+        raise StoryflowError(
+            f"config: corpora names {', '.join(repr(n) for n in taken)}, the name of a stage or "
+            f"measure of the workflow ({', '.join(rule_folders())}): its results would mix with "
+            "that stage's; rename the corpus"
+        )
 
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:

@@ -2,5 +2,5 @@
 
 :mod:`~storyflow.measures.narrative_sense.pmi`: content lemmas, the PMI table of lemma pairs over
 reference stories, each story's pair scores (PMI, natural log) and the rank-sum threshold test.
-Rules: workflow/rules/narrative_sense.smk.
+Rules: workflow/rules/narrative_sense/.
 """

@@ -5,5 +5,5 @@
 - :mod:`~storyflow.measures.sequentiality.covariates`: sentence-level coherence covariates;
 - :mod:`~storyflow.measures.sequentiality.regression`: mixed-effects regressions on them.
 
-Rules: workflow/rules/sequentiality.smk, stats.smk, covariates.smk, regression.smk, figures.smk.
+Rules: workflow/rules/sequentiality/ (nll, scores, stats, figures, covariates, regression).
 """

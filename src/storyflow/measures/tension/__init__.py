@@ -23,5 +23,5 @@ ending captures the general direction of the actual remainder; the cut's **no-ra
 - :mod:`~storyflow.measures.tension.compare`: group means with bootstrap CIs, paired effects
   (HANNA: each LLM vs the human story of the same prompt), the story-measures table.
 
-Rules: workflow/rules/tension.smk.
+Rules: workflow/rules/tension/.
 """
