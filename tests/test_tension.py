@@ -37,7 +37,7 @@ def intervals(**changes: object) -> compare.Intervals:
     return compare.Intervals.from_params(
         {
             "confidence": defaults("tension")["confidence"],
-            "resamples": checks["bootstrap"],
+            "bootstrap": checks["bootstrap"],
             "seed": checks["seed"],
             "min_group_size": checks["min_group_size"],
             **changes,
@@ -452,7 +452,7 @@ def test_paired_effects_pair_by_prompt_and_drop_artefacts() -> None:
     frame = pd.DataFrame(rows, columns=["story_id", "story_type", "no_rate", "artefact"])
     stories = frame.assign(model="m", judge="j", late_no_rate=np.nan, post_spike_convergence=np.nan)
     labels = frame.assign(prompt_id=[i // 2 for i in range(10)])
-    settings = intervals(resamples=500, seed=1)
+    settings = intervals(bootstrap=500, seed=1)
     effects = compare.paired_effects(stories, labels, 4, settings)
     no_rate = effects[(effects["measure"] == "no_rate") & (effects["group_b"] == "A")]
     kept = no_rate.set_index("artefacts")
@@ -492,7 +492,7 @@ def test_group_means_of_shares_stay_inside_0_1_and_small_groups_keep_a_flagged_i
     )  # fmt: skip
     half = sps.t.ppf(0.975, 3) * np.std(values, ddof=1) / 2
     assert 0.25 - half < 0 and 0.25 + half > 1  # the old t interval
-    small = intervals(min_group_size=4, resamples=1000, seed=3)
+    small = intervals(min_group_size=4, bootstrap=1000, seed=3)
     row = compare.group_means(stories, 4, small).iloc[0]
     assert row["n"] == 4 and row["mean"] == pytest.approx(0.25) and row["flag"] == ""
     assert 0 <= row["ci_low"] <= 0.25 <= row["ci_high"] <= 1
@@ -515,12 +515,12 @@ def test_unpaired_contrasts_need_the_minimum_group_size() -> None:
         late_no_rate=np.nan, post_spike_convergence=np.nan,
     )  # fmt: skip
     contrast = [{"name": "a vs b", "a": {"story_type": "a"}, "b": {"story_type": "b"}}]
-    settings = intervals(resamples=500, seed=2)
+    settings = intervals(bootstrap=500, seed=2)
     small = compare.contrast_effects(stories, labels, contrast, 4, settings).iloc[0]
     assert (small["n_a"], small["n_b"]) == (8, 4) and small["diff"] == pytest.approx(0.75 - 0.2)
     assert not small["tested"] and math.isnan(small["g"]) and math.isnan(small["diff_ci_low"])
     assert "4 stories in a group < validity.min_group_size (5)" in small["flag"]
-    enough = intervals(resamples=500, seed=2, min_group_size=4)
+    enough = intervals(bootstrap=500, seed=2, min_group_size=4)
     row = compare.contrast_effects(stories, labels, contrast, 4, enough).iloc[0]
     assert row["tested"] and row["flag"] == "" and row["g"] > 0 and row["t"] > 0
     assert 0 < row["diff_ci_low"] < 0.55 < row["diff_ci_high"] < 1
@@ -569,7 +569,7 @@ def hand_cosines(wins_per_story: list[int], k: int = 4, model: str = "f") -> pd.
 
 CHECKS = tension_validity.CheckSettings(
     confidence=0.95,
-    resamples=1000,
+    bootstrap=1000,
     seed=5,
     min_pairwise=0.5,
     min_balanced_accuracy=0.6,
@@ -983,7 +983,7 @@ def test_summarize_reads_the_files_and_picks_the_design_of_the_corpus(tmp_path) 
     )  # fmt: skip
     pmi.to_parquet(tmp_path / "pmi.parquet")
     contrasts = [{"name": "imagined_vs_recalled", "a": "imagined", "b": "recalled"}]
-    intervals = {"confidence": 0.95, "resamples": 200, "seed": 1, "min_group_size": 5}
+    intervals = {"confidence": 0.95, "bootstrap": 200, "seed": 1, "min_group_size": 5}
 
     def summarize(pmi_files, stories_file="stories.parquet", scores_file="scores.parquet"):
         return compare.summarize(

@@ -2,7 +2,9 @@
 
 ``python tools/result_paths.py OLD_RESULTS NEW_RESULTS`` compares two result trees made by the
 workflow before and after the layout change (docs/architecture.md, "Results"): each table of the
-old tree must be in the new tree at its new path, byte for byte. Figures (PNG, PDF) are listed
+old tree must be in the new tree at its new path, byte for byte. ``--same-layout`` compares two
+trees of the same layout (each file at the same path: a change that must leave the results as
+they were). Figures (PNG, PDF) are listed
 but not compared (matplotlib stamps them), and a table that differs only in its measured-time
 columns (:data:`TIMING`) is counted apart; the per-rule logs are not results. The exit status
 is 1 when a table differs otherwise or is missing. ``new_path`` is also what README's migration
@@ -95,16 +97,16 @@ def _how_it_differs(old: Path, new: Path) -> str:
     return "timing only" if a[kept].equals(b[kept]) else "differs"
 
 
-def compare(old_root: Path, new_root: Path) -> int:
+def compare(old_root: Path, new_root: Path, same_layout: bool = False) -> int:
     """Print one line per difference and a summary; return the number of tables that differ
-    or are missing."""
+    or are missing. ``same_layout``: each file is expected at the same path."""
     bad = same = figures = timing = 0
     seen = set()
     for old in sorted(p for p in old_root.rglob("*") if p.is_file()):
         relative = old.relative_to(old_root).as_posix()
         if "/.progress/" in f"/{relative}":
             continue
-        target = new_path(relative)
+        target = relative if same_layout else new_path(relative)
         seen.add(target)
         new = new_root / target
         if old.suffix in (".png", ".pdf"):
@@ -139,6 +141,8 @@ def compare(old_root: Path, new_root: Path) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    arguments = [a for a in sys.argv[1:] if a != "--same-layout"]
+    if len(arguments) != 2:
         sys.exit(__doc__)
-    sys.exit(1 if compare(Path(sys.argv[1]), Path(sys.argv[2])) else 0)
+    same = "--same-layout" in sys.argv[1:]
+    sys.exit(1 if compare(Path(arguments[0]), Path(arguments[1]), same) else 0)

@@ -10,6 +10,7 @@ import storyflow.plan.roles as roles
 from storyflow.corpora import corpus_kind
 from storyflow.errors import StoryflowError
 from storyflow.plan.layout import Layout, fill
+from storyflow.plan.statistics import settings as shared_statistics
 
 #: ``results/<corpus>/tension/``; the calibration and validity checks in ``results/tension/``
 OUT = Layout("tension")
@@ -126,14 +127,12 @@ def judge_settings(config: Mapping[str, Any], judge: str) -> dict[str, Any]:
 
 def check_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     """The settings of the tension validity checks (a rule's ``params``;
-    :class:`storyflow.measures.tension.validity.CheckSettings`): interval level
-    (``stats.confidence``), bootstrap resamples and seed, and the forecaster's and the judge's
-    thresholds (``validity.*``); other validity keys re-run nothing here."""
+    :class:`storyflow.measures.tension.validity.CheckSettings`): the interval level, the
+    bootstrap resamples and seed (:mod:`storyflow.plan.statistics`), and the forecaster's and
+    the judge's thresholds (``validity.*``); other validity keys re-run nothing here."""
     checks = config["validity"]
     return {
-        "confidence": config["stats"]["confidence"],
-        "resamples": checks["bootstrap"],
-        "seed": checks["seed"],
+        **shared_statistics(config, "confidence", "bootstrap", "seed"),
         "min_pairwise": checks["forecaster"]["min_pairwise"],
         "min_balanced_accuracy": checks["judge"]["min_balanced_accuracy"],
         "min_judge_pairwise": checks["judge"]["min_pairwise"],
@@ -142,14 +141,12 @@ def check_settings(config: Mapping[str, Any]) -> dict[str, Any]:
 
 def intervals(config: Mapping[str, Any]) -> dict[str, Any]:
     """How the tension group means and contrasts.contrasts are summarised (a rule's ``params``;
-    :class:`storyflow.measures.tension.compare.Intervals`): ``tension.confidence``, the
-    bootstrap resamples and seed and ``min_group_size`` of ``validity``."""
-    checks = config["validity"]
+    :class:`storyflow.measures.tension.compare.Intervals`): the level ``tension.confidence``,
+    and the bootstrap resamples and seed and the smallest group of the shared statistics
+    settings (:mod:`storyflow.plan.statistics`)."""
     return {
         "confidence": config["tension"]["confidence"],
-        "resamples": checks["bootstrap"],
-        "seed": checks["seed"],
-        "min_group_size": checks["min_group_size"],
+        **shared_statistics(config, "bootstrap", "seed", "min_group_size"),
     }
 
 

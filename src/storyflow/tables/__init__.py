@@ -1,9 +1,10 @@
 """The tables passed between rules, each defined once: its columns, their dtypes and meaning.
 
 Every intermediate of the workflow is a file (Parquet, or CSV for the human-readable tables
-under ``results/<corpus>/tables/``). A rule that writes one builds it with :meth:`Table.frame`
-or checks it with :meth:`Table.check`; a rule that reads one goes through :func:`read`, which
-stops with one message naming the file, the missing columns and the columns found.
+under ``results/<corpus>/<measure>/tables/``). A rule that writes one builds it with
+:meth:`Table.frame` or checks it with :meth:`Table.check`; a rule that reads one goes through
+:func:`read`, which stops with one message naming the file, the missing columns and the columns
+found. One module per stage or measure defines its tables; this package imports them all.
 
 Units: NLLs and sequentiality are in nats per token (natural log); ``n_tokens`` counts the
 scoring model's tokens; ``history`` is a label, ``"0"`` .. ``"H"`` or ``"full"``.

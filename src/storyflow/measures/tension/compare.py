@@ -62,12 +62,12 @@ KEY = ["model", "judge"]
 @dataclass(frozen=True)
 class Intervals:
     """How groups and contrasts are summarised: ``confidence`` level (``tension.confidence``),
-    bootstrap ``resamples`` and ``seed`` (``validity.bootstrap``, ``validity.seed``) and the
+    ``bootstrap`` resamples and ``seed`` (``validity.bootstrap``, ``validity.seed``) and the
     smallest group that gets an interval or a test (``validity.min_group_size``); built with
     :meth:`from_params`."""
 
     confidence: float
-    resamples: int
+    bootstrap: int
     seed: int
     min_group_size: int
 
@@ -113,7 +113,7 @@ def mean_interval(
         return math.nan, math.nan, math.nan, math.nan, "no story with a value"
     sd = float(values.std(ddof=1)) if n >= 2 else math.nan
     mean, low, high = validity.mean_ci(
-        values, confidence=settings.confidence, resamples=settings.resamples, seed=settings.seed
+        values, confidence=settings.confidence, resamples=settings.bootstrap, seed=settings.seed
     )
     flag = too_small(n, settings)
     return mean, sd, low, high, flag.replace("not tested", "an interval of few stories")
@@ -160,7 +160,7 @@ def _paired_row(a: np.ndarray, b: np.ndarray, settings: Intervals) -> dict[str, 
     if not out["tested"]:
         return out
     _, out["diff_ci_low"], out["diff_ci_high"] = validity.mean_ci(
-        diff, confidence=settings.confidence, resamples=settings.resamples, seed=settings.seed
+        diff, confidence=settings.confidence, resamples=settings.bootstrap, seed=settings.seed
     )
     if diff.std() > 0:
         res = sps.ttest_rel(a, b)
@@ -176,8 +176,8 @@ def _paired_row(a: np.ndarray, b: np.ndarray, settings: Intervals) -> dict[str, 
 def difference_ci(a: np.ndarray, b: np.ndarray, settings: Intervals) -> tuple[float, float]:
     """Percentile-bootstrap CI of mean(a) − mean(b), each group resampled on its own."""
     rng = np.random.default_rng(settings.seed)
-    draws_a = a[rng.integers(0, len(a), (settings.resamples, len(a)))].mean(axis=1)
-    draws_b = b[rng.integers(0, len(b), (settings.resamples, len(b)))].mean(axis=1)
+    draws_a = a[rng.integers(0, len(a), (settings.bootstrap, len(a)))].mean(axis=1)
+    draws_b = b[rng.integers(0, len(b), (settings.bootstrap, len(b)))].mean(axis=1)
     alpha = (1 - settings.confidence) / 2
     low, high = np.quantile(draws_a - draws_b, [alpha, 1 - alpha])
     return float(low), float(high)

@@ -58,12 +58,12 @@ CHANCE = 0.5
 @dataclass(frozen=True)
 class CheckSettings:
     """Thresholds and interval settings of the checks (config ``validity`` and
-    ``stats.confidence``): ``confidence`` level, bootstrap ``resamples`` and ``seed``,
+    ``stats.confidence``): ``confidence`` level, ``bootstrap`` resamples and ``seed``,
     ``min_pairwise`` (forecaster), ``min_balanced_accuracy`` and ``min_judge_pairwise``
     (judge)."""
 
     confidence: float
-    resamples: int
+    bootstrap: int
     seed: int
     min_pairwise: float
     min_balanced_accuracy: float
@@ -80,7 +80,7 @@ def _interval(units: Sequence[Any], statistic, settings: CheckSettings) -> tuple
         units,
         statistic,
         confidence=settings.confidence,
-        resamples=settings.resamples,
+        resamples=settings.bootstrap,
         seed=settings.seed,
     )
 
