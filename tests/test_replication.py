@@ -419,3 +419,21 @@ def test_fabula_entropy_reads_the_spread_and_the_kinds_order_on_the_story_indice
     tables.FEI_COMPARISON.frame(pd.DataFrame(comparison)).to_csv(tmp_path / "c.csv", index=False)
     table = papers.compare("fabula_entropy_indexing", files, settings).set_index("id")
     assert "both ETC and EWC" in table.loc["D.original.etc-gt-ewc", "verdict"]
+
+
+def test_a_replication_row_in_words_names_the_table_its_line_and_both_values() -> None:
+    row = {
+        "source": "fiction_flows.txt l. 309 (Table A1)", "setting": "formulation=topic",
+        "group": "imagined_vs_recalled", "published": 0.582, "paper_model": "mean",
+        "quantity": "hedges_g", "published_direction": "", "ours": 0.52, "ci_low": 0.3,
+        "ci_high": 0.7, "ours_direction": "+", "models": "gemma3-270m", "n": "9 per type",
+        "validity": "failed: min_group_size", "verdict": "same direction, CI covers it",
+    }  # fmt: skip
+    assert agreement.sentence(row) == (
+        "Table A1 (l. 309), formulation=topic, imagined_vs_recalled: published mean hedges_g "
+        "0.582; ours 0.52 [0.3, 0.7] on gemma3-270m, n = 9 per type (failed: min_group_size): "
+        "same direction, CI covers it"
+    )
+    line_only = {**row, "source": "narrative_sense_pmi.txt l. 560-563", "ours": math.nan}
+    assert agreement.sentence(line_only).startswith("l. 560-563, formulation=topic")
+    assert "ours +" in agreement.sentence(line_only)

@@ -63,7 +63,9 @@ def test_report_says_each_corpus_verdict_apart() -> None:
     (line,) = validity.describe(table)
     assert line == (
         "fabula entropy: 1 of 1 reader valid on rocstories (qwen/standard); "
-        "0 of 1 on hippocorpus, books (failed: qwen/standard: balanced_accuracy)"
+        "0 of 1 on hippocorpus (failed: qwen/standard: its balanced accuracy on items with "
+        "known answers, 0.64, is below 0.7); 0 of 1 on books (failed: qwen/standard: its "
+        "balanced accuracy on items with known answers, 0.59, is below 0.7)"
     )
 
 
@@ -76,9 +78,36 @@ def test_report_counts_models_of_a_role() -> None:
         ]
     )
     assert validity.describe(table) == [
-        "fabula entropy: 2 of 3 readers valid on rocstories (a, c) (failed: b: control_auc)"
+        "fabula entropy: 2 of 3 readers valid on rocstories (a, c) (failed: b: its ROC AUC on "
+        "the control questions, 0.60, is below 0.8)"
     ]
     assert validity.describe(validity.frame([])) == []
+
+
+def test_a_failed_check_is_said_in_words_with_its_value_and_threshold() -> None:
+    """The report names what a failed check measured, its value and what it missed, never the
+    check's id: a judge's CI below chance, a count below its minimum, a statistic not computed."""
+    judge = validity.check(
+        "tension", "rocstories", "judge", "smol", "balanced_accuracy_vs_chance[smol]", 0.55,
+        (0.48, 0.61), 0.5, validity.RULES[1], 40, "",
+    )  # fmt: skip
+    pairs = validity.check(
+        "plot_holes", "validation", "detector", "smol", "pairs", 8.0, (math.nan, math.nan),
+        50.0, validity.RULES[0], 8, "",
+    )  # fmt: skip
+    lines = validity.describe(
+        validity.frame([judge, pairs, row("rocstories", "r", "control_auc", math.nan, 0.8)])
+    )
+    assert lines == [
+        "tension: 0 of 1 judge valid on rocstories (failed: smol: its balanced accuracy on items "
+        "with known answers (on smol's forecasts), 0.55, is not above 0.5 beyond doubt (its "
+        "interval starts at 0.48))",
+        "plot holes: 0 of 1 detector valid on validation (failed: smol: the controlled pairs it "
+        "was checked on, 8, is below 50)",
+        "fabula entropy: 0 of 1 reader valid on rocstories (failed: r: its ROC AUC on the "
+        "control questions could not be computed)",
+    ]
+    assert not any("_" in line.split("(failed:")[1] for line in lines)
 
 
 def test_gather_refuses_a_check_written_twice() -> None:

@@ -173,22 +173,68 @@ NAMES = {
 }
 
 
+#: Each check in words, by its name (the part before ``[``: a judge's checks name the
+#: forecaster whose endings they rest on in brackets), for a reader of the report.
+CHECK_WORDS = {
+    "control_auc": "its ROC AUC on the control questions",
+    "balanced_accuracy": "its balanced accuracy on items with known answers",
+    "balanced_accuracy_vs_chance": "its balanced accuracy on items with known answers",
+    "pairwise_accuracy": "its share of pairs ranked the right way",
+    "auroc": "its AUROC on flawed against original stories",
+    "ceeval_minus_always_no": "its CEEval-Full gain over always answering no",
+    "pairs": "the controlled pairs it was checked on",
+    "min_group_size": "the smaller group's stories",
+}
+
+
+def check_in_words(row: Mapping[str, Any]) -> str:
+    """A failed check as a reader needs it (a :data:`storyflow.tables.VALIDITY` row): what was
+    measured, its value and what it missed, e.g. "its balanced accuracy on items with known
+    answers (held-out forecasts of smollm2), 0.55, is below 0.6"."""
+    name, _, about = str(row["check"]).partition("[")
+    what = CHECK_WORDS.get(name, name.replace("_", " "))
+    if about:
+        what += f" (on {about.rstrip(']')}'s forecasts)"
+    value, low, threshold = float(row["value"]), float(row["ci_low"]), float(row["threshold"])
+    if math.isnan(value):
+        return f"{what} could not be computed"
+    shown = f"{value:.0f}" if value == int(value) and value > 1 else f"{value:.2f}"
+    if row["rule"] == RULES[1]:
+        if math.isnan(low):
+            return f"{what}, {shown}, has no interval to clear {threshold:g}"
+        return (
+            f"{what}, {shown}, is not above {threshold:g} beyond doubt (its interval starts "
+            f"at {low:.2f})"
+        )
+    return f"{what}, {shown}, is below {threshold:g}"
+
+
 def describe(table: pd.DataFrame) -> list[str]:
     """The validity table in words, one sentence per measure and role, each corpus's verdict
-    said apart (a model may pass on one corpus and fail on another), e.g. "fabula entropy: 1 of
-    1 reader valid on rocstories (qwen); 0 of 1 on hippocorpus (failed: qwen: balanced_accuracy)".
-    Corpora with the same verdicts are said together."""
+    said apart (a model may pass on one corpus and fail on another), and each failed check in
+    words (:func:`check_in_words`), e.g. "fabula entropy: 1 of 1 reader valid on rocstories
+    (qwen); 0 of 1 on hippocorpus (failed: qwen: its balanced accuracy on items with known
+    answers, 0.64, is below 0.7)". Corpora with the same verdicts are said together."""
     lines = []
     judged = verdicts(table)
+    failures = table[~table["passed"].astype(bool)]
     for (measure, role), group in judged.groupby(["measure", "role"], sort=False):
         models = list(dict.fromkeys(group["model"]))
         noun = role if len(models) == 1 else f"{role}s"
         said: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = {}
         for corpus, rows in group.groupby("corpus", sort=False):
             good = tuple(rows.loc[rows["passed"], "model"])
-            failed = zip(rows["model"], rows["failed"], strict=True)
-            bad = tuple(f"{m}: {f}" for m, f in failed if f)
-            said.setdefault((good, bad), []).append(str(corpus))
+            bad = []
+            for model in rows.loc[~rows["passed"].astype(bool), "model"]:
+                mine = failures[
+                    (failures["measure"] == measure)
+                    & (failures["corpus"] == corpus)
+                    & (failures["role"] == role)
+                    & (failures["model"] == model)
+                ]
+                words = "; ".join(check_in_words(r) for r in mine.to_dict("records"))
+                bad.append(f"{model}: {words}")
+            said.setdefault((good, tuple(bad)), []).append(str(corpus))
         parts = []
         for (good, bad), corpora in said.items():
             text = f"{len(good)} of {len(good) + len(bad)}"

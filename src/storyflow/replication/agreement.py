@@ -129,8 +129,10 @@ def _number(value: float) -> str:
 def sentence(replicated: Mapping[str, object]) -> str:
     """One replication row in words, for the report's first page."""
     r = replicated
-    where = str(r["source"]).split(" ", 2)
-    place = where[2].strip("()") if len(where) > 2 else str(r["source"])
+    source = str(r["source"])  # "<file>.txt l. 309 (Table A1)"
+    line = source.split(" ", 1)[1].split(" (")[0] if " " in source else source
+    table = source[source.index("(") + 1 : source.rindex(")")] if "(" in source else ""
+    place = f"{table} ({line})" if table else line
     setting = ", ".join(str(x) for x in (r["setting"], r["group"]) if x)
     value = float(r["published"])  # type: ignore[arg-type]
     published = (
