@@ -121,14 +121,16 @@ def test_the_first_page_renders_without_a_warning_and_in_words(default_config) -
         assert measure.category in html
 
 
+#: The params the captions compute with (an interval level, a count).
+NUMBERS = {"confidence": 0.95, "min_sentences": 2, "fraction": None, "per_type": 9, "seed": 1}
+
+
 class Anything(SimpleNamespace):
     """A stand-in for a job's wildcards or params: a number where a caption computes with it
-    (an interval level, a count), any other attribute a plain word."""
-
-    NUMBERS = {"confidence": 0.95, "min_sentences": 2, "fraction": None, "per_type": 9, "seed": 1}
+    (:data:`NUMBERS`), any other attribute a plain word."""
 
     def __getattr__(self, name: str) -> object:
-        return self.NUMBERS.get(name, name)
+        return NUMBERS.get(name, name)
 
 
 @pytest.mark.parametrize(
