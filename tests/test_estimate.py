@@ -132,7 +132,7 @@ def test_the_workflow_logs_the_estimate_and_stops_at_the_ceiling(snakemake, tmp_
     (forecast,) = cost.itertuples()
     assert (forecast.stage, forecast.model) == ("forecast endings", "smollm2-135m-instruct")
     assert forecast.requests > 0 and forecast.expected_s > 0  # the packaged model has a rate
-    log = (tmp_path / "run" / "logs" / "estimate_lm_cost.log").read_text()
+    log = (tmp_path / "run" / plan.cost.OUT.shared_log("estimate_lm_cost")).read_text()
     assert "language-model stages:" in log and "hippocorpus forecast endings" in log
     ceiling = tmp_path / "ceiling.yaml"
     ceiling.write_text(yaml.safe_dump({"cost": {"max_hours": 1e-4}}))

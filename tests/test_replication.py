@@ -437,3 +437,43 @@ def test_a_replication_row_in_words_names_the_table_its_line_and_both_values() -
     line_only = {**row, "source": "narrative_sense_pmi.txt l. 560-563", "ours": math.nan}
     assert agreement.sentence(line_only).startswith("l. 560-563, formulation=topic")
     assert "ours +" in agreement.sentence(line_only)
+
+
+def test_the_regression_finding_is_read_on_the_coherence_covariates_only(tmp_path: Path) -> None:
+    """§5.4's "no coherence measure is associated (all p > .20)" holds with sentence difficulty
+    controlled (Eq. 7/8: length, rare words, clauses, tree depth are controls): a significant
+    control does not break it; a significant coherence covariate does, and is named."""
+    covariates = {
+        "lemma_overlap": 0.57, "embedding_sim": 0.31, "length_delta": 0.002, "n_tokens": 1e-60,
+        "rare_word_rate": 0.01, "clause_count": 0.2, "tree_depth": 1e-20, "conn_causal": 0.7,
+    }  # fmt: skip
+
+    def coefficients(p_fdr: dict[str, float]) -> Path:
+        fixed = {
+            "kind": "gain", "formulation": "context", "role": "covariate", "scaling": "",
+            "predictor_sd": 1.0, "estimate": -0.04, "se": 0.01, "df": 100.0, "t": -4.0,
+            "ci_low": -0.06, "ci_high": -0.02, "n_obs": 300, "n_stories": 90,
+        }  # fmt: skip
+        rows = [
+            {**fixed, "spec": f"gain_h{h}", "history": h, "term": c, "covariate": c, "label": c}
+            | {"p": p, "p_fdr": p, "significant_fdr": p < 0.05}
+            for h in (1, 3)
+            for c, p in p_fdr.items()
+        ]
+        path = tmp_path / "coefficients.csv"
+        tables.COEFFICIENTS.frame(pd.DataFrame(rows)).to_csv(path, index=False)
+        return path
+
+    files = {"published": [str(published.path_of("fiction_flows"))]}
+    settings = {"confidence": 0.95, "bootstrap": 200, "seed": 1, "min_group_size": 5,
+                "models": {}, "min_sentences": 2, "contrasts": {}}  # fmt: skip
+    files["regression"] = [str(coefficients(covariates))]
+    table = papers.compare("fiction_flows", files, settings).set_index("id")
+    h1, h3 = table.loc["S5.4.gain.h1.others"], table.loc["S5.4.gain.h3.others"]
+    assert h1["ours_direction"] == "p > 0.20" and h1["direction_agrees"] == "yes"
+    assert h3["ours_direction"] == "p = 0.002 (length_delta)"  # at H3 it is not excepted
+    assert table.loc["S5.4.gain.h1.length_delta", "direction_agrees"] == "yes"
+    files["regression"] = [str(coefficients({**covariates, "embedding_sim": 1e-9}))]
+    table = papers.compare("fiction_flows", files, settings).set_index("id")
+    verdict = table.loc["S5.4.gain.h1.others", "verdict"]
+    assert verdict == "does not hold (p = 1e-09 (embedding_sim))"

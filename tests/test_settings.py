@@ -88,12 +88,12 @@ def test_every_settings_class_builds_from_the_default_config() -> None:
     checks, stats = config["validity"], config["stats"]
     assert CutSettings.from_config(tension["cuts"]).max_pct == tension["cuts"]["max_pct"]
     assert CurveSettings.from_config(tension["curves"]).angles == tuple(tension["curves"]["angles"])
-    intervals = {"confidence": tension["confidence"], "resamples": checks["bootstrap"]}
+    intervals = {"confidence": tension["confidence"], "bootstrap": checks["bootstrap"]}
     intervals |= {"seed": checks["seed"], "min_group_size": checks["min_group_size"]}
-    assert Intervals.from_params(intervals).resamples == checks["bootstrap"]
+    assert Intervals.from_params(intervals).bootstrap == checks["bootstrap"]
     tension_checks = {
         "confidence": stats["confidence"],
-        "resamples": checks["bootstrap"],
+        "bootstrap": checks["bootstrap"],
         "seed": checks["seed"],
         "min_pairwise": checks["forecaster"]["min_pairwise"],
         "min_balanced_accuracy": checks["judge"]["min_balanced_accuracy"],
