@@ -477,3 +477,31 @@ def test_the_regression_finding_is_read_on_the_coherence_covariates_only(tmp_pat
     table = papers.compare("fiction_flows", files, settings).set_index("id")
     verdict = table.loc["S5.4.gain.h1.others", "verdict"]
     assert verdict == "does not hold (p = 1e-09 (embedding_sim))"
+
+
+def test_the_figure_draws_what_the_run_computed_and_counts_the_rest_by_reason(
+    tmp_path: Path,
+) -> None:
+    """A run with two small models computes a dozen of Fiction Flows' ~200 figures: those are
+    drawn; the others are one line at the bottom, counted by reason, commonest first."""
+    from storyflow.figures import replication as figure
+
+    rows = published.read(published.path_of("fiction_flows")).head(5)
+    names = {"value": "published", "direction": "published_direction", "model": "paper_model"}
+    rows = rows.rename(columns=names).assign(paper="fiction_flows")
+    ours = [0.4, math.nan, math.nan, math.nan, math.nan]
+    notes = ["", "no GPT-3 175B base model in this run", "books is not scored in this run"]
+    rows = rows.assign(
+        ours=ours, ci_low=ours, ci_high=ours, ours_direction=["+", "", "", "", ""],
+        note=notes + [notes[2]] * 2, validity="passed", direction_agrees="yes", ci_covers="yes",
+    )  # fmt: skip
+    line = figure._not_computed(rows[rows["ours"].isna()])
+    assert line == (
+        "Not computed in this run, 4 published figures (3: books is not scored in this run; "
+        "1: no GPT-3 175B base model in this run)."
+    )
+    paths = [tmp_path / "f.png", tmp_path / "f.pdf"]
+    figure.plot_replication(rows, paths, dpi=60)
+    assert all(p.stat().st_size > 0 for p in paths)
+    figure.plot_replication(rows[rows["ours"].isna()], [tmp_path / "none.png"], dpi=60)
+    assert (tmp_path / "none.png").stat().st_size > 0

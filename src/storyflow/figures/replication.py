@@ -4,13 +4,17 @@ One panel per quantity (Hedges' g, a share, a rate, ...: each on its own scale),
 published figure: the published value as a black diamond, ours as a dot with its confidence
 interval, coloured by the verdict (agrees in direction and the CI covers the published value;
 agrees in direction only; disagrees; no direction to compare), hollow and grey where ours rests
-on a model that failed its validity check. A figure we did not compute is listed in grey with
-the reason; an order or direction claim without a value is written out with ours beside it.
+on a model that failed its validity check. An order or direction claim without a value is
+written out with ours beside it. Figures this run did not compute (a model, a corpus or a
+quantity it lacks) are not drawn: a line at the bottom counts them by reason (the table lists
+each), so that a run with two small models shows its dozen comparisons, not two hundred empty
+lines.
 """
 
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -46,25 +50,52 @@ def _label(row: pd.Series) -> str:
     return " · ".join(parts)
 
 
+def _not_computed(missing: pd.DataFrame) -> str:
+    """One line: how many published figures were not computed, and why (commonest first)."""
+    if missing.empty:
+        return ""
+    reasons = missing["note"].replace("", "no reason given").value_counts()
+    listed = "; ".join(f"{n}: {reason}" for reason, n in reasons.head(6).items())
+    more = f"; {len(reasons) - 6} other reasons" if len(reasons) > 6 else ""
+    return f"Not computed in this run, {len(missing)} published figures ({listed}{more})."
+
+
 def plot_replication(table: pd.DataFrame, paths: Sequence[str | Path], *, dpi: int) -> None:
-    """Draw :data:`storyflow.tables.REPLICATION` rows of one paper to ``paths``."""
+    """Draw :data:`storyflow.tables.REPLICATION` rows of one paper to ``paths``: the rows this
+    run computed (a value or a direction of ours), the others counted by reason below."""
     table = table.fillna({c: "" for c in ("paper_model", "validity", "note", "ours_direction")})
+    computed = table["ours"].notna() | (table["ours_direction"] != "")
+    missing = table[~computed]
+    table = table[computed]
     valued = table[table["published"].notna() | table["ours"].notna()]
     stated = table[table["published"].isna() & table["ours"].isna()]
     quantities = unique(valued["quantity"].astype(str))
     heights = [max(len(valued[valued["quantity"] == q]), 1) for q in quantities]
     if len(stated):
         heights.append(len(stated))
+    if not heights:
+        heights = [1]  # nothing computed: one empty panel that says so
+    footer = textwrap.fill(_not_computed(missing), 120)
     fig = Figure(
-        figsize=(8.5, max(2.5, ROW_HEIGHT * sum(heights) + 0.9 * len(heights))),
+        figsize=(
+            8.5,
+            max(2.5, ROW_HEIGHT * (sum(heights) + footer.count("\n") + 1) + 0.9 * len(heights)),
+        ),
         layout="constrained",
     )
     FigureCanvasAgg(fig)
     axes = fig.subplots(len(heights), 1, squeeze=False, height_ratios=heights)[:, 0]
-    paper = str(table["paper"].iloc[0]) if len(table) else ""
+    paper = str(missing["paper"].iloc[0]) if len(missing) else ""
+    paper = str(table["paper"].iloc[0]) if len(table) else paper
     fig.suptitle(
         f"{paper}: published (black diamond) and ours (dot, {'CI'} bar)", fontsize=FONT_SIZE + 1
     )
+    if footer:
+        fig.supxlabel(footer, fontsize=FONT_SIZE - 2, color="grey", ha="left", x=0.01)
+    if table.empty:
+        axes[0].set_axis_off()
+        axes[0].text(0.5, 0.5, "no published figure computed in this run", ha="center",
+                     va="center", fontsize=FONT_SIZE, transform=axes[0].transAxes)  # fmt: skip
     for ax, quantity in zip(axes, quantities, strict=False):
         part = valued[valued["quantity"] == quantity].reset_index(drop=True)
         for y, row in part.iterrows():
@@ -77,12 +108,6 @@ def plot_replication(table: pd.DataFrame, paths: Sequence[str | Path], *, dpi: i
                 ax.plot(
                     row["ours"], y, "o", color=color, ms=4,
                     markerfacecolor="none" if failed else color,
-                )  # fmt: skip
-            else:
-                note = f"  not computed: {row['note']}"[:70]
-                ax.text(
-                    1.0, y, note, transform=ax.get_yaxis_transform(),
-                    fontsize=FONT_SIZE - 2, color="grey", va="center",
                 )  # fmt: skip
             if math.isfinite(row["published"]):
                 ax.plot(row["published"], y, "D", color="black", ms=3.5)
@@ -101,8 +126,8 @@ def plot_replication(table: pd.DataFrame, paths: Sequence[str | Path], *, dpi: i
             "orders and directions (no value in the paper)", fontsize=FONT_SIZE, loc="left"
         )
         for y, (_, row) in enumerate(stated.iterrows()):
-            ours = row["ours_direction"] or f"not computed: {row['note']}"
-            color = VERDICT_COLORS[_kind(row)] if row["ours_direction"] else "grey"
+            ours = row["ours_direction"]
+            color = VERDICT_COLORS[_kind(row)]
             ax.text(
                 0, 1 - (y + 0.5) / len(stated),
                 f"{row['id']}: published {row['published_direction']}; ours {ours}"[:140],
