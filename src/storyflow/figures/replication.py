@@ -23,6 +23,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from storyflow.figures.common import FONT_SIZE, save, unique
+from storyflow.replication.agreement import computed
 
 VERDICT_COLORS = {
     "covers": "#1a9850",  # same direction (or unsigned) and the CI covers the published value
@@ -64,9 +65,9 @@ def plot_replication(table: pd.DataFrame, paths: Sequence[str | Path], *, dpi: i
     """Draw :data:`storyflow.tables.REPLICATION` rows of one paper to ``paths``: the rows this
     run computed (a value or a direction of ours), the others counted by reason below."""
     table = table.fillna({c: "" for c in ("paper_model", "validity", "note", "ours_direction")})
-    computed = table["ours"].notna() | (table["ours_direction"] != "")
-    missing = table[~computed]
-    table = table[computed]
+    paper = str(table["paper"].iloc[0]) if len(table) else ""
+    done = computed(table)
+    missing, table = table[~done], table[done]
     valued = table[table["published"].notna() | table["ours"].notna()]
     stated = table[table["published"].isna() & table["ours"].isna()]
     quantities = unique(valued["quantity"].astype(str))
@@ -85,8 +86,6 @@ def plot_replication(table: pd.DataFrame, paths: Sequence[str | Path], *, dpi: i
     )
     FigureCanvasAgg(fig)
     axes = fig.subplots(len(heights), 1, squeeze=False, height_ratios=heights)[:, 0]
-    paper = str(missing["paper"].iloc[0]) if len(missing) else ""
-    paper = str(table["paper"].iloc[0]) if len(table) else paper
     fig.suptitle(
         f"{paper}: published (black diamond) and ours (dot, {'CI'} bar)", fontsize=FONT_SIZE + 1
     )

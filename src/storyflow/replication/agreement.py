@@ -154,6 +154,12 @@ def sentence(replicated: Mapping[str, object]) -> str:
     return f"{place}, {setting}: published {published}; {ours_part}: {r['verdict']}"
 
 
+def computed(frame: pd.DataFrame) -> pd.Series:
+    """Which rows of a replication table this run computed: ours has a value or a direction
+    (a row without either says in ``note`` why not)."""
+    return frame["ours"].notna() | frame["ours_direction"].fillna("").ne("")
+
+
 #: Most rows in words per paper on the report's first page (the rest are in its table).
 SUMMARY_ROWS = 8
 
@@ -168,18 +174,18 @@ def summary(
     out: list[dict[str, object]] = []
     for paper, frame in replicated.items():
         frame = frame.fillna({"ours_direction": "", "paper_model": ""})
-        computed = frame[frame["ours"].notna() | frame["ours_direction"].ne("")]
-        agree = int((computed["direction_agrees"] == YES).sum())
-        directed = int(computed["direction_agrees"].isin([YES, NO]).sum())
-        covered = int((computed["ci_covers"] == YES).sum())
-        sized = int(computed["ci_covers"].isin([YES, NO]).sum())
+        done = frame[computed(frame)]
+        agree = int((done["direction_agrees"] == YES).sum())
+        directed = int(done["direction_agrees"].isin([YES, NO]).sum())
+        covered = int((done["ci_covers"] == YES).sum())
+        sized = int(done["ci_covers"].isin([YES, NO]).sum())
         head = (
-            f"**{titles.get(paper, paper)}**: {len(computed)} of {len(frame)} published figures "
+            f"**{titles.get(paper, paper)}**: {len(done)} of {len(frame)} published figures "
             f"computed; the direction agrees for {agree} of {directed}, our CI covers the "
             f"published value for {covered} of {sized} (results/replication/{paper}.csv)."
         )
-        means = computed[computed["paper_model"].eq("mean")]
-        headline = means if len(means) else computed
+        means = done[done["paper_model"].eq("mean")]
+        headline = means if len(means) else done
         rows = [sentence(r) for _, r in headline.head(SUMMARY_ROWS).iterrows()]
         if len(headline) > SUMMARY_ROWS:
             rows.append(f"... and {len(headline) - SUMMARY_ROWS} more in the table.")
