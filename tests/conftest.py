@@ -10,7 +10,6 @@ import copy
 import json
 import logging
 import os
-import re
 import runpy
 import shutil
 import subprocess
@@ -205,10 +204,12 @@ def measures_run(
     It grows a copy of ``tiny_run``, as a study adds measures to a finished run: the measures
     leave sequentiality's settings as they were, so none of its per-model jobs runs again (the
     NLL is most of the tiny run's time), and it ends as finished as a run from scratch."""
+    from test_reruns import parse_jobs  # the suite's reader of Snakemake's job list
+
     workdir = tmp_path_factory.mktemp("measures_run") / "run"
     shutil.copytree(tiny_run, workdir, symlinks=True)
     ran = snakemake(workdir, "--cores", "2", configfiles=[MEASURES_CONFIG]).stdout
-    redone = set(re.findall(r"^(?:local)?rule (\w+):$", ran, re.M)) & SEQUENTIALITY_JOBS
+    redone = {job["rule"] for job in parse_jobs(ran)} & SEQUENTIALITY_JOBS
     assert not redone, f"adding the measures to the tiny run re-ran {sorted(redone)}"
     then = snakemake(workdir, "--dry-run", configfiles=[MEASURES_CONFIG]).stdout
     assert "Nothing to be done" in then, then[-3000:]
