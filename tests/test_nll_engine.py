@@ -17,6 +17,7 @@ import pytest
 from conftest import defaults
 from scipy.special import log_softmax
 
+from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.history import history_labels
 from storyflow.lm.backends.llama_cpp import LlamaCppScorer, VocabOnly, token_logprobs
@@ -94,11 +95,7 @@ def test_story_rows_map_history_labels_to_contexts() -> None:
     toy = ToyScorer()
     terms = score_terms(toy, PREFIX, SENTENCES, max_history=2, capacity=10_000)
     story = StoryTokens("s1", SENTENCES, None)
-    rows = pd.DataFrame(
-        story_rows(story, terms, "toy", "context", 2),
-        columns=["story_id", "sentence_idx", "model", "formulation", "history", "n_history",
-                 "n_tokens", "nll", "truncated"],
-    )  # fmt: skip
+    rows = tables.NLL.frame(story_rows(story, terms, "toy", "context", 2))
     assert len(rows) == len(SENTENCES) * len(history_labels(2))
     row = rows.set_index(["sentence_idx", "history"])
     # sentence 4 with h = 2 sees sentences 2 and 3; full history sees 0..3
@@ -107,6 +104,11 @@ def test_story_rows_map_history_labels_to_contexts() -> None:
         ToyScorer().from_scratch(PREFIX, SENTENCES[2:4], SENTENCES[4])
     )
     assert row.loc[(4, "full"), "n_history"] == 4
+    # nll_first: the first token of sentence 4 after sentences 2 and 3 alone
+    seen = PREFIX + SENTENCES[2] + SENTENCES[3]
+    assert row.loc[(4, "2"), "nll_first"] == pytest.approx(
+        -ToyScorer.token_logprob(seen, SENTENCES[4][0])
+    )
     # sentence 1 with h = 2 has only one preceding sentence: same term as full history
     assert row.loc[(1, "2"), "n_history"] == 1
     assert row.loc[(1, "2"), "nll"] == row.loc[(1, "full"), "nll"]

@@ -28,12 +28,15 @@ NLL = Table(
         "n_history": "int64",
         "n_tokens": "int64",
         "nll": "float64",
+        "nll_first": "float64",
         "truncated": "bool",
     },
     key=("story_id", "sentence_idx", "model", "formulation", "history"),
     doc="One row per term: nll = mean −ln p of the target sentence's n_tokens tokens (nats/"
-    "token) after the requested history (sentences); n_history = sentences actually seen "
-    "(fewer when truncated to fit the context window).",
+    "token) after the requested history (sentences); nll_first = −ln p of its first token "
+    "alone (nats; the token that follows the start token, the topic or the previous sentence, "
+    "a diagnostic of what the term's first position costs: docs/replication.md); n_history = "
+    "sentences actually seen (fewer when truncated to fit the context window).",
 )
 
 NLL_COST = Table(

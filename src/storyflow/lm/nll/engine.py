@@ -239,6 +239,7 @@ def story_rows(
                     i - term.context_start,
                     term.n_tokens,
                     term.nll,
+                    term.nll_first,
                     term.context_start > requested,
                 )
             )

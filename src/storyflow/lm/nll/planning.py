@@ -125,6 +125,7 @@ class TermResult:
     nll: float  # mean −ln p over the target's tokens, nats/token
     n_tokens: int  # tokens in the target sentence
     context_start: int  # first sentence actually in the context (> requested when truncated)
+    nll_first: float  # −ln p of the target's first token alone, nats
 
 
 @dataclass
@@ -265,8 +266,9 @@ def read_terms(
     for i, requested in step.targets.items():
         k = i - step.start
         nll = -float(logprobs[offsets[k] : offsets[k + 1]].mean())
+        first = -float(logprobs[offsets[k]])
         for r in requested:
-            results[(r, i)] = TermResult(nll, lengths[i], step.start)
+            results[(r, i)] = TermResult(nll, lengths[i], step.start, first)
     return results
 
 

@@ -64,7 +64,7 @@ def sentence_sequentiality(nll: pd.DataFrame) -> pd.DataFrame:
         ValueError: a required column is missing, a key is duplicated, or a row has no h = 0
             partner (the NLL step is expected to score h = 0 for every scored sentence).
     """
-    tables.NLL.check(nll)
+    tables.NLL.check(nll, needs=[*SENTENCE_KEY, "history", "n_history", "truncated", "nll"])
     nll = nll.astype({"history": str})
     key = [*SENTENCE_KEY, "history"]
     duplicated = nll[nll.duplicated(key, keep=False)]
