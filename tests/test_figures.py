@@ -230,6 +230,7 @@ def test_scripts_end_to_end(tmp_path: Path) -> None:
                             "n_history": n_history,
                             "n_tokens": 8,
                             "nll": base - gain,
+                            "nll_first": 2 * (base - gain),
                             "truncated": False,
                         }
                     )

@@ -15,6 +15,7 @@ from test_plot_holes import STORY, FakeModel
 
 from storyflow import tables, validity
 from storyflow.measures.plot_holes import detect, nli, scoring, validation
+from storyflow.tables.plot_holes import ALL_LLMS
 
 
 def detector(**changes: object) -> detect.DetectorSettings:
@@ -418,6 +419,12 @@ def test_human_vs_llm_rates_stay_in_range_and_carry_the_verdict() -> None:
     assert (row["rate_llm_ci_low"], row["rate_llm_ci_high"]) == (low, high)
     assert -1 <= row["ci_low"] <= row["difference"] <= row["ci_high"] <= 1
     assert (row["valid"], row["validity"], row["small_group"]) == (False, "failed: auroc", False)
+    # one LLM: its pooled row is the same contrast
+    rates = scoring.human_vs_llm(answers, stories, min_group_size=5, verdicts=verdicts,
+                                 best=None, **kwargs).set_index("group")  # fmt: skip
+    pooled = rates.loc[ALL_LLMS]
+    for column in ("n_prompts", "rate_llm", "rate_llm_ci_low", "difference", "ci_low", "ci_high"):
+        assert pooled[column] == rates.loc["GPT", column]
     small = scoring.human_vs_llm(
         *hanna(4), min_group_size=5, verdicts=verdicts, best=None, **kwargs
     ).iloc[0]
@@ -427,6 +434,40 @@ def test_human_vs_llm_rates_stay_in_range_and_carry_the_verdict() -> None:
     for side in ("human", "llm"):
         low, high = small[f"rate_{side}_ci_low"], small[f"rate_{side}_ci_high"]
         assert 0 <= low <= small[f"rate_{side}"] <= high <= 1
+
+
+def test_the_pooled_row_sets_each_prompts_llm_mean_against_its_human_story() -> None:
+    says = {  # prompt by prompt: does the detector call the story flawed?
+        "Human": [False, False, True, False, False, False],
+        "A": [True, True, True, False, True, False],
+        "B": [True, False, False, False, True, True],
+    }
+    stories, rows = [], []
+    for group, verdicts in says.items():
+        for p, flawed in enumerate(verdicts):
+            sid = f"{group}{p}"
+            stories.append((sid, group, f"p{p}"))
+            rows.append(
+                (f"{sid}:original:O", sid, "original", "O", "m", False, 0.9 if flawed else 0.1,
+                 flawed, "", "not_asked", [], [], 1, 10)
+            )  # fmt: skip
+    rates = scoring.human_vs_llm(
+        tables.PLOT_HOLE_ANSWERS.frame(rows),
+        pd.DataFrame(stories, columns=["story_id", "story_type", "prompt_id"]),
+        human="Human", confidence=0.95, resamples=500, seed=1, min_group_size=5,
+        verdicts={"m": (True, "passed")}, best="m",
+    ).set_index("group")  # fmt: skip
+    assert list(rates.index) == ["A", "B", ALL_LLMS]
+    pooled = rates.loc[ALL_LLMS]
+    # per prompt (A + B) / 2 - human: 1, .5, -.5, 0, 1, .5
+    assert pooled["difference"] == pytest.approx(2.5 / 6)
+    assert (pooled["n_prompts"], pooled["rate_human"]) == (6, 1 / 6)
+    assert pooled["rate_llm"] == pytest.approx(3.5 / 6)
+    # the LLM share's interval counts the 12 LLM stories, 7 of them called flawed
+    assert (pooled["rate_llm_ci_low"], pooled["rate_llm_ci_high"]) == validity.wilson_interval(
+        7, 12, 0.95
+    )
+    assert pooled["ci_low"] < pooled["difference"] < pooled["ci_high"]
 
 
 def test_best_is_the_valid_detector_with_the_largest_gain() -> None:

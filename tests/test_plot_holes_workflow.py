@@ -150,7 +150,9 @@ def test_scores_and_story_measures_cover_every_story(ph_run: Path) -> None:
             assert (scores["n"] == 2 * scores["n_flawed"]).all()
             assert (scores["unparseable_policy"] == "wrong").all()
     rates = pd.read_csv(ph_run / "results/hanna/plot_holes/tables/detection_rates.csv")
-    assert len(rates[rates["detector"] == DETECTOR]) == 6  # one per LLM of the prompt
+    # one per LLM of the prompt, and the pooled row of every LLM
+    assert len(rates[rates["detector"] == DETECTOR]) == 7
+    assert rates["group"].tolist().count("all LLMs") == len(rates) // 7
     assert rates["rate_human"].isin([0.0, 1.0]).all()  # one prompt: one human story
     # one prompt is below validity.min_group_size: no intervals; the verdict is carried
     # below validity.min_group_size prompts the difference is untested; the shares keep their

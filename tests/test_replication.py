@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from storyflow import stats, tables
+from storyflow import stats, tables, validity
 from storyflow.errors import StoryflowError
-from storyflow.replication import agreement, papers, published
+from storyflow.replication import agreement, papers, published, summary
 from storyflow.replication.agreement import Ours
 from storyflow.replication.effects import aggregated_g
 from storyflow.replication.fiction_flows import histories, parse_setting
@@ -123,38 +123,140 @@ def test_a_story_a_model_did_not_score_is_left_out_of_that_models_g_only() -> No
     assert full.n_a == 13  # stories scored by every model
 
 
-def _published(value: float, direction: str = "") -> dict[str, object]:
-    return {"id": "x", "value": value, "direction": direction}
+RULE = agreement.Rule(band=0.2, alpha=0.05)
+#: The verdict settings of a comparison (storyflow.plan.replication.settings).
+VERDICTS = {"band": 0.2, "alpha": 0.05}
 
 
-def test_agreement_reads_direction_and_interval() -> None:
-    same = Ours(0.3, (0.1, 0.6), "", "9 vs 9", "m", "not checked", "", True)
-    assert agreement.compare(_published(0.5), same) == {
-        "direction_agrees": "yes",
-        "ci_covers": "yes",
-        "verdict": "same direction, CI covers it",
-    }
-    low = Ours(0.05, (0.01, 0.2), "", "", "", "", "", True)
-    assert agreement.compare(_published(0.5), low)["verdict"] == (
-        "same direction, CI excludes it (ours lower)"
+def _claim(value: float, direction: str = "", quantity: str = "hedges_g") -> agreement.Claim:
+    row = {"id": "x", "value": value, "direction": direction, "quantity": quantity}
+    return agreement.claim_of(row, RULE.band)
+
+
+def _ours(value: float, low: float, high: float, **changes: object) -> Ours:
+    fields: dict = {"direction": "", "n": "30 vs 30", "models": "m", "validity": "not checked"}
+    fields |= changes
+    return Ours(value, (low, high), note="", signed=True, **fields)
+
+
+def test_a_published_g_near_zero_is_a_claim_of_no_effect_unless_the_row_gives_a_direction():
+    assert _claim(0.067).kind == "no effect" and _claim(-0.117).kind == "no effect"
+    assert (_claim(0.58).kind, _claim(0.58).sign) == ("effect", "+")
+    assert (_claim(-0.213).kind, _claim(-0.213).sign) == ("effect", "-")
+    assert _claim(-0.196, "-").kind == "effect"  # the paper reads it as a direction (l. 220)
+    assert _claim(0.4, "0").kind == "no effect"
+    assert _claim(math.nan, "+").sign == "+"
+    assert _claim(math.nan, "human > every model", "share_exceeding").kind == "order"
+    assert _claim(0.547, "", "share_exceeding").kind == "value"
+    assert _claim(0.0016, "-", "regression_p").kind == "significant"
+    others = _claim(0.2, "p > 0.20", "regression_p")
+    assert (others.kind, others.threshold) == ("none significant", 0.2)
+
+
+def test_a_claimed_null_agrees_inside_the_band_and_disagrees_when_ours_excludes_zero_beyond_it():
+    null = _claim(0.067)  # Table A1, context only: "collapsing effectively to 0" (l. 187)
+    assert agreement.judge(null, _ours(0.66, 0.18, 1.19), RULE) == (
+        "disagrees",
+        "our interval, 0.18 to 1.19, excludes 0 and reaches beyond ±0.2, where the paper reads "
+        "0.067 as no effect",
     )
-    opposite = Ours(-0.2, (-0.4, 0.1), "", "", "", "", "", True)
-    result = agreement.compare(_published(0.5), opposite)
-    assert (result["direction_agrees"], result["ci_covers"]) == ("no", "no")
-    share = Ours(0.97, (0.9, 1.0), "", "", "", "", "", False)  # a share has no direction
-    assert agreement.compare(_published(0.45), share) == {
-        "direction_agrees": "n/a",
-        "ci_covers": "no",
-        "verdict": "CI excludes it (ours higher)",
-    }
-    order = Ours(math.nan, (math.nan, math.nan), "human > llm", "", "", "", "", False)
-    assert agreement.compare(_published(math.nan, "human > llm"), order)["verdict"] == "same order"
-    flipped = Ours(math.nan, (math.nan, math.nan), "llm > human", "", "", "", "", False)
-    assert (
-        agreement.compare(_published(math.nan, "human > llm"), flipped)["direction_agrees"] == "no"
+    assert agreement.judge(null, _ours(0.02, -0.1, 0.15), RULE)[0] == "agrees"
+    assert agreement.judge(null, _ours(0.1, 0.05, 0.15), RULE)[0] == "agrees"  # trivially small
+    verdict, reason = agreement.judge(null, _ours(0.1, -0.3, 0.5), RULE)
+    assert (verdict, reason) == ("inconclusive", "our interval, -0.3 to 0.5, holds 0 but "
+                                 "reaches beyond ±0.2")  # fmt: skip
+
+
+def test_a_claimed_effect_agrees_only_when_our_interval_lies_on_its_side_of_zero() -> None:
+    effect = _claim(0.58)
+    assert agreement.judge(effect, _ours(0.31, -0.49, 1.63), RULE) == (
+        "inconclusive",
+        "our interval, -0.49 to 1.63, holds both 0 and the published 0.58",
     )
-    missing = Ours.missing("books are off")
-    assert agreement.compare(_published(0.5), missing)["verdict"] == "not computed: books are off"
+    assert agreement.judge(effect, _ours(0.79, 0.33, 1.33), RULE) == (
+        "agrees",
+        "our interval, 0.33 to 1.33, lies above 0, as the published 0.58 does",
+    )
+    assert agreement.judge(effect, _ours(-0.6, -1.0, -0.2), RULE)[0] == "disagrees"
+    # an interval inside the band rules out an effect of the claimed size
+    verdict, reason = agreement.judge(effect, _ours(0.02, -0.1, 0.15), RULE)
+    assert verdict == "disagrees" and "inside ±0.2" in reason
+    negative = _claim(-0.6)
+    assert agreement.judge(negative, _ours(-0.5, -0.9, -0.1), RULE)[0] == "agrees"
+    assert agreement.judge(negative, _ours(0.5, 0.1, 0.9), RULE)[0] == "disagrees"
+    # a direction claimed without a value: no band applies to an unsized claim
+    assert agreement.judge(_claim(math.nan, "+"), _ours(0.1, 0.05, 0.2), RULE)[0] == "agrees"
+
+
+def test_p_value_claims_compare_significance_at_the_level() -> None:
+    length = _claim(0.0016, "-", "regression_p")  # §5.4's length change, l. 214
+
+    def p(value: float, direction: str) -> Ours:
+        return _ours(value, math.nan, math.nan, direction=direction)
+
+    verdict, reason = agreement.judge(length, p(0.409, "-"), RULE)  # the default run's
+    assert verdict == "inconclusive" and "not significant at 0.05" in reason
+    assert agreement.judge(length, p(0.022, "-"), RULE)[0] == "agrees"
+    assert agreement.judge(length, p(0.001, "+"), RULE)[0] == "disagrees"
+    others = _claim(0.2, "p > 0.20", "regression_p")
+    found = p(5e-44, "p_fdr = 5e-44 (embedding_sim)")
+    assert agreement.judge(others, found, RULE) == (
+        "disagrees",
+        "p_fdr = 5e-44 (embedding_sim) is below 0.05: an association the paper excludes "
+        "(all p > 0.2)",
+    )
+    assert agreement.judge(others, p(0.5, "p_fdr = 0.5 (x)"), RULE)[0] == "agrees"
+    assert agreement.judge(others, p(0.1, "p_fdr = 0.1 (x)"), RULE)[0] == "inconclusive"
+
+
+def test_an_order_is_judged_on_the_interval_of_its_difference() -> None:
+    order = _claim(math.nan, "human > llm", "no_rate")
+    assert agreement.judge(order, _ours(0.05, 0.01, 0.1), RULE)[0] == "agrees"
+    assert agreement.judge(order, _ours(-0.15, -0.2, -0.1), RULE)[0] == "disagrees"
+    assert agreement.judge(order, _ours(0.0, -0.04, 0.05), RULE) == (
+        "inconclusive",
+        "our interval of the difference, -0.04 to 0.05, holds 0: the order is not resolved",
+    )
+
+
+def test_a_value_is_judged_by_whether_our_interval_holds_it() -> None:
+    share = _claim(0.547, "", "share_exceeding")
+    assert agreement.judge(share, _ours(0.523, 0.42, 0.624), RULE) == (
+        "agrees",
+        "our interval, 0.42 to 0.624, holds the published 0.547",
+    )
+    verdict, reason = agreement.judge(share, _ours(0.97, 0.9, 1.0), RULE)
+    assert verdict == "disagrees" and reason.endswith("(ours higher)")
+
+
+def test_rows_not_computed_failed_without_interval_or_incomparable_are_not_judged() -> None:
+    effect = _claim(0.58)
+    failed = _ours(0.9, 0.5, 1.3, validity="failed: fewer than 5 books in a group")
+    assert agreement.judge(effect, failed, RULE) == (
+        "not judged",
+        "rests on a model or group that failed its check (failed: fewer than 5 books in a group)",
+    )
+    assert agreement.judge(effect, Ours.missing("books are off"), RULE) == (
+        "not judged",
+        "not computed (books are off)",
+    )
+    assert agreement.judge(effect, _ours(0.4, math.nan, math.nan), RULE) == (
+        "not judged",
+        "ours has no interval",
+    )
+    other = _ours(0.4, 0.1, 0.6, incomparable="another reference corpus")
+    assert agreement.judge(effect, other, RULE)[0] == "not judged"
+
+
+def test_the_table_keeps_size_apart_from_the_verdict() -> None:
+    figures = pd.DataFrame(
+        [
+            {"id": "a", "source": "p.txt l. 1", "claim": "", "corpus": "c", "quantity": "hedges_g",
+             "setting": "", "group": "g", "model": "mean", "value": 0.067, "direction": ""},
+        ]
+    )  # fmt: skip
+    row = agreement.table("p", figures, {"a": _ours(0.66, 0.18, 1.19)}, RULE).iloc[0]
+    assert (row["claim_type"], row["verdict"], row["ci_covers"]) == ("no effect", "disagrees", "no")
 
 
 def test_settings_and_histories_parse() -> None:
@@ -202,6 +304,7 @@ def test_fiction_flows_rows_use_the_models_of_the_tables_kind(tmp_path: Path) ->
             {"name": "imagined_vs_recalled", "a": "imagined", "b": "recalled"},
             {"name": "retold_vs_recalled", "a": "retold", "b": "recalled"},
         ]},
+        "verdicts": VERDICTS,
     }  # fmt: skip
     table = papers.compare("fiction_flows", files, settings).set_index("id")
     a1 = table.loc["A1.topic.imagined_vs_recalled.mean"]
@@ -210,10 +313,17 @@ def test_fiction_flows_rows_use_the_models_of_the_tables_kind(tmp_path: Path) ->
     a7 = table.loc["A7.topic.imagined_vs_recalled.qwen3-8b-i"]
     assert a7["models"] == "chat-model" and math.isfinite(a7["ours"])
     gpt2 = table.loc["A1.topic.imagined_vs_recalled.gpt2"]
-    assert gpt2["verdict"] == "not computed: no GPT-2 1.5B base model in this run"
+    assert (gpt2["verdict"], gpt2["reason"]) == (
+        "not judged",
+        "not computed (no GPT-2 1.5B base model in this run)",
+    )
     books = table.loc["S5.3.nll_base.fic1p_vs_autobiography.mean"]
-    assert books["verdict"] == "not computed: books is not scored in this run"
-    assert table.loc["S5.4.gain.h1.others", "verdict"].startswith("not computed: the regressions")
+    assert books["reason"] == "not computed (books is not scored in this run)"
+    assert table.loc["S5.4.gain.h1.others", "reason"].startswith("not computed (the regressions")
+    # the rows deciding the sign of an NLL term say which reading of the sign they follow
+    assert "l. 210 with Table A6" in table.loc["A9.nll_base.imagined_vs_recalled.mean-instruct",
+                                                "note"]  # fmt: skip
+    assert "Table A6" not in a1["note"]
 
 
 def _effects_row(judge: str, diff: float, valid: bool) -> dict[str, object]:
@@ -245,24 +355,33 @@ def test_hundred_endings_tests_the_human_above_llm_order_on_hanna(tmp_path: Path
         "published": [str(published.path_of("hundred_endings_tension"))],
         "hanna_effects": [str(tmp_path / "effects.csv")],
     }
-    table = papers.compare("hundred_endings_tension", files, {}).set_index("id")
+    settings = {"verdicts": VERDICTS}
+    table = papers.compare("hundred_endings_tension", files, settings).set_index("id")
     row = table.loc["F8.no_rate.human-above-top10_llm"]
     assert row["ours"] == pytest.approx(-0.04) and "judge llm-judge" in row["models"]
     assert row["ours_direction"] == "top10_llm > every human corpus"
-    assert row["direction_agrees"] == "no" and row["validity"] == "valid"
+    # -0.04 [-0.09, 0.01]: the interval of human - LLM holds 0
+    assert row["verdict"] == "inconclusive" and row["validity"] == "valid"
     assert "New Yorker" in table.loc["F8.no_rate.new_yorker-highest", "note"]
-    assert table.loc["A.no_rate.pipeline-above-vanilla", "verdict"].startswith("not computed")
+    assert table.loc["A.no_rate.pipeline-above-vanilla", "reason"].startswith("not computed")
+    # a judge that failed its check: its row is not judged
+    failed = effects[effects["judge"] == "failed-judge"]
+    failed.to_csv(tmp_path / "effects.csv", index=False)
+    table = papers.compare("hundred_endings_tension", files, settings).set_index("id")
+    assert table.loc["F8.no_rate.human-above-top10_llm", "verdict"] == "not judged"
 
 
 def test_flawed_fictions_reads_the_baselines_on_the_benchmark_only(tmp_path: Path) -> None:
     """The published baselines are read on the benchmark's scores (always-no, random, the NLI
-    stand-in); without the benchmark file every row says why; a paper model storyflow does not
-    run is not computed."""
+    stand-in, not judged); without the benchmark file every row says why; a paper model storyflow
+    does not run is not computed; a configured detector is set beside the paper's rows of its
+    name *and* setting only (vanilla, not few-shot or chain of thought)."""
     rows = []
     for detector, kind, full in (
         ("baseline:always-no", "baseline", 0.5),
         ("baseline:random", "baseline", 0.02),
         ("nli:qwen", "nli", 0.07),
+        ("GPT-4o", "model", 0.45),
     ):
         rows.append(
             {
@@ -277,37 +396,69 @@ def test_flawed_fictions_reads_the_baselines_on_the_benchmark_only(tmp_path: Pat
         )  # fmt: skip
     tables.PLOT_HOLE_SCORES.frame(pd.DataFrame(rows)).to_csv(tmp_path / "s.csv", index=False)
     paper = {"published": [str(published.path_of("flawed_fictions"))]}
+    settings = {
+        "confidence": 0.95,
+        "verdicts": VERDICTS,
+        "detection": {"format": "paper", "temperature": 0.0},
+    }
     with_file = papers.compare(
-        "flawed_fictions", {**paper, "benchmark_scores": [str(tmp_path / "s.csv")]}, {}
+        "flawed_fictions", {**paper, "benchmark_scores": [str(tmp_path / "s.csv")]}, settings
     ).set_index("id")
     always_no = with_file.loc["T5.ceeval_full.always-no-error-baseline"]
     assert always_no["ours"] == 0.5 and always_no["ci_covers"] == "yes"
+    assert always_no["verdict"] == "agrees" and always_no["claim_type"] == "value"
     assert always_no["validity"] == "not checked (a baseline: the reference)"
+    accuracy = with_file.loc["T5.accuracy.random-baseline"]  # a Wilson interval over 414
+    assert (accuracy["ci_low"], accuracy["ci_high"]) == validity.wilson_interval(207, 414, 0.95)
     nli = with_file.loc["T5.ceeval_full.entailment-baseline"]
     assert nli["models"] == "nli:qwen" and "DeBERTa" in nli["note"]
-    assert with_file.loc["T5.ceeval_full.human-performance", "verdict"].startswith("not computed")
-    without = papers.compare("flawed_fictions", paper, {}).set_index("id")
+    assert nli["verdict"] == "not judged" and "classifier" in nli["reason"]
+    assert with_file.loc["T5.ceeval_full.human-performance", "reason"].startswith("not computed")
+    # GPT-4o: the vanilla row only; its few-shot and chain-of-thought rows say why not
+    assert with_file.loc["T5.ceeval_full.gpt-4o", "ours"] == 0.45
+    for other in ("T5.ceeval_full.gpt-4o-with-few-shot", "T5.ceeval_full.gpt-4o-with-cot"):
+        assert math.isnan(with_file.loc[other, "ours"])
+        assert "free-form detectors answer the vanilla prompt" in with_file.loc[other, "note"]
+    closed = {**settings, "detection": {"format": "closed", "temperature": 0.0}}
+    table = papers.compare(
+        "flawed_fictions", {**paper, "benchmark_scores": [str(tmp_path / "s.csv")]}, closed
+    ).set_index("id")
+    assert "closed yes/no" in table.loc["T5.ceeval_full.gpt-4o", "note"]
+    assert table.loc["T5.ceeval_full.always-no-error-baseline", "ours"] == 0.5
+    without = papers.compare("flawed_fictions", paper, settings).set_index("id")
     assert "plot_holes.benchmark" in without.loc["T5.ceeval_full.random-baseline", "note"]
+
+
+def _hanna_scores(exceeding: dict[str, int], n: int = 20) -> pd.DataFrame:
+    """Narrative-sense story scores of HANNA groups over ``n`` prompts: k stories of each group
+    exceed the threshold, each group's on other prompts (a rotation by its place)."""
+    rows = [
+        {"story_id": f"{group}-{p}", "group": group, "n_lemmas": 30 + p, "seen_share": 0.7,
+         "included": True, "p_value": 0.01 if (p + 7 * g) % n < k else 0.5,
+         "exceeds": (p + 7 * g) % n < k}
+        for g, (group, k) in enumerate(exceeding.items())
+        for p in range(n)
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _hanna_groups(scores: pd.DataFrame) -> pd.DataFrame:
+    counts = scores.groupby("group", sort=False).agg(
+        n_stories=("story_id", "size"),
+        n_tested=("story_id", "size"),
+        n_exceeding=("exceeds", "sum"),
+    )
+    counts["n_excluded"] = 0
+    counts["share_exceeding"] = counts["n_exceeding"] / counts["n_tested"]
+    return counts.reset_index()
 
 
 def test_narrative_sense_compares_the_human_share_and_the_order_on_hanna(tmp_path: Path) -> None:
     """The human share gets a Wilson interval over HANNA's tested human stories; the order
-    'human above every generator' names the LLM groups that reach the human share."""
-    groups = pd.DataFrame(
-        {
-            "group": ["Human", "Llama-7b", "Mistral-7b"],
-            "n_stories": [96, 96, 96], "n_excluded": [8, 8, 8], "n_tested": [88, 88, 88],
-            "n_exceeding": [44, 40, 50], "share_exceeding": [0.5, 40 / 88, 50 / 88],
-        }
-    )  # fmt: skip
-    groups.to_csv(tmp_path / "ns.csv", index=False)
-    scores = pd.DataFrame(
-        {
-            "story_id": ["Human-0", "Human-1", "Llama-7b-0"],
-            "group": ["Human", "Human", "Llama-7b"],
-            "n_lemmas": [30, 40, 35], "seen_share": [0.6, 0.8, 0.7], "included": [True, True, True],
-        }
-    )  # fmt: skip
+    'human above every generator' is the human share's margin over the highest LLM share, with
+    a bootstrap interval over prompts: a tie inside it is inconclusive, not a violation."""
+    scores = _hanna_scores({"Human": 10, "Llama-7b": 8, "Mistral-7b": 10})
+    _hanna_groups(scores).to_csv(tmp_path / "ns.csv", index=False)
     scores.to_parquet(tmp_path / "scores.parquet")
     pd.DataFrame({"pmi": [-12.0, -9.0, -5.0]}).to_parquet(tmp_path / "pmi.parquet")
     files = {
@@ -316,19 +467,31 @@ def test_narrative_sense_compares_the_human_share_and_the_order_on_hanna(tmp_pat
         "hanna_scores": [str(tmp_path / "scores.parquet")],
         "pmi": [str(tmp_path / "pmi.parquet")],
     }
-    settings = {"confidence": 0.95, "reference": ["rocstories", "books"]}
+    settings = {"confidence": 0.95, "bootstrap": 500, "seed": 1, "verdicts": VERDICTS,
+                "reference": ["rocstories", "books"]}  # fmt: skip
     table = papers.compare("narrative_sense_pmi", files, settings).set_index("id")
     human = table.loc["T4.share.human"]
     assert human["ours"] == 0.5 and human["ci_low"] < 0.5 < human["ci_high"]
-    assert human["ci_covers"] == "yes"  # published 0.547 lies inside [0.40, 0.60]
+    assert human["ci_covers"] == "yes" and human["verdict"] == "agrees"
     order = table.loc["T4.order.human-highest"]
-    assert order["ours_direction"] == "Mistral-7b >= human" and order["direction_agrees"] == "no"
-    assert table.loc["T2.seen_share.human", "ours"] == pytest.approx(0.7)
+    assert order["ours_direction"] == "Mistral-7b >= human" and order["ours"] == 0.0
+    assert order["ci_low"] < 0 < order["ci_high"] and order["verdict"] == "inconclusive"
+    # the seen share and the PMI table rest on storyflow's reference corpora: not judged
+    seen = table.loc["T2.seen_share.human"]
+    assert seen["ours"] == pytest.approx(0.7) and seen["verdict"] == "not judged"
     assert (
         table.loc["PMI.floor", "ours"] == -12.0
         and "rocstories, books" in table.loc["PMI.floor", "note"]
     )
-    assert table.loc["T4.share.gpt2", "verdict"].startswith("not computed: GPT-2 is not among")
+    assert table.loc["T4.share.gpt2", "reason"].startswith("not computed (GPT-2 is not among")
+    # the human stories far above every LLM: the order holds, with an interval above 0
+    clear = _hanna_scores({"Human": 18, "Llama-7b": 4, "Mistral-7b": 6})
+    _hanna_groups(clear).to_csv(tmp_path / "ns.csv", index=False)
+    clear.to_parquet(tmp_path / "scores.parquet")
+    table = papers.compare("narrative_sense_pmi", files, settings).set_index("id")
+    order = table.loc["T4.order.human-highest"]
+    assert order["ours"] == pytest.approx(0.9 - 0.3) and order["ci_low"] > 0
+    assert order["verdict"] == "agrees" and order["ours_direction"] == "human > every model"
 
 
 def _fei_row(pool: str, condition: str, diff: float, headline: bool) -> dict[str, object]:
@@ -356,11 +519,13 @@ def test_fabula_entropy_reads_the_headline_shuffle_difference(tmp_path: Path) ->
         "published": [str(published.path_of("fabula_entropy_indexing"))],
         "rocstories_comparison": [str(tmp_path / "c.csv")],
     }
-    table = papers.compare("fabula_entropy_indexing", files, {}).set_index("id")
+    table = papers.compare("fabula_entropy_indexing", files, {"verdicts": VERDICTS})
+    table = table.set_index("id")
     etc = table.loc["F1.etc.corrupted-gt-original"]
     assert etc["ours"] == pytest.approx(-0.01) and etc["ours_direction"] == "original > corrupted"
-    assert etc["direction_agrees"] == "no" and "wrong_ending +0.060" in etc["note"]
-    assert table.loc["F2.ewc.corrupted-gt-original", "verdict"].startswith("not computed")
+    # -0.01 [-0.03, 0.01]: the point estimate's sign is not a verdict
+    assert etc["verdict"] == "inconclusive" and "wrong_ending +0.060" in etc["note"]
+    assert table.loc["F2.ewc.corrupted-gt-original", "reason"].startswith("not computed")
 
 
 def _story_indices(rows: list[tuple[str, str, str, float]]) -> pd.DataFrame:
@@ -403,40 +568,80 @@ def test_fabula_entropy_reads_the_spread_and_the_kinds_order_on_the_story_indice
         "hippocorpus_comparison": [str(tmp_path / "c.csv")],
         "hippocorpus_indices": [str(tmp_path / "i.parquet")],
     }
-    settings = {"confidence": 0.95, "bootstrap": 999, "seed": 1}
+    settings = {"confidence": 0.95, "bootstrap": 999, "seed": 1, "verdicts": VERDICTS}
     table = papers.compare("fabula_entropy_indexing", files, settings).set_index("id")
     spread = table.loc["D.spread.original-gt-corrupted"]
     expected = np.std(original, ddof=1) - np.std(shuffled, ddof=1)
     assert spread["ours"] == pytest.approx(expected)
     assert spread["ci_low"] < expected < spread["ci_high"] and spread["ci_low"] > 0
     assert spread["ours_direction"] == "original > corrupted"
-    assert spread["direction_agrees"] == "yes"
+    assert spread["verdict"] == "agrees"
     kinds = table.loc["D.original.etc-gt-ewc"]
     assert kinds["ours"] == pytest.approx(original.mean() - ewc.mean())
-    assert kinds["ours_direction"] == "etc > ewc" and kinds["direction_agrees"] == "yes"
+    assert kinds["ours_direction"] == "etc > ewc" and kinds["verdict"] == "agrees"
     # without EWC on the corpus the order is not computed, and says why
     _story_indices(rows[:24]).to_parquet(tmp_path / "i.parquet")
     tables.FEI_COMPARISON.frame(pd.DataFrame(comparison)).to_csv(tmp_path / "c.csv", index=False)
     table = papers.compare("fabula_entropy_indexing", files, settings).set_index("id")
-    assert "both ETC and EWC" in table.loc["D.original.etc-gt-ewc", "verdict"]
+    assert "both ETC and EWC" in table.loc["D.original.etc-gt-ewc", "reason"]
 
 
-def test_a_replication_row_in_words_names_the_table_its_line_and_both_values() -> None:
-    row = {
-        "source": "fiction_flows.txt l. 309 (Table A1)", "setting": "formulation=topic",
-        "group": "imagined_vs_recalled", "published": 0.582, "paper_model": "mean",
-        "quantity": "hedges_g", "published_direction": "", "ours": 0.52, "ci_low": 0.3,
-        "ci_high": 0.7, "ours_direction": "+", "models": "gemma3-270m", "n": "9 per type",
-        "validity": "failed: min_group_size", "verdict": "same direction, CI covers it",
-    }  # fmt: skip
-    assert agreement.sentence(row) == (
-        "Table A1 (l. 309), formulation=topic, imagined_vs_recalled: published mean hedges_g "
-        "0.582; ours 0.52 [0.3, 0.7] on gemma3-270m, n = 9 per type (failed: min_group_size): "
-        "same direction, CI covers it"
+def _replication(rows: list[tuple[str, str, float, Ours]]) -> pd.DataFrame:
+    """A replication table of (id, paper model, published g, ours) rows on one figure each."""
+    figures = pd.DataFrame(
+        [
+            {"id": i, "source": "fiction_flows.txt l. 309 (Table A1)", "claim": "",
+             "corpus": "hippocorpus", "quantity": "hedges_g", "setting": f"s{k}", "group": "g",
+             "model": model, "value": value, "direction": ""}
+            for k, (i, model, value, _) in enumerate(rows)
+        ]
+    )  # fmt: skip
+    return agreement.table("fiction_flows", figures, {r[0]: r[3] for r in rows}, RULE)
+
+
+def test_the_first_page_counts_judged_rows_only_and_says_each_verdict_in_words() -> None:
+    frame = _replication(
+        [
+            ("a", "mean", 0.58, _ours(0.31, -0.49, 1.63, models="gemma3-270m")),
+            ("b", "mean", 0.067, _ours(0.66, 0.18, 1.19)),
+            ("c", "mean", 0.4, _ours(1.4, 1.3, 4.8, validity="failed: fewer than 5 books")),
+            ("d", "mean", 0.5, Ours.missing("books are off")),
+            ("e", "mean", 0.5, _ours(0.5, 0.2, 0.8, models="")),
+        ]
     )
-    line_only = {**row, "source": "narrative_sense_pmi.txt l. 560-563", "ours": math.nan}
-    assert agreement.sentence(line_only).startswith("l. 560-563, formulation=topic")
-    assert "ours +" in agreement.sentence(line_only)
+    assert summary.tally(frame) == (
+        "4 of 5 published figures computed, 3 judged: agrees 1, disagrees 1, inconclusive 1; "
+        "1 computed but not judged (1 on a failed check)"
+    )
+    cells = summary.cells(frame.fillna({"models": "", "n": ""}).iloc[0], 0.95)
+    assert cells == {
+        "figure": "a (Table A1, l. 309)",
+        "published": "0.58",
+        "ours": "0.31 [-0.49, 1.63] (gemma3-270m, 30 vs 30)",
+        "verdict": "inconclusive: our interval, -0.49 to 1.63, holds both 0 and the published 0.58",
+    }
+    assert "nan" not in summary.cells(frame.iloc[4], 0.95)["ours"]  # a row on no model
+    # judged rows first, the row not computed left to the CSV
+    assert list(summary.headline(frame)["id"]) == ["a", "b", "e", "c"]
+    page = summary.summary({"fiction_flows": frame}, {"fiction_flows": "Fiction Flows"}, 0.95)
+    assert page[0]["header"]["ours"] == "ours [95% CI] (models, n)"
+    assert page[0]["rows"][0]["ours"] == "0.31 [-0.49, 1.63] (gemma3-270m, 30 vs 30)"
+
+
+def test_the_first_page_shows_the_mean_over_the_papers_models_not_each_model() -> None:
+    frame = _replication(
+        [("mean", "mean", 0.58, _ours(0.5, 0.2, 0.8)), ("gpt2", "GPT2", 0.55, _ours(0.5, 0.2, 0.8))]
+    ).assign(setting="same")
+    assert list(summary.headline(frame)["id"]) == ["mean"]
+    alone = frame[frame["id"] == "gpt2"]
+    assert summary.cells(alone.iloc[0], 0.95)["published"] == "0.55 (GPT2)"
+
+
+def test_table_cells_are_literal_text_in_restructuredtext() -> None:
+    assert summary.rst_text("12. stories") == "12\\. stories"
+    assert summary.rst_text("-0.43 to *1.47*") == "-0.43 to \\*1.47\\*"
+    assert summary.rst_text("- a") == "\\- a" and summary.rst_text("0.31") == "0.31"
+    assert summary.rst_text("a_b `c` |d|") == "a\\_b \\`c\\` \\|d\\|"
 
 
 def test_the_regression_finding_is_read_on_the_coherence_covariates_only(tmp_path: Path) -> None:
@@ -466,17 +671,20 @@ def test_the_regression_finding_is_read_on_the_coherence_covariates_only(tmp_pat
 
     files = {"published": [str(published.path_of("fiction_flows"))]}
     settings = {"confidence": 0.95, "bootstrap": 200, "seed": 1, "min_group_size": 5,
-                "models": {}, "min_sentences": 2, "contrasts": {}}  # fmt: skip
+                "models": {}, "min_sentences": 2, "contrasts": {},
+                "verdicts": VERDICTS}  # fmt: skip
     files["regression"] = [str(coefficients(covariates))]
     table = papers.compare("fiction_flows", files, settings).set_index("id")
     h1, h3 = table.loc["S5.4.gain.h1.others"], table.loc["S5.4.gain.h3.others"]
-    assert h1["ours_direction"] == "p > 0.20" and h1["direction_agrees"] == "yes"
-    assert h3["ours_direction"] == "p = 0.002 (length_delta)"  # at H3 it is not excepted
-    assert table.loc["S5.4.gain.h1.length_delta", "direction_agrees"] == "yes"
+    assert h1["ours_direction"] == "p_fdr = 0.31 (embedding_sim)" and h1["verdict"] == "agrees"
+    assert h3["ours_direction"] == "p_fdr = 0.002 (length_delta)"  # at H3 it is not excepted
+    assert h3["verdict"] == "disagrees"
+    length = table.loc["S5.4.gain.h1.length_delta"]  # p_fdr 0.002 < 0.05, negative: as published
+    assert (length["ours"], length["ours_direction"], length["verdict"]) == (0.002, "-", "agrees")
     files["regression"] = [str(coefficients({**covariates, "embedding_sim": 1e-9}))]
     table = papers.compare("fiction_flows", files, settings).set_index("id")
-    verdict = table.loc["S5.4.gain.h1.others", "verdict"]
-    assert verdict == "does not hold (p = 1e-09 (embedding_sim))"
+    reason = table.loc["S5.4.gain.h1.others", "reason"]
+    assert reason.startswith("p_fdr = 1e-09 (embedding_sim) is below 0.05")
 
 
 def test_the_figure_draws_what_the_run_computed_and_counts_the_rest_by_reason(
@@ -493,7 +701,8 @@ def test_the_figure_draws_what_the_run_computed_and_counts_the_rest_by_reason(
     notes = ["", "no GPT-3 175B base model in this run", "books is not scored in this run"]
     rows = rows.assign(
         ours=ours, ci_low=ours, ci_high=ours, ours_direction=["+", "", "", "", ""],
-        note=notes + [notes[2]] * 2, validity="passed", direction_agrees="yes", ci_covers="yes",
+        note=notes + [notes[2]] * 2, validity="passed", claim_type="effect",
+        verdict=["agrees"] + ["not judged"] * 4, reason="", ci_covers="yes",
     )  # fmt: skip
     line = figure._not_computed(rows[rows["ours"].isna()])
     assert line == (

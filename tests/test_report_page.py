@@ -18,7 +18,7 @@ from docutils.core import publish_string
 
 from storyflow import validity
 from storyflow.plan import registry
-from storyflow.replication import agreement, published
+from storyflow.replication import agreement, published, summary
 from storyflow.replication.agreement import Ours
 
 REPO = Path(__file__).resolve().parents[1]
@@ -95,8 +95,8 @@ def replication_summary() -> list[dict[str, object]]:
                 "*a note* with `marks`",
                 True,
             )
-        tables[paper] = agreement.table(paper, figures, ours)
-    return agreement.summary(tables, published.TITLES)
+        tables[paper] = agreement.table(paper, figures, ours, agreement.Rule(0.2, 0.05))
+    return summary.summary(tables, published.TITLES, 0.95)
 
 
 def config_of(default_config: dict) -> dict:
@@ -116,6 +116,9 @@ def test_the_first_page_renders_without_a_warning_and_in_words(default_config) -
     html = strict_html(text)
     assert "System Message" not in html
     assert "What replicated" in html and "Which results to trust" in html
+    # one table per paper, each verdict in words, no row resting on no model
+    assert html.count("<table") >= len(published.PAPERS) and "on nan" not in html
+    assert "inconclusive: our interval," in html or "agrees: our interval," in html
     assert "is below 0.6" in html and "balanced_accuracy" not in html  # words, not check ids
     for measure in registry.MEASURES:
         assert measure.category in html

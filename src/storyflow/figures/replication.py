@@ -2,10 +2,12 @@
 
 One panel per quantity (Hedges' g, a share, a rate, ...: each on its own scale), one line per
 published figure: the published value as a black diamond, ours as a dot with its confidence
-interval, coloured by the verdict (agrees in direction and the CI covers the published value;
-agrees in direction only; disagrees; no direction to compare), hollow and grey where ours rests
-on a model that failed its validity check. An order or direction claim without a value is
-written out with ours beside it. Figures this run did not compute (a model, a corpus or a
+interval, coloured by the verdict of docs/replication.md (agrees, disagrees, inconclusive), and
+hollow and grey where the row is not judged (a failed validity check, no interval, not the
+paper's quantity). Only judged rows and the published values set a panel's range, so that a
+row not judged with an interval to g = 36 does not squeeze the others to a dot; an interval
+that leaves the range is cut at its edge with an arrow. An order or direction claim without a
+value is written out with ours beside it. Figures this run did not compute (a model, a corpus or a
 quantity it lacks) are not drawn: a line at the bottom counts them by reason (the table lists
 each), so that a run with two small models shows its dozen comparisons, not two hundred empty
 lines.
@@ -23,25 +25,41 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from storyflow.figures.common import FONT_SIZE, save, unique
-from storyflow.replication.agreement import computed
+from storyflow.replication.agreement import (
+    AGREES,
+    DISAGREES,
+    INCONCLUSIVE,
+    NOT_JUDGED,
+    computed,
+    judged,
+)
 
 VERDICT_COLORS = {
-    "covers": "#1a9850",  # same direction (or unsigned) and the CI covers the published value
-    "direction": "#fdae61",  # same direction, CI excludes it
-    "opposite": "#d73027",  # opposite direction or order
-    "other": "#4575b4",  # no direction to compare and no CI
+    AGREES: "#1a9850",
+    DISAGREES: "#d73027",
+    INCONCLUSIVE: "#fdae61",
+    NOT_JUDGED: "grey",
 }
 ROW_HEIGHT = 0.22  # inches per line
+#: Quantities whose 0 is a line of no effect on their panel.
+SIGNED = ("hedges_g", "difference", "coefficient")
 
 
-def _kind(row: pd.Series) -> str:
-    if row["direction_agrees"] == "no":
-        return "opposite"
-    if row["ci_covers"] == "yes":
-        return "covers"
-    if row["direction_agrees"] == "yes" or row["ci_covers"] == "no":
-        return "direction" if row["direction_agrees"] == "yes" else "opposite"
-    return "other"
+def _range(part: pd.DataFrame, signed: bool) -> tuple[float, float] | None:
+    """The x range of one panel: the published values and the judged rows' values and
+    intervals (and 0 for a signed quantity), padded by 5%; None when nothing is finite."""
+    mine = part[judged(part)]
+    values = pd.concat(
+        [part["published"], mine["ours"], mine["ci_low"], mine["ci_high"]], ignore_index=True
+    ).astype(float)
+    values = values[values.map(math.isfinite)]
+    if signed:
+        values = pd.concat([values, pd.Series([0.0])], ignore_index=True)
+    if values.empty:
+        return None
+    low, high = float(values.min()), float(values.max())
+    pad = 0.05 * (high - low) if high > low else 0.5
+    return low - pad, high + pad
 
 
 def _label(row: pd.Series) -> str:
@@ -64,7 +82,9 @@ def _not_computed(missing: pd.DataFrame) -> str:
 def plot_replication(table: pd.DataFrame, paths: Sequence[str | Path], *, dpi: int) -> None:
     """Draw :data:`storyflow.tables.REPLICATION` rows of one paper to ``paths``: the rows this
     run computed (a value or a direction of ours), the others counted by reason below."""
-    table = table.fillna({c: "" for c in ("paper_model", "validity", "note", "ours_direction")})
+    table = table.fillna(
+        {c: "" for c in ("paper_model", "validity", "note", "ours_direction", "verdict")}
+    )
     paper = str(table["paper"].iloc[0]) if len(table) else ""
     done = computed(table)
     missing, table = table[~done], table[done]
@@ -87,7 +107,9 @@ def plot_replication(table: pd.DataFrame, paths: Sequence[str | Path], *, dpi: i
     FigureCanvasAgg(fig)
     axes = fig.subplots(len(heights), 1, squeeze=False, height_ratios=heights)[:, 0]
     fig.suptitle(
-        f"{paper}: published (black diamond) and ours (dot, {'CI'} bar)", fontsize=FONT_SIZE + 1
+        f"{paper}: published (black diamond) and ours (dot, CI bar)\n"
+        "green agrees, red disagrees, orange inconclusive, hollow grey not judged",
+        fontsize=FONT_SIZE + 1,
     )
     if footer:
         fig.supxlabel(footer, fontsize=FONT_SIZE - 2, color="grey", ha="left", x=0.01)
@@ -97,25 +119,31 @@ def plot_replication(table: pd.DataFrame, paths: Sequence[str | Path], *, dpi: i
                      va="center", fontsize=FONT_SIZE, transform=axes[0].transAxes)  # fmt: skip
     for ax, quantity in zip(axes, quantities, strict=False):
         part = valued[valued["quantity"] == quantity].reset_index(drop=True)
+        span = _range(part, quantity in SIGNED)
         for y, row in part.iterrows():
-            failed = str(row["validity"]).startswith("failed")
-            color = "grey" if failed else VERDICT_COLORS[_kind(row)]
+            color = VERDICT_COLORS.get(str(row["verdict"]), "grey")
+            hollow = row["verdict"] == NOT_JUDGED
             if math.isfinite(row["ours"]):
                 low, high = row["ci_low"], row["ci_high"]
                 if math.isfinite(low) and math.isfinite(high):
                     ax.plot([low, high], [y, y], color=color, lw=1.2)
+                    for end, edge, marker in ((low, 0, "<"), (high, 1, ">")):
+                        if span and ((end < span[0]) if edge == 0 else (end > span[1])):
+                            ax.plot(span[edge], y, marker, color=color, ms=4, clip_on=False)
                 ax.plot(
                     row["ours"], y, "o", color=color, ms=4,
-                    markerfacecolor="none" if failed else color,
+                    markerfacecolor="none" if hollow else color,
                 )  # fmt: skip
             if math.isfinite(row["published"]):
                 ax.plot(row["published"], y, "D", color="black", ms=3.5)
+        if span:
+            ax.set_xlim(*span)
         ax.set_yticks(range(len(part)))
         ax.set_yticklabels([_label(r) for _, r in part.iterrows()], fontsize=FONT_SIZE - 2)
         ax.set_ylim(len(part) - 0.5, -0.5)
         ax.set_title(quantity, fontsize=FONT_SIZE, loc="left")
         ax.tick_params(axis="x", labelsize=FONT_SIZE - 1)
-        if quantity in ("hedges_g", "difference", "coefficient"):
+        if quantity in SIGNED:
             ax.axvline(0, color="grey", lw=0.6, ls=":")
         ax.grid(axis="x", lw=0.3, alpha=0.5)
     if len(stated):
@@ -126,7 +154,7 @@ def plot_replication(table: pd.DataFrame, paths: Sequence[str | Path], *, dpi: i
         )
         for y, (_, row) in enumerate(stated.iterrows()):
             ours = row["ours_direction"]
-            color = VERDICT_COLORS[_kind(row)]
+            color = VERDICT_COLORS.get(str(row["verdict"]), "grey")
             ax.text(
                 0, 1 - (y + 0.5) / len(stated),
                 f"{row['id']}: published {row['published_direction']}; ours {ours}"[:140],

@@ -121,9 +121,19 @@ def _model_labels(config: Mapping[str, Any]) -> dict[str, dict[str, str]]:
 
 def settings(config: Mapping[str, Any], paper: str) -> dict[str, Any]:
     """The settings ``paper``'s comparison depends on (a rule's ``params``)."""
-    common = {**replication_statistics(config), "models": _model_labels(config)}
+    common = {
+        **replication_statistics(config),
+        "models": _model_labels(config),
+        "verdicts": {
+            "band": config["replication"]["equivalence_band"],
+            "alpha": config["regression"]["fdr_alpha"],
+        },
+    }
     if paper == "narrative_sense_pmi":
         common["reference"] = list(config["narrative_sense"]["reference"])
+    if paper == "flawed_fictions":
+        detection = config["plot_holes"]["detection"]
+        common["detection"] = {k: detection[k] for k in ("format", "temperature")}
     if paper == "fiction_flows":
         common["min_sentences"] = config["stats"]["min_sentences"]
         common["contrasts"] = {

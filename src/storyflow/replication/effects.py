@@ -3,17 +3,20 @@
 Fiction Flows summarises each model's effect sizes over history sizes first (the median of g
 over h, its Tables A1, A2, A4, A5, A7; a single h = 0 value for the unconditional term), then
 averages the models (its "Mean" column). :func:`aggregated_g` computes that statistic from the
-story-level scores and a percentile interval by resampling stories with replacement within
-each group, the same resample for every model and history (the models score the same stories).
-Each g is :func:`storyflow.stats.hedges_g`'s (pooled SD, the approximate small-sample
-correction), computed for all resamples at once.
+story-level scores and a percentile interval by resampling with replacement within each group,
+the same resample for every model and history (the models score the same stories). The unit
+resampled is the paper's unit of observation: a story, or, where several passages come from
+one book (the books corpus; ``fiction_flows.txt`` l. 208 counts books), the book with all its
+passages, so that passages of one book are not taken for independent observations. Each g is
+:func:`storyflow.stats.hedges_g`'s (pooled SD, the approximate small-sample correction),
+computed for all resamples at once.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,13 +30,16 @@ OVER_HISTORIES = {"median": np.nanmedian, "mean": np.nanmean}
 class AggregatedG:
     """value: the mean over models of each model's ``over_histories`` of g over h (unitless,
     positive = group a higher); ci: its percentile bootstrap interval; per_model: each model's
-    own summary over h; n_a, n_b: stories of each group scored by every model."""
+    own summary over h; n_a, n_b: stories of each group scored by every model; units_a,
+    units_b: the resampled units (books, or the stories themselves) those stories belong to."""
 
     value: float
     ci: tuple[float, float]
     per_model: dict[str, float]
     n_a: int
     n_b: int
+    units_a: int
+    units_b: int
 
 
 def _g(weights_a: np.ndarray, weights_b: np.ndarray, x: np.ndarray, seen: np.ndarray):
@@ -55,12 +61,19 @@ def _g(weights_a: np.ndarray, weights_b: np.ndarray, x: np.ndarray, seen: np.nda
     return np.where((n_a >= 2) & (n_b >= 2) & (pooled > 0), g, np.nan)
 
 
-def _draws(members: np.ndarray, replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """[replicates, stories] counts of a resample with replacement of the ``members`` stories."""
+def _draws(
+    members: np.ndarray, units: np.ndarray, replicates: int, rng: np.random.Generator
+) -> np.ndarray:
+    """[replicates, stories] counts of a resample with replacement of the units (stories or
+    books: ``units`` numbers each story's unit) that hold the ``members`` stories: a drawn unit
+    brings every member story it holds, once per draw."""
     counts = np.zeros((replicates, members.size))
-    k = int(members.sum())
+    drawn_units = np.unique(units[members])
+    k = drawn_units.size
     if k:
-        counts[:, members] = rng.multinomial(k, np.full(k, 1 / k), size=replicates)
+        per_unit = rng.multinomial(k, np.full(k, 1 / k), size=replicates)  # [replicates, k]
+        index = np.searchsorted(drawn_units, units[members])
+        counts[:, members] = per_unit[:, index]
     return counts
 
 
@@ -76,6 +89,7 @@ def aggregated_g(
     confidence: float,
     replicates: int,
     seed: int,
+    clusters: Mapping[str, str] | None = None,
 ) -> AggregatedG:
     """The paper's aggregate of Hedges' g (group a vs b) with its bootstrap interval.
 
@@ -88,6 +102,8 @@ def aggregated_g(
         models, histories: The models averaged and the history labels summarised.
         over_histories: ``median`` or ``mean`` (:data:`OVER_HISTORIES`).
         confidence, replicates, seed: the interval's level, resamples and seed.
+        clusters: The unit each story belongs to (a passage's book); the bootstrap resamples
+            these units within each group. None: each story is its own unit.
     """
     summarise = OVER_HISTORIES[over_histories]
     cells = [(m, h) for m in models for h in histories]
@@ -112,7 +128,9 @@ def aggregated_g(
         per_model = summarise(point, axis=1) if point.size else np.zeros(0)
     value = float(np.mean(per_model)) if len(per_model) else math.nan
     rng = np.random.default_rng(seed)
-    draws = _g(_draws(in_a, replicates, rng), _draws(in_b, replicates, rng), x, seen)
+    unit_of = clusters or {}
+    _, units = np.unique([unit_of.get(i, f"story:{i}") for i in ids], return_inverse=True)
+    draws = _g(_draws(in_a, units, replicates, rng), _draws(in_b, units, replicates, rng), x, seen)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a resample without a g is NaN
         boot = summarise(draws.reshape(replicates, *shape), axis=2).mean(axis=1)
@@ -123,5 +141,11 @@ def aggregated_g(
         else (math.nan, math.nan)
     )
     return AggregatedG(
-        value, ci, {m: float(v) for m, v in zip(models, per_model, strict=True)}, n_a, n_b
+        value,
+        ci,
+        {m: float(v) for m, v in zip(models, per_model, strict=True)},
+        n_a,
+        n_b,
+        int(np.unique(units[in_a & complete]).size),
+        int(np.unique(units[in_b & complete]).size),
     )

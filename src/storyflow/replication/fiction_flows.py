@@ -13,8 +13,17 @@ the row's ``group`` is storyflow's contrast (``imagined_vs_recalled``, ``fic1p_v
 ...), its ``model`` the paper's model name or ``mean`` (the mean over the paper's models). Ours is
 the same statistic over our sequentiality models of the same kind (base models for the base-model
 tables, instruct models for Tables A7-A9), or over the matching model where the paper names one
-that the config has (:data:`PAPER_MODELS`), with a percentile bootstrap interval over stories
-(:func:`storyflow.replication.effects.aggregated_g`).
+that the config has (:data:`PAPER_MODELS`), with a percentile bootstrap interval over stories,
+or over books where a corpus's passages come from books (its N, l. 208;
+:func:`storyflow.replication.effects.aggregated_g`).
+
+The NLL-term tables (A2, A3, A5, A6, A8, A9 and §5.3) are read with g = group a minus group b of
+the term's NLL (nats/token), so a positive g means group a's sentences are *less* predictable:
+the reading of l. 210 with Table A6 (fiction's higher unconditional NLL is a positive g). The
+paper's l. 220 reads the negative A8/A9 values as the terms "favouring" recalled stories, which
+under that convention means imagined sentences are more predictable; the two readings of the
+sign cannot both hold, and storyflow follows the one that Table A6 and l. 210 share (each such
+row's note says so).
 
 Regression rows (``quantity`` ``regression_p``) name ``kind`` (gain or raw), ``h`` and
 ``covariate`` (or ``covariate=others``: every covariate but the named exception) and a claim on
@@ -92,11 +101,19 @@ def _scores(files: Mapping[str, Sequence[str]], corpus: str, min_sentences: int)
     return story[story["n_sentences"] >= min_sentences]
 
 
+#: The note of the rows that decide a sign of an NLL term (see the module docstring).
+NLL_SIGN = (
+    "g of the NLL itself: positive = group a's sentences less predictable (l. 210 with Table "
+    "A6; l. 220 reads the sign the other way)"
+)
+
+
 def _effect(
     row: Mapping[str, Any],
     scores: pd.DataFrame,
     members: Mapping[str, tuple[set[str], set[str]]],
     settings: Mapping[str, Any],
+    books: Mapping[str, str],
 ) -> Ours:
     setting = parse_setting(row["setting"])
     contrast = str(row["group"])
@@ -129,18 +146,28 @@ def _effect(
         confidence=settings["confidence"],
         replicates=settings["bootstrap"],
         seed=settings["seed"],
+        clusters=books or None,
     )
-    small = min(result.n_a, result.n_b) < settings["min_group_size"]
+    units = "books" if books else "stories"
+    small = min(result.units_a, result.units_b) < settings["min_group_size"]
+    n = f"{result.n_a} vs {result.n_b} stories"
+    if books:
+        n = f"{result.n_a} vs {result.n_b} passages of {result.units_a} vs {result.units_b} books"
+    notes = [
+        "" if len(models) > 1 or row["model"] != "mean" else "one model: the mean is its value",
+        NLL_SIGN if setting["measure"] != "seq" else "",
+        "intervals resample books, not passages" if books else "",
+    ]
     return Ours(
         result.value,
         result.ci,
         "",
-        f"{result.n_a} vs {result.n_b} stories",
+        n,
         ", ".join(models),
-        f"failed: fewer than {settings['min_group_size']} stories in a group"
+        f"failed: fewer than {settings['min_group_size']} {units} in a group"
         if small
         else "not checked",
-        "" if len(models) > 1 or row["model"] != "mean" else "one model: the mean is its value",
+        "; ".join(note for note in notes if note),
         True,
     )
 
@@ -163,14 +190,9 @@ def _regression(row: Mapping[str, Any], coefficients: pd.DataFrame | None) -> Ou
         left_out = {*setting.get("except", "").split(","), *SENTENCE_MEASURES}
         others = spec[~spec["covariate"].isin(left_out)]
         low = others.loc[others["p_fdr"].idxmin()]
-        threshold = float(row["value"]) if math.isfinite(float(row["value"])) else 0.2
-        found = (
-            f"p > {threshold:.2f}"
-            if low["p_fdr"] > threshold
-            else f"p = {low['p_fdr']:.3g} ({low['covariate']})"
-        )
+        found = f"p_fdr = {low['p_fdr']:.3g} ({low['covariate']})"
         return Ours(
-            math.nan, (math.nan, math.nan), found, n, "", "not checked",
+            float(low["p_fdr"]), (math.nan, math.nan), found, n, "", "not checked",
             "smallest BH-adjusted p of the other coherence covariates (sentence difficulty: "
             f"{', '.join(SENTENCE_MEASURES)}, controlled as in the paper)",
             False,
@@ -204,10 +226,18 @@ def ours(
     ``min_group_size`` is marked failed, as the effect-size tables mark it untested."""
     scores: dict[str, pd.DataFrame] = {}
     members: dict[str, dict[str, tuple[set[str], set[str]]]] = {}
+    books: dict[str, dict[str, str]] = {}
     for corpus, contrasts in settings["contrasts"].items():
         scores[corpus] = _scores(files, corpus, settings["min_sentences"])
         labels = pd.read_parquet(files[f"{corpus}_labels"][0])
         members[corpus] = stats.contrast_members(labels, contrasts)
+        books[corpus] = (
+            dict(
+                zip(labels["story_id"].astype(str), labels["document_id"].astype(str), strict=True)
+            )
+            if "document_id" in labels
+            else {}
+        )
     coefficients = (
         tables.read(tables.COEFFICIENTS, files["regression"][0]) if "regression" in files else None
     )
@@ -221,5 +251,7 @@ def ours(
         elif corpus not in scores:
             found[row["id"]] = Ours.missing(f"{corpus} is not scored in this run")
         else:
-            found[row["id"]] = _effect(row, scores[corpus], members[corpus], settings)
+            found[row["id"]] = _effect(
+                row, scores[corpus], members[corpus], settings, books[corpus]
+            )
     return found

@@ -36,7 +36,8 @@ def compare(
     paper: str, files: Mapping[str, Sequence[str]], settings: Mapping[str, Any]
 ) -> pd.DataFrame:
     """The :data:`storyflow.tables.REPLICATION` table of ``paper`` from the files
-    (``published`` and the paper's result tables, storyflow.plan.replication)."""
+    (``published`` and the paper's result tables, storyflow.plan.replication), each row judged
+    by the rule of ``settings["verdicts"]`` (:class:`storyflow.replication.agreement.Rule`)."""
     figures = published.read(files["published"][0])
     ours = COMPARERS[paper](figures, files, settings)
-    return agreement.table(paper, figures, ours)
+    return agreement.table(paper, figures, ours, agreement.Rule(**settings["verdicts"]))

@@ -172,6 +172,9 @@ PLOT_HOLE_LEFT_OUT = Table(
     "n_prompt_tokens: the classification prompt's tokens.",
 )
 
+#: The group of the rates table's row that pools every LLM of a prompt.
+ALL_LLMS = "all LLMs"
+
 PLOT_HOLE_RATES = Table(
     "plot-hole human-vs-LLM rates",
     {
@@ -196,8 +199,9 @@ PLOT_HOLE_RATES = Table(
     "detector calls flawed on the same prompts (n_prompts; a prompt whose story was left out "
     "for length is dropped), each with its Wilson interval, and the paired difference LLM − "
     "human (share, -1..1) with a percentile bootstrap interval over prompts (validity.bootstrap, "
-    "validity.seed). small_group: fewer prompts than validity.min_group_size: the difference "
-    "gets no interval (not tested); the shares keep their Wilson intervals. "
+    "validity.seed); group 'all LLMs' pools them (per prompt, the mean of its LLM stories "
+    "minus the human story). small_group: fewer prompts than validity.min_group_size: the "
+    "difference gets no interval (not tested); the shares keep their Wilson intervals. "
     "valid / validity: the detector's verdict (results/plot_holes/tables/validity.csv); best: the "
     "valid detector with the highest CEEval-Full gain over always-no in that check.",
 )

@@ -42,6 +42,7 @@ REPLICATION = Table(
         "paper_model": "object",
         "published": "float64",
         "published_direction": "object",
+        "claim_type": "object",
         "ours": "float64",
         "ci_low": "float64",
         "ci_high": "float64",
@@ -49,19 +50,23 @@ REPLICATION = Table(
         "n": "object",
         "models": "object",
         "validity": "object",
-        "direction_agrees": "object",
-        "ci_covers": "object",
         "verdict": "object",
+        "reason": "object",
+        "ci_covers": "object",
         "note": "object",
     },
     key=("paper", "id"),
     doc="Each published figure of a paper beside ours (results/replication/<paper>.csv; "
-    "docs/replication.md). published, published_direction: the paper's (PUBLISHED); ours: the "
-    "same quantity computed the paper's way from this run, with its percentile bootstrap CI at "
-    "stats.confidence (ci_low, ci_high; NaN where none), ours_direction ('+', '-', or the order "
-    "found), n (what it rests on, in words), models (our models it rests on), validity (the "
-    "verdict of the validity checks behind it: 'valid', 'failed: ...', 'not checked'); "
-    "direction_agrees, ci_covers: 'yes', 'no' or 'n/a' (no direction to compare, no CI, or not "
-    "computed); verdict: the comparison in words; note: why a figure was not computed, or what "
-    "differs from the paper's setting.",
+    "docs/replication.md). published, published_direction: the paper's (PUBLISHED); claim_type: "
+    "what the paper claims (effect, no effect, order, significant, none significant, value); "
+    "ours: the same quantity computed the paper's way from this run (for an order, the "
+    "difference of its two sides, positive when it holds; for a p-value claim, our BH-adjusted "
+    "p), with its percentile bootstrap CI at stats.confidence (ci_low, ci_high; NaN where none), "
+    "ours_direction ('+', '-', or the order found), n (what it rests on, in words), models (our "
+    "models it rests on), validity (the verdict of the validity checks behind it: 'valid', "
+    "'failed: ...', 'not checked'); verdict: agrees, disagrees, inconclusive or not judged, by "
+    "the rule of docs/replication.md (from the interval, never the point estimate's sign), with "
+    "its reason in words; ci_covers: 'yes', 'no' or 'n/a' (our interval holds the published "
+    "value: size, apart from the verdict); note: why a figure was not computed, or what differs "
+    "from the paper's setting.",
 )

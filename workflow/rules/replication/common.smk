@@ -1,13 +1,15 @@
 # Replication: the config lookups and input functions of its rules (the other files of
 # workflow/rules/replication/), kept apart from the rules as Snakemake's linter asks.
-from storyflow.replication.agreement import summary_of as replication_summary_of
 from storyflow.replication.published import TITLES as REPLICATION_TITLES
+from storyflow.replication.summary import summary_of as replication_summary_of
 
 REPLICATION_PAPERS = plan.replication.papers(config)
 # The last run's replication tables in words, for the report's first page (workflow.rst); empty
 # before the first run. Not a setting: it changes no job.
 config["_replication_summary"] = replication_summary_of(
-    {p: plan.replication.table(p) for p in REPLICATION_PAPERS}, REPLICATION_TITLES
+    {p: plan.replication.table(p) for p in REPLICATION_PAPERS},
+    REPLICATION_TITLES,
+    config["stats"]["confidence"],
 )
 
 

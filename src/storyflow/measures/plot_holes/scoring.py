@@ -18,6 +18,7 @@ import pandas as pd
 from storyflow import tables
 from storyflow.measures.plot_holes.ceeval import UNREAD, score_detector
 from storyflow.measures.plot_holes.detect import TOO_LONG
+from storyflow.tables.plot_holes import ALL_LLMS
 
 log = logging.getLogger(__name__)
 
@@ -215,8 +216,10 @@ def human_vs_llm(
     calls flawed, each with its Wilson interval, and their difference (LLM − human, share)
     with a percentile bootstrap interval over prompts; with fewer than ``min_group_size``
     prompts the difference is not tested (no interval; ``small_group``), the shares keep their
-    Wilson intervals (inside 0-1 at any n). ``verdicts``: the validity check's verdicts;
-    ``best``: the detector marked best (:func:`best_detector`)."""
+    Wilson intervals (inside 0-1 at any n). A last row per detector, group :data:`ALL_LLMS`,
+    pools the LLMs: per prompt the mean of its LLM stories' verdicts minus the human story's
+    (the LLM share's Wilson interval counts every LLM story). ``verdicts``: the validity check's
+    verdicts; ``best``: the detector marked best (:func:`best_detector`)."""
     from storyflow import validity
     from storyflow.measures.plot_holes.validation import label
 
@@ -234,13 +237,22 @@ def human_vs_llm(
         if human not in wide:
             continue
         valid, verdict = label(detector, verdicts)
-        for group in sorted(c for c in wide.columns if c != human):
-            pair = wide[[human, group]].dropna().astype(float)
+        llms = sorted(c for c in wide.columns if c != human)
+        for group in [*llms, ALL_LLMS] if llms else []:
+            if group == ALL_LLMS:
+                pooled = wide[llms].astype(float)
+                pair = pd.DataFrame({human: wide[human], group: pooled.mean(axis=1)})
+                pair = pair[pooled.notna().any(axis=1)].dropna().astype(float)
+                stories_llm = pooled.loc[pair.index]
+                hits, count = int(stories_llm.sum().sum()), int(stories_llm.notna().sum().sum())
+            else:
+                pair = wide[[human, group]].dropna().astype(float)
+                hits, count = int(pair[group].sum()), len(pair)
             n = len(pair)
             small = n < min_group_size
             diff = (pair[group] - pair[human]).to_numpy()
             human_ci = validity.wilson_interval(int(pair[human].sum()), n, confidence)
-            llm_ci = validity.wilson_interval(int(pair[group].sum()), n, confidence)
+            llm_ci = validity.wilson_interval(hits, count, confidence)
             mean, low, high = validity.mean_ci(
                 diff, confidence=confidence, resamples=resamples, seed=seed
             )

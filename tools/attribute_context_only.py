@@ -1,0 +1,185 @@
+"""Attribute the context-only disagreement with Fiction Flows (docs/replication.md, "Attribution
+of the two disagreements"): the replication rows of the context-only formulation and of its
+unconditional term, recomputed on a finished run under two variants of the NLL terms.
+
+    .venv/bin/python tools/attribute_context_only.py RUN_DIR CONFIG [CONFIG ...] [--out CSV]
+
+RUN_DIR is the folder the run wrote (``results/``, ``resources/``), CONFIG its config files in
+the order they were given to Snakemake. For each sequentiality model of the config it reads the
+run's NLL table and sentences, scores the context-only unconditional terms again with and
+without the target's leading space (one short pass per sentence,
+``storyflow.measures.sequentiality.variants``; the spaced pass reproduces the run's terms and the
+largest difference is printed), then computes Fiction Flows' rows (``storyflow.replication``,
+the run's statistics and verdict settings) three times:
+
+- ``as run``: the run's own terms (the replication table's values);
+- ``first token left out``: every term averaged over the target's tokens after the first;
+- ``unconditional without leading space``: the context-only h = 0 term scored as "[start] s_i".
+
+It prints a Markdown table of the rows in :data:`ROWS` under each variant, the first token's
+mean −ln p after the start token (h = 0) and after a previous sentence (h = 1), and the mean
+sentence length per story type, and writes every row to ``--out`` (CSV). Needs the run's
+weights (``resources/models/``); about 30,000 tokens per model for the 90-story run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from snakemake.utils import update_config
+
+from storyflow import config_files, tables
+from storyflow.lm.registry import model_specs
+from storyflow.measures.sequentiality import scores, variants
+from storyflow.plan import corpus as corpus_plan
+from storyflow.plan import models as models_plan
+from storyflow.plan import replication as replication_plan
+from storyflow.plan import sequentiality as sequentiality_plan
+from storyflow.plan.layout import fill
+from storyflow.replication import papers
+
+REPO = Path(__file__).resolve().parents[1]
+#: The replication rows the attribution reads: context-only sequentiality and its terms.
+ROWS = (
+    "A1.topic.imagined_vs_recalled.mean",
+    "A1.context.imagined_vs_recalled.mean",
+    "A1.context.retold_vs_recalled.mean",
+    "A2.nll_context.imagined_vs_recalled.mean",
+    "A3.nll_base.imagined_vs_recalled.mean",
+    "A3.nll_base.retold_vs_recalled.mean",
+    "A7.context.imagined_vs_recalled.mean-instruct",
+    "A7.context.retold_vs_recalled.mean-instruct",
+    "A8.nll_context.imagined_vs_recalled.mean-instruct",
+    "A9.nll_base.imagined_vs_recalled.mean-instruct",
+    "A9.nll_base.retold_vs_recalled.mean-instruct",
+)
+VARIANTS = ("as run", "first token left out", "unconditional without leading space")
+
+
+def load_config(paths: list[str]) -> dict:
+    """The config files merged in order, with the schema's defaults filled."""
+    config: dict = {}
+    for path in paths:
+        update_config(config, yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {})
+    problem = config_files.schema_problem(
+        config, REPO / "workflow" / "schemas" / "config.schema.yaml"
+    )
+    if problem:
+        sys.exit(f"config: {problem}")
+    return config
+
+
+def story_table(nll: pd.DataFrame, stories: pd.DataFrame, counts: pd.DataFrame) -> pd.DataFrame:
+    """Story-level sequentiality of one model's (variant) NLL table."""
+    return scores.story_sequentiality(scores.sentence_sequentiality(nll), stories, counts)
+
+
+def first_token_costs(nll: pd.DataFrame, labels: pd.DataFrame) -> str:
+    """One line per story type: the first token's mean −ln p at h = 0 and at h = 1 (context
+    only) and the mean sentence length in tokens."""
+    context = nll[nll["formulation"] == variants.CONTEXT].merge(
+        labels[["story_id", "story_type"]], on="story_id"
+    )
+    h0 = context[context["history"] == "0"]
+    h1 = context[(context["history"] == "1") & (context["sentence_idx"] > 0)]
+    lines = []
+    for story_type, part in h0.groupby("story_type"):
+        after_stop = h1[h1["story_type"] == story_type]
+        lines.append(
+            f"  {story_type}: first token {part['nll_first'].mean():.2f} nats after the start "
+            f"(h = 0), {after_stop['nll_first'].mean():.2f} after the previous sentence "
+            f"(h = 1); {part['n_tokens'].mean():.1f} tokens per sentence"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run", type=Path, help="the folder the run wrote")
+    parser.add_argument("configs", nargs="+", help="the run's config files, in order")
+    parser.add_argument("--out", type=Path, default=None, help="CSV of every row and variant")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    config = load_config(args.configs)
+    specs = model_specs(config["models"])
+    run = args.run
+
+    def path(template: str, **wildcards: str) -> Path:
+        return run / fill(template, **wildcards)
+
+    stories = tables.read(tables.STORIES, path(corpus_plan.STORIES, corpus="hippocorpus"))
+    sentences = tables.read(tables.SENTENCES, path(corpus_plan.SENTENCES, corpus="hippocorpus"))
+    counts = tables.read(
+        tables.SENTENCE_COUNTS, path(corpus_plan.SENTENCE_COUNTS, corpus="hippocorpus")
+    )
+    by_variant: dict[str, dict[str, pd.DataFrame]] = {v: {} for v in VARIANTS}
+    for model in sequentiality_plan.models(config):
+        nll = tables.read(
+            tables.NLL, path(sequentiality_plan.NLL, corpus="hippocorpus", model=model)
+        )
+        weights = run / models_plan.weights(model)
+        prompt = specs[model].prompt
+        spaced = variants.score_unconditional(
+            model, weights, sentences, prompt=prompt, spaced=True, n_threads=args.threads
+        )
+        bare = variants.score_unconditional(
+            model, weights, sentences, prompt=prompt, spaced=False, n_threads=args.threads
+        )
+        key = ["story_id", "sentence_idx"]
+        run_h0 = nll[(nll["formulation"] == variants.CONTEXT) & (nll["history"] == "0")]
+        check = run_h0.merge(spaced, on=key, suffixes=("", "_again"))
+        print(
+            f"{model}: {len(check)} unconditional terms rescored with the leading space; largest "
+            f"difference from the run's {(check['nll'] - check['nll_again']).abs().max():.2g} "
+            "nats/token"
+        )
+        print(first_token_costs(nll, stories))
+        by_variant["as run"][model] = nll
+        by_variant["first token left out"][model] = variants.without_first_token(nll)
+        by_variant["unconditional without leading space"][model] = variants.with_unconditional(
+            nll, bare
+        )
+    settings = replication_plan.settings(config, "fiction_flows")
+    settings["contrasts"] = {"hippocorpus": settings["contrasts"]["hippocorpus"]}
+    found = []
+    with tempfile.TemporaryDirectory() as folder:
+        for variant, nlls in by_variant.items():
+            files = {
+                "published": [
+                    str(replication_plan.inputs(config, "fiction_flows")["published"][0])
+                ],
+                "hippocorpus_labels": [str(path(corpus_plan.STORIES, corpus="hippocorpus"))],
+                "hippocorpus": [],
+            }
+            for model, nll in nlls.items():
+                target = Path(folder) / f"{variant}-{model}.parquet".replace(" ", "_")
+                story_table(nll, stories, counts).to_parquet(target, index=False)
+                files["hippocorpus"].append(str(target))
+            table = papers.compare("fiction_flows", files, settings)
+            found.append(table[table["id"].isin(ROWS)].assign(variant=variant))
+    result = pd.concat(found, ignore_index=True)
+    if args.out:
+        result.to_csv(args.out, index=False)
+    print()
+    print("| figure | published | " + " | ".join(VARIANTS) + " |")
+    print("|---|---|" + "---|" * len(VARIANTS))
+    for row_id in ROWS:
+        part = result[result["id"] == row_id].set_index("variant")
+        if part.empty:
+            continue
+        cells = [
+            f"{part.loc[v, 'ours']:.2f} [{part.loc[v, 'ci_low']:.2f}, {part.loc[v, 'ci_high']:.2f}]"
+            f" {part.loc[v, 'verdict']}"
+            for v in VARIANTS
+        ]
+        published = part["published"].iloc[0]
+        print(f"| {row_id} | {published:.3g} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
