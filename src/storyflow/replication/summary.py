@@ -21,7 +21,7 @@ from storyflow.replication.agreement import (
 )
 
 #: Most rows per paper in the first page's table (the rest are in its CSV).
-SUMMARY_ROWS = 12
+SUMMARY_ROWS = 20
 #: Published ``model`` values that stand for the mean over the paper's models: where a figure
 #: has one, the page shows it and not the per-model rows of the same figure.
 MEAN_MODELS = ("mean", "mean-instruct", "Inst Mean")
