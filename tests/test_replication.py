@@ -714,3 +714,17 @@ def test_the_figure_draws_what_the_run_computed_and_counts_the_rest_by_reason(
     assert all(p.stat().st_size > 0 for p in paths)
     figure.plot_replication(rows[rows["ours"].isna()], [tmp_path / "none.png"], dpi=60)
     assert (tmp_path / "none.png").stat().st_size > 0
+
+
+def test_the_first_page_skips_a_table_an_older_storyflow_wrote(tmp_path: Path) -> None:
+    """The workflow reads the replication tables at parse time for the report: one of an older
+    layout (here without claim_type and reason) must not stop the run that will rewrite it."""
+    old = tmp_path / "fiction_flows.csv"
+    pd.DataFrame({"paper": ["fiction_flows"], "id": ["a"], "direction_agrees": ["yes"]}).to_csv(
+        old, index=False
+    )
+    assert summary.summary_of({"fiction_flows": str(old)}, {}, 0.95) == []
+    new = tmp_path / "new.csv"
+    _replication([("a", "mean", 0.58, _ours(0.5, 0.2, 0.8))]).to_csv(new, index=False)
+    pages = summary.summary_of({"fiction_flows": str(old), "x": str(new)}, {}, 0.95)
+    assert [p["title"] for p in pages] == ["x"]

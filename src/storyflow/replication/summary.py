@@ -140,6 +140,13 @@ def summary_of(
     paths: Mapping[str, str], titles: Mapping[str, str], confidence: float
 ) -> list[dict[str, object]]:
     """:func:`summary` of the replication tables at ``paths`` (by paper) that exist; [] before
-    the first run."""
-    found = {p: tables.read(tables.REPLICATION, f) for p, f in paths.items() if Path(f).is_file()}
+    the first run. A table an older storyflow wrote (other columns) is left out: the workflow
+    reads this at parse time, for the report, and rule compare_with_paper writes it anew."""
+    found = {}
+    for paper, path in paths.items():
+        if Path(path).is_file():
+            try:
+                found[paper] = tables.read(tables.REPLICATION, path)
+            except tables.TableError:
+                continue
     return summary(found, titles, confidence) if found else []
