@@ -20,7 +20,7 @@ def _terms(rows: list[tuple[str, int, str, str, int, float, float]]) -> pd.DataF
         [
             (s, i, "m", f, h, 0 if h == "0" else 1, n, nll, first, False)
             for s, i, f, h, n, nll, first in rows
-        ]  # fmt: skip
+        ]
     )
 
 
@@ -40,20 +40,23 @@ def test_leaving_the_first_token_out_averages_the_other_tokens() -> None:
     assert list(out.columns) == tables.NLL.names
 
 
-def test_the_unconditional_terms_replace_only_the_context_only_h0_terms() -> None:
+def test_the_unconditional_terms_replace_every_context_only_term_without_history() -> None:
     nll = _terms(
         [
             ("a", 0, "context", "0", 4, 2.0, 5.0),
-            ("a", 0, "context", "1", 4, 1.8, 4.0),
+            ("a", 0, "context", "1", 4, 2.0, 5.0),  # the first sentence: no history at h = 1
+            ("a", 1, "context", "0", 4, 2.2, 5.0),
+            ("a", 1, "context", "1", 4, 1.8, 4.0),
             ("a", 0, "topic", "0", 4, 2.5, 6.0),
         ]
-    )
-    bare = _terms([("a", 0, "context", "0", 3, 1.2, 2.0)])
-    out = variants.with_unconditional(nll, bare).set_index(["formulation", "history"])
-    assert (out.loc[("context", "0"), "nll"], out.loc[("context", "0"), "n_tokens"]) == (1.2, 3)
-    assert out.loc[("context", "1"), "nll"] == 1.8 and out.loc[("topic", "0"), "nll"] == 2.5
-    with pytest.raises(ValueError, match="no term"):
-        variants.with_unconditional(nll, _terms([("b", 0, "context", "0", 3, 1.0, 1.0)]))
+    ).assign(n_history=[0, 0, 0, 1, 0])
+    bare = _terms([("a", 0, "context", "0", 3, 1.2, 2.0), ("a", 1, "context", "0", 3, 1.4, 2.0)])
+    out = variants.with_unconditional(nll, bare)
+    assert out["nll"].tolist() == [1.2, 1.2, 1.4, 1.8, 2.5]
+    assert out["n_tokens"].tolist() == [3, 3, 3, 4, 4]
+    assert list(out.columns) == tables.NLL.names
+    with pytest.raises(ValueError, match="no rescored counterpart"):
+        variants.with_unconditional(nll, bare.iloc[:1])
 
 
 @pytest.mark.slow

@@ -10,11 +10,14 @@ run's NLL table and sentences, scores the context-only unconditional terms again
 without the target's leading space (one short pass per sentence,
 ``storyflow.measures.sequentiality.variants``; the spaced pass reproduces the run's terms and the
 largest difference is printed), then computes Fiction Flows' rows (``storyflow.replication``,
-the run's statistics and verdict settings) three times:
+the run's statistics and verdict settings) four times:
 
 - ``as run``: the run's own terms (the replication table's values);
 - ``first token left out``: every term averaged over the target's tokens after the first;
-- ``unconditional without leading space``: the context-only h = 0 term scored as "[start] s_i".
+- ``unconditional rescored alone``: the context-only terms without history from the spaced
+  passes of one sentence each (the reference of the next variant: Gemma's log-probabilities
+  move with a pass's length, so its terms read from the run's longer passes differ a little);
+- ``unconditional without leading space``: those terms scored as "[start] s_i".
 
 It prints a Markdown table of the rows in :data:`ROWS` under each variant, the first token's
 mean −ln p after the start token (h = 0) and after a previous sentence (h = 1), and the mean
@@ -58,7 +61,12 @@ ROWS = (
     "A9.nll_base.imagined_vs_recalled.mean-instruct",
     "A9.nll_base.retold_vs_recalled.mean-instruct",
 )
-VARIANTS = ("as run", "first token left out", "unconditional without leading space")
+VARIANTS = (
+    "as run",
+    "first token left out",
+    "unconditional rescored alone",
+    "unconditional without leading space",
+)
 
 
 def load_config(paths: list[str]) -> dict:
@@ -133,14 +141,24 @@ def main() -> None:
         key = ["story_id", "sentence_idx"]
         run_h0 = nll[(nll["formulation"] == variants.CONTEXT) & (nll["history"] == "0")]
         check = run_h0.merge(spaced, on=key, suffixes=("", "_again"))
+        gap = (check["nll"] - check["nll_again"]).abs()
         print(
-            f"{model}: {len(check)} unconditional terms rescored with the leading space; largest "
-            f"difference from the run's {(check['nll'] - check['nll_again']).abs().max():.2g} "
-            "nats/token"
+            f"{model}: {len(check)} unconditional terms rescored alone with the leading space; "
+            f"difference from the run's terms {gap.mean():.2g} on average, {gap.max():.2g} at "
+            "most (nats/token)"
         )
         print(first_token_costs(nll, stories))
+        typed = bare.merge(stories[["story_id", "story_type"]], on="story_id")
+        print(
+            "  without the leading space the first token costs "
+            + ", ".join(
+                f"{t} {part['nll_first'].mean():.2f}" for t, part in typed.groupby("story_type")
+            )
+            + " nats after the start"
+        )
         by_variant["as run"][model] = nll
         by_variant["first token left out"][model] = variants.without_first_token(nll)
+        by_variant["unconditional rescored alone"][model] = variants.with_unconditional(nll, spaced)
         by_variant["unconditional without leading space"][model] = variants.with_unconditional(
             nll, bare
         )

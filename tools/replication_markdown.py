@@ -24,8 +24,10 @@ def _published(row: dict) -> str:
 
 def _ours(row: dict) -> str:
     value, low, high = (float(row[c]) for c in ("ours", "ci_low", "ci_high"))
-    if row["claim_type"] in ("significant", "none significant") and math.isfinite(value):
-        return f"p_fdr {number(value)} ({row['ours_direction']})"
+    if row["claim_type"] == "none significant" and math.isfinite(value):
+        return str(row["ours_direction"])
+    if row["claim_type"] == "significant" and math.isfinite(value):
+        return f"p_fdr = {number(value)} ({row['ours_direction']})"
     if not math.isfinite(value):
         return str(row["ours_direction"] or "not computed")
     interval = f" [{number(low)}, {number(high)}]" if math.isfinite(low) else ""
@@ -38,7 +40,7 @@ def markdown(path: Path, every: bool = False) -> str:
     if not every:
         frame = frame[computed(frame)]
     text = ["published_direction", "ours_direction", "n", "models", "validity", "reason"]
-    frame = frame.fillna({c: "" for c in text})
+    frame = frame.fillna({c: "" for c in text} | {"ci_covers": "n/a"})
     lines = [
         "| figure (line) | published | ours [95% CI] | n | models | validity | verdict "
         "| CI covers |",

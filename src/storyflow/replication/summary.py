@@ -53,8 +53,10 @@ def cells(r: Mapping[str, object], confidence: float) -> dict[str, str]:
         published = f"{published} ({model})"
     ours_value = float(r["ours"])  # type: ignore[arg-type]
     low, high = float(r["ci_low"]), float(r["ci_high"])  # type: ignore[arg-type]
-    if r["claim_type"] in ("significant", "none significant") and math.isfinite(ours_value):
-        ours = f"p_fdr {number(ours_value)}"
+    if r["claim_type"] == "none significant" and math.isfinite(ours_value):
+        ours = str(r["ours_direction"])  # the smallest p and its covariate
+    elif r["claim_type"] == "significant" and math.isfinite(ours_value):
+        ours = f"p_fdr = {number(ours_value)}"
     elif math.isfinite(ours_value):
         interval = (
             f" [{number(low)}, {number(high)}]"

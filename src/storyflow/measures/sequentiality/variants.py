@@ -94,13 +94,17 @@ def score_unconditional(
 
 
 def with_unconditional(nll: pd.DataFrame, unconditional: pd.DataFrame) -> pd.DataFrame:
-    """``nll`` with its context-only h = 0 terms replaced by ``unconditional``'s (the same
+    """``nll`` with every context-only term that sees no sentence (``n_history`` 0: the h = 0
+    term, and a story's first sentence at every h) taken from ``unconditional`` (the same
     sentences, from :func:`score_unconditional`); every other term unchanged."""
-    key = ["story_id", "sentence_idx", "model", "formulation", "history"]
-    replaced = nll.set_index(key)
-    new = unconditional.set_index(key)
-    missing = new.index.difference(replaced.index)
+    key = ["story_id", "sentence_idx", "model", "formulation"]
+    values = ["n_tokens", "nll", "nll_first"]
+    new = unconditional.drop_duplicates(key).set_index(key)[values]
+    out = nll.copy()
+    alone = (out["formulation"] == CONTEXT) & (out["n_history"] == 0)
+    rows = pd.MultiIndex.from_frame(out.loc[alone, key])
+    missing = rows.difference(new.index)
     if len(missing):
-        raise ValueError(f"{len(missing)} unconditional terms have no term in the NLL table")
-    replaced.loc[new.index, new.columns] = new
-    return replaced.reset_index()[nll.columns]
+        raise ValueError(f"{len(missing)} terms without history have no rescored counterpart")
+    out.loc[alone, values] = new.loc[rows, values].to_numpy()
+    return out.astype(nll.dtypes.to_dict())
