@@ -716,6 +716,23 @@ def test_the_figure_draws_what_the_run_computed_and_counts_the_rest_by_reason(
     assert (tmp_path / "none.png").stat().st_size > 0
 
 
+def test_rows_not_judged_do_not_set_the_figures_range() -> None:
+    """A books row on 2 passages (interval to g = 36, not judged) must not squeeze the judged
+    HIPPOCORPUS rows to a dot: the range holds the published values and the judged intervals."""
+    from storyflow.figures import replication as figure
+
+    frame = _replication(
+        [
+            ("a", "mean", 0.58, _ours(0.79, 0.33, 1.33)),
+            ("b", "mean", 0.067, _ours(0.66, 0.18, 1.19)),
+            ("c", "mean", 0.4, _ours(2.0, 1.9, 36.0, validity="failed: fewer than 5 books")),
+        ]
+    )
+    assert frame["verdict"].tolist() == ["agrees", "disagrees", "not judged"]
+    low, high = figure.replication_figure(frame).axes[0].get_xlim()
+    assert low <= 0 and 1.33 <= high < 2
+
+
 def test_the_first_page_skips_a_table_an_older_storyflow_wrote(tmp_path: Path) -> None:
     """The workflow reads the replication tables at parse time for the report: one of an older
     layout (here without claim_type and reason) must not stop the run that will rewrite it."""

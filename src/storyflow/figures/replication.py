@@ -80,8 +80,13 @@ def _not_computed(missing: pd.DataFrame) -> str:
 
 
 def plot_replication(table: pd.DataFrame, paths: Sequence[str | Path], *, dpi: int) -> None:
-    """Draw :data:`storyflow.tables.REPLICATION` rows of one paper to ``paths``: the rows this
-    run computed (a value or a direction of ours), the others counted by reason below."""
+    """Draw :func:`replication_figure` of one paper's rows to ``paths``."""
+    save(replication_figure(table), paths, dpi)
+
+
+def replication_figure(table: pd.DataFrame) -> Figure:
+    """The figure of :data:`storyflow.tables.REPLICATION` rows of one paper: the rows this run
+    computed (a value or a direction of ours), the others counted by reason below."""
     table = table.fillna(
         {c: "" for c in ("paper_model", "validity", "note", "ours_direction", "verdict")}
     )
@@ -160,4 +165,4 @@ def plot_replication(table: pd.DataFrame, paths: Sequence[str | Path], *, dpi: i
                 f"{row['id']}: published {row['published_direction']}; ours {ours}"[:140],
                 fontsize=FONT_SIZE - 2, color=color, va="center", transform=ax.transAxes,
             )  # fmt: skip
-    save(fig, paths, dpi)
+    return fig
