@@ -39,8 +39,11 @@ def markdown(path: Path, every: bool = False) -> str:
     frame = tables.read(tables.REPLICATION, path)
     if not every:
         frame = frame[computed(frame)]
+    if frame.empty:
+        return "(no row computed)"
     text = ["published_direction", "ours_direction", "n", "models", "validity", "reason"]
-    frame = frame.fillna({c: "" for c in text} | {"ci_covers": "n/a"})
+    cells = frame[[*text, "ci_covers"]].astype(object)  # empty columns are read as float
+    frame = frame.assign(**cells.fillna({c: "" for c in text} | {"ci_covers": "n/a"}))
     lines = [
         "| figure (line) | published | ours [95% CI] | n | models | validity | verdict "
         "| CI covers |",
