@@ -9,7 +9,7 @@ from storyflow.runner import run, save
 def main(smk):
     answers, cost = answer_corpus(
         job_model_spec(smk),
-        smk.input.get("gguf"),
+        smk.input.get("weights"),
         tables.read(tables.FEI_VERSIONS, smk.input.versions),
         tables.read(tables.FEI_QUESTIONS, smk.input.questions),
         smk.params.reading,

@@ -14,7 +14,7 @@ def main(smk):
         smk.params.curves,
         judge_model=smk.params.judge_model,
         config_models=smk.config["models"],
-        model_path=smk.input.get("gguf"),
+        model_path=smk.input.get("weights"),
         calibration=smk.input.get("calibration"),
         threads=smk.threads,
     )

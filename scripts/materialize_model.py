@@ -5,7 +5,7 @@ from storyflow.runner import run
 
 
 def main(smk):
-    materialize(smk.wildcards.model, dict(smk.params.source), smk.output.gguf)
+    materialize(smk.wildcards.model, dict(smk.params.source), smk.output.weights)
 
 
 run(main, snakemake)

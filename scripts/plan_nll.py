@@ -14,7 +14,7 @@ from storyflow.runner import run, save
 def main(smk):
     plan = plan_corpus(
         model_name=smk.wildcards.model,
-        model_path=smk.input.gguf,
+        model_path=smk.input.weights,
         stories=tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "topic"]),
         sentences=tables.read(tables.SENTENCES, smk.input.sentences),
         settings=NllSettings.from_config(smk.params.settings),

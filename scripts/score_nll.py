@@ -15,7 +15,7 @@ def main(smk):
     stories = tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "topic"])
     table = score_corpus(
         model_name=smk.wildcards.model,
-        model_path=smk.input.gguf,
+        model_path=smk.input.weights,
         stories=select_shard(stories, int(smk.wildcards.shard), smk.params.n_shards),
         sentences=tables.read(tables.SENTENCES, smk.input.sentences),
         settings=NllSettings.from_config(smk.params.settings, threads=smk.threads),

@@ -7,7 +7,7 @@ from storyflow.runner import run
 
 def main(smk):
     table = score_model(
-        smk.input.gguf,
+        smk.input.weights,
         tables.read(tables.PLOT_HOLE_STORIES, smk.input.made),
         smk.wildcards.model,
         n_ctx=smk.params.n_ctx,

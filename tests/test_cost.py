@@ -389,7 +389,7 @@ def test_plan_nll_rule_writes_the_plan_tables(smollm2: Path, tmp_path: Path) -> 
         input=SimpleNamespace(
             stories=str(tmp_path / "stories.parquet"),
             sentences=str(tmp_path / "sentences.parquet"),
-            gguf=str(smollm2),
+            weights=str(smollm2),
         ),
         output=SimpleNamespace(**out),
         params=SimpleNamespace(settings=settings, model=model_settings),

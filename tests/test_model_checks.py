@@ -126,7 +126,7 @@ def test_materialize_rule_logs_one_message_without_traceback(
             log=[str(log_file)],
             wildcards=SimpleNamespace(model="mine"),
             params=SimpleNamespace(source={"path": str(user)}),
-            output=SimpleNamespace(gguf=str(tmp_path / "resources" / "models" / "mine.gguf")),
+            output=SimpleNamespace(weights=str(tmp_path / "resources" / "models" / "mine.gguf")),
         )
     assert exited.value.code == 1
     text = log_file.read_text()

@@ -40,7 +40,7 @@ from storyflow.lm.backends import Scorer
 from storyflow.lm.prompts import Messages, Prompt, check_messages, generation_prompt, prompt_tokens
 from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import Sample, Sampler, SamplingSettings
-from storyflow.lm.tokenizer import GgufTokenizer, Tokenizer, open_tokenizer
+from storyflow.lm.tokenizer import GgufTokenizer, HfTokenizer, Tokenizer, open_tokenizer
 from storyflow.progress import Progress
 
 #: Prompts branched from one shared beginning per ``llama_decode`` (``share_prefix``): more than
@@ -132,8 +132,9 @@ class LanguageModel:
             self._http = http_backend(self.spec, pieces)
         elif self.model_path is None:
             raise StoryflowError(
-                f"model {self.spec.name!r} runs locally: give its GGUF "
-                f"(resources/models/{self.spec.name}.gguf)"
+                f"model {self.spec.name!r} runs locally: give its weights (its GGUF, "
+                f"resources/models/{self.spec.name}.gguf, or its checkpoint's manifest, "
+                f"resources/models/{self.spec.name}.checkpoint.json)"
             )
 
     # --- prompts and tokens ----------------------------------------------------------------------
@@ -153,7 +154,11 @@ class LanguageModel:
         use: its GGUF's for a local model; for a served model what ``source.server.tokenizer``
         names (a GGUF, a Hugging Face folder or hub id), None without one."""
         if self._vocab is None:
-            if not self.spec.served:
+            if self.spec.checkpoint:
+                from storyflow.lm.weights import checkpoint
+
+                self._vocab = HfTokenizer(checkpoint(self.model_path).folder)
+            elif not self.spec.served:
                 self._vocab = GgufTokenizer.load(self.model_path)
             elif self.spec.server.get("tokenizer"):
                 where = f"model {self.name!r}: source.server.tokenizer"
@@ -368,10 +373,13 @@ def job_spec(settings: Mapping[str, Any], config_models: Sequence[Mapping[str, A
             f"({', '.join(m['name'] for m in config_models) or 'none'})"
         )
     # a job's model plays the rule's role, whatever it is
-    entry = {**configured, **settings, "roles": []}
+    checkpoint = settings.get("hf")
+    entry = {**configured, **{k: v for k, v in settings.items() if k != "hf"}, "roles": []}
     if "source" in settings:  # served
         runtime = configured["source"]["server"]
         entry["source"] = {"server": {**runtime, **settings["source"]["server"]}}
+    elif checkpoint is not None:
+        entry["source"] = {"hf": dict(checkpoint)}
     else:
         entry["source"] = {"path": "(local GGUF)"}
     return ModelSpec.from_config(entry)
@@ -385,10 +393,10 @@ def job_model_spec(smk: Any, key: str = "model") -> ModelSpec:
 
 def open_job_model(smk: Any, key: str = "model", **options: Any) -> LanguageModel:
     """The model a Snakemake job runs (:func:`job_model_spec`), with its weights from the job's
-    ``gguf`` input (none for a served model) on the job's threads; ``options`` are
+    ``weights`` input (none for a served model) on the job's threads; ``options`` are
     :func:`open_model`'s (``n_ctx``, ``share_prefix``, ...)."""
     options.setdefault("n_threads", smk.threads)
-    return open_model(job_model_spec(smk, key), smk.input.get("gguf"), **options)
+    return open_model(job_model_spec(smk, key), smk.input.get("weights"), **options)
 
 
 def open_model(

@@ -1,12 +1,13 @@
 """The model registry: each ``models:`` entry of the config as a typed :class:`ModelSpec`.
 
 The entry is the one the config schema has validated: its defaults (``variant`` base,
-``backend`` llama.cpp, ``dtype`` float32, ``prompt`` auto, ``roles`` [sequentiality]) and its
-allowed values are the schema's alone. Here ``prompt: auto`` is resolved (``chat`` for instruct
-models, ``plain`` for base models), a served model's ``api: null`` too, and what the schema
+``backend`` auto, ``dtype`` float32, ``prompt`` auto, ``roles`` [sequentiality]) and its allowed
+values are the schema's alone. Here ``prompt: auto`` is resolved (``chat`` for instruct models,
+``plain`` for base models), ``backend: auto`` (transformers for a Hugging Face checkpoint,
+``source.hf``; llama.cpp for a GGUF), a served model's ``api: null`` too, and what the schema
 cannot say is checked: the roles and the prompt a served model can take, and that its
-``tokenizer`` is a GGUF file or tokenizer folder on this machine or a hub id (nothing is read
-or downloaded here: :mod:`storyflow.lm.tokenizer`).
+``tokenizer`` is a GGUF file or tokenizer folder on this machine or a hub id (nothing is read or
+downloaded here: :mod:`storyflow.lm.tokenizer`).
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ SERVER_RUNTIME = ("base_url", "api_key_env", "concurrency", "timeout", "retries"
 class ModelSpec:
     """One model: its name (file names, tables), labels, how it runs and where its GGUF is.
 
-    ``prompt`` is resolved (``chat`` or ``plain``, never ``auto``); ``source`` holds exactly one
-    of ``package``, ``pieces``, ``path``, ``hub`` (local weights, see
-    ``storyflow.lm.weights.materialize``) or ``server``; ``roles``: what the model is used for
+    ``prompt`` and ``backend`` are resolved (never ``auto``); ``source`` holds exactly one of
+    ``package``, ``pieces``, ``path``, ``hub`` (a GGUF, see ``storyflow.lm.weights.materialize``),
+    ``hf`` (a Hugging Face checkpoint, ``storyflow.lm.weights.materialize_checkpoint``) or
+    ``server``; ``roles``: what the model is used for
     (``<measure>.<role>`` or ``sequentiality``; the roles are listed in the config schema,
     ``models[].roles``).
     """
@@ -56,6 +58,15 @@ class ModelSpec:
         if mode == "auto":
             mode = "chat" if spec.variant == "instruct" else "plain"
         source = dict(spec.source)
+        backend = spec.backend
+        if backend == "auto":
+            backend = "transformers" if "hf" in source else "llama.cpp"
+        if "hf" in source and backend != "transformers":
+            raise StoryflowError(
+                f"config: model {name!r} is a Hugging Face checkpoint (source.hf), which only "
+                "the transformers backend runs: set backend: transformers (or leave it out), or "
+                "give the model's GGUF (source.path or source.hub) to run it with llama.cpp"
+            )
         if "server" in source:
             local = [r for r in roles if r in LOCAL_ROLES]
             if local:
@@ -85,7 +96,7 @@ class ModelSpec:
                     "model's Hugging Face tokenizer folder or hub id (org/name), or its GGUF file "
                     "(its template and vocabulary are read, no weights), or use api: chat"
                 )
-        return replace(spec, prompt=mode, source=source)
+        return replace(spec, prompt=mode, backend=backend, source=source)
 
     @property
     def served(self) -> bool:
@@ -95,6 +106,11 @@ class ModelSpec:
         NLLs with: the sequentiality analysis leaves it out.
         """
         return "server" in self.source
+
+    @property
+    def checkpoint(self) -> bool:
+        """Whether the model's weights are a Hugging Face checkpoint (``source.hf``), not a GGUF."""
+        return "hf" in self.source
 
     @property
     def server(self) -> dict[str, Any]:
@@ -119,6 +135,8 @@ class ModelSpec:
         if self.served:
             kept = {k: v for k, v in self.server.items() if k not in SERVER_RUNTIME}
             settings["source"] = {"server": kept}
+        if self.checkpoint:  # another checkpoint or revision is another model
+            settings["hf"] = dict(self.source["hf"])
         return settings
 
     def has_role(self, role: str) -> bool:
@@ -132,7 +150,8 @@ def models_with_role(specs: Mapping[str, ModelSpec], role: str) -> list[str]:
 
 
 def weight_models(specs: Mapping[str, ModelSpec]) -> list[str]:
-    """The models with local weights (a GGUF), in config order: those the NLL engine scores."""
+    """The models with local weights (a GGUF or a checkpoint), in config order: those the NLL
+    engine scores."""
     return [name for name, spec in specs.items() if not spec.served]
 
 

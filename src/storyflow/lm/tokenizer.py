@@ -261,6 +261,41 @@ class HfTokenizer(Tokenizer):
         return None
 
 
+class TokenizerVocab:
+    """A :class:`Tokenizer` as the NLL engine's planner reads a model's vocabulary (the
+    interface of :class:`~storyflow.lm.backends.llama_cpp.VocabOnly` for a GGUF): a Hugging Face
+    checkpoint's tokens, start token and training context, without its weights.
+
+    ``start_token``: the BOS the tokenizer adds before a text; for a model trained without one
+    (SmolLM2, Qwen2.5) its ``<|endoftext|>`` when that is one token, else its EOS, as
+    :func:`~storyflow.lm.backends.llama_cpp.start_token_of` chooses for a GGUF.
+    """
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        from storyflow.lm.backends.llama_cpp import UNKNOWN_TRAINING_CONTEXT
+
+        self.llm = tokenizer  # what storyflow.lm.prompts.ChatPrompt reads the template from
+        self.n_ctx_train = tokenizer.context_length or UNKNOWN_TRAINING_CONTEXT
+
+    def tokenize(self, text: str) -> list[int]:
+        return self.llm.encode(text)
+
+    @property
+    def start_token(self) -> int:
+        from storyflow.lm.backends.llama_cpp import END_OF_TEXT
+
+        if self.llm.bos_added is not None:
+            return self.llm.bos_added
+        for text in (END_OF_TEXT, self.llm.specials()["eos_token"]):
+            ids = self.llm.encode(text, special=True) if text else []
+            if len(ids) == 1:
+                return ids[0]
+        raise StoryflowError(
+            f"{self.llm.source}: the tokenizer has no BOS, no {END_OF_TEXT} and no EOS token "
+            "to start a sequence with"
+        )
+
+
 def _read_json(path: Path) -> dict[str, Any]:
     """A JSON object file, {} when absent."""
     if not path.is_file():
@@ -327,8 +362,11 @@ def tokenizer_source(value: str, where: str) -> TokenizerSource:
     return TokenizerSource("hub", match.group(1), match.group(2))
 
 
-def hub_folder(repo: str, revision: str | None, where: str) -> Path:
-    """The local folder of hub model ``repo``'s tokenizer files (:data:`HUB_FILES`), from the
+def hub_folder(
+    repo: str, revision: str | None, where: str, files: Sequence[str] = HUB_FILES
+) -> Path:
+    """The local folder (a snapshot named by its commit) of hub model ``repo``'s ``files``
+    (glob patterns, the first required: by default its tokenizer, :data:`HUB_FILES`), from the
     Hugging Face cache (``HF_HOME``, ``HF_HUB_CACHE``), else downloaded into it with
     ``huggingface_hub.snapshot_download`` (a gated model needs ``HF_TOKEN``).
 
@@ -347,23 +385,28 @@ def hub_folder(repo: str, revision: str | None, where: str) -> Path:
 
     def fetch(local_only: bool) -> Path:
         folder = snapshot_download(
-            repo, revision=revision, allow_patterns=list(HUB_FILES), local_files_only=local_only
+            repo, revision=revision, allow_patterns=list(files), local_files_only=local_only
         )
         return Path(folder)
 
+    def complete(folder: Path) -> bool:
+        return any(folder.glob(files[0]))
+
     try:
         folder = fetch(local_only=True)
-        if (folder / HUB_FILES[0]).is_file():
+        if complete(folder):
             return folder
     except (LocalEntryNotFoundError, OSError):
         pass
     named = f"{repo}@{revision}" if revision else repo
+    what = "tokenizer" if files == HUB_FILES else "checkpoint"
+    listed = "tokenizer.json tokenizer_config.json" if what == "tokenizer" else ""
     get = (
-        f"on a machine with internet access run `hf download {repo} tokenizer.json "
-        f"tokenizer_config.json{f' --revision {revision}' if revision else ''} --local-dir "
-        f"<folder>`, copy <folder> here and set the tokenizer to it (or fill this machine's "
-        "Hugging Face cache, HF_HOME, the same way without --local-dir)"
-    )
+        f"on a machine with internet access run `hf download {repo} {listed}"
+        f"{f' --revision {revision}' if revision else ''} --local-dir <folder>`, copy <folder> "
+        f"here and set the {what} to it (or fill this machine's Hugging Face cache, HF_HOME, "
+        "the same way without --local-dir)"
+    ).replace("  ", " ")
     try:
         folder = fetch(local_only=False)
     except GatedRepoError as err:
@@ -380,10 +423,16 @@ def hub_folder(repo: str, revision: str | None, where: str) -> Path:
         raise StoryflowError(f"{where}: {named} has no revision {revision!r}") from err
     except (LocalEntryNotFoundError, HfHubHTTPError, OSError) as err:
         raise StoryflowError(
-            f"{where}: the tokenizer of the Hugging Face model {named} is not in this machine's "
+            f"{where}: the {what} of the Hugging Face model {named} is not in this machine's "
             f"cache and cannot be downloaded ({type(err).__name__}): {get}"
         ) from err
-    if not (folder / HUB_FILES[0]).is_file():
+    if what == "checkpoint" and not complete(folder):
+        raise StoryflowError(
+            f"{where}: the Hugging Face model {named} has no {files[0]} files: storyflow reads "
+            "safetensors checkpoints (convert it once with transformers: "
+            "AutoModelForCausalLM.from_pretrained(...).save_pretrained(<folder>))"
+        )
+    if not complete(folder):
         raise StoryflowError(
             f"{where}: the Hugging Face model {named} has no tokenizer.json (a slow-only "
             "tokenizer): convert it once with transformers (AutoTokenizer.from_pretrained(...)"

@@ -16,7 +16,10 @@ A model's ``source`` (see ``models:`` in the config schema) is exactly one of
   closed question the model must answer right (:func:`check_answer`);
 - ``path``: a GGUF file on local disk (symbolically linked, not copied);
 - ``hub``: ``{repo, file, revision}`` on the Hugging Face hub, downloaded with ``huggingface_hub``
-  (needs internet; offline it fails with a message saying what to download and where to put it).
+  (needs internet; offline it fails with a message saying what to download and where to put it);
+- ``hf``: ``{id, revision}``, a Hugging Face checkpoint (a folder here or a hub id), run by the
+  transformers backend: :func:`materialize_checkpoint` writes its manifest
+  (``resources/models/<name>.checkpoint.json``: the folder and the resolved hub commit).
 
 :func:`materialize` makes ``resources/models/<name>.gguf`` from a source, then checks the file
 (:func:`check_gguf`: a GGUF file, not cut short, whose metadata and vocabulary llama.cpp loads)
@@ -28,10 +31,11 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import json
 import logging
 import mmap
 import struct
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -481,3 +485,103 @@ def materialize(name: str, source: dict[str, Any], dest: str | Path) -> Path:
         raise
     log.info("model %s: %s (%.1f MB), from %s", name, dest, dest.stat().st_size / 1e6, origin.path)
     return dest
+
+
+#: The files of a hub checkpoint fetched into the Hugging Face cache (the first required).
+CHECKPOINT_FILES = (
+    "*.safetensors",
+    "*.json",
+    "*.jinja",
+    "*.model",  # sentencepiece vocabularies
+    "*.txt",  # BPE merges of older tokenizers
+)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A Hugging Face checkpoint as a job reads it (``resources/models/<name>.checkpoint.json``).
+
+    ``folder``: where config.json, the safetensors weights and the tokenizer files are;
+    ``id``, ``revision``: the config's ``source.hf``; ``commit``: the hub commit the revision
+    resolved to (None for a folder of this machine); ``bytes``: the weights' size on disk.
+    """
+
+    folder: str
+    id: str
+    revision: str | None
+    commit: str | None
+    bytes: int
+
+
+def checkpoint(manifest: str | Path) -> Checkpoint:
+    """The checkpoint a manifest written by :func:`materialize_checkpoint` describes."""
+    path = Path(manifest)
+    try:
+        fields = json.loads(path.read_text(encoding="utf-8"))
+        return Checkpoint(**fields)
+    except (OSError, ValueError, TypeError) as err:
+        raise StoryflowError(
+            f"{path} is not a checkpoint manifest storyflow wrote ({err}): delete it and run "
+            "again (rule materialize_checkpoint writes it)"
+        ) from err
+
+
+def materialize_checkpoint(name: str, source: dict[str, Any], dest: str | Path) -> Checkpoint:
+    """Find model ``name``'s Hugging Face checkpoint (``source.hf``: a folder here, or a hub id
+    fetched into the Hugging Face cache at its revision), check that transformers can read its
+    config and that it has safetensors weights and a tokenizer, and write its manifest at
+    ``dest`` (JSON, :class:`Checkpoint`): nothing is copied.
+
+    Raises:
+        StoryflowError: the folder does not exist or lacks a file, or the hub cannot be
+            reached (saying what to download and where to put it).
+    """
+    from storyflow.lm.tokenizer import hub_folder
+
+    hf = source.get("hf")
+    if hf is None:
+        raise StoryflowError(f"model {name!r}: source has no hf block (a Hugging Face checkpoint)")
+    where = f"model {name!r}: source.hf"
+    model_id, revision = str(hf["id"]), hf.get("revision")
+    local = Path(model_id).expanduser()
+    if local.is_dir():
+        folder, commit = local.resolve(), None
+        if revision is not None:
+            log.warning(
+                "%s: revision %s ignored: %s is a folder, not a hub id", where, revision, local
+            )
+    elif local.is_absolute() or model_id.startswith((".", "~")) or model_id.count("/") != 1:
+        raise StoryflowError(
+            f"{where}: {model_id} is not a folder on this machine nor a hub id (org/name)"
+        )
+    else:
+        folder = hub_folder(model_id, revision, where, files=CHECKPOINT_FILES)
+        commit = folder.name  # the hub cache names a snapshot by its commit
+    missing = [f for f in ("config.json", "tokenizer.json") if not (folder / f).is_file()]
+    weights = sorted(folder.glob("*.safetensors"))
+    if missing or not weights:
+        lacks = ", ".join([*missing, *([] if weights else ["*.safetensors weights"])])
+        raise StoryflowError(
+            f"{where}: the checkpoint in {folder} lacks {lacks}: a Hugging Face checkpoint "
+            "folder has config.json, tokenizer.json and safetensors weights (save one with "
+            "save_pretrained, or download it with `hf download <org/name> --local-dir <folder>`)"
+        )
+    made = Checkpoint(
+        folder=str(folder),
+        id=model_id,
+        revision=revision,
+        commit=commit,
+        bytes=sum(f.stat().st_size for f in weights),
+    )
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(json.dumps(asdict(made), indent=2) + "\n", encoding="utf-8")
+    log.info(
+        "model %s: checkpoint %s%s in %s (%.1f MB of safetensors weights)",
+        name,
+        model_id,
+        f" at commit {commit} (revision {revision or 'main'})" if commit else "",
+        folder,
+        made.bytes / 1e6,
+    )
+    return made

@@ -13,8 +13,10 @@ def model_settings(wildcards):
 
 
 def weights_of(name):
-    """Input: model ``name``'s GGUF (``gguf``) when it has local weights; nothing when served."""
-    return {} if MODEL_SPECS[name].served else {"gguf": plan.models.weights(name)}
+    """Input: model ``name``'s weights (``weights``: its GGUF, or its checkpoint's manifest)
+    when it runs in process; nothing when served."""
+    spec = MODEL_SPECS[name]
+    return {} if spec.served else {"weights": plan.models.weights(spec)}
 
 
 def model_weights(wildcards):

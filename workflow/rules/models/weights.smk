@@ -3,7 +3,7 @@
 
 rule materialize_model:
     output:
-        gguf=plan.models.WEIGHTS,
+        weights=plan.models.WEIGHTS,
     log:
         plan.models.OUT.shared_log("materialize_model", "model"),
     conda:
@@ -12,3 +12,16 @@ rule materialize_model:
         source=model_source,
     script:
         "../../../scripts/materialize_model.py"
+
+
+rule materialize_checkpoint:
+    output:
+        manifest=plan.models.CHECKPOINT,
+    log:
+        plan.models.OUT.shared_log("materialize_checkpoint", "model"),
+    conda:
+        "../../../envs/storyflow.yaml"
+    params:
+        source=model_source,
+    script:
+        "../../../scripts/materialize_checkpoint.py"

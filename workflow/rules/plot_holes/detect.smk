@@ -49,8 +49,8 @@ rule detect_plot_holes_nli:
 
 rule score_plot_hole_surprisal:
     input:
+        unpack(model_weights),
         made=fill(plan.plot_holes.MADE, maker="controlled"),
-        gguf=plan.models.WEIGHTS,
     output:
         surprisal=plan.plot_holes.SURPRISAL,
     log:

@@ -73,8 +73,8 @@ rule detect_plot_hole_validation_nli:
 
 rule score_plot_hole_validation_surprisal:
     input:
+        unpack(model_weights),
         made=plan.plot_holes.VALIDATION_MADE,
-        gguf=plan.models.WEIGHTS,
     output:
         surprisal=plan.plot_holes.VALIDATION_SURPRISAL,
     log:

@@ -1,8 +1,8 @@
 rule plan_nll:
     input:
+        unpack(model_weights),
         sentences=plan.corpus.SENTENCES,
         stories=plan.corpus.STORIES,
-        gguf=plan.models.WEIGHTS,
     output:
         cost=plan.sequentiality.NLL_COST,
         excluded=plan.sequentiality.NLL_EXCLUDED,
@@ -40,9 +40,9 @@ rule estimate_nll_time:
 
 rule score_nll_shard:
     input:
+        unpack(model_weights),
         sentences=plan.corpus.SENTENCES,
         stories=plan.corpus.STORIES,
-        gguf=plan.models.WEIGHTS,
         # the plan (stories left out, planned tokens) is made and logged before any scoring
         plan=plan.sequentiality.NLL_COST,
     output:

@@ -3,9 +3,9 @@
 
 rule score_tension_pmi:
     input:
+        unpack(model_weights),
         cuts=plan.tension.CUTS,
         sentences=plan.corpus.SENTENCES,
-        gguf=plan.models.WEIGHTS,
     output:
         pmi=plan.tension.PMI,
     log:

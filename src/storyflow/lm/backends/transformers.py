@@ -1,4 +1,4 @@
-"""transformers (PyTorch) backend: NLL scorer and sampler; CPU or GPU, float32 or bfloat16.
+"""transformers (PyTorch) backend: NLL scorer and sampler; CPU or GPU; float32, float16 or bfloat16.
 
 Loads either the same GGUF file llama.cpp scores (``gguf_file=``: transformers dequantizes the
 weights, so both backends see the same quantized values; needs the ``gguf`` package and an
@@ -8,9 +8,16 @@ checkpoint (a hub id or a local folder).
 Token ids: for a GGUF file the ids come from llama.cpp's tokenizer of the same file, so that the
 two backends score exactly the same token sequences; for a checkpoint, from its own tokenizer.
 
-KV reuse, as in ``LlamaCppScorer``: the prefix without its last token (the stem) is evaluated
-once and its cache kept; each call evaluates the prefix's last token and the continuation on top
-of it and then crops the cache back to the stem.
+One pass at a time (``n_seq`` 1, the CPU default), with KV reuse as in ``LlamaCppScorer``: the
+prefix without its last token (the stem) is evaluated once and its cache kept; each call
+evaluates the prefix's last token and the continuation on top of it and then crops the cache
+back to the stem. Batched (``n_seq`` > 1, the GPU default):
+:meth:`TransformersScorer.logprobs_batch` pads the passes it is given (those of one story) to a
+common length, at most ``n_seq`` rows and ``n_batch`` padded tokens per forward pass
+(:func:`padded_batches`), and evaluates each whole sequence without a cache. Padding is on the
+right, so under the causal mask no real token sees a pad: a row's log-probabilities are its
+single-pass ones up to the arithmetic of the larger matrix products (float32: below 1e-5
+nats/token, tests/test_checkpoint.py).
 
 ``TransformersSampler`` draws samples one at a time with ``storyflow.lm.sampling`` (the token
 rule and per-sample seeds of every backend) on the model's logits: the prompt is evaluated once,
@@ -22,16 +29,23 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from functools import cached_property, partial
 from pathlib import Path
+from typing import Self
 
 import numpy as np
 
 from storyflow.errors import StoryflowError
 from storyflow.lm.backends import model_file
+from storyflow.lm.backends.llama_cpp import VocabOnly
 from storyflow.lm.sampling import Sample, SamplingSettings, check_request, generate
 
 
 class TransformersModel:
-    """A transformers causal LM and its tokenizer (llama.cpp's for a GGUF file, see above)."""
+    """A transformers causal LM and its tokenizer (llama.cpp's for a GGUF file, see above).
+
+    ``n_seq``: passes evaluated together (rows of one padded batch; 1 = one pass at a time,
+    with the stem's cache); ``n_batch``: padded tokens (rows x longest row) per batched forward
+    pass.
+    """
 
     def __init__(
         self,
@@ -40,6 +54,8 @@ class TransformersModel:
         dtype: str = "float32",
         device: str = "cpu",
         n_threads: int | None = None,
+        n_seq: int = 1,
+        n_batch: int = 2048,
     ) -> None:
         import torch
         from transformers import AutoModelForCausalLM
@@ -48,18 +64,25 @@ class TransformersModel:
             torch.set_num_threads(n_threads)
         self.torch = torch
         self.device = device
+        self.n_seq, self.n_batch = n_seq, n_batch
         path = Path(model)
         self.vocab = None
         if path.suffix == ".gguf":
             model_file(path)
-            from storyflow.lm.backends.llama_cpp import VocabOnly
-
             self.vocab = VocabOnly(path)
             source, kwargs = str(path.parent), {"gguf_file": path.name}
         else:
             from transformers import AutoTokenizer
 
+            from storyflow.lm.tokenizer import HfTokenizer, TokenizerVocab
+
+            if path.suffix == ".json":  # a checkpoint's manifest (rule materialize_checkpoint)
+                from storyflow.lm.weights import checkpoint
+
+                model = checkpoint(path).folder
             self.tokenizer = AutoTokenizer.from_pretrained(str(model))
+            # the ids the NLL plan was made with (storyflow.lm.nll.engine.plan_corpus)
+            self.vocab = TokenizerVocab(HfTokenizer(model))
             source, kwargs = str(model), {}
         try:
             self.model = AutoModelForCausalLM.from_pretrained(
@@ -69,8 +92,25 @@ class TransformersModel:
             raise StoryflowError(f"transformers cannot load {model}: {err}") from err
         self.model.to(device).eval()
         self.tokens_evaluated = 0
+        self.tokens_padded = 0  # batched passes: rows x width, padding included
         self._stem: list[int] | None = None
         self._cache = None
+
+    @classmethod
+    def of_loaded(
+        cls, model: object, tokenizer: object, *, device: str, n_seq: int = 1, n_batch: int = 2048
+    ) -> Self:
+        """A scorer over a model already in memory (``model``: a transformers causal LM on
+        ``device``; ``tokenizer``: its Hugging Face tokenizer): benchmarks on models built from
+        a config (random weights of a real shape), with nothing to load."""
+        import torch
+
+        self = cls.__new__(cls)
+        self.torch, self.device, self.vocab = torch, device, None
+        self.model, self.tokenizer = model, tokenizer
+        self.n_seq, self.n_batch = n_seq, n_batch
+        self.tokens_evaluated, self.tokens_padded, self._stem, self._cache = 0, 0, None, None
+        return self
 
     def tokenize(self, text: str) -> list[int]:
         if self.vocab is not None:
@@ -81,14 +121,9 @@ class TransformersModel:
     def start_token(self) -> int:
         if self.vocab is not None:
             return self.vocab.start_token
-        tok = self.tokenizer
+        tok = self.tokenizer  # a model built in memory (of_loaded)
         if tok.bos_token_id is not None and getattr(tok, "add_bos_token", True):
             return int(tok.bos_token_id)
-        from storyflow.lm.backends.llama_cpp import END_OF_TEXT
-
-        eot = tok.convert_tokens_to_ids(END_OF_TEXT)
-        if isinstance(eot, int) and eot != tok.unk_token_id:
-            return eot
         return int(tok.eos_token_id)
 
 
@@ -125,6 +160,63 @@ class TransformersScorer(TransformersModel):
             picked = logprobs.gather(1, target)[:, 0]
         return picked.double().cpu().numpy()
 
+    def logprobs_batch(
+        self, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
+    ) -> list[np.ndarray]:
+        """:meth:`logprobs` of each (prefix, continuation) request, in order; with ``n_seq`` > 1
+        the requests go in padded batches (:func:`padded_batches`), each sequence evaluated
+        whole (no cache)."""
+        if self.n_seq <= 1:
+            return [self.logprobs(prefix, continuation) for prefix, continuation in requests]
+        torch = self.torch
+        sequences = [[*prefix, *continuation] for prefix, continuation in requests]
+        results: list[np.ndarray] = [np.empty(0)] * len(requests)
+        with torch.inference_mode():
+            for batch in padded_batches([len(s) for s in sequences], self.n_seq, self.n_batch):
+                width = max(len(sequences[i]) for i in batch)
+                ids = torch.zeros((len(batch), width), dtype=torch.long)
+                mask = torch.zeros((len(batch), width), dtype=torch.long)
+                for row, i in enumerate(batch):
+                    ids[row, : len(sequences[i])] = torch.tensor(sequences[i])
+                    mask[row, : len(sequences[i])] = 1
+                logits = self.model(
+                    input_ids=ids.to(self.device),
+                    attention_mask=mask.to(self.device),
+                    use_cache=False,
+                ).logits
+                self.tokens_evaluated += int(mask.sum())
+                self.tokens_padded += ids.numel()
+                for row, i in enumerate(batch):
+                    prefix, continuation = requests[i]
+                    first = len(prefix) - 1  # the logits that predict continuation[0]
+                    rows = logits[row, first : first + len(continuation)].float()
+                    target = torch.tensor(list(continuation), device=self.device)[:, None]
+                    picked = torch.log_softmax(rows, dim=-1).gather(1, target)[:, 0]
+                    results[i] = picked.double().cpu().numpy()
+        return results
+
+
+def padded_batches(lengths: Sequence[int], n_seq: int, n_batch: int) -> list[list[int]]:
+    """Indices of ``lengths`` grouped into batches, longest first: each batch at most ``n_seq``
+    rows and ``n_batch`` padded tokens (rows x its longest length); a sequence longer than
+    ``n_batch`` goes alone.
+
+    Rows are not held to a minimum share of the longest: the passes of one story run from the
+    whole story down to its last sentence, and cutting their batch where rows would be short
+    (at most a quarter padding) made the forward passes smaller and slower on every measured
+    shape but the largest (docs/engine.md, "GPU: transformers, batched")."""
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    batches: list[list[int]] = []
+    for i in order:
+        if batches:
+            batch = batches[-1]
+            width = lengths[batch[0]]  # the longest of the batch: it came first
+            if len(batch) < n_seq and (len(batch) + 1) * width <= n_batch:
+                batch.append(i)
+                continue
+        batches.append([i])
+    return batches
+
 
 class TransformersSampler(TransformersModel):
     """``Sampler`` running a transformers model, one sample at a time.
@@ -145,7 +237,7 @@ class TransformersSampler(TransformersModel):
     def end_ids(self) -> Collection[int]:
         """Token ids that end a sample (llama.cpp's ``is_eog`` set for a GGUF file, else the
         checkpoint's EOS ids)."""
-        if self.vocab is not None:
+        if isinstance(self.vocab, VocabOnly):
             import llama_cpp
 
             from storyflow.lm.backends.llama_lowlevel import end_of_generation_ids
@@ -157,7 +249,7 @@ class TransformersSampler(TransformersModel):
 
     def prompt_tokens(self, prompt: str) -> list[int]:
         """Token ids of a rendered prompt: special tokens parsed, BOS first when it is added."""
-        if self.vocab is not None:
+        if isinstance(self.vocab, VocabOnly):
             from storyflow.lm.prompts import prompt_tokens
 
             return prompt_tokens(self.vocab.llm, prompt)
@@ -168,7 +260,7 @@ class TransformersSampler(TransformersModel):
 
     def decode(self, tokens: Sequence[int]) -> str:
         """Text of generated tokens (special tokens not rendered)."""
-        if self.vocab is not None:
+        if isinstance(self.vocab, VocabOnly):
             return self.vocab.llm.detokenize(list(tokens)).decode("utf-8", errors="ignore")
         return self.tokenizer.decode(list(tokens), skip_special_tokens=True)
 

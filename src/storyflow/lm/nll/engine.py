@@ -295,6 +295,18 @@ class CorpusRun:
     excluded: pd.DataFrame  # EXCLUDED_DTYPES
 
 
+def model_vocab(model_path: str | Path) -> Any:
+    """The vocabulary a plan tokenizes with, without weights: a GGUF's
+    (:class:`~storyflow.lm.backends.llama_cpp.VocabOnly`) or, for a checkpoint's manifest
+    (``.json``), its Hugging Face tokenizer (:class:`~storyflow.lm.tokenizer.TokenizerVocab`)."""
+    if Path(model_path).suffix == ".json":
+        from storyflow.lm.tokenizer import HfTokenizer, TokenizerVocab
+        from storyflow.lm.weights import checkpoint
+
+        return TokenizerVocab(HfTokenizer(checkpoint(model_path).folder))
+    return VocabOnly(model_path)
+
+
 def empty_nll() -> pd.DataFrame:
     return tables.NLL.empty()
 
@@ -313,7 +325,7 @@ def plan_corpus(
     left out (``CorpusPlan.excluded``, with the reason, and a logged warning); the others get
     their cost rows (``CorpusPlan.cost``). The estimate is logged (``estimate_lines``).
     """
-    vocab = VocabOnly(model_path)
+    vocab = model_vocab(model_path)
     start = vocab.start_token
     if prompt not in ("plain", "chat"):
         raise ValueError(f"prompt must be plain or chat, not {prompt!r}")
@@ -422,8 +434,10 @@ def run_corpus(
     ``stories`` needs ``story_id``, ``topic`` (None when missing); ``sentences`` needs
     ``story_id``, ``sentence_idx``, ``text``. Stories without a topic get context rows only.
     ``prompt``: ``plain`` (start token, topic, "\\n\\n") or ``chat`` (the model's chat template,
-    storyflow.lm.prompts). ``backend``: ``llama.cpp`` or ``transformers`` (the same GGUF,
-    dequantized; ``dtype`` float32 or bfloat16; on the GPU when ``settings.n_gpu_layers`` != 0).
+    storyflow.lm.prompts). ``backend``: ``llama.cpp`` or ``transformers`` (a Hugging Face
+    checkpoint, ``model_path`` its manifest, or the same GGUF dequantized; ``dtype`` float32,
+    float16 or bfloat16; on the GPU when ``settings.n_gpu_layers`` != 0, passes batched with
+    padding when ``settings.n_seq`` > 1).
     The plan (``plan_corpus``: cost, exclusions, logged estimate) is made first, without the
     weights, and handed to ``on_plan`` before any scoring (to write the cost table early).
     """
@@ -446,6 +460,8 @@ def run_corpus(
             dtype=dtype,
             device="cuda" if settings.n_gpu_layers != 0 else "cpu",
             n_threads=settings.n_threads,
+            n_seq=settings.n_seq,
+            n_batch=settings.n_batch,
         )
     elif backend == "llama.cpp":
         scorer = llama_cpp_scorer(model_path, n_ctx, settings)
@@ -455,7 +471,7 @@ def run_corpus(
         "model %s: backend %s, %d pass(es) per batch of at most %d tokens, %d threads",
         model_name,
         type(scorer).__name__,
-        settings.n_seq if backend == "llama.cpp" else 1,
+        settings.n_seq,
         settings.n_batch,
         settings.n_threads,
     )

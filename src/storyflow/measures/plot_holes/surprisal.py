@@ -31,6 +31,8 @@ import math
 import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -92,12 +94,13 @@ def score_model(
     n_threads: int,
 ) -> pd.DataFrame:
     """PLOT_HOLE_SURPRISAL rows of every version of ``made`` scored by the local model at
-    ``gguf``. The window is the longest version (plus the start token, rounded up to 64) that
-    fits ``n_ctx`` (None: the model's trained context); a longer version gets NaN NLLs
-    (logged)."""
-    from storyflow.lm.backends.llama_cpp import LlamaCppScorer, VocabOnly
+    ``gguf`` (its GGUF, run by llama.cpp, or its checkpoint's manifest, run by transformers).
+    The window is the longest version (plus the start token, rounded up to 64) that fits
+    ``n_ctx`` (None: the model's trained context); a longer version gets NaN NLLs (logged)."""
+    from storyflow.lm.backends.llama_cpp import LlamaCppScorer
+    from storyflow.lm.nll.engine import model_vocab
 
-    vocab = VocabOnly(gguf)
+    vocab = model_vocab(gguf)
     limit = n_ctx if n_ctx is not None else vocab.n_ctx_train
     lengths = [
         1 + sum(len(vocab.tokenize(s if i == 0 else " " + s)) for i, s in enumerate(sents))
@@ -112,7 +115,12 @@ def score_model(
         len(made),
         max(lengths, default=0),
     )
-    scorer = LlamaCppScorer(gguf, n_ctx=window, n_threads=n_threads)
+    if Path(gguf).suffix == ".json":
+        from storyflow.lm.backends.transformers import TransformersScorer
+
+        scorer: Any = TransformersScorer(gguf, n_threads=n_threads)
+    else:
+        scorer = LlamaCppScorer(gguf, n_ctx=window, n_threads=n_threads)
     return score_versions(scorer, made, model, window)
 
 
