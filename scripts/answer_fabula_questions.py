@@ -14,7 +14,6 @@ def main(smk):
         tables.read(tables.FEI_QUESTIONS, smk.input.questions),
         smk.params.reading,
         n_threads=smk.threads,
-        n_gpu_layers=smk.params.n_gpu_layers,
     )
     save(smk.output, answers=answers, cost=cost)
 

@@ -1,6 +1,7 @@
 """Rule score_plot_hole_surprisal: sentence NLLs of the O, F, C and D versions (one model)."""
 
 from storyflow import tables
+from storyflow.lm.connect import job_model_spec
 from storyflow.measures.plot_holes.surprisal import score_model
 from storyflow.runner import run
 
@@ -9,7 +10,7 @@ def main(smk):
     table = score_model(
         smk.input.weights,
         tables.read(tables.PLOT_HOLE_STORIES, smk.input.made),
-        smk.wildcards.model,
+        job_model_spec(smk),
         n_ctx=smk.params.n_ctx,
         n_threads=smk.threads,
     )

@@ -21,7 +21,7 @@
 #   STORYFLOW_SLURM_CLUSTER=ci         cluster name (slurm.conf ClusterName, sacctmgr)
 #   STORYFLOW_SLURM_PARTITION=debug    the only partition
 #   STORYFLOW_SLURM_ACCOUNT=ciacct     account that root (and $SUDO_USER) may charge
-#   STORYFLOW_SLURM_GPU_TYPE=cigpu     GPU model name (the profile's gpu_model)
+#   STORYFLOW_SLURM_GPU_TYPE=cigpu     GPU model name of the node's gres
 #   STORYFLOW_SLURM_GPUS=1             GPUs advertised by the node (0: no gres)
 #   STORYFLOW_SLURM_ACCOUNTING=1       0: no slurmdbd/mariadb (then sacct fails; use squeue)
 #   STORYFLOW_SLURM_CPUS=$(nproc)      STORYFLOW_SLURM_MEM_MB=85% of RAM

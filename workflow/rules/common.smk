@@ -70,6 +70,7 @@ MODEL_SPECS = exit_on_config_error(
 )  # typed specs, defaults applied once
 MODELS = list(MODEL_SPECS)
 exit_on_config_error(plan.corpus.check_names, config)
+exit_on_config_error(plan.sequentiality.check_moved_keys, config)
 USER_CORPORA = list(config["corpora"])  # the user's CSV corpora (config `corpora:`)
 SAMPLED_CORPORA = list(SAMPLED)  # HANNA, ROCStories (config `stories:`)
 CORPORA = plan.sequentiality.corpora(config)  # the corpora every analysis starts from

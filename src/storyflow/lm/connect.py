@@ -374,7 +374,9 @@ def job_spec(settings: Mapping[str, Any], config_models: Sequence[Mapping[str, A
         )
     # a job's model plays the rule's role, whatever it is
     checkpoint = settings.get("hf")
-    entry = {**configured, **{k: v for k, v in settings.items() if k != "hf"}, "roles": []}
+    kept = {k: v for k, v in settings.items() if k not in ("hf", "n_gpu_layers")}
+    entry = {**configured, **kept, "roles": []}
+    entry["device"] = {**configured["device"], "n_gpu_layers": settings.get("n_gpu_layers", 0)}
     if "source" in settings:  # served
         runtime = configured["source"]["server"]
         entry["source"] = {"server": {**runtime, **settings["source"]["server"]}}
@@ -393,10 +395,12 @@ def job_model_spec(smk: Any, key: str = "model") -> ModelSpec:
 
 def open_job_model(smk: Any, key: str = "model", **options: Any) -> LanguageModel:
     """The model a Snakemake job runs (:func:`job_model_spec`), with its weights from the job's
-    ``weights`` input (none for a served model) on the job's threads; ``options`` are
-    :func:`open_model`'s (``n_ctx``, ``share_prefix``, ...)."""
+    ``weights`` input (none for a served model) on the job's threads and the model's device
+    (``device.n_gpu_layers``); ``options`` are :func:`open_model`'s (``n_ctx``, ...)."""
+    spec = job_model_spec(smk, key)
     options.setdefault("n_threads", smk.threads)
-    return open_model(job_model_spec(smk, key), smk.input.get("weights"), **options)
+    options.setdefault("n_gpu_layers", spec.n_gpu_layers)
+    return open_model(spec, smk.input.get("weights"), **options)
 
 
 def open_model(

@@ -34,7 +34,8 @@ class ModelSpec:
     ``prompt`` and ``backend`` are resolved (never ``auto``); ``source`` holds exactly one of
     ``package``, ``pieces``, ``path``, ``hub`` (a GGUF, see ``storyflow.lm.weights.materialize``),
     ``hf`` (a Hugging Face checkpoint, ``storyflow.lm.weights.materialize_checkpoint``) or
-    ``server``; ``roles``: what the model is used for
+    ``server``; ``device``: where its jobs run it (``n_gpu_layers``, ``threads``, ``mem_mb``: the
+    schema's ``models[].device``); ``roles``: what the model is used for
     (``<measure>.<role>`` or ``sequentiality``; the roles are listed in the config schema,
     ``models[].roles``).
     """
@@ -48,6 +49,7 @@ class ModelSpec:
     dtype: str
     prompt: str
     roles: tuple[str, ...]
+    device: Mapping[str, Any] = field(compare=False)
 
     @classmethod
     def from_config(cls, entry: Mapping[str, Any]) -> ModelSpec:
@@ -113,6 +115,16 @@ class ModelSpec:
         return "hf" in self.source
 
     @property
+    def n_gpu_layers(self) -> int:
+        """llama.cpp's layers on the GPU (-1 all, 0 none); transformers: on the GPU if not 0."""
+        return int(self.device["n_gpu_layers"])
+
+    @property
+    def on_gpu(self) -> bool:
+        """Whether the model's in-process jobs run it on a GPU (never for a served model)."""
+        return not self.served and self.n_gpu_layers != 0
+
+    @property
     def server(self) -> dict[str, Any]:
         """A served model's ``source.server`` block ({} for a model with local weights)."""
         return dict(self.source.get("server") or {})
@@ -137,6 +149,8 @@ class ModelSpec:
             settings["source"] = {"server": kept}
         if self.checkpoint:  # another checkpoint or revision is another model
             settings["hf"] = dict(self.source["hf"])
+        if self.on_gpu:  # GPU scores differ from CPU scores in their last digits
+            settings["n_gpu_layers"] = self.n_gpu_layers
         return settings
 
     def has_role(self, role: str) -> bool:

@@ -1,7 +1,10 @@
 """The models' weights on disk (rules materialize_model and materialize_checkpoint;
-:mod:`storyflow.lm.weights`)."""
+:mod:`storyflow.lm.weights`) and what a job running a model asks a cluster for (threads,
+memory, run time, a GPU: each from the model's ``device`` block and its weights)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from storyflow.lm.registry import ModelSpec
 from storyflow.plan.layout import Layout, fill
@@ -20,3 +23,57 @@ def weights(spec: ModelSpec) -> str:
     """What a job running ``spec`` in process reads its weights from: its GGUF
     (:data:`WEIGHTS`) or its checkpoint's manifest (:data:`CHECKPOINT`), filled."""
     return fill(CHECKPOINT if spec.checkpoint else WEIGHTS, model=spec.name)
+
+
+#: Memory (MB) of a job's process beside the weights: Python, pandas, the tokenizer, the
+#: logits of a batch.
+PROCESS_MB = 2000
+#: Minutes a language-model job asks for at its first attempt (an NLL shard: :data:`NLL_MINUTES`).
+JOB_MINUTES = 120
+NLL_MINUTES = 240
+#: Weights in memory per byte on disk, by how a model runs: llama.cpp maps the GGUF as it is;
+#: transformers dequantizes a GGUF (about 4.5 bits a weight in Q4_K_M) to float32 (8x) or to 16
+#: bits (4x), and reads a checkpoint (stored in 16 bits on the hub as a rule) in float32 (2x) or
+#: as stored (1x).
+_IN_MEMORY = {
+    ("gguf", "llama.cpp"): 1.0,
+    ("gguf", "float32"): 8.0,
+    ("gguf", "16-bit"): 4.0,
+    ("hf", "float32"): 2.0,
+    ("hf", "16-bit"): 1.0,
+}
+
+
+def threads(spec: ModelSpec | None) -> int:
+    """CPU threads of a job running ``spec`` (its ``device.threads``; 2 for no model)."""
+    return 2 if spec is None else int(spec.device["threads"])
+
+
+def gpus(spec: ModelSpec | None) -> int:
+    """GPUs a job running ``spec`` asks for: 1 when the model runs on one, else 0."""
+    return int(spec is not None and spec.on_gpu)
+
+
+def runtime(attempt: int, minutes: int = JOB_MINUTES) -> int:
+    """Minutes a job asks for at its ``attempt`` (1, 2, ...): ``minutes`` more each time."""
+    return minutes * attempt
+
+
+def mem_mb(spec: ModelSpec | None, weights: str | None, attempt: int) -> int:
+    """Memory (MB) a job running ``spec`` asks for at its ``attempt``: ``device.mem_mb`` if set,
+    else the weights in memory (the size of ``weights`` on disk, a GGUF or a checkpoint's
+    manifest, times :data:`_IN_MEMORY`) plus :data:`PROCESS_MB`; that much again each retry."""
+    if spec is not None and spec.device.get("mem_mb"):
+        return int(spec.device["mem_mb"]) * attempt
+    weights_mb = 0.0
+    if spec is not None and weights is not None and Path(weights).exists():
+        if spec.checkpoint:
+            from storyflow.lm.weights import checkpoint
+
+            size, kind = checkpoint(weights).bytes, "hf"
+        else:
+            size, kind = Path(weights).stat().st_size, "gguf"
+        precision = "float32" if spec.dtype == "float32" else "16-bit"
+        how = "llama.cpp" if spec.backend == "llama.cpp" else precision
+        weights_mb = size / 1e6 * _IN_MEMORY[(kind, how)]
+    return round(weights_mb + PROCESS_MB) * attempt

@@ -9,6 +9,7 @@ from typing import Any
 import storyflow.plan.narrative_sense as narrative_sense
 import storyflow.plan.roles as roles
 from storyflow.errors import StoryflowError
+from storyflow.lm.registry import ModelSpec
 from storyflow.plan.layout import Layout, fill
 
 #: ``results/<corpus>/sequentiality/``
@@ -81,15 +82,34 @@ def corpora(config: Mapping[str, Any]) -> list[str]:
 NOT_SCORES = ("shards", "tokens_per_second")
 
 
-def nll_settings(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
-    """The NLL settings that change a corpus's scores (not :data:`NOT_SCORES`).
+def nll_settings(
+    config: Mapping[str, Any], corpus: str, model: ModelSpec | None = None
+) -> dict[str, Any]:
+    """The NLL settings that change a corpus's scores (not :data:`NOT_SCORES`) under ``model``:
+    its ``device.n_gpu_layers`` (0 without a model), which also sets the device's batching
+    defaults.
 
     Books have no topic: their formulations come from ``books.formulations``.
     """
     settings = {k: v for k, v in config["nll"].items() if k not in NOT_SCORES}
+    settings["n_gpu_layers"] = model.n_gpu_layers if model is not None else 0
     if corpus == "books":
         settings["formulations"] = config["books"]["formulations"]
     return settings
+
+
+def check_moved_keys(config: Mapping[str, Any]) -> None:
+    """Stop on ``nll.n_gpu_layers``, which moved to each model's ``device`` block.
+
+    Raises:
+        StoryflowError: the config sets it, saying where it goes now.
+    """
+    if config["nll"].get("n_gpu_layers") is not None:
+        raise StoryflowError(
+            f"config: nll.n_gpu_layers ({config['nll']['n_gpu_layers']}) moved to each model: "
+            "set models[].device.n_gpu_layers on the models to offload (every role of a model "
+            "then runs where its NLLs do), and remove nll.n_gpu_layers"
+        )
 
 
 def regressions(config: Mapping[str, Any]) -> tuple[list[str], dict[str, str]]:

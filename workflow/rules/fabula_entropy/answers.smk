@@ -16,12 +16,13 @@ rule answer_fabula_questions:
         model=one_of(FABULA_ENTROPY_READERS),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: model_threads
     resources:
-        mem_mb=4000,
+        mem_mb=model_mem_mb,
+        runtime=model_runtime,
+        gpu=model_gpus,
     params:
         model=model_settings,
         reading=FABULA_ENTROPY_READING,
-        n_gpu_layers=config["nll"]["n_gpu_layers"],
     script:
         "../../../scripts/answer_fabula_questions.py"

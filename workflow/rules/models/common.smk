@@ -21,3 +21,42 @@ def weights_of(name):
 
 def model_weights(wildcards):
     return weights_of(wildcards.model)
+
+
+# What a job running a model asks for (storyflow.plan.models): the model's device block and
+# weights; memory and run time grow with Snakemake's attempt. A name that is no model (the
+# embedding judge, an NLI classifier) gets the defaults.
+
+
+def model_threads(wildcards):
+    return plan.models.threads(MODEL_SPECS.get(wildcards.model))
+
+
+def model_mem_mb(wildcards, input, attempt):
+    weights = getattr(input, "weights", None)
+    return plan.models.mem_mb(MODEL_SPECS.get(wildcards.model), weights, attempt)
+
+
+def model_runtime(wildcards, attempt):
+    return plan.models.runtime(attempt)
+
+
+def model_gpus(wildcards):
+    return plan.models.gpus(MODEL_SPECS.get(wildcards.model))
+
+
+def judge_threads(wildcards):
+    return plan.models.threads(MODEL_SPECS.get(wildcards.judge))
+
+
+def judge_mem_mb(wildcards, input, attempt):
+    weights = getattr(input, "weights", None)
+    return plan.models.mem_mb(MODEL_SPECS.get(wildcards.judge), weights, attempt)
+
+
+def judge_gpus(wildcards):
+    return plan.models.gpus(MODEL_SPECS.get(wildcards.judge))
+
+
+def nll_runtime(wildcards, attempt):
+    return plan.models.runtime(attempt, plan.models.NLL_MINUTES)

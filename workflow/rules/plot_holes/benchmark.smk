@@ -33,7 +33,11 @@ rule detect_benchmark_plot_holes:
         ),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: model_threads
+    resources:
+        mem_mb=model_mem_mb,
+        runtime=model_runtime,
+        gpu=model_gpus,
     params:
         model=model_settings,
         settings=PLOT_HOLES_DETECTION,
@@ -55,7 +59,11 @@ rule detect_benchmark_plot_holes_nli:
         ),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: model_threads
+    resources:
+        mem_mb=model_mem_mb,
+        runtime=model_runtime,
+        gpu=model_gpus,
     params:
         model=model_settings,
         settings=PLOT_HOLES_SETTINGS["nli"],

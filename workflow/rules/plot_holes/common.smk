@@ -93,3 +93,16 @@ def plot_holes_check_labels():
             for role, model in files
         ],
     }
+
+
+def plot_holes_maker_threads(wildcards):
+    return plan.models.threads(MODEL_SPECS.get(PLOT_HOLES_MAKER_MODEL))
+
+
+def plot_holes_maker_mem_mb(wildcards, input, attempt):
+    weights = getattr(input, "weights", None)
+    return plan.models.mem_mb(MODEL_SPECS.get(PLOT_HOLES_MAKER_MODEL), weights, attempt)
+
+
+def plot_holes_maker_gpus(wildcards):
+    return plan.models.gpus(MODEL_SPECS.get(PLOT_HOLES_MAKER_MODEL))

@@ -16,7 +16,11 @@ rule detect_plot_holes:
         corpus=one_of(PLOT_HOLES_CORPORA),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: model_threads
+    resources:
+        mem_mb=model_mem_mb,
+        runtime=model_runtime,
+        gpu=model_gpus,
     params:
         model=model_settings,
         settings=PLOT_HOLES_DETECTION,
@@ -38,7 +42,11 @@ rule detect_plot_holes_nli:
         corpus=one_of(PLOT_HOLES_CORPORA),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: model_threads
+    resources:
+        mem_mb=model_mem_mb,
+        runtime=model_runtime,
+        gpu=model_gpus,
     params:
         model=model_settings,
         settings=PLOT_HOLES_SETTINGS["nli"],
@@ -59,7 +67,11 @@ rule score_plot_hole_surprisal:
         corpus=one_of(PLOT_HOLES_CORPORA),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: model_threads
+    resources:
+        mem_mb=model_mem_mb,
+        runtime=model_runtime,
+        gpu=model_gpus,
     params:
         model=model_settings,
         n_ctx=PLOT_HOLES_SETTINGS["surprisal_n_ctx"],

@@ -47,7 +47,11 @@ rule make_model_plot_holes:
         corpus=one_of(PLOT_HOLES_CORPORA),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: plot_holes_maker_threads
+    resources:
+        mem_mb=plot_holes_maker_mem_mb,
+        runtime=model_runtime,
+        gpu=plot_holes_maker_gpus,
     params:
         model=plot_holes_maker_model,
         settings=PLOT_HOLES_SETTINGS["maker"],

@@ -43,7 +43,11 @@ rule detect_plot_hole_validation:
         plan.plot_holes.OUT.shared_log("detect_plot_hole_validation", "model"),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: model_threads
+    resources:
+        mem_mb=model_mem_mb,
+        runtime=model_runtime,
+        gpu=model_gpus,
     params:
         model=model_settings,
         settings=PLOT_HOLES_DETECTION,
@@ -62,7 +66,11 @@ rule detect_plot_hole_validation_nli:
         plan.plot_holes.OUT.shared_log("detect_plot_hole_validation_nli", "model"),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: model_threads
+    resources:
+        mem_mb=model_mem_mb,
+        runtime=model_runtime,
+        gpu=model_gpus,
     params:
         model=model_settings,
         settings=PLOT_HOLES_SETTINGS["nli"],
@@ -81,7 +89,11 @@ rule score_plot_hole_validation_surprisal:
         plan.plot_holes.OUT.shared_log("score_plot_hole_validation_surprisal", "model"),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: model_threads
+    resources:
+        mem_mb=model_mem_mb,
+        runtime=model_runtime,
+        gpu=model_gpus,
     params:
         model=model_settings,
         n_ctx=PLOT_HOLES_SETTINGS["surprisal_n_ctx"],

@@ -20,7 +20,9 @@ for _spec, _reason in REGRESSION_SKIPPED.items():
 
 
 def nll_settings(wildcards):
-    return plan.sequentiality.nll_settings(config, wildcards.corpus)
+    return plan.sequentiality.nll_settings(
+        config, wildcards.corpus, MODEL_SPECS[wildcards.model]
+    )
 
 
 def every_model(path):

@@ -53,10 +53,11 @@ rule score_nll_shard:
         model=one_of(SEQUENTIALITY_MODELS),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: model_threads
     resources:
-        mem_mb=6000,
-        runtime=240,
+        mem_mb=model_mem_mb,
+        runtime=nll_runtime,
+        gpu=model_gpus,
     params:
         settings=nll_settings,
         model=model_settings,

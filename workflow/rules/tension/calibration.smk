@@ -14,7 +14,11 @@ rule sample_calibration_endings:
         model=one_of(TENSION_MODELS["forecasters"]),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: model_threads
+    resources:
+        mem_mb=model_mem_mb,
+        runtime=model_runtime,
+        gpu=model_gpus,
     params:
         stories=TENSION_SETTINGS["calibration_stories"],
         k=TENSION_SETTINGS["k"],
@@ -65,7 +69,11 @@ rule judge_calibration_endings:
         judge=one_of(TENSION_MODEL_JUDGES),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: judge_threads
+    resources:
+        mem_mb=judge_mem_mb,
+        runtime=model_runtime,
+        gpu=judge_gpus,
     params:
         judge=tension_judge,
         judge_model=tension_judge_model,

@@ -14,7 +14,11 @@ rule sample_endings:
         model=one_of(TENSION_MODELS["forecasters"]),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: model_threads
+    resources:
+        mem_mb=model_mem_mb,
+        runtime=model_runtime,
+        gpu=model_gpus,
     params:
         k=TENSION_SETTINGS["k"],
         sampling=TENSION_SETTINGS["sampling"],

@@ -18,7 +18,11 @@ rule judge_endings:
         judge=one_of(TENSION_MODELS["judges"]),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: judge_threads
+    resources:
+        mem_mb=judge_mem_mb,
+        runtime=model_runtime,
+        gpu=judge_gpus,
     params:
         judge=tension_judge,
         judge_model=tension_judge_model,

@@ -15,7 +15,11 @@ rule score_tension_pmi:
         model=one_of(TENSION_MODELS["pmi_models"]),
     conda:
         "../../../envs/storyflow.yaml"
-    threads: 2
+    threads: model_threads
+    resources:
+        mem_mb=model_mem_mb,
+        runtime=model_runtime,
+        gpu=model_gpus,
     params:
         model=model_settings,
     script:

@@ -91,13 +91,14 @@ class NllSettings:
         the throughput-only ``shards`` and ``tokens_per_second``) and the rule's ``threads``;
         ``n_batch`` and ``n_seq`` null become the device's defaults. ``tokens_per_second``: the
         rate of the expected-time lines, None (as in the jobs) for none."""
-        gpu = block["n_gpu_layers"]
+        gpu = block["n_gpu_layers"] or 0  # the model's (plan.sequentiality.nll_settings)
         return settings_from(
             cls,
             block,
             where="nll",
             tokens_per_second=tokens_per_second,
             n_threads=threads,
+            n_gpu_layers=gpu,
             n_batch=default_n_batch(gpu, block["n_batch"]),
             n_seq=default_n_seq(gpu, block["n_seq"]),
         )

@@ -271,10 +271,10 @@ def answer_corpus(
     reading: Mapping[str, Any],
     *,
     n_threads: int,
-    n_gpu_layers: int,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every answer of one reader model ``spec`` (a ``ModelSpec``; ``model_path`` its GGUF, None
-    when served) about a corpus, with the story prefix shared across its questions."""
+    when served; on the GPU its ``device.n_gpu_layers`` says) about a corpus, with the story
+    prefix shared across its questions."""
     from storyflow.lm.connect import open_model
 
     settings = ReaderSettings.from_params(reading)
@@ -283,7 +283,7 @@ def answer_corpus(
         model_path,
         n_ctx=settings.n_ctx,
         n_threads=n_threads,
-        n_gpu_layers=n_gpu_layers,
+        n_gpu_layers=spec.n_gpu_layers,
         share_prefix=True,
     )
     return answer_questions(model, versions, questions, settings)

@@ -31,7 +31,6 @@ import math
 import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,6 +40,7 @@ from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.lm.backends import Scorer
+from storyflow.lm.registry import ModelSpec
 from storyflow.measures.plot_holes.ceeval import ceeval_full
 
 log = logging.getLogger(__name__)
@@ -86,21 +86,21 @@ def score_versions(scorer: Scorer, made: pd.DataFrame, model: str, n_ctx: int) -
 
 
 def score_model(
-    gguf: str,
+    weights: str,
     made: pd.DataFrame,
-    model: str,
+    spec: ModelSpec,
     *,
     n_ctx: int | None,
     n_threads: int,
 ) -> pd.DataFrame:
-    """PLOT_HOLE_SURPRISAL rows of every version of ``made`` scored by the local model at
-    ``gguf`` (its GGUF, run by llama.cpp, or its checkpoint's manifest, run by transformers).
-    The window is the longest version (plus the start token, rounded up to 64) that fits
-    ``n_ctx`` (None: the model's trained context); a longer version gets NaN NLLs (logged)."""
-    from storyflow.lm.backends.llama_cpp import LlamaCppScorer
+    """PLOT_HOLE_SURPRISAL rows of every version of ``made`` scored by the local model ``spec``
+    from ``weights`` (its GGUF, or its checkpoint's manifest), on its backend and device
+    (``backend``, ``dtype``, ``device.n_gpu_layers``). The window is the longest version (plus
+    the start token, rounded up to 64) that fits ``n_ctx`` (None: the model's trained context);
+    a longer version gets NaN NLLs (logged)."""
     from storyflow.lm.nll.engine import model_vocab
 
-    vocab = model_vocab(gguf)
+    vocab = model_vocab(weights)
     limit = n_ctx if n_ctx is not None else vocab.n_ctx_train
     lengths = [
         1 + sum(len(vocab.tokenize(s if i == 0 else " " + s)) for i, s in enumerate(sents))
@@ -110,18 +110,24 @@ def score_model(
     window = min(limit, max(64, -(-max(fitting, default=64) // 64) * 64))
     log.info(
         "%s: window %d tokens (%d versions, longest %d)",
-        model,
+        spec.name,
         window,
         len(made),
         max(lengths, default=0),
     )
-    if Path(gguf).suffix == ".json":
+    scorer: Any
+    if spec.backend == "transformers":
         from storyflow.lm.backends.transformers import TransformersScorer
 
-        scorer: Any = TransformersScorer(gguf, n_threads=n_threads)
+        device = "cuda" if spec.on_gpu else "cpu"
+        scorer = TransformersScorer(weights, dtype=spec.dtype, device=device, n_threads=n_threads)
     else:
-        scorer = LlamaCppScorer(gguf, n_ctx=window, n_threads=n_threads)
-    return score_versions(scorer, made, model, window)
+        from storyflow.lm.backends.llama_cpp import LlamaCppScorer
+
+        scorer = LlamaCppScorer(
+            weights, n_ctx=window, n_threads=n_threads, n_gpu_layers=spec.n_gpu_layers
+        )
+    return score_versions(scorer, made, spec.name, window)
 
 
 def story_contrasts(surprisal: pd.DataFrame, made: pd.DataFrame) -> pd.DataFrame:
