@@ -58,8 +58,13 @@ def test_a_served_model_reads_its_key_from_the_environment(monkeypatch) -> None:
 
 def test_served_models_take_no_role_that_needs_weights() -> None:
     entry = {"name": "s", "source": {"server": {"base_url": "http://x/v1", "model": "m"}}}
-    with pytest.raises(StoryflowError, match=r"cannot take the role.*sequentiality"):
-        spec_of(entry)  # the default role
+    # the default role, sequentiality: NLLs from the server, planned with its tokenizer
+    with pytest.raises(StoryflowError, match=r"scores the sequentiality NLLs.*tokenizer"):
+        spec_of(entry)
+    server = {"base_url": "http://x/v1", "model": "m", "tokenizer": "org/name"}
+    assert spec_of({**entry, "source": {"server": server}}).backend == "server"
+    with pytest.raises(StoryflowError, match="use api: completions"):
+        spec_of({**entry, "variant": "instruct", "source": {"server": {**server, "api": "chat"}}})
     with pytest.raises(StoryflowError, match=r"plot_holes\.surprisal"):
         spec_of({**entry, "roles": ["plot_holes.detector", "plot_holes.surprisal"]})
     with pytest.raises(WorkflowError):  # the roles are the schema's, checked there once

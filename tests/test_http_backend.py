@@ -419,7 +419,9 @@ SERVER_MODULES = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "p
 
 
 @contextlib.contextmanager
-def llama_cpp_server(gguf: Path, log: Path, *, alias: str, n_ctx: int) -> Iterator[str]:
+def llama_cpp_server(
+    gguf: Path, log: Path, *, alias: str, n_ctx: int, threads: int = 1
+) -> Iterator[str]:
     """llama-cpp-python's OpenAI-compatible server on ``gguf`` at 127.0.0.1 (a free port),
     named ``alias``; yields its base URL (``http://127.0.0.1:<port>/v1``) once it answers and
     stops it afterwards. Skips the test when the server's extras are not installed."""
@@ -427,12 +429,13 @@ def llama_cpp_server(gguf: Path, log: Path, *, alias: str, n_ctx: int) -> Iterat
     if missing:
         pytest.skip(f"llama-cpp-python's server extras are not installed: {missing}")
     port = free_port()
-    # one thread, n_batch 512 (the in-process default), logits of every token (echo log-probs)
+    # one thread (unless asked), n_batch 512 (the in-process default), logits of every token
+    # (echo log-probs)
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
         "--model_alias", alias, "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", str(n_ctx), "--n_batch", "512", "--n_threads", "1",
-        "--n_threads_batch", "1", "--logits_all", "true",
+        "--n_ctx", str(n_ctx), "--n_batch", "512", "--n_threads", str(threads),
+        "--n_threads_batch", str(threads), "--logits_all", "true",
     ]  # fmt: skip
     with open(log, "w") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)

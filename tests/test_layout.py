@@ -126,14 +126,14 @@ def test_no_measure_reads_another_measures_lookups() -> None:
 
 def test_final_outputs_follow_the_layout(default_config) -> None:
     """rule all's targets of the default config: each under a corpus's measure folder (or the
-    measure's shared folder, or one of the two run-wide tables), CSVs in tables/, figures in
+    measure's shared folder, or one of the three run-wide tables), CSVs in tables/, figures in
     figures/."""
     homes = {*HOMES, "comparison", "corpus"}
     for path in plan.final_outputs(default_config):
         parts = Path(path).parts
         assert parts[0] == "results", path
         if len(parts) == 2:
-            assert parts[1] in ("validity.csv", "lm_cost.csv"), path
+            assert parts[1] in ("validity.csv", "lm_cost.csv", "models.csv"), path
             continue
         if parts[1] == "replication":  # run-wide: one table per paper, its figure in figures/
             assert (len(parts) == 3 and path.endswith(".csv")) or parts[2] == "figures", path

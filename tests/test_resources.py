@@ -92,12 +92,14 @@ def dry_run_jobs(output: str) -> list[dict[str, str]]:
         rule = re.match(r"(?:local)?rule (\w+):", block)
         resources = re.search(r"\n\s+resources: (.*)", block)
         wildcards = re.search(r"\n\s+wildcards: (.*)", block)
+        threads = re.search(r"\n\s+threads: (\d+)", block)
         if rule:
             jobs.append(
                 {
                     "rule": rule.group(1),
                     "resources": resources.group(1) if resources else "",
                     "wildcards": wildcards.group(1) if wildcards else "",
+                    "threads": threads.group(1) if threads else "1",
                 }
             )
     return jobs
@@ -110,14 +112,24 @@ def test_an_offloaded_model_asks_for_a_gpu_in_every_job_that_runs_it(
     local = dict(tiny["models"][0], device={"n_gpu_layers": -1, "threads": 4})
     config = tmp_path / "gpu.yaml"
     config.write_text(yaml.safe_dump({"models": [local]}))
-    out = snakemake(tmp_path / "run", "--dry-run", configfiles=[config]).stdout
+    measures = Path(__file__).parent / "config" / "measures.yaml"  # every measure on
+    out = snakemake(
+        tmp_path / "run", "--dry-run", "--cores", "8", configfiles=[measures, config]
+    ).stdout
     jobs = dry_run_jobs(out)
     shards = [j for j in jobs if j["rule"] == "score_nll_shard"]
     assert shards and all("gpu=1" in j["resources"] for j in shards), shards
     assert all("runtime=240" in j["resources"] for j in shards)
-    assert all("_cores=4" in j["resources"] for j in shards)  # device.threads
-    others = [j for j in jobs if j["rule"] in ("sample_endings", "score_tension_pmi")]
-    assert others and all("gpu=1" in j["resources"] for j in others), others
+    assert all(j["threads"] == "4" for j in shards)  # device.threads
+    runs_it = (
+        "sample_endings",
+        "score_tension_pmi",
+        "answer_fabula_questions",
+        "detect_plot_holes",
+    )
+    others = [j for j in jobs if j["rule"] in runs_it]
+    assert {j["rule"] for j in others} == set(runs_it), others
+    assert all("gpu=1" in j["resources"] and j["threads"] == "4" for j in others), others
     assert not [j for j in jobs if j["rule"] == "read_corpus_stories" and "gpu=1" in j["resources"]]
 
     # the former key stops the run with one line naming the new one

@@ -387,6 +387,16 @@ def job_spec(settings: Mapping[str, Any], config_models: Sequence[Mapping[str, A
     return ModelSpec.from_config(entry)
 
 
+def scoring_source(spec: ModelSpec, weights: str | Path | None) -> str | Path:
+    """What the NLL engine reads ``spec``'s vocabulary from: its weights (a GGUF, or a
+    checkpoint's manifest), or for a served model its ``source.server.tokenizer``."""
+    if spec.served:
+        return str(spec.server["tokenizer"])
+    if weights is None:
+        raise StoryflowError(f"model {spec.name!r} runs locally: its job has no weights input")
+    return weights
+
+
 def job_model_spec(smk: Any, key: str = "model") -> ModelSpec:
     """The spec of the model a Snakemake job runs: its rule's ``params.<key>`` (the model's
     scoring settings) completed from the config's ``models`` (:func:`job_spec`)."""

@@ -20,8 +20,10 @@ from storyflow.errors import StoryflowError
 from storyflow.lm.tokenizer import tokenizer_source
 from storyflow.settings import settings_from
 
-#: Roles that score text token by token with the model's weights: no served model takes them.
-LOCAL_ROLES = ("sequentiality", "tension.pmi", "plot_holes.surprisal")
+#: Roles that score text token by token with the model's weights in process: no served model
+#: takes them. (A served model scores the sequentiality NLLs through its server's prompt
+#: log-probabilities: storyflow.lm.backends.served.)
+LOCAL_ROLES = ("tension.pmi", "plot_holes.surprisal")
 #: Settings of a served model that change no answer (where and how fast it is reached): kept out
 #: of :meth:`ModelSpec.scoring_settings`, so a server on another node re-runs nothing.
 SERVER_RUNTIME = ("base_url", "api_key_env", "concurrency", "timeout", "retries", "backoff")
@@ -63,6 +65,8 @@ class ModelSpec:
         backend = spec.backend
         if backend == "auto":
             backend = "transformers" if "hf" in source else "llama.cpp"
+        if "server" in source:
+            backend = "server"  # the server runs it, whatever the entry says
         if "hf" in source and backend != "transformers":
             raise StoryflowError(
                 f"config: model {name!r} is a Hugging Face checkpoint (source.hf), which only "
@@ -85,6 +89,17 @@ class ModelSpec:
             if server["api"] is None:  # auto: text when storyflow can render the prompt
                 can_render = mode == "plain" or bool(server["tokenizer"])
                 server["api"] = "completions" if can_render else "chat"
+            if "sequentiality" in roles and not server["tokenizer"]:
+                raise StoryflowError(
+                    f"config: model {name!r} is served and scores the sequentiality NLLs, which "
+                    "are planned and read token by token: set source.server.tokenizer to the "
+                    "served model's tokenizer (its GGUF, Hugging Face folder or hub id)"
+                )
+            if "sequentiality" in roles and server["api"] == "chat":
+                raise StoryflowError(
+                    f"config: model {name!r} scores the sequentiality NLLs, which need the "
+                    "completions API's prompt log-probabilities: use api: completions"
+                )
             if server["api"] == "chat" and mode != "chat":
                 raise StoryflowError(
                     f"config: model {name!r}: api chat sends messages to the server's chat "
@@ -104,8 +119,9 @@ class ModelSpec:
     def served(self) -> bool:
         """Whether the model runs behind an OpenAI-compatible server (no local weights).
 
-        Such a model samples and answers closed choices (docs/lm.md) but has no GGUF to score
-        NLLs with: the sequentiality analysis leaves it out.
+        Such a model samples and answers closed choices (docs/lm.md) and scores the
+        sequentiality NLLs through its server's prompt log-probabilities; it has no weights for
+        the roles of :data:`LOCAL_ROLES`.
         """
         return "server" in self.source
 

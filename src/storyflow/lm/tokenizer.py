@@ -57,8 +57,8 @@ class Tokenizer(ABC):
         """Token ids of ``text``, nothing added; ``special``: special-token texts are parsed."""
 
     @abstractmethod
-    def decode(self, ids: Sequence[int]) -> str:
-        """The text of ``ids``, special tokens left out."""
+    def decode(self, ids: Sequence[int], *, special: bool = False) -> str:
+        """The text of ``ids``, special tokens left out (``special``: written out)."""
 
     @abstractmethod
     def piece(self, token: int) -> str:
@@ -110,8 +110,9 @@ class GgufTokenizer(Tokenizer):
     def encode(self, text: str, *, special: bool = False) -> list[int]:
         return list(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=special))
 
-    def decode(self, ids: Sequence[int]) -> str:
-        return self.llm.detokenize(list(ids)).decode("utf-8", errors="replace")
+    def decode(self, ids: Sequence[int], *, special: bool = False) -> str:
+        text = self.llm.detokenize(list(ids), special=special)
+        return text.decode("utf-8", errors="replace")
 
     def piece(self, token: int) -> str:
         return self.decode([token])
@@ -202,8 +203,8 @@ class HfTokenizer(Tokenizer):
             finally:
                 self._tok.encode_special_tokens = False
 
-    def decode(self, ids: Sequence[int]) -> str:
-        return self._tok.decode(list(ids), skip_special_tokens=True)
+    def decode(self, ids: Sequence[int], *, special: bool = False) -> str:
+        return self._tok.decode(list(ids), skip_special_tokens=not special)
 
     def piece(self, token: int) -> str:
         """Decoded after an anchor token and cut after the anchor's text, so that a leading
@@ -279,6 +280,10 @@ class TokenizerVocab:
 
     def tokenize(self, text: str) -> list[int]:
         return self.llm.encode(text)
+
+    def text(self, ids: Sequence[int]) -> str:
+        """The text of ``ids``, special tokens written out (a served model's text prompt)."""
+        return self.llm.decode(ids, special=True)
 
     @property
     def start_token(self) -> int:

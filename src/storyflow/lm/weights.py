@@ -34,6 +34,8 @@ import importlib.metadata
 import json
 import logging
 import mmap
+import os
+import re
 import struct
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -277,6 +279,15 @@ def _from_hub(hub: dict[str, str], dest: Path, name: str) -> Origin:
             "{path: /where/it/is.gguf}"
         ) from err
     _link(Path(cached), dest)
+    found = _SNAPSHOT.search(str(cached))
+    log.info(
+        "model %s: %s of %s at revision %s, commit %s (pin it: hub.revision)",
+        name,
+        file,
+        repo,
+        revision,
+        found.group(1) if found else "unknown",
+    )
     return Origin(
         str(cached),
         f"it was downloaded from the Hugging Face hub (repo {repo}, file {file}, revision "
@@ -585,3 +596,75 @@ def materialize_checkpoint(name: str, source: dict[str, Any], dest: str | Path) 
         made.bytes / 1e6,
     )
     return made
+
+
+#: A hub snapshot folder in the Hugging Face cache: ``.../snapshots/<commit>/...``.
+_SNAPSHOT = re.compile(r"/snapshots/([0-9a-f]{40})/")
+
+
+def hub_commit(hub: dict[str, str]) -> str:
+    """The commit the Hugging Face cache holds ``hub``'s file at for its revision (the cache
+    records which commit a branch or tag pointed at when the file was downloaded); "" when
+    the file is not in the cache or huggingface_hub is not installed."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # pragma: no cover - depends on the environment
+        return ""
+    cached = try_to_load_from_cache(hub["repo"], hub["file"], revision=hub["revision"])
+    found = _SNAPSHOT.search(str(cached)) if isinstance(cached, str) else None
+    return found.group(1) if found else ""
+
+
+def provenance(spec: Any, weights: str | Path | None) -> dict[str, Any]:
+    """Which weights model ``spec`` (a ``ModelSpec``) ran with: one MODEL_PROVENANCE row.
+
+    ``weights``: what rule materialize_model or materialize_checkpoint made (the GGUF link, or
+    the checkpoint's manifest); None for a served model. A hub GGUF's commit is the one the
+    Hugging Face cache holds it at (:func:`hub_commit`), a checkpoint's is in its manifest.
+    """
+    source = dict(spec.source)
+    kind = next(iter(source))
+    row: dict[str, Any] = {
+        "model": spec.name,
+        "family": spec.family,
+        "size": spec.size,
+        "variant": spec.variant,
+        "backend": "server" if spec.served else spec.backend,
+        "dtype": "" if spec.served or spec.backend == "llama.cpp" else spec.dtype,
+        "n_gpu_layers": 0 if spec.served else spec.n_gpu_layers,
+        "source": kind,
+        "revision": "",
+        "commit": "",
+        "weights": "",
+        "bytes": float("nan"),
+    }
+    if kind == "server":
+        return row | {"location": str(source["server"]["model"])}
+    if kind == "hf":
+        made = checkpoint(weights) if weights else None
+        return row | {
+            "location": str(source["hf"]["id"]),
+            "revision": str(source["hf"].get("revision") or ""),
+            "commit": (made.commit or "") if made else "",
+            "weights": made.folder if made else "",
+            "bytes": float(made.bytes) if made else float("nan"),
+        }
+    target = Path(os.readlink(weights)) if weights and Path(weights).is_symlink() else None
+    file = target if target is not None else (Path(weights) if weights else None)
+    if kind == "package":
+        package = str(source["package"])
+        location = f"{package} {importlib.metadata.version(package)}"
+    elif kind == "pieces":
+        location = f"{source['pieces']['package']} (sha256 {source['pieces']['sha256']})"
+    elif kind == "hub":
+        location = f"{source['hub']['repo']}/{source['hub']['file']}"
+        row["revision"] = str(source["hub"]["revision"])
+        row["commit"] = hub_commit(source["hub"])
+    else:
+        location = str(source["path"])
+    exists = file is not None and file.exists()
+    return row | {
+        "location": location,
+        "weights": str(file) if file is not None else "",
+        "bytes": float(file.stat().st_size) if exists else float("nan"),
+    }

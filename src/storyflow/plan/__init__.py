@@ -40,7 +40,8 @@ from storyflow.plan import (
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """Every final table and figure the config asks for (rule all): each corpus's sample
     counts, each measure's outputs (in the registry's order), the comparison's, the validity
-    table, the replication tables and the language-model cost estimate."""
+    table, the replication tables, the language-model cost estimate and the model provenance
+    table."""
     outputs = corpus.final_outputs(config)
     for measure in registry.MEASURES:
         outputs += measure.final_outputs(config)
@@ -49,6 +50,7 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
     outputs += replication.final_outputs(config)
     if cost.settings(config):
         outputs.append(layout.LM_COST)
+    outputs.append(models.PROVENANCE)
     return outputs
 
 

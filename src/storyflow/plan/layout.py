@@ -5,10 +5,12 @@
 what it makes of no single corpus (a calibration, a validation pool, a vocabulary).
 Inside either, ``tables/`` holds the CSV tables a reader opens, ``figures/`` the figures (PNG and
 PDF), and the measure's Parquet intermediates lie at the top or in folders named for their
-stage. Two run-wide tables sit directly under ``results/``: ``validity.csv`` and
-``lm_cost.csv``. A job's log is ``logs/<corpus>/<measure>/<rule>[/<wildcards>].log`` (or
-``logs/<measure>/<rule>...`` for a job of no single corpus); a model's weights are
-``resources/models/<model>.gguf`` (:mod:`storyflow.plan.models`).
+stage. Three run-wide tables sit directly under ``results/``: ``validity.csv``,
+``lm_cost.csv`` and ``models.csv`` (:data:`storyflow.plan.models.PROVENANCE`). A job's log is
+``logs/<corpus>/<measure>/<rule>[/<wildcards>].log`` (or ``logs/<measure>/<rule>...`` for a job
+of no single corpus); a model's weights are ``resources/models/<model>.gguf``, or its
+checkpoint's manifest ``resources/models/<model>.checkpoint.json``
+(:mod:`storyflow.plan.models`).
 
 Each measure's planning module (:mod:`storyflow.plan.tension`, ...) holds a :class:`Layout` and
 names every file of that measure once, as a module constant built from it (a Snakemake template

@@ -4,10 +4,11 @@ memory, run time, a GPU: each from the model's ``device`` block and its weights)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from storyflow.lm.registry import ModelSpec
-from storyflow.plan.layout import Layout, fill
+from storyflow.plan.layout import RESULTS, Layout, fill
 
 #: Its logs: ``logs/models/...``.
 OUT = Layout("models")
@@ -77,3 +78,12 @@ def mem_mb(spec: ModelSpec | None, weights: str | None, attempt: int) -> int:
         how = "llama.cpp" if spec.backend == "llama.cpp" else precision
         weights_mb = size / 1e6 * _IN_MEMORY[(kind, how)]
     return round(weights_mb + PROCESS_MB) * attempt
+
+
+#: The model provenance table (rule record_model_provenance).
+PROVENANCE = f"{RESULTS}/models.csv"
+
+
+def in_use(specs: Mapping[str, ModelSpec]) -> list[str]:
+    """The models the provenance table lists: those with a role, in config order."""
+    return [name for name, spec in specs.items() if spec.roles]

@@ -40,6 +40,7 @@ from storyflow.tables.fabula_entropy import (
 )
 from storyflow.tables.lm import (
     LM_COST,
+    MODEL_PROVENANCE,
     NLL,
     NLL_COST,
     NLL_ESTIMATE,
@@ -115,6 +116,7 @@ __all__ = [
     "MEASURE_UNITS",
     "MEASURE_VERDICTS",
     "MODEL_AGREEMENT",
+    "MODEL_PROVENANCE",
     "NLL",
     "NLL_COST",
     "NLL_ESTIMATE",

@@ -113,3 +113,29 @@ NLL_ESTIMATE = Table(
     "out, forward passes and tokens planned, and the expected wall time at the configured rate "
     "(NaN without one).",
 )
+
+MODEL_PROVENANCE = Table(
+    "model provenance",
+    {
+        "model": "object",
+        "family": "object",
+        "size": "object",
+        "variant": "object",
+        "backend": "object",
+        "dtype": "object",
+        "n_gpu_layers": "int64",
+        "source": "object",
+        "location": "object",
+        "revision": "object",
+        "commit": "object",
+        "weights": "object",
+        "bytes": "float64",
+    },
+    key=("model",),
+    doc="One row per model the run uses: how it ran (backend, dtype, n_gpu_layers: layers on "
+    "the GPU, 0 = CPU) and which weights it ran with: source (package, pieces, path, hub, hf "
+    "or server), location (package and version, path, hub repo and file, checkpoint id, or "
+    "the served model's name), the revision asked for and the hub commit it resolved to "
+    "(empty where no hub is involved), the weights' file or folder and their size (bytes; "
+    "empty for a served model).",
+)

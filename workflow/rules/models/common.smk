@@ -60,3 +60,6 @@ def judge_gpus(wildcards):
 
 def nll_runtime(wildcards, attempt):
     return plan.models.runtime(attempt, plan.models.NLL_MINUTES)
+
+
+MODELS_IN_USE = plan.models.in_use(MODEL_SPECS)  # the provenance table's models

@@ -305,6 +305,10 @@ class VocabOnly:
     def tokenize(self, text: str) -> list[int]:
         return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
 
+    def text(self, ids: Sequence[int]) -> str:
+        """The text of ``ids``, special tokens written out (a served model's text prompt)."""
+        return self.llm.detokenize(list(ids), special=True).decode("utf-8", errors="replace")
+
     @property
     def start_token(self) -> int:
         return start_token_of(self.llm)

@@ -298,14 +298,20 @@ class CorpusRun:
 
 def model_vocab(model_path: str | Path) -> Any:
     """The vocabulary a plan tokenizes with, without weights: a GGUF's
-    (:class:`~storyflow.lm.backends.llama_cpp.VocabOnly`) or, for a checkpoint's manifest
-    (``.json``), its Hugging Face tokenizer (:class:`~storyflow.lm.tokenizer.TokenizerVocab`)."""
-    if Path(model_path).suffix == ".json":
-        from storyflow.lm.tokenizer import HfTokenizer, TokenizerVocab
+    (:class:`~storyflow.lm.backends.llama_cpp.VocabOnly`); for a checkpoint's manifest
+    (``.json``), its Hugging Face tokenizer; for a served model, what its
+    ``source.server.tokenizer`` names (a Hugging Face folder or hub id; a GGUF as above)
+    (:class:`~storyflow.lm.tokenizer.TokenizerVocab`)."""
+    from storyflow.lm.tokenizer import HfTokenizer, TokenizerVocab, open_tokenizer
+
+    path = Path(model_path)
+    if path.suffix == ".json":
         from storyflow.lm.weights import checkpoint
 
         return TokenizerVocab(HfTokenizer(checkpoint(model_path).folder))
-    return VocabOnly(model_path)
+    if path.suffix.lower() == ".gguf":
+        return VocabOnly(model_path)
+    return TokenizerVocab(open_tokenizer(str(model_path), "source.server.tokenizer"))
 
 
 def empty_nll() -> pd.DataFrame:
@@ -409,13 +415,14 @@ def score_corpus(
     prompt: str = "plain",
     backend: str = "llama.cpp",
     dtype: str = "float32",
+    served: Any = None,
 ) -> pd.DataFrame:
     """NLL table (columns of ``NLL_DTYPES``) of every story, sentence, formulation and history size.
 
     ``run_corpus``'s NLL table; the stories it leaves out are logged.
     """
     return run_corpus(
-        model_name, model_path, stories, sentences, settings, prompt, backend, dtype
+        model_name, model_path, stories, sentences, settings, prompt, backend, dtype, served=served
     ).nll
 
 
@@ -429,6 +436,7 @@ def run_corpus(
     backend: str = "llama.cpp",
     dtype: str = "float32",
     on_plan: Callable[[CorpusPlan], None] | None = None,
+    served: Any = None,
 ) -> CorpusRun:
     """NLL table of every story, sentence, formulation and history size, its cost and exclusions.
 
@@ -438,7 +446,9 @@ def run_corpus(
     storyflow.lm.prompts). ``backend``: ``llama.cpp`` or ``transformers`` (a Hugging Face
     checkpoint, ``model_path`` its manifest, or the same GGUF dequantized; ``dtype`` float32,
     float16 or bfloat16; on the GPU when ``settings.n_gpu_layers`` != 0, passes batched with
-    padding when ``settings.n_seq`` > 1).
+    padding when ``settings.n_seq`` > 1), or ``server``: ``served`` (its ``ModelSpec``) scored
+    through its server's prompt log-probabilities (:mod:`storyflow.lm.backends.served`),
+    ``model_path`` then naming its tokenizer.
     The plan (``plan_corpus``: cost, exclusions, logged estimate) is made first, without the
     weights, and handed to ``on_plan`` before any scoring (to write the cost table early).
     """
@@ -466,8 +476,13 @@ def run_corpus(
         )
     elif backend == "llama.cpp":
         scorer = llama_cpp_scorer(model_path, n_ctx, settings)
+    elif backend == "server" and served is not None:
+        from storyflow.lm.backends.served import ServedScorer
+        from storyflow.lm.connect import http_backend
+
+        scorer = ServedScorer(http_backend(served), model_vocab(model_path))
     else:
-        raise ValueError(f"backend must be llama.cpp or transformers, not {backend!r}")
+        raise ValueError(f"backend must be llama.cpp, transformers or server, not {backend!r}")
     log.info(
         "model %s: backend %s, %d pass(es) per batch of at most %d tokens, %d threads",
         model_name,

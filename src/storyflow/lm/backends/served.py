@@ -1,0 +1,170 @@
+"""NLL scoring on a served model: the prompt log-probabilities of the completions endpoint.
+
+A :class:`ServedScorer` is the NLL engine's scorer (``tokenize``, ``start_token``, ``logprobs``,
+``logprobs_batch``) for a model behind an OpenAI-compatible server. Each engine pass (a prefix
+and a continuation of token ids, made with the served model's own tokenizer, the config's
+``source.server.tokenizer``) is one ``/completions`` request with ``echo``, ``logprobs: 1`` and
+one generated token: the server returns the log-probability of every prompt token, and the
+continuation's are read off its end (the generated token is dropped). Passes go
+``concurrency`` at a time (the server batches them).
+
+The prompt is sent as **token ids** where the server takes them (vLLM), so it scores exactly the
+tokens storyflow planned; a server that refuses ids (llama-cpp-python's takes text only) gets
+the ids' text instead, special tokens written out, and the run checks on every answer that the
+server read as many tokens as were planned (``usage.prompt_tokens``) and that the scored
+tokens' texts spell the continuation, stopping otherwise: a different tokenization would score
+other tokens. The first pass finds out which, once.
+
+A server that returns no prompt log-probabilities stops the run before any table is written,
+naming the server and what to do.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from storyflow.errors import StoryflowError
+from storyflow.lm.backends.http import HttpBackend, ServerUnavailable
+
+log = logging.getLogger(__name__)
+
+#: What a server needs to score prompts, for the messages.
+NEEDS = (
+    "a server that returns prompt log-probabilities on /completions (echo with logprobs: vLLM, "
+    "llama-cpp-python's server), or give the model local weights (source.path, hub or hf)"
+)
+
+
+class ServedScorer:
+    """The NLL engine's scorer on a served model (module docstring).
+
+    ``backend``: the model's HTTP client; ``vocab``: its tokenizer as the planner reads it
+    (``tokenize``, ``start_token``, and ``text(ids)``: the ids' text with special tokens
+    written out, for servers that take text only).
+    """
+
+    def __init__(self, backend: HttpBackend, vocab: Any) -> None:
+        self.backend = backend
+        self.vocab = vocab
+        self.send_ids: bool | None = None  # found on the first pass
+        self._probe = threading.Lock()
+
+    def tokenize(self, text: str) -> list[int]:
+        return self.vocab.tokenize(text)
+
+    @property
+    def start_token(self) -> int:
+        return self.vocab.start_token
+
+    @property
+    def tokens_evaluated(self) -> int:
+        """Tokens the server reports having processed (each answer's ``usage``)."""
+        return self.backend.tokens_evaluated
+
+    def logprobs(self, prefix: Sequence[int], continuation: Sequence[int]) -> np.ndarray:
+        """ln p(continuation[t] | prefix + continuation[:t]) from the server, natural log."""
+        return self.logprobs_batch([(prefix, continuation)])[0]
+
+    def logprobs_batch(
+        self, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
+    ) -> list[np.ndarray]:
+        """:meth:`logprobs` of each request, ``concurrency`` requests in flight (the first
+        alone: it finds out whether the server takes token ids)."""
+        if not requests:
+            return []
+        first = [self._score(requests[0])]
+        return first + self.backend._map(self._score, list(requests[1:]))
+
+    def _score(self, request: tuple[Sequence[int], Sequence[int]]) -> np.ndarray:
+        prefix, continuation = request
+        ids = [*prefix, *continuation]
+        if self.send_ids is None:
+            with self._probe:
+                if self.send_ids is None:
+                    return self._first(ids, len(continuation))
+        return self._read(self._ask(ids), ids, len(continuation))
+
+    def _first(self, ids: list[int], n: int) -> np.ndarray:
+        """The first pass: token ids if the server takes them, else text (module docstring)."""
+        self.send_ids = True
+        retries, self.backend.retries = self.backend.retries, 0  # a refusal is an answer
+        try:
+            answer = self._ask(ids)
+        except ServerUnavailable as err:
+            if err.unreachable:
+                raise
+            answer = None
+        except StoryflowError:  # HTTP 4xx: the prompt's form refused
+            answer = None
+        finally:
+            self.backend.retries = retries
+        if answer is None or not _echoed(answer):
+            self.send_ids = False
+            answer = self._ask(ids)
+        log.info(
+            "%s (model %s): prompts are sent as %s",
+            self.backend.base_url,
+            self.backend.model,
+            "token ids" if self.send_ids else "text (the server takes no token ids)",
+        )
+        return self._read(answer, ids, n)
+
+    def _ask(self, ids: list[int]) -> dict[str, Any]:
+        prompt: Any = ids if self.send_ids else self.vocab.text(ids)
+        body = {"prompt": prompt, "max_tokens": 1, "temperature": 0.0, "echo": True}
+        return self.backend.post("/completions", {**body, "logprobs": 1})
+
+    def _read(self, answer: dict[str, Any], ids: list[int], n: int) -> np.ndarray:
+        """The log-probabilities of the last ``n`` of the prompt ``ids`` in ``answer``.
+
+        The server's count of prompt tokens (``usage.prompt_tokens``) must be ``len(ids)``: the
+        same tokens. Its echo may list fewer entries than tokens (llama-cpp-python's leaves out
+        special tokens, whose text is empty), so the continuation's are read from the end, and
+        their texts, where listed, must spell the continuation's text.
+        """
+        where = f"{self.backend.base_url} (model {self.backend.model})"
+        if not _echoed(answer):
+            raise StoryflowError(
+                f"{where} returned no prompt log-probabilities (asked with echo and logprobs): "
+                f"NLLs need {NEEDS}"
+            )
+        choice, usage = answer["choices"][0], answer.get("usage") or {}
+        self.backend._count(usage)
+        scored = choice["logprobs"]
+        generated = int(usage.get("completion_tokens", 1))
+        logprobs = scored["token_logprobs"][: len(scored["token_logprobs"]) - generated]
+        read = usage.get("prompt_tokens", len(logprobs))
+        if read != len(ids) or len(logprobs) < n:
+            raise StoryflowError(
+                f"{where} read the prompt as {read} tokens where storyflow planned "
+                f"{len(ids)}: it tokenizes the text differently, so it would score other tokens. "
+                "Serve the model where prompts can be sent as token ids (vLLM), or check that "
+                "source.server.tokenizer is the served model's own tokenizer"
+            )
+        tokens = scored.get("tokens")
+        if isinstance(tokens, list) and len(tokens) == len(scored["token_logprobs"]):
+            spelled = "".join(tokens[: len(tokens) - generated][len(logprobs) - n :])
+            if spelled != self.vocab.text(ids[len(ids) - n :]):
+                raise StoryflowError(
+                    f"{where} listed the scored tokens as {spelled!r:.80}, not the planned "
+                    f"{self.vocab.text(ids[len(ids) - n :])!r:.80}: its log-probabilities cannot "
+                    "be matched to the planned tokens"
+                )
+        values = logprobs[len(logprobs) - n :]
+        if any(v is None for v in values):
+            raise StoryflowError(f"{where} returned no log-probability for a scored token")
+        return np.asarray(values, dtype=np.float64)
+
+
+def _echoed(answer: dict[str, Any]) -> bool:
+    """Whether ``answer`` holds the prompt's token log-probabilities."""
+    try:
+        scored = answer["choices"][0]["logprobs"]
+        return isinstance(scored["token_logprobs"], list) and len(scored["token_logprobs"]) > 1
+    except (KeyError, IndexError, TypeError):
+        return False
