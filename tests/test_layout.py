@@ -159,7 +159,7 @@ def test_a_run_writes_every_file_into_the_layout(measures_run: Path) -> None:
         if "/.progress/" in f"/{path.as_posix()}":
             continue
         if len(parts) == 1:
-            assert parts[0] in ("validity.csv", "lm_cost.csv"), path
+            assert parts[0] in ("validity.csv", "lm_cost.csv", "models.csv"), path
             continue
         if parts[0] == "replication":  # run-wide: one table per paper, its figure in figures/
             assert (len(parts) == 2 and path.suffix == ".csv") or parts[1] == "figures", path

@@ -999,7 +999,8 @@ def test_the_rule_hands_max_words_and_the_edited_story_types_to_the_model_maker(
 
     model = FakeModel(lambda prompt, names: [0, 1, 0, 0], blue_car_maker("Answer: Yes"))
     monkeypatch.setattr(connect, "open_model", lambda *args, **kwargs: model)
-    monkeypatch.setattr(connect, "job_spec", lambda *args, **kwargs: None)
+    cpu = SimpleNamespace(n_gpu_layers=0)  # the spec's device: the fake model runs nowhere
+    monkeypatch.setattr(connect, "job_spec", lambda *args, **kwargs: cpu)
     long = [*SIX[:5], "She parks the red car " + "far " * 40 + "away."]
     tables.STORIES.frame(
         [("s", "Human", " ".join(SIX), "", False), ("long", "Human", " ".join(long), "", False),

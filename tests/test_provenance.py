@@ -27,7 +27,10 @@ def spec(**entry: object) -> ModelSpec:
 def test_a_hub_file_records_the_commit_its_revision_resolved_to(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    import huggingface_hub.constants
+
+    # read at import time: the environment variable alone does not reach an imported library
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
     repo = tmp_path / "hub" / "models--org--name"
     (repo / "refs").mkdir(parents=True)
     (repo / "refs" / "main").write_text(COMMIT)

@@ -376,7 +376,8 @@ def job_spec(settings: Mapping[str, Any], config_models: Sequence[Mapping[str, A
     checkpoint = settings.get("hf")
     kept = {k: v for k, v in settings.items() if k not in ("hf", "n_gpu_layers")}
     entry = {**configured, **kept, "roles": []}
-    entry["device"] = {**configured["device"], "n_gpu_layers": settings.get("n_gpu_layers", 0)}
+    device = configured.get("device") or {}  # validated entries have it; tests' may not
+    entry["device"] = {**device, "n_gpu_layers": settings.get("n_gpu_layers", 0)}
     if "source" in settings:  # served
         runtime = configured["source"]["server"]
         entry["source"] = {"server": {**runtime, **settings["source"]["server"]}}
@@ -406,11 +407,9 @@ def job_model_spec(smk: Any, key: str = "model") -> ModelSpec:
 def open_job_model(smk: Any, key: str = "model", **options: Any) -> LanguageModel:
     """The model a Snakemake job runs (:func:`job_model_spec`), with its weights from the job's
     ``weights`` input (none for a served model) on the job's threads and the model's device
-    (``device.n_gpu_layers``); ``options`` are :func:`open_model`'s (``n_ctx``, ...)."""
-    spec = job_model_spec(smk, key)
+    (:func:`open_model`); ``options`` are :func:`open_model`'s (``n_ctx``, ...)."""
     options.setdefault("n_threads", smk.threads)
-    options.setdefault("n_gpu_layers", spec.n_gpu_layers)
-    return open_model(spec, smk.input.get("weights"), **options)
+    return open_model(job_model_spec(smk, key), smk.input.get("weights"), **options)
 
 
 def open_model(
@@ -419,12 +418,15 @@ def open_model(
     *,
     n_ctx: int = 2048,
     n_threads: int = 1,
-    n_gpu_layers: int = 0,
+    n_gpu_layers: int | None = None,
     n_seq: int = 1,
     share_prefix: bool = False,
 ) -> LanguageModel:
     """The :class:`LanguageModel` of ``spec`` (``model_path``: its GGUF; None when served),
-    keeping its answers in the running job's progress file, if any."""
+    on the device its ``device.n_gpu_layers`` says unless ``n_gpu_layers`` is given, keeping
+    its answers in the running job's progress file, if any."""
+    if n_gpu_layers is None:
+        n_gpu_layers = 0 if spec.served else spec.n_gpu_layers
     return LanguageModel(
         spec,
         model_path,
