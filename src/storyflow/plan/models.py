@@ -4,8 +4,9 @@ memory, run time, a GPU: each from the model's ``device`` block and its weights)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from storyflow.lm.registry import ModelSpec
 from storyflow.plan.layout import RESULTS, Layout, fill
@@ -87,3 +88,10 @@ PROVENANCE = f"{RESULTS}/models.csv"
 def in_use(specs: Mapping[str, ModelSpec]) -> list[str]:
     """The models the provenance table lists: those with a role, in config order."""
     return [name for name, spec in specs.items() if spec.roles]
+
+
+def entries(config: Mapping[str, Any], names: Sequence[str]) -> list[dict[str, Any]]:
+    """The validated ``models:`` entries of ``names``, in config order: what the provenance
+    table is made from (the whole entry: its source, which a job's scoring settings leave
+    out, says where the weights came from)."""
+    return [dict(entry) for entry in config["models"] if entry["name"] in names]

@@ -20,6 +20,6 @@ rule record_model_provenance:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        models=[MODEL_SPECS[name].scoring_settings() for name in MODELS_IN_USE],
+        models=plan.models.entries(config, MODELS_IN_USE),
     script:
         "../../../scripts/record_model_provenance.py"
