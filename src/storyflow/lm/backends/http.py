@@ -327,35 +327,44 @@ class HttpBackend:
                 "(docs/lm.md, HTTP backend)"
             ) from err
 
+    def refusal(self, ask: Callable[[], Any]) -> tuple[Any, StoryflowError | None]:
+        """``(ask(), None)``, or ``(None, the error)`` where the server refuses it: a request
+        that probes what the server supports is sent once, a refusal (a client error, an
+        answer without what was asked, a server error) being an answer; a server that cannot
+        be reached is retried as any request, and stops the run if it stays so."""
+        retries, self.retries = self.retries, 0
+        try:
+            try:
+                return ask(), None
+            except ServerUnavailable as err:
+                if not err.unreachable:
+                    raise
+                self.retries = retries  # down, not refusing: retry as any request, then stop
+                return ask(), None
+        except StoryflowError as err:
+            if isinstance(err, ServerUnavailable) and err.unreachable:
+                raise
+            return None, err
+        finally:
+            self.retries = retries
+
     def _probe_echo(self, prompt: str | None, variants: Sequence[str]) -> None:
         """``answers: auto``: try one echo request; where the server refuses echo or returns no
         prompt log-probabilities, read the first token's top log-probabilities from now on."""
         if prompt is None:
             return
-        retries, self.retries = self.retries, 0  # a refusal is an answer: ask once
-        try:
-            try:
-                self.variant_logprob(prompt, variants[0])
-            except ServerUnavailable as err:
-                if not err.unreachable:
-                    raise
-                self.retries = retries  # down, not refusing: retry as any request, then stop
-                self.variant_logprob(prompt, variants[0])
-        except StoryflowError as err:
-            if isinstance(err, ServerUnavailable) and err.unreachable:
-                raise
-            log.warning(
-                "%s (model %s) does not score prompts (echo): %s; closed choices are read from "
-                "the top log-probabilities of one generated token instead (docs/lm.md)",
-                self.base_url,
-                self.model,
-                str(err)[:200],
-            )
-            self.answer_method = "top_logprobs"
-        else:
+        _, refused = self.refusal(lambda: self.variant_logprob(prompt, variants[0]))
+        if refused is None:
             self.answer_method = "echo"
-        finally:
-            self.retries = retries
+            return
+        log.warning(
+            "%s (model %s) does not score prompts (echo): %s; closed choices are read from "
+            "the top log-probabilities of one generated token instead (docs/lm.md)",
+            self.base_url,
+            self.model,
+            str(refused)[:200],
+        )
+        self.answer_method = "top_logprobs"
 
     def answer(self, prompt: Prompt, options: Options) -> ClosedAnswer:
         """The answer distribution over ``options`` after ``prompt``."""

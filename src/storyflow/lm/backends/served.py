@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from storyflow.errors import StoryflowError
-from storyflow.lm.backends.http import HttpBackend, ServerUnavailable
+from storyflow.lm.backends.http import HttpBackend
 
 log = logging.getLogger(__name__)
 
@@ -92,18 +92,8 @@ class ServedScorer:
     def _first(self, ids: list[int], n: int) -> np.ndarray:
         """The first pass: token ids if the server takes them, else text (module docstring)."""
         self.send_ids = True
-        retries, self.backend.retries = self.backend.retries, 0  # a refusal is an answer
-        try:
-            answer = self._ask(ids)
-        except ServerUnavailable as err:
-            if err.unreachable:
-                raise
-            answer = None
-        except StoryflowError:  # HTTP 4xx: the prompt's form refused
-            answer = None
-        finally:
-            self.backend.retries = retries
-        if answer is None or not _echoed(answer):
+        answer, refused = self.backend.refusal(lambda: self._ask(ids))
+        if refused is not None or not _echoed(answer):
             self.send_ids = False
             answer = self._ask(ids)
         log.info(

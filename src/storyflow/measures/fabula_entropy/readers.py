@@ -273,8 +273,8 @@ def answer_corpus(
     n_threads: int,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every answer of one reader model ``spec`` (a ``ModelSpec``; ``model_path`` its GGUF, None
-    when served; on the GPU its ``device.n_gpu_layers`` says) about a corpus, with the story
-    prefix shared across its questions."""
+    when served; on the device its ``device.n_gpu_layers`` says, as :func:`open_model` opens
+    it) about a corpus, with the story prefix shared across its questions."""
     from storyflow.lm.connect import open_model
 
     settings = ReaderSettings.from_params(reading)
@@ -283,7 +283,6 @@ def answer_corpus(
         model_path,
         n_ctx=settings.n_ctx,
         n_threads=n_threads,
-        n_gpu_layers=spec.n_gpu_layers,
         share_prefix=True,
     )
     return answer_questions(model, versions, questions, settings)
