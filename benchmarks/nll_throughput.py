@@ -75,8 +75,10 @@ def _scorer(args: argparse.Namespace, n_ctx: int):
 
 
 def phase_engine(args: argparse.Namespace) -> dict:
-    from storyflow.lm.nll.engine import NllSettings, llama_cpp_scorer, score_story
+    from storyflow.lm.connect import open_model
+    from storyflow.lm.nll.engine import NllSettings, score_story
     from storyflow.lm.nll.planning import PassCounter
+    from storyflow.lm.registry import ModelSpec
 
     tokenized, start, n_ctx, _ = _load(args.stories_json, args.model, args.max_history)
     settings = NllSettings(
@@ -91,7 +93,13 @@ def phase_engine(args: argparse.Namespace) -> dict:
         beyond_window="shared",
         tokens_per_second=None,
     )
-    scorer = llama_cpp_scorer(args.model, n_ctx, settings)  # as score_corpus builds it
+    model = open_model(
+        ModelSpec.local("benchmarked", n_gpu_layers=args.n_gpu_layers),
+        args.model,
+        n_threads=args.threads,
+    )
+    # as run_corpus opens it
+    scorer = model.scorer(n_ctx=n_ctx, n_seq=settings.n_seq, n_batch=settings.n_batch)
     counter = PassCounter()
     nll = {}
     began = time.perf_counter()

@@ -85,8 +85,8 @@ def load_items(args: argparse.Namespace):
 def one_question_per_call(model, path: Path, n_ctx: int, args: argparse.Namespace):
     """``model`` asking one question per call through the single-sequence scorer's prefix
     cache (the way storyflow asked before questions were branched from their story)."""
+    from storyflow.lm.answers import ScorerAnswerer
     from storyflow.lm.backends.llama_cpp import LlamaCppScorer
-    from storyflow.lm.connect import ScorerAnswerer
 
     scorer = LlamaCppScorer(
         path, n_ctx=n_ctx, n_threads=args.threads, n_gpu_layers=args.n_gpu_layers,

@@ -6,20 +6,17 @@ out; rule estimate_nll_time turns the plans into expected time.
 """
 
 from storyflow import tables
-from storyflow.lm.connect import job_model_spec, scoring_source
+from storyflow.lm.connect import open_job_model
 from storyflow.lm.nll.engine import NllSettings, plan_corpus
 from storyflow.runner import run, save
 
 
 def main(smk):
-    spec = job_model_spec(smk)
     plan = plan_corpus(
-        model_name=smk.wildcards.model,
-        model_path=scoring_source(spec, getattr(smk.input, "weights", None)),
-        stories=tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "topic"]),
-        sentences=tables.read(tables.SENTENCES, smk.input.sentences),
-        settings=NllSettings.from_config(smk.params.settings),
-        prompt=spec.prompt,
+        open_job_model(smk),
+        tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "topic"]),
+        tables.read(tables.SENTENCES, smk.input.sentences),
+        NllSettings.from_config(smk.params.settings),
     )
     save(smk.output, cost=plan.cost, excluded=plan.excluded)
 

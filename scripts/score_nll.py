@@ -5,24 +5,18 @@ context window) are logged here and listed by rule plan_nll (docs/cost_and_failu
 """
 
 from storyflow import tables
-from storyflow.lm.connect import job_model_spec, scoring_source
+from storyflow.lm.connect import open_job_model
 from storyflow.lm.nll.engine import NllSettings, score_corpus, select_shard
 from storyflow.runner import run
 
 
 def main(smk):
-    spec = job_model_spec(smk)
     stories = tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "topic"])
     table = score_corpus(
-        model_name=smk.wildcards.model,
-        model_path=scoring_source(spec, getattr(smk.input, "weights", None)),
-        stories=select_shard(stories, int(smk.wildcards.shard), smk.params.n_shards),
-        sentences=tables.read(tables.SENTENCES, smk.input.sentences),
-        settings=NllSettings.from_config(smk.params.settings, threads=smk.threads),
-        prompt=spec.prompt,
-        backend=spec.backend,
-        dtype=spec.dtype,
-        served=spec if spec.served else None,
+        open_job_model(smk),
+        select_shard(stories, int(smk.wildcards.shard), smk.params.n_shards),
+        tables.read(tables.SENTENCES, smk.input.sentences),
+        NllSettings.from_config(smk.params.settings, threads=smk.threads),
     )
     table.to_parquet(smk.output.nll, index=False)
 

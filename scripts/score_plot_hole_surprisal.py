@@ -1,18 +1,16 @@
 """Rule score_plot_hole_surprisal: sentence NLLs of the O, F, C and D versions (one model)."""
 
 from storyflow import tables
-from storyflow.lm.connect import job_model_spec
+from storyflow.lm.connect import open_job_model
 from storyflow.measures.plot_holes.surprisal import score_model
 from storyflow.runner import run
 
 
 def main(smk):
     table = score_model(
-        smk.input.weights,
+        open_job_model(smk),
         tables.read(tables.PLOT_HOLE_STORIES, smk.input.made),
-        job_model_spec(smk),
         n_ctx=smk.params.n_ctx,
-        n_threads=smk.threads,
     )
     table.to_parquet(smk.output.surprisal, index=False)
 

@@ -263,3 +263,15 @@ def model_entry(**entry: object) -> dict:
 
 
 _DEFAULTS = schema_defaults()
+
+
+def nll_model(name: str, weights: object, settings: object, **spec: object) -> object:
+    """The model a test's NLL run scores with: ``weights`` (a GGUF, a checkpoint's manifest)
+    opened as :func:`storyflow.lm.connect.open_job_model` opens a job's model, on the threads
+    and GPU layers of ``settings`` (an ``NllSettings``); ``spec``: ``ModelSpec.local``'s
+    ``prompt``, ``backend`` or ``dtype``."""
+    from storyflow.lm.connect import open_model
+    from storyflow.lm.registry import ModelSpec
+
+    local = ModelSpec.local(name, n_gpu_layers=settings.n_gpu_layers, **spec)
+    return open_model(local, weights, n_threads=settings.n_threads)

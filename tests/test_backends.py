@@ -6,6 +6,7 @@ per-term NLLs (correlation and mean absolute difference).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -68,3 +69,39 @@ def test_transformers_matches_llama_cpp_on_the_same_gguf(
     print(f"transformers vs llama.cpp: r = {r:.5f}, mean |diff| = {mad:.4f} nats/token")
     assert r >= 0.995, (r, mad)
     assert mad <= 0.05, (r, mad)
+
+
+def test_the_registered_backends_are_the_ones_a_config_can_name() -> None:
+    """One registry (storyflow.lm.backends.registry): every backend a config may write, and
+    ``server`` (a served model's), is registered once; an unknown name stops with the list."""
+    import yaml
+    from conftest import REPO, model_entry
+
+    from storyflow.errors import StoryflowError
+    from storyflow.lm.backends.registry import BACKENDS, open_backend
+    from storyflow.lm.registry import ModelSpec
+
+    schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+    allowed = schema["properties"]["models"]["items"]["properties"]["backend"]["enum"]
+    assert set(BACKENDS) == {*allowed, "server"} - {"auto"}
+    spec = ModelSpec.from_config(model_entry(name="m"))
+    assert type(open_backend(spec, "m.gguf")).name == "llama.cpp"
+    with pytest.raises(StoryflowError, match=r"no backend 'vllm' \(registered: llama\.cpp"):
+        open_backend(dataclasses.replace(spec, backend="vllm"))
+
+
+def test_a_served_models_roles_share_one_client() -> None:
+    """Answers and samples of a served model go through one HTTP client (its scorer too,
+    test_served_nll), so the tokens its server reports are counted once for the job."""
+    from conftest import model_entry
+
+    from storyflow.lm.connect import open_model
+    from storyflow.lm.registry import ModelSpec
+
+    server = {"base_url": "http://127.0.0.1:9/v1", "model": "m", "tokenizer": None}
+    spec = ModelSpec.from_config(
+        model_entry(name="m", roles=["tension.forecaster"], source={"server": server})
+    )
+    model = open_model(spec)
+    assert model._open_answerer() is model._open_sampler() is model.backend.http
+    assert model.backend.tokens_evaluated == model.tokens_evaluated == 0

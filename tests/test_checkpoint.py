@@ -136,7 +136,7 @@ def test_the_manifest_records_the_folder(smollm2_checkpoint: Path) -> None:
 @pytest.mark.slow
 def test_a_checkpoint_scores_as_a_naive_computation(smollm2_checkpoint: Path, nlp) -> None:
     import torch
-    from conftest import HIPPOCORPUS_CSV, defaults
+    from conftest import HIPPOCORPUS_CSV, defaults, nll_model
     from transformers import AutoModelForCausalLM
 
     from storyflow.lm.nll.engine import NllSettings, plan_corpus, run_corpus
@@ -145,14 +145,15 @@ def test_a_checkpoint_scores_as_a_naive_computation(smollm2_checkpoint: Path, nl
     stories = stories.head(2)  # an imagined and a recalled story of the default sample
     block = defaults("nll", max_history=2, n_seq=8, n_batch=4096)
     settings = NllSettings.from_config(block, threads=2)
-    run = run_corpus(
-        "smollm2-hf", smollm2_checkpoint, stories, sentences, settings, "chat", "transformers"
+    model = nll_model(
+        "smollm2-hf", smollm2_checkpoint, settings, prompt="chat", backend="transformers"
     )
+    run = run_corpus(model, stories, sentences, settings)
     nll = run.nll.set_index(["story_id", "formulation", "sentence_idx", "history"])
     assert len(nll) == len(run.nll) > 100
 
     # naive: one unbatched pass per term over the plan's own tokens, in float32
-    plan = plan_corpus("smollm2-hf", smollm2_checkpoint, stories, sentences, settings, "chat")
+    plan = plan_corpus(model, stories, sentences, settings)
     folder = json.loads(smollm2_checkpoint.read_text())["folder"]
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
     gaps = []

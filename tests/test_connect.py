@@ -36,8 +36,10 @@ QUESTION = [{"role": "system", "content": "Be brief."}, {"role": "user", "conten
 
 def test_a_served_model_opens_the_http_client() -> None:
     model = open_model(SERVED)
-    assert isinstance(model._http, HttpBackend)
-    assert model._http.base_url == "http://127.0.0.1:9/v1" and model._http.model == "m"
+    assert isinstance(model.backend.http, HttpBackend)
+    assert (
+        model.backend.http.base_url == "http://127.0.0.1:9/v1" and model.backend.http.model == "m"
+    )
     # an instruct model with no tokenizer file: messages for the server's own chat template
     assert SERVED.server["api"] == "chat" and model.chat_api
     prompt = model.render(QUESTION)
@@ -56,17 +58,20 @@ def test_a_served_model_reads_its_key_from_the_environment(monkeypatch) -> None:
         open_model(spec)
 
 
-def test_served_models_take_no_role_that_needs_weights() -> None:
+def test_served_models_score_text_only_with_their_tokenizer_and_the_completions_api() -> None:
     entry = {"name": "s", "source": {"server": {"base_url": "http://x/v1", "model": "m"}}}
     # the default role, sequentiality: NLLs from the server, planned with its tokenizer
-    with pytest.raises(StoryflowError, match=r"scores the sequentiality NLLs.*tokenizer"):
+    with pytest.raises(StoryflowError, match=r"role\(s\) sequentiality.*tokenizer"):
         spec_of(entry)
     server = {"base_url": "http://x/v1", "model": "m", "tokenizer": "org/name"}
     assert spec_of({**entry, "source": {"server": server}}).backend == "server"
     with pytest.raises(StoryflowError, match="use api: completions"):
         spec_of({**entry, "variant": "instruct", "source": {"server": {**server, "api": "chat"}}})
-    with pytest.raises(StoryflowError, match=r"plot_holes\.surprisal"):
+    # the surprisal baseline and the tension PMI score text too: the same two needs
+    with pytest.raises(StoryflowError, match=r"role\(s\) plot_holes\.surprisal.*tokenizer"):
         spec_of({**entry, "roles": ["plot_holes.detector", "plot_holes.surprisal"]})
+    scoring = {**entry, "roles": ["tension.pmi", "plot_holes.surprisal"]}
+    assert spec_of({**scoring, "source": {"server": server}}).served
     with pytest.raises(WorkflowError):  # the roles are the schema's, checked there once
         spec_of({**entry, "roles": ["reader"]})
     chat_base = {**entry, "roles": ["tension.judge"]}
@@ -117,7 +122,9 @@ def test_server_sampling_fields_reach_every_request_and_the_params() -> None:
     params = spec_of(entry).scoring_settings()
     assert params["source"]["server"]["extra_body"] == plain
     model = open_model(job_spec(params, [model_entry(**entry)]))
-    assert model._http.extra_body == plain and model._http.pieces is None  # no tokenizer file
+    assert (
+        model.backend.http.extra_body == plain and model.backend.http.pieces is None
+    )  # no tokenizer file
 
 
 def test_a_wrong_tokenizer_path_is_named_with_its_model_and_key(tmp_path) -> None:
@@ -173,7 +180,7 @@ def test_a_served_model_with_a_tokenizer_knows_each_answers_tokens(packaged_mode
                                "tokenizer": str(packaged_models["smollm2"])}}}
     )  # fmt: skip
     model = open_model(spec)
-    assert model._http.pieces is not None and not model.chat_api
+    assert model.backend.http.pieces is not None and not model.chat_api
     assert model.token_pieces("Yes") == ["Yes"] and model.token_pieces(" Yes") == [" Yes"]
     assert "".join(model.token_pieces("Nevertheless")) == "Nevertheless"
     stub.respond = lambda body: (200, completion(" The sea was calm.", "length"))
@@ -198,5 +205,6 @@ def test_a_local_models_scorer_opens_with_the_window_set_after_counting(monkeypa
     model.n_ctx = 300
     assert isinstance(model.scorer(), Recorder) and model.scorer() is model.scorer()
     assert opened == [("smollm2.gguf", {"n_ctx": 300, "n_threads": 2, "n_gpu_layers": 0})]
-    with pytest.raises(StoryflowError, match="'big' is served: token log-probabilities"):
+    # a served model scores through its server, planned with its tokenizer: none, no scorer
+    with pytest.raises(StoryflowError, match="'big' is served without a tokenizer"):
         open_model(SERVED).scorer()

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import BARE_CONFIG, defaults, schema_defaults
+from conftest import BARE_CONFIG, defaults, nll_model, schema_defaults
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
@@ -339,7 +339,7 @@ def test_overlong_sentence_and_story_are_excluded_not_crashes(
         defaults("nll", max_history=2, max_context_tokens=128, max_story_tokens=500)
     )
     with caplog.at_level(logging.INFO, logger="storyflow"):
-        plan = plan_corpus("smollm2", smollm2, stories, sentences, settings)
+        plan = plan_corpus(nll_model("smollm2", smollm2, settings), stories, sentences, settings)
     assert [s.story_id for s in plan.stories] == ["normal"]
     reasons = dict(zip(plan.excluded["story_id"], plan.excluded["reason"], strict=True))
     assert set(reasons) == {"run_on", "long"}
@@ -352,8 +352,7 @@ def test_overlong_sentence_and_story_are_excluded_not_crashes(
     # when nothing can be scored, the run returns at once, without loading the weights
     seen = []
     run = run_corpus(
-        "smollm2",
-        smollm2,
+        nll_model("smollm2", smollm2, settings),
         stories[stories["story_id"] != "normal"],
         sentences,
         settings,

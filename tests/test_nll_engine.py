@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import defaults
+from conftest import defaults, nll_model
 from scipy.special import log_softmax
 
 from storyflow import tables
@@ -280,7 +280,8 @@ def test_score_corpus_long_table_with_truncation(
     )
     sentences = split_sentences(frame, nlp)
     settings = nll_settings(max_history=2, max_context_tokens=128)
-    table = score_corpus("smollm2", packaged_models["smollm2"], frame, sentences, settings)
+    smollm2 = nll_model("smollm2", packaged_models["smollm2"], settings)
+    table = score_corpus(smollm2, frame, sentences, settings)
     n_first, n_second = (int((sentences["story_id"] == s).sum()) for s in frame["story_id"])
     labels = len(history_labels(2))
     assert len(table) == labels * (2 * n_first + n_second)
@@ -356,8 +357,9 @@ def test_batched_engine_matches_one_pass_at_a_time(
     # 4 passes per batch of at most 256 tokens (batches mix formulations), and a 160-token
     # window that truncates full histories
     many = nll_settings(max_history=3, max_context_tokens=160, n_seq=4, n_batch=256)
-    alone = score_corpus(model, packaged_models[model], frame, sentences, one)
-    batched = score_corpus(model, packaged_models[model], frame, sentences, many)
+    opened = nll_model(model, packaged_models[model], one)
+    alone = score_corpus(opened, frame, sentences, one)
+    batched = score_corpus(opened, frame, sentences, many)
     keys = ["story_id", "formulation", "sentence_idx", "history"]
     merged = alone.merge(batched, on=keys, suffixes=("_alone", "_batched"), validate="1:1")
     assert len(merged) == len(alone) == len(batched) > 100
@@ -372,7 +374,7 @@ def test_batched_engine_matches_one_pass_at_a_time(
     assert (diff < 1e-9).mean() >= min_identical
     # a story's NLLs do not depend on the other stories of its shard: scored alone, the same
     second = frame.iloc[[1]]
-    by_itself = score_corpus(model, packaged_models[model], second, sentences, many)
+    by_itself = score_corpus(opened, second, sentences, many)
     expected = batched[batched["story_id"] == second["story_id"].iloc[0]].reset_index(drop=True)
     pd.testing.assert_frame_equal(by_itself, expected)
 

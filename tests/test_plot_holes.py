@@ -520,8 +520,12 @@ def test_plot_hole_models_come_from_roles_or_names() -> None:
     with pytest.raises(StoryflowError, match=r"plot_holes\.nli\.models names unknown model"):
         plan.plot_holes.nli_models(config(["nope"]))
     assert plan.plot_holes.surprisal_models(config()) == ["local"]
-    with pytest.raises(StoryflowError, match="scores text with local weights"):
+    # a served model scores text through its server's prompt log-probabilities, with its
+    # tokenizer: without one it cannot be the surprisal baseline
+    with pytest.raises(StoryflowError, match=r"names the served model remote.*tokenizer"):
         plan.plot_holes.surprisal_models(config(surprisal=["remote"]))
+    models[1]["source"]["server"]["tokenizer"] = "org/name"
+    assert plan.plot_holes.surprisal_models(config(surprisal=["remote"])) == ["remote"]
     assert plan.plot_holes.detectors(config()) == []
     assert plan.plot_holes.makers(config()) == ["controlled", "model"]
     assert plan.plot_holes.maker_model(config()) == "remote"

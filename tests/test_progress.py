@@ -85,7 +85,7 @@ def test_a_model_in_a_job_asks_only_the_questions_without_an_answer(tmp_path: Pa
     store = progress.Progress(tmp_path / "p.sqlite")
     model = LanguageModel(spec(), progress=store)
     fake = FakeModel(lambda prompt, names: [0.9, 0.1] if "red" in prompt else [0.2, 0.8])
-    model._http = SimpleNamespace(  # the server: counts what it is asked
+    model.backend.http = SimpleNamespace(  # the server: counts what it is asked
         answers=lambda prompts, options: [fake.answer(p, options) for p in prompts],
         sample=fake.sample,
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import defaults, model_entry, schema_defaults
+from conftest import defaults, model_entry, nll_model, schema_defaults
 from scipy.special import log_softmax
 from snakemake.exceptions import WorkflowError
 
@@ -96,8 +96,9 @@ def test_score_corpus_chat_equals_from_scratch_template_pass(
         {"story_id": "s", "sentence_idx": range(len(SENTENCES)), "text": SENTENCES}
     )
     settings = NllSettings.from_config(defaults("nll", max_history=1), threads=2)
-    table = score_corpus("smollm2", path, stories, sentences, settings, prompt="chat")
-    plain = score_corpus("smollm2", path, stories, sentences, settings, prompt="plain")
+    chat_model = nll_model("smollm2", path, settings, prompt="chat")
+    table = score_corpus(chat_model, stories, sentences, settings)
+    plain = score_corpus(nll_model("smollm2", path, settings), stories, sentences, settings)
     assert len(table) == len(plain) == 2 * len(SENTENCES) * 3
     assert not np.allclose(table["nll"], plain["nll"])  # the template changes the context
     # reference: one fresh pass over the rendered chat prefix + sentence 1 + sentence 2

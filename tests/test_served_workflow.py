@@ -355,7 +355,7 @@ def test_the_chat_api_and_echo_answers_equal_the_in_process_ones(served_run) -> 
     few = [echo.render(m) for m in messages[:1]]
     assert all(isinstance(p, str) for p in few)
     exact = echo.answers(few, options)
-    assert echo._http.answer_method == "echo"
+    assert echo.backend.http.answer_method == "echo"
     pair = pair.head(1).copy()
     pair["p_yes_served"] = [a.probs[0] for a in exact]
     pair["mass_served"] = [a.mass for a in exact]

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import nll_model
 
 from storyflow import tables
 from storyflow.lm.nll.engine import NllSettings, score_corpus
@@ -75,7 +76,8 @@ def test_the_spaced_unconditional_term_is_the_engines_and_the_bare_one_differs(
         "beyond_window": "longest",
     }  # fmt: skip
     path = packaged_models["smollm2"]
-    engine = score_corpus("m", path, stories, sentences, NllSettings.from_config(block, 2))
+    settings = NllSettings.from_config(block, 2)
+    engine = score_corpus(nll_model("m", path, settings), stories, sentences, settings)
     engine = engine[engine["history"] == "0"].reset_index(drop=True)
     spaced = variants.score_unconditional("m", path, sentences, prompt="plain", spaced=True)
     bare = variants.score_unconditional("m", path, sentences, prompt="plain", spaced=False)

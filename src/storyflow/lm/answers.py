@@ -150,3 +150,18 @@ def answers(
         )
         for _ in ids
     ]
+
+
+@dataclass
+class ScorerAnswerer:
+    """Closed-choice answers read from a scorer's log-probabilities (:func:`answers`)."""
+
+    scorer: Scorer
+
+    def answer(self, prompt: Sequence[int] | str, options: Options) -> ClosedAnswer:
+        return self.answers([prompt], options)[0]
+
+    def answers(
+        self, prompts: Sequence[Sequence[int] | str], options: Options
+    ) -> list[ClosedAnswer]:
+        return answers(self.scorer, prompts, options)

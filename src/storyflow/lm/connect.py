@@ -26,75 +26,24 @@ estimates) never loads them, and the context window (``n_ctx``) may be set after
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from storyflow import progress as job_progress
 from storyflow.errors import StoryflowError
-from storyflow.lm.answers import ClosedAnswer, Options, answers
+from storyflow.lm.answers import ClosedAnswer, Options
 from storyflow.lm.backends import Scorer
+from storyflow.lm.backends.registry import Backend, Placement, open_backend
 from storyflow.lm.prompts import Messages, Prompt, check_messages, generation_prompt, prompt_tokens
 from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import Sample, Sampler, SamplingSettings
-from storyflow.lm.tokenizer import GgufTokenizer, HfTokenizer, Tokenizer, open_tokenizer
+from storyflow.lm.tokenizer import Tokenizer
 from storyflow.progress import Progress
 
-#: Prompts branched from one shared beginning per ``llama_decode`` (``share_prefix``): more than
-#: the questions a reader asks about one story version. A constant, not a setting: it decides
-#: which prompts share a batch, and so (for models whose kernels depend on the batch) the last
-#: digits of their answers.
-BRANCHES = 16
-
 log = logging.getLogger(__name__)
-
-
-class Answerer(Protocol):
-    """A model that answers closed-choice questions."""
-
-    def answer(self, prompt: Prompt, options: Options) -> ClosedAnswer:
-        """The probability of each option (whole answer string) after ``prompt``."""
-        ...
-
-
-@dataclass
-class ScorerAnswerer:
-    """Closed-choice answers from an in-process scorer (llama.cpp or transformers)."""
-
-    scorer: Scorer
-
-    def answer(self, prompt: Sequence[int] | str, options: Options) -> ClosedAnswer:
-        return self.answers([prompt], options)[0]
-
-    def answers(
-        self, prompts: Sequence[Sequence[int] | str], options: Options
-    ) -> list[ClosedAnswer]:
-        return answers(self.scorer, prompts, options)
-
-
-def http_backend(spec: ModelSpec, pieces: Any = None) -> Any:
-    """The HTTP client of a served model (``source.server``), with its runtime settings;
-    ``pieces``: a text's token texts in the model's tokenizer (None when there is none)."""
-    from storyflow.lm.backends.http import HttpBackend
-
-    server = spec.server  # validated: every key there, defaults filled by the config schema
-    return HttpBackend(
-        server["base_url"],
-        server["model"],
-        server["api_key_env"],
-        server["timeout"],
-        concurrency=server["concurrency"],
-        extra_body=dict(server["extra_body"]),
-        api=server["api"],
-        answers=server["answers"],
-        top_logprobs=server["top_logprobs"],
-        pieces=pieces,
-        retries=server["retries"],
-        backoff=server["backoff"],
-    )
 
 
 @dataclass
@@ -105,9 +54,8 @@ class LanguageModel:
     ``n_ctx``: tokens of prompt + answer or continuation a local model holds (may be raised
     until the weights are loaded); ``n_threads``, ``n_gpu_layers``: llama.cpp's; ``n_seq``:
     samples decoded together; ``share_prefix``: the prompts of one ``answers`` call (the
-    questions about one story) are evaluated as branches of their shared beginning, up to
-    :data:`BRANCHES` per ``llama_decode`` (the batched scorer with ``branches``; docs/lm.md,
-    "Shared prefixes");
+    questions about one story) are evaluated as branches of their shared beginning
+    (:class:`~storyflow.lm.backends.registry.Placement`, ``branches``);
     ``progress``: the job's progress file (answers and samples kept per question, so a killed
     job resumes; :mod:`storyflow.progress`), None outside a job.
     """
@@ -120,22 +68,15 @@ class LanguageModel:
     n_seq: int = 1
     share_prefix: bool = False
     progress: Progress | None = None
-    _vocab: Any = field(default=None, init=False, repr=False)
+    backend: Backend = field(init=False, repr=False)
     _answerer: Any = field(default=None, init=False, repr=False)
     _sampler: Any = field(default=None, init=False, repr=False)
-    _http: Any = field(default=None, init=False, repr=False)
+    _scorers: dict[Placement, Scorer] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.spec.served:
-            tokenizer = self.spec.server.get("tokenizer")
-            pieces = functools.cache(self.token_pieces) if tokenizer else None
-            self._http = http_backend(self.spec, pieces)
-        elif self.model_path is None:
-            raise StoryflowError(
-                f"model {self.spec.name!r} runs locally: give its weights (its GGUF, "
-                f"resources/models/{self.spec.name}.gguf, or its checkpoint's manifest, "
-                f"resources/models/{self.spec.name}.checkpoint.json)"
-            )
+        self.backend = open_backend(self.spec, self.model_path)
+        if not self.spec.served:
+            self.backend.local_weights()  # a local model without weights stops here, saying so
 
     # --- prompts and tokens ----------------------------------------------------------------------
 
@@ -153,17 +94,12 @@ class LanguageModel:
         """The model's tokenizer (no weights; :mod:`storyflow.lm.tokenizer`), loaded on first
         use: its GGUF's for a local model; for a served model what ``source.server.tokenizer``
         names (a GGUF, a Hugging Face folder or hub id), None without one."""
-        if self._vocab is None:
-            if self.spec.checkpoint:
-                from storyflow.lm.weights import checkpoint
+        return self.backend.tokenizer()
 
-                self._vocab = HfTokenizer(checkpoint(self.model_path).folder)
-            elif not self.spec.served:
-                self._vocab = GgufTokenizer.load(self.model_path)
-            elif self.spec.server.get("tokenizer"):
-                where = f"model {self.name!r}: source.server.tokenizer"
-                self._vocab = open_tokenizer(str(self.spec.server["tokenizer"]), where)
-        return self._vocab
+    @property
+    def vocab(self) -> Any:
+        """The vocabulary the NLL planner tokenizes with (no weights; the backend's)."""
+        return self.backend.vocab()
 
     @property
     def chat_api(self) -> bool:
@@ -219,78 +155,36 @@ class LanguageModel:
 
     # --- answers and samples ---------------------------------------------------------------------
 
+    def placement(self, **changes: Any) -> Placement:
+        """Where this model runs: its threads, GPU layers, window and samples decoded together,
+        with ``changes`` (``n_ctx``, ``n_seq``, ``n_batch``, ``branches``) for one use."""
+        here = Placement(
+            n_ctx=self.n_ctx,
+            n_threads=self.n_threads,
+            n_gpu_layers=self.n_gpu_layers,
+            n_seq=self.n_seq,
+        )
+        return replace(here, **changes)
+
     def _open_answerer(self) -> Any:
-        if self._http is not None:
-            return self._http
         if self._answerer is None:
-            if self.spec.backend == "transformers":
-                from storyflow.lm.backends.transformers import TransformersScorer
-
-                scorer: Any = TransformersScorer(
-                    self.model_path,
-                    dtype=self.spec.dtype,
-                    device="cuda" if self.n_gpu_layers != 0 else "cpu",
-                    n_threads=self.n_threads,
-                )
-            elif self.share_prefix:
-                from storyflow.lm.backends.batched import BatchedLlamaCppScorer
-                from storyflow.lm.backends.llama_cpp import default_n_batch
-
-                scorer = BatchedLlamaCppScorer(
-                    self.model_path,
-                    n_ctx=self.n_ctx,
-                    n_seq=BRANCHES,
-                    n_batch=default_n_batch(self.n_gpu_layers),
-                    n_threads=self.n_threads,
-                    n_gpu_layers=self.n_gpu_layers,
-                    branches=True,
-                )
-            else:
-                from storyflow.lm.backends.llama_cpp import LlamaCppScorer
-
-                scorer = LlamaCppScorer(
-                    self.model_path,
-                    n_ctx=self.n_ctx,
-                    n_threads=self.n_threads,
-                    n_gpu_layers=self.n_gpu_layers,
-                )
-            self._answerer = ScorerAnswerer(scorer)
+            self._answerer = self.backend.answerer(self.placement(branches=self.share_prefix))
         return self._answerer
 
-    def scorer(self) -> Scorer:
-        """The in-process scorer of a local model (``tokenize``, ``start_token``, ``logprobs``
-        over plain text; the spec's backend, opened with :attr:`n_ctx`), for measures that read
-        token log-probabilities of a whole text. A served model has none."""
-        if self._http is not None:
-            raise StoryflowError(
-                f"model {self.name!r} is served: token log-probabilities of a whole text need "
-                "its local GGUF (source.path, package, pieces or hub)"
-            )
-        return self._open_answerer().scorer
+    def scorer(self, **changes: Any) -> Scorer:
+        """The model's scorer of token log-probabilities (``tokenize``, ``start_token``,
+        ``logprobs``: :class:`~storyflow.lm.backends.Scorer`), opened once per placement
+        (:meth:`placement`; a use may set ``n_ctx`` and the batch, as the NLL engine sets its
+        window and ``n_seq`` passes per batch). A served model scores through its server's
+        prompt log-probabilities (:mod:`storyflow.lm.backends.served`)."""
+        where = self.placement(**{"n_seq": 1, **changes})
+        if where not in self._scorers:
+            self._scorers[where] = self.backend.scorer(where)
+        return self._scorers[where]
 
     def _open_sampler(self) -> Sampler:
-        if self._http is not None:
-            return self._http
         if self._sampler is None:
-            if self.spec.backend == "transformers":
-                from storyflow.lm.backends.transformers import TransformersSampler
-
-                self._sampler = TransformersSampler(
-                    self.model_path,
-                    dtype=self.spec.dtype,
-                    device="cuda" if self.n_gpu_layers != 0 else "cpu",
-                    n_threads=self.n_threads,
-                )
-            else:
-                from storyflow.lm.backends.llama_cpp_sampler import LlamaCppSampler
-
-                self._sampler = LlamaCppSampler(
-                    self.model_path,
-                    n_ctx=self.n_ctx,
-                    n_seq=self.n_seq,
-                    n_threads=self.n_threads,
-                    n_gpu_layers=self.n_gpu_layers,
-                )
+            self._sampler = self.backend.sampler(self.placement())
         return self._sampler
 
     def answer(self, prompt: Prompt, options: Options) -> ClosedAnswer:
@@ -335,7 +229,7 @@ class LanguageModel:
 
     def _sample(self, prompt: Prompt, k: int, settings: SamplingSettings) -> list[Sample]:
         samples = self._open_sampler().sample(prompt, k, settings)
-        if self._http is not None and self.tokenizer is not None:
+        if self.spec.served and self.tokenizer is not None:
             tokenizer = self.tokenizer
             samples = [replace(s, tokens=tuple(tokenizer.encode(s.text))) for s in samples]
         return samples
@@ -345,9 +239,10 @@ class LanguageModel:
         """Tokens run through the model so far (answers and samples): a local model's own
         count; a served model's, the prompt and completion tokens its server reports in each
         answer's ``usage`` (0 while it reports none: the HTTP backend says so once)."""
-        if self._http is not None:
-            return self._http.tokens_evaluated
-        total = 0
+        counted = self.backend.tokens_evaluated
+        if counted is not None:
+            return counted
+        total = sum(scorer.tokens_evaluated for scorer in self._scorers.values())
         if self._answerer is not None:
             total += self._answerer.scorer.tokens_evaluated
         if self._sampler is not None:
@@ -388,16 +283,6 @@ def job_spec(settings: Mapping[str, Any], config_models: Sequence[Mapping[str, A
     return ModelSpec.from_config(entry)
 
 
-def scoring_source(spec: ModelSpec, weights: str | Path | None) -> str | Path:
-    """What the NLL engine reads ``spec``'s vocabulary from: its weights (a GGUF, or a
-    checkpoint's manifest), or for a served model its ``source.server.tokenizer``."""
-    if spec.served:
-        return str(spec.server["tokenizer"])
-    if weights is None:
-        raise StoryflowError(f"model {spec.name!r} runs locally: its job has no weights input")
-    return weights
-
-
 def job_model_spec(smk: Any, key: str = "model") -> ModelSpec:
     """The spec of the model a Snakemake job runs: its rule's ``params.<key>`` (the model's
     scoring settings) completed from the config's ``models`` (:func:`job_spec`)."""
@@ -409,7 +294,8 @@ def open_job_model(smk: Any, key: str = "model", **options: Any) -> LanguageMode
     ``weights`` input (none for a served model) on the job's threads and the model's device
     (:func:`open_model`); ``options`` are :func:`open_model`'s (``n_ctx``, ...)."""
     options.setdefault("n_threads", smk.threads)
-    return open_model(job_model_spec(smk, key), smk.input.get("weights"), **options)
+    weights = getattr(smk.input, "weights", None)
+    return open_model(job_model_spec(smk, key), weights, **options)
 
 
 def open_model(

@@ -20,10 +20,11 @@ from storyflow.errors import StoryflowError
 from storyflow.lm.tokenizer import tokenizer_source
 from storyflow.settings import settings_from
 
-#: Roles that score text token by token with the model's weights in process: no served model
-#: takes them. (A served model scores the sequentiality NLLs through its server's prompt
-#: log-probabilities: storyflow.lm.backends.served.)
-LOCAL_ROLES = ("tension.pmi", "plot_holes.surprisal")
+#: Roles that score given text token by token (log-probabilities of its tokens). A served model
+#: takes them through its completions endpoint's prompt log-probabilities
+#: (storyflow.lm.backends.served), planned and read with its tokenizer, so it needs
+#: ``source.server.tokenizer`` and the completions API.
+SCORING_ROLES = ("sequentiality", "tension.pmi", "plot_holes.surprisal")
 #: Settings of a served model that change no answer (where and how fast it is reached): kept out
 #: of :meth:`ModelSpec.scoring_settings`, so a server on another node re-runs nothing.
 SERVER_RUNTIME = ("base_url", "api_key_env", "concurrency", "timeout", "retries", "backoff")
@@ -74,13 +75,6 @@ class ModelSpec:
                 "give the model's GGUF (source.path or source.hub) to run it with llama.cpp"
             )
         if "server" in source:
-            local = [r for r in roles if r in LOCAL_ROLES]
-            if local:
-                raise StoryflowError(
-                    f"config: model {name!r} is served (source.server), so it cannot take the "
-                    f"role(s) {', '.join(local)}, which score text with local weights; give it "
-                    "other roles (models[].roles), e.g. [fabula_entropy.reader]"
-                )
             server = source["server"] = dict(source["server"])
             if server["tokenizer"]:  # a wrong path stops here, before any job
                 tokenizer_source(
@@ -89,15 +83,16 @@ class ModelSpec:
             if server["api"] is None:  # auto: text when storyflow can render the prompt
                 can_render = mode == "plain" or bool(server["tokenizer"])
                 server["api"] = "completions" if can_render else "chat"
-            if "sequentiality" in roles and not server["tokenizer"]:
+            scoring = ", ".join(r for r in roles if r in SCORING_ROLES)
+            if scoring and not server["tokenizer"]:
                 raise StoryflowError(
-                    f"config: model {name!r} is served and scores the sequentiality NLLs, which "
-                    "are planned and read token by token: set source.server.tokenizer to the "
-                    "served model's tokenizer (its GGUF, Hugging Face folder or hub id)"
+                    f"config: model {name!r} is served and takes the role(s) {scoring}, which "
+                    "score text token by token, planned and read with the model's tokenizer: "
+                    "set source.server.tokenizer (its GGUF, Hugging Face folder or hub id)"
                 )
-            if "sequentiality" in roles and server["api"] == "chat":
+            if scoring and server["api"] == "chat":
                 raise StoryflowError(
-                    f"config: model {name!r} scores the sequentiality NLLs, which need the "
+                    f"config: model {name!r} takes the role(s) {scoring}, which need the "
                     "completions API's prompt log-probabilities: use api: completions"
                 )
             if server["api"] == "chat" and mode != "chat":
@@ -119,9 +114,9 @@ class ModelSpec:
     def served(self) -> bool:
         """Whether the model runs behind an OpenAI-compatible server (no local weights).
 
-        Such a model samples and answers closed choices (docs/lm.md) and scores the
-        sequentiality NLLs through its server's prompt log-probabilities; it has no weights for
-        the roles of :data:`LOCAL_ROLES`.
+        Such a model samples and answers closed choices (docs/lm.md) and scores text token by
+        token (the roles of :data:`SCORING_ROLES`) through its server's prompt
+        log-probabilities.
         """
         return "server" in self.source
 
@@ -168,6 +163,32 @@ class ModelSpec:
         if self.on_gpu:  # GPU scores differ from CPU scores in their last digits
             settings["n_gpu_layers"] = self.n_gpu_layers
         return settings
+
+    @classmethod
+    def local(
+        cls,
+        name: str,
+        *,
+        prompt: str = "plain",
+        backend: str = "llama.cpp",
+        dtype: str = "float32",
+        n_gpu_layers: int = 0,
+    ) -> ModelSpec:
+        """A model with local weights outside any config (benchmarks, tools, tests): its
+        weights are given to :func:`storyflow.lm.connect.open_model`; ``prompt`` ``plain`` or
+        ``chat``, ``backend`` a registered one (``llama.cpp``, ``transformers``)."""
+        return cls(
+            name=name,
+            source={"path": "(given to open_model)"},
+            family="",
+            size="",
+            variant="instruct" if prompt == "chat" else "base",
+            backend=backend,
+            dtype=dtype,
+            prompt=prompt,
+            roles=("sequentiality",),
+            device={"n_gpu_layers": n_gpu_layers, "threads": None, "mem_mb": None},
+        )
 
     def has_role(self, role: str) -> bool:
         """Whether ``role`` (one of the schema's ``models[].roles``) is among the model's roles."""

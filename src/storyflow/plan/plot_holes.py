@@ -98,7 +98,7 @@ def detectors(config: Mapping[str, Any]) -> list[str]:
 
 def surprisal_models(config: Mapping[str, Any]) -> list[str]:
     """The surprisal baseline's models (``plot_holes.surprisal_models``; null = the role
-    plot_holes.surprisal), local weights only."""
+    plot_holes.surprisal); a served one needs its tokenizer (plan.roles.role_models)."""
     if not enabled(config):
         return []
     names = config["plot_holes"]["surprisal_models"]

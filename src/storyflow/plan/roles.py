@@ -17,9 +17,10 @@ def role_models(
     config: Mapping[str, Any], key: str, names: Sequence[str] | None, role: str
 ) -> list[str]:
     """The models named by config key ``key`` (``names``), or, when it is null, the models with
-    ``role``; each must be in ``models``, and a served model cannot take a role that scores
-    text with local weights (:data:`storyflow.lm.registry.LOCAL_ROLES`)."""
-    from storyflow.lm.registry import LOCAL_ROLES
+    ``role``; each must be in ``models``, and a served model named for a role that scores text
+    token by token (:data:`storyflow.lm.registry.SCORING_ROLES`) needs its tokenizer and the
+    completions API (its prompt log-probabilities)."""
+    from storyflow.lm.registry import SCORING_ROLES
 
     every = [m["name"] for m in config["models"]]
     chosen = models_with_role(config, role) if names is None else list(names)
@@ -29,10 +30,15 @@ def role_models(
             f"config: {key} names unknown model(s) {', '.join(unknown)}; the models are "
             f"{', '.join(every)} (or leave {key} null: the models with the role {role})"
         )
-    served = {m["name"] for m in config["models"] if "server" in m["source"]}
-    if role in LOCAL_ROLES and served & set(chosen):
-        raise StoryflowError(
-            f"config: {key} names served model(s) {', '.join(sorted(served & set(chosen)))}; "
-            f"the role {role} scores text with local weights"
-        )
+    if role in SCORING_ROLES:
+        for entry in config["models"]:
+            server = entry["source"].get("server")
+            if entry["name"] not in chosen or server is None:
+                continue
+            if not server.get("tokenizer") or server.get("api") == "chat":
+                raise StoryflowError(
+                    f"config: {key} names the served model {entry['name']}; the role {role} "
+                    "scores text token by token through the server's prompt log-probabilities: "
+                    "give it source.server.tokenizer and api: completions"
+                )
     return chosen

@@ -13,7 +13,11 @@ tokens storyflow planned; a server that refuses ids (llama-cpp-python's takes te
 the ids' text instead, special tokens written out, and the run checks on every answer that the
 server read as many tokens as were planned (``usage.prompt_tokens``) and that the scored
 tokens' texts spell the continuation, stopping otherwise: a different tokenization would score
-other tokens. The first pass finds out which, once.
+other tokens. The first pass finds out which, once. A text prompt that begins with
+``<|endoftext|>`` (the start token of a model without BOS: every plain-framed pass of SmolLM2 or
+Qwen) is refused: llama-cpp-python's server returns wrong log-probabilities for it although
+the token counts and texts check out (measured against in-process llama.cpp: 5-15 nats/token
+off, where chat-framed prompts agree to 1e-7).
 
 A server that returns no prompt log-probabilities stops the run before any table is written,
 naming the server and what to do.
@@ -30,6 +34,7 @@ import numpy as np
 
 from storyflow.errors import StoryflowError
 from storyflow.lm.backends.http import HttpBackend
+from storyflow.lm.backends.llama_cpp import END_OF_TEXT
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +110,15 @@ class ServedScorer:
         return self._read(answer, ids, n)
 
     def _ask(self, ids: list[int]) -> dict[str, Any]:
+        if not self.send_ids and self.vocab.text(ids[:1]) == END_OF_TEXT:
+            raise StoryflowError(
+                f"{self.backend.base_url} (model {self.backend.model}) takes prompts as text "
+                f"only, and this prompt begins with {END_OF_TEXT} (the start token of a model "
+                "without a BOS token): llama-cpp-python's server returns wrong prompt "
+                "log-probabilities for such a prompt (measured 5-15 nats/token off, docs/lm.md "
+                "'Served models'). Serve the model where prompts can be token ids (vLLM), or "
+                "give it local weights for this role"
+            )
         prompt: Any = ids if self.send_ids else self.vocab.text(ids)
         body = {"prompt": prompt, "max_tokens": 1, "temperature": 0.0, "echo": True}
         return self.backend.post("/completions", {**body, "logprobs": 1})
@@ -126,25 +140,33 @@ class ServedScorer:
         choice, usage = answer["choices"][0], answer.get("usage") or {}
         self.backend._count(usage)
         scored = choice["logprobs"]
+        entries = scored["token_logprobs"]
         generated = int(usage.get("completion_tokens", 1))
-        logprobs = scored["token_logprobs"][: len(scored["token_logprobs"]) - generated]
-        read = usage.get("prompt_tokens", len(logprobs))
-        if read != len(ids) or len(logprobs) < n:
+        read = usage.get("prompt_tokens", len(entries) - generated)
+        if read != len(ids) or len(entries) - generated < n:
             raise StoryflowError(
                 f"{where} read the prompt as {read} tokens where storyflow planned "
                 f"{len(ids)}: it tokenizes the text differently, so it would score other tokens. "
                 "Serve the model where prompts can be sent as token ids (vLLM), or check that "
                 "source.server.tokenizer is the served model's own tokenizer"
             )
+        end = len(entries) - generated  # the prompt's entries end where the generated begin
         tokens = scored.get("tokens")
-        if isinstance(tokens, list) and len(tokens) == len(scored["token_logprobs"]):
-            spelled = "".join(tokens[: len(tokens) - generated][len(logprobs) - n :])
-            if spelled != self.vocab.text(ids[len(ids) - n :]):
+        if isinstance(tokens, list) and len(tokens) == len(entries):
+            # a generated special token (an end of text after a story's last sentence) has no
+            # text, and llama-cpp-python lists none: then the prompt's entries run to the end.
+            # Either way the entries read must spell the planned continuation.
+            planned = self.vocab.text(ids[len(ids) - n :])
+            spelled = {e: "".join(tokens[e - n : e]) for e in (end, len(entries))}
+            matching = [e for e, text in spelled.items() if text == planned]
+            if not matching:
                 raise StoryflowError(
-                    f"{where} listed the scored tokens as {spelled!r:.80}, not the planned "
-                    f"{self.vocab.text(ids[len(ids) - n :])!r:.80}: its log-probabilities cannot "
-                    "be matched to the planned tokens"
+                    f"{where} listed the scored tokens as {spelled[end]!r:.80}, not the planned "
+                    f"{planned!r:.80}: its log-probabilities cannot be matched to the planned "
+                    "tokens"
                 )
+            end = matching[0]
+        logprobs = entries[:end]
         values = logprobs[len(logprobs) - n :]
         if any(v is None for v in values):
             raise StoryflowError(f"{where} returned no log-probability for a scored token")

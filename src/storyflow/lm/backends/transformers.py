@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from functools import cached_property, partial
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 import numpy as np
 
@@ -44,7 +44,8 @@ class TransformersModel:
 
     ``n_seq``: passes evaluated together (rows of one padded batch; 1 = one pass at a time,
     with the stem's cache); ``n_batch``: padded tokens (rows x longest row) per batched forward
-    pass.
+    pass; ``vocab``: the vocabulary the NLL plan was made with, when the caller has it (else
+    read here from the GGUF or the checkpoint).
     """
 
     def __init__(
@@ -56,6 +57,7 @@ class TransformersModel:
         n_threads: int | None = None,
         n_seq: int = 1,
         n_batch: int = 2048,
+        vocab: Any = None,
     ) -> None:
         import torch
         from transformers import AutoModelForCausalLM
@@ -66,10 +68,10 @@ class TransformersModel:
         self.device = device
         self.n_seq, self.n_batch = n_seq, n_batch
         path = Path(model)
-        self.vocab = None
+        self.vocab = vocab  # the planner's (storyflow.lm.backends.registry), else built here
         if path.suffix == ".gguf":
             model_file(path)
-            self.vocab = VocabOnly(path)
+            self.vocab = vocab or VocabOnly(path)
             source, kwargs = str(path.parent), {"gguf_file": path.name}
         else:
             from transformers import AutoTokenizer
@@ -82,7 +84,7 @@ class TransformersModel:
                 model = checkpoint(path).folder
             self.tokenizer = AutoTokenizer.from_pretrained(str(model))
             # the ids the NLL plan was made with (storyflow.lm.nll.engine.plan_corpus)
-            self.vocab = TokenizerVocab(HfTokenizer(model))
+            self.vocab = vocab or TokenizerVocab(HfTokenizer(model))
             source, kwargs = str(model), {}
         try:
             self.model = AutoModelForCausalLM.from_pretrained(

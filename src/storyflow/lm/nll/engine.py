@@ -3,7 +3,8 @@
 ``run_corpus`` (and ``score_corpus``, its NLL table alone) tokenizes the shard's stories, leaves
 out those that cannot or should not be scored, sizes the context window and logs what the run
 will cost (``plan_corpus``, ``storyflow.lm.nll.cost``), then plans each story's passes
-(``storyflow.lm.nll.planning``) and sends them to a backend (``storyflow.lm.backends``); the
+(``storyflow.lm.nll.planning``) and sends them to the model's scorer, whatever backend runs it
+(``storyflow.lm.backends.registry``); the
 result is the NLL table (``storyflow.tables.NLL``), one row per term, in nats/token.
 """
 
@@ -23,12 +24,7 @@ from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.history import FULL, history_labels
 from storyflow.lm.backends import Scorer, score_requests
-from storyflow.lm.backends.llama_cpp import (
-    LlamaCppScorer,
-    VocabOnly,
-    default_n_batch,
-    default_n_seq,
-)
+from storyflow.lm.backends.llama_cpp import default_n_batch, default_n_seq
 from storyflow.lm.nll.cost import (
     Progress,
     estimate_lines,
@@ -52,7 +48,7 @@ from storyflow.lm.prompts import ChatPrompt
 from storyflow.settings import settings_from
 
 if TYPE_CHECKING:
-    from storyflow.lm.backends.batched import BatchedLlamaCppScorer
+    from storyflow.lm.connect import LanguageModel
 
 log = logging.getLogger(__name__)
 
@@ -193,30 +189,6 @@ def score_story(
     return dict(zip(present, terms, strict=True))
 
 
-def llama_cpp_scorer(
-    model_path: str | Path, n_ctx: int, settings: NllSettings
-) -> LlamaCppScorer | BatchedLlamaCppScorer:
-    """The llama.cpp scorer for ``settings``: batched when ``n_seq`` > 1, else pass by pass."""
-    if settings.n_seq > 1:
-        from storyflow.lm.backends.batched import BatchedLlamaCppScorer
-
-        return BatchedLlamaCppScorer(
-            model_path,
-            n_ctx=n_ctx,
-            n_seq=settings.n_seq,
-            n_batch=settings.n_batch,
-            n_threads=settings.n_threads,
-            n_gpu_layers=settings.n_gpu_layers,
-        )
-    return LlamaCppScorer(
-        model_path,
-        n_ctx=n_ctx,
-        n_threads=settings.n_threads,
-        n_gpu_layers=settings.n_gpu_layers,
-        n_batch=settings.n_batch,
-    )
-
-
 def story_rows(
     story: StoryTokens,
     terms: Mapping[tuple[int, int], TermResult],
@@ -296,35 +268,15 @@ class CorpusRun:
     excluded: pd.DataFrame  # EXCLUDED_DTYPES
 
 
-def model_vocab(model_path: str | Path) -> Any:
-    """The vocabulary a plan tokenizes with, without weights: a GGUF's
-    (:class:`~storyflow.lm.backends.llama_cpp.VocabOnly`); for a checkpoint's manifest
-    (``.json``), its Hugging Face tokenizer; for a served model, what its
-    ``source.server.tokenizer`` names (a Hugging Face folder or hub id; a GGUF as above)
-    (:class:`~storyflow.lm.tokenizer.TokenizerVocab`)."""
-    from storyflow.lm.tokenizer import HfTokenizer, TokenizerVocab, open_tokenizer
-
-    path = Path(model_path)
-    if path.suffix == ".json":
-        from storyflow.lm.weights import checkpoint
-
-        return TokenizerVocab(HfTokenizer(checkpoint(model_path).folder))
-    if path.suffix.lower() == ".gguf":
-        return VocabOnly(model_path)
-    return TokenizerVocab(open_tokenizer(str(model_path), "source.server.tokenizer"))
-
-
 def empty_nll() -> pd.DataFrame:
     return tables.NLL.empty()
 
 
 def plan_corpus(
-    model_name: str,
-    model_path: str | Path,
+    model: LanguageModel,
     stories: pd.DataFrame,
     sentences: pd.DataFrame,
     settings: NllSettings,
-    prompt: str = "plain",
 ) -> CorpusPlan:
     """Tokenize, screen and plan a shard without loading the model's weights (a dry run).
 
@@ -332,7 +284,8 @@ def plan_corpus(
     left out (``CorpusPlan.excluded``, with the reason, and a logged warning); the others get
     their cost rows (``CorpusPlan.cost``). The estimate is logged (``estimate_lines``).
     """
-    vocab = model_vocab(model_path)
+    model_name, prompt = model.name, model.mode
+    vocab = model.vocab
     start = vocab.start_token
     if prompt not in ("plain", "chat"):
         raise ValueError(f"prompt must be plain or chat, not {prompt!r}")
@@ -407,89 +360,56 @@ def plan_corpus(
 
 
 def score_corpus(
-    model_name: str,
-    model_path: str | Path,
+    model: LanguageModel,
     stories: pd.DataFrame,
     sentences: pd.DataFrame,
     settings: NllSettings,
-    prompt: str = "plain",
-    backend: str = "llama.cpp",
-    dtype: str = "float32",
-    served: Any = None,
 ) -> pd.DataFrame:
     """NLL table (columns of ``NLL_DTYPES``) of every story, sentence, formulation and history size.
 
     ``run_corpus``'s NLL table; the stories it leaves out are logged.
     """
-    return run_corpus(
-        model_name, model_path, stories, sentences, settings, prompt, backend, dtype, served=served
-    ).nll
+    return run_corpus(model, stories, sentences, settings).nll
 
 
 def run_corpus(
-    model_name: str,
-    model_path: str | Path,
+    model: LanguageModel,
     stories: pd.DataFrame,
     sentences: pd.DataFrame,
     settings: NllSettings,
-    prompt: str = "plain",
-    backend: str = "llama.cpp",
-    dtype: str = "float32",
     on_plan: Callable[[CorpusPlan], None] | None = None,
-    served: Any = None,
 ) -> CorpusRun:
     """NLL table of every story, sentence, formulation and history size, its cost and exclusions.
 
+    ``model``: the opened model (:func:`storyflow.lm.connect.open_model`), whatever backend runs
+    it (:mod:`storyflow.lm.backends.registry`): its vocabulary plans the passes, its prompt
+    (``plain``: start token, topic, "\\n\\n"; ``chat``: its chat template,
+    storyflow.lm.prompts) frames them, and its scorer scores them in the window the plan
+    sizes, ``settings.n_seq`` passes per batch of at most ``settings.n_batch`` tokens.
     ``stories`` needs ``story_id``, ``topic`` (None when missing); ``sentences`` needs
     ``story_id``, ``sentence_idx``, ``text``. Stories without a topic get context rows only.
-    ``prompt``: ``plain`` (start token, topic, "\\n\\n") or ``chat`` (the model's chat template,
-    storyflow.lm.prompts). ``backend``: ``llama.cpp`` or ``transformers`` (a Hugging Face
-    checkpoint, ``model_path`` its manifest, or the same GGUF dequantized; ``dtype`` float32,
-    float16 or bfloat16; on the GPU when ``settings.n_gpu_layers`` != 0, passes batched with
-    padding when ``settings.n_seq`` > 1), or ``server``: ``served`` (its ``ModelSpec``) scored
-    through its server's prompt log-probabilities (:mod:`storyflow.lm.backends.served`),
-    ``model_path`` then naming its tokenizer.
     The plan (``plan_corpus``: cost, exclusions, logged estimate) is made first, without the
     weights, and handed to ``on_plan`` before any scoring (to write the cost table early).
     """
+    model_name = model.name
     if stories.empty:
         log.info("model %s: no stories in this shard", model_name)
         return CorpusRun(empty_nll(), tables.NLL_COST.empty(), tables.NLL_EXCLUDED.empty())
-    plan = plan_corpus(model_name, model_path, stories, sentences, settings, prompt)
+    plan = plan_corpus(model, stories, sentences, settings)
     if on_plan is not None:
         on_plan(plan)
     if not plan.stories:
         log.warning("model %s: no story of this shard can be scored", model_name)
         return CorpusRun(empty_nll(), plan.cost, plan.excluded)
     n_ctx, start = plan.n_ctx, plan.start
-    scorer: Any
-    if backend == "transformers":
-        from storyflow.lm.backends.transformers import TransformersScorer
-
-        scorer = TransformersScorer(
-            model_path,
-            dtype=dtype,
-            device="cuda" if settings.n_gpu_layers != 0 else "cpu",
-            n_threads=settings.n_threads,
-            n_seq=settings.n_seq,
-            n_batch=settings.n_batch,
-        )
-    elif backend == "llama.cpp":
-        scorer = llama_cpp_scorer(model_path, n_ctx, settings)
-    elif backend == "server" and served is not None:
-        from storyflow.lm.backends.served import ServedScorer
-        from storyflow.lm.connect import http_backend
-
-        scorer = ServedScorer(http_backend(served), model_vocab(model_path))
-    else:
-        raise ValueError(f"backend must be llama.cpp, transformers or server, not {backend!r}")
+    scorer = model.scorer(n_ctx=n_ctx, n_seq=settings.n_seq, n_batch=settings.n_batch)
     log.info(
         "model %s: backend %s, %d pass(es) per batch of at most %d tokens, %d threads",
         model_name,
         type(scorer).__name__,
         settings.n_seq,
         settings.n_batch,
-        settings.n_threads,
+        model.n_threads,
     )
     planned = plan.cost.groupby("story_id", sort=False)["planned_tokens"].sum()
     progress = Progress(model_name, len(plan.stories), plan.planned_tokens, log)

@@ -31,7 +31,6 @@ import math
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,7 +39,7 @@ from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.lm.backends import Scorer
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.connect import LanguageModel
 from storyflow.measures.plot_holes.ceeval import ceeval_full
 
 log = logging.getLogger(__name__)
@@ -85,22 +84,12 @@ def score_versions(scorer: Scorer, made: pd.DataFrame, model: str, n_ctx: int) -
     return tables.PLOT_HOLE_SURPRISAL.frame(rows)
 
 
-def score_model(
-    weights: str,
-    made: pd.DataFrame,
-    spec: ModelSpec,
-    *,
-    n_ctx: int | None,
-    n_threads: int,
-) -> pd.DataFrame:
-    """PLOT_HOLE_SURPRISAL rows of every version of ``made`` scored by the local model ``spec``
-    from ``weights`` (its GGUF, or its checkpoint's manifest), on its backend and device
-    (``backend``, ``dtype``, ``device.n_gpu_layers``). The window is the longest version (plus
-    the start token, rounded up to 64) that fits ``n_ctx`` (None: the model's trained context);
-    a longer version gets NaN NLLs (logged)."""
-    from storyflow.lm.nll.engine import model_vocab
-
-    vocab = model_vocab(weights)
+def score_model(model: LanguageModel, made: pd.DataFrame, *, n_ctx: int | None) -> pd.DataFrame:
+    """PLOT_HOLE_SURPRISAL rows of every version of ``made`` scored by ``model`` (opened on its
+    backend and device: :func:`storyflow.lm.connect.open_job_model`). The window is the
+    longest version (plus the start token, rounded up to 64) that fits ``n_ctx`` (None: the
+    model's trained context); a longer version gets NaN NLLs (logged)."""
+    vocab = model.vocab
     limit = n_ctx if n_ctx is not None else vocab.n_ctx_train
     lengths = [
         1 + sum(len(vocab.tokenize(s if i == 0 else " " + s)) for i, s in enumerate(sents))
@@ -110,24 +99,12 @@ def score_model(
     window = min(limit, max(64, -(-max(fitting, default=64) // 64) * 64))
     log.info(
         "%s: window %d tokens (%d versions, longest %d)",
-        spec.name,
+        model.name,
         window,
         len(made),
         max(lengths, default=0),
     )
-    scorer: Any
-    if spec.backend == "transformers":
-        from storyflow.lm.backends.transformers import TransformersScorer
-
-        device = "cuda" if spec.on_gpu else "cpu"
-        scorer = TransformersScorer(weights, dtype=spec.dtype, device=device, n_threads=n_threads)
-    else:
-        from storyflow.lm.backends.llama_cpp import LlamaCppScorer
-
-        scorer = LlamaCppScorer(
-            weights, n_ctx=window, n_threads=n_threads, n_gpu_layers=spec.n_gpu_layers
-        )
-    return score_versions(scorer, made, spec.name, window)
+    return score_versions(model.scorer(n_ctx=window), made, model.name, window)
 
 
 def story_contrasts(surprisal: pd.DataFrame, made: pd.DataFrame) -> pd.DataFrame:
