@@ -10,6 +10,7 @@ import storyflow.plan.narrative_sense as narrative_sense
 import storyflow.plan.roles as roles
 from storyflow.errors import StoryflowError
 from storyflow.lm.registry import ModelSpec
+from storyflow.measures.sequentiality.covariates.connectives import default_lexicon_path
 from storyflow.plan.layout import Layout, fill
 
 #: ``results/<corpus>/sequentiality/``
@@ -52,6 +53,12 @@ REGRESSION_COEFFICIENTS = OUT.table("regression_coefficients.csv")
 REGRESSION_TABLE = OUT.table("regression_{spec}.csv")
 REGRESSION_DIAGNOSTICS = OUT.table("regression_diagnostics.csv")
 REGRESSION_FIGURE = OUT.figure("regression_coefficients")
+
+
+def packaged_connectives() -> str:
+    """The connective lexicon packaged with the library (the covariates' default): read from
+    the installed package, never from a checkout's folder, so the rules work as a module."""
+    return str(default_lexicon_path())
 
 
 def enabled(config: Mapping[str, Any]) -> bool:
