@@ -4,6 +4,7 @@ is in test_fabula_entropy.py (slow)."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,6 +13,7 @@ from conftest import model_entry
 from test_plot_holes import FakeModel
 
 from storyflow import progress, runner
+from storyflow.errors import StoryflowError
 from storyflow.lm.answers import ClosedAnswer
 from storyflow.lm.connect import LanguageModel
 from storyflow.lm.registry import ModelSpec
@@ -110,3 +112,109 @@ def test_a_model_in_a_job_asks_only_the_questions_without_an_answer(tmp_path: Pa
     assert model.sample("Go on:", 2, settings) == model.sample("Go on:", 2, settings)
     assert [kind for kind, *_ in fake.prompts].count("sample") == 1
     assert all(isinstance(s, Sample) for s in model.sample("Go on:", 2, settings))
+
+
+# --- progress in the rule's log (LoggedBar) ----------------------------------------------------
+
+
+class FakeClock:
+    """A monotonic clock the test moves by hand (seconds)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def progress_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "storyflow.progress"]
+
+
+def test_a_long_loop_logs_done_total_rate_and_time_left_at_intervals(caplog) -> None:
+    caplog.set_level("INFO", logger="storyflow.progress")
+    clock = FakeClock()
+    seen = []
+    for story in progress.LoggedBar(
+        range(10), desc="NLL m", unit="story", every=60, clock=clock, disable=None
+    ):
+        clock.now += 25  # 25 s a story: a line once 60 s have passed since the last one
+        seen.append(story)
+    assert seen == list(range(10))
+    assert progress_lines(caplog) == [
+        "NLL m: 0/10 story (0%), started",
+        "NLL m: 3/10 story (30%), 25.0 s/story, 2 min 55 s left",
+        "NLL m: 6/10 story (60%), 25.0 s/story, 1 min 40 s left",
+        "NLL m: 9/10 story (90%), 25.0 s/story, 25 s left",
+        "NLL m: 10/10 story (100%) done in 4 min 10 s, 25.0 s/story",
+    ]
+
+
+def test_a_bar_updated_by_hand_logs_its_rate_and_ends_once(caplog) -> None:
+    caplog.set_level("INFO", logger="storyflow.progress")
+    clock = FakeClock()
+    bar = progress.LoggedBar(total=400, desc="validation pool", unit="pair", every=30, clock=clock)
+    clock.now += 10
+    bar.update(100)  # 10 s: not yet a line
+    clock.now += 30
+    bar.update(100)  # 40 s after the start, 200 pairs: 5 pairs/s, 40 s left
+    bar.close()
+    bar.close()
+    assert progress_lines(caplog) == [
+        "validation pool: 0/400 pair (0%), started",
+        "validation pool: 200/400 pair (50%), 5.00 pair/s, 40 s left",
+        "validation pool: 200/400 pair (50%) done in 40 s, 5.00 pair/s",
+    ]
+
+
+def test_a_loop_of_unknown_length_and_a_disabled_bar(caplog) -> None:
+    caplog.set_level("INFO", logger="storyflow.progress")
+    clock = FakeClock()
+    for _ in progress.LoggedBar(iter("abc"), desc="judge", every=0, clock=clock):
+        clock.now += 2
+    assert progress_lines(caplog)[1:] == [
+        "judge: 1 it, 2.0 s/it",  # no total: no share and no time left
+        "judge: 2 it, 2.0 s/it",
+        "judge: 3 it, 2.0 s/it",
+        "judge: 3 it done in 6 s, 2.0 s/it",
+    ]
+    caplog.clear()
+    assert list(progress.LoggedBar([1, 2], desc="priors", disable=True, every=0)) == [1, 2]
+    assert progress_lines(caplog) == []  # nothing to do: neither a bar nor log lines
+
+
+def test_the_interval_comes_from_the_environment(monkeypatch) -> None:
+    monkeypatch.delenv(progress.INTERVAL_VARIABLE, raising=False)
+    assert progress.log_interval() == 60
+    monkeypatch.setenv(progress.INTERVAL_VARIABLE, "5")
+    assert progress.log_interval() == 5 and progress.LoggedBar(total=1)._every == 5
+    monkeypatch.setenv(progress.INTERVAL_VARIABLE, "soon")
+    with pytest.raises(StoryflowError, match="STORYFLOW_PROGRESS_SECONDS='soon'"):
+        progress.log_interval()
+
+
+def test_the_progress_lines_reach_the_rule_log(tmp_path: Path) -> None:
+    """Through storyflow.runner.run, as a script's job: the rule's log file has the lines."""
+    log_file = tmp_path / "logs" / "score.log"
+    job = SimpleNamespace(rule="score", log=[str(log_file)], output=[], input=[], params={})
+    root = logging.getLogger()
+    kept, level = list(root.handlers), root.level
+    try:
+        runner.run(lambda _: list(progress.LoggedBar(range(3), desc="NLL m", every=0)), job)
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+            handler.close()
+        for handler in kept:
+            root.addHandler(handler)
+        root.setLevel(level)
+    text = log_file.read_text()
+    assert "storyflow.progress: NLL m: 0/3 it (0%), started" in text
+    assert "storyflow.progress: NLL m: 2/3 it (67%)" in text
+    assert "storyflow.progress: NLL m: 3/3 it (100%) done in" in text
+
+
+def test_progress_duration_words() -> None:
+    assert [progress.duration(s) for s in (0.4, 59.4, 61, 3599, 3600, 7505)] == [
+        "0 s", "59 s", "1 min 01 s", "59 min 59 s", "1 h 00 min", "2 h 05 min",
+    ]  # fmt: skip

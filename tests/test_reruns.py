@@ -46,7 +46,9 @@ NEW_MODEL = {
 
 # Rules by what they depend on. A job is (rule, model wildcard or None).
 PER_MODEL_NLL = (
-    ["plan_nll"] + ["score_nll_shard"] * SHARDS + ["gather_nll", "compute_sequentiality"]
+    ["plan_nll"]
+    + ["score_nll_shard"] * SHARDS
+    + ["gather_nll", "compute_sequentiality", "export_sequentiality_scores"]
 )
 ALL_MODELS = [
     "estimate_nll_time",

@@ -24,6 +24,14 @@ the sample's index), never a generator's state carried from one question to the 
 :func:`job_scope` (entered by :func:`storyflow.runner.run` for every script) makes the job's
 file the one :func:`current` returns; ``storyflow.lm.connect.open_model`` attaches it to every
 model the job opens.
+
+**Progress in the log.** A long loop shows a tqdm bar on stderr; a SLURM log or a parallel run
+(whose stderr interleaves jobs) shows no bar worth reading. :class:`LoggedBar` is tqdm that also
+writes a line through :mod:`logging` (so into the rule's ``log:`` file, see
+:func:`storyflow.runner.run`) when it starts, every :func:`log_interval` seconds
+(``$STORYFLOW_PROGRESS_SECONDS``, default 60) and when it ends: items done of the total, the
+rate (items per second, or seconds per item below one a second) and the time left at that rate.
+Modules use it in place of tqdm (``from storyflow.progress import LoggedBar as tqdm``).
 """
 
 from __future__ import annotations
@@ -32,12 +40,20 @@ import contextlib
 import glob
 import hashlib
 import logging
+import math
+import os
 import pickle
 import sqlite3
-from collections.abc import Iterator
+import sys
+import time
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
+
+from tqdm import tqdm
+
+from storyflow.errors import StoryflowError
 
 log = logging.getLogger(__name__)
 
@@ -159,3 +175,126 @@ def job_scope(path: Path | None) -> Iterator[None]:
     _remove(path)  # reached only when the job succeeded
     with contextlib.suppress(OSError):
         path.parent.rmdir()  # when no other job's progress is there
+
+
+# --- progress in the rule's log ----------------------------------------------------------------
+
+#: The environment variable that sets :func:`log_interval` (seconds between two log lines).
+INTERVAL_VARIABLE = "STORYFLOW_PROGRESS_SECONDS"
+#: Seconds between two progress lines in the log when the variable is not set.
+DEFAULT_INTERVAL = 60.0
+
+
+def log_interval() -> float:
+    """Seconds between two progress lines of a :class:`LoggedBar` in the log:
+    ``$STORYFLOW_PROGRESS_SECONDS``, else :data:`DEFAULT_INTERVAL` (60 s).
+
+    Raises:
+        StoryflowError: the variable is not a number of seconds >= 0.
+    """
+    text = os.environ.get(INTERVAL_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_INTERVAL
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not seconds >= 0:
+        raise StoryflowError(
+            f"{INTERVAL_VARIABLE}={text!r}: not a number of seconds >= 0 (the time between two "
+            f"progress lines in a rule's log; unset it for {DEFAULT_INTERVAL:.0f} s)"
+        )
+    return seconds
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` in words a log reader takes in at a glance: ``42 s``, ``3 min 07 s``,
+    ``2 h 05 min``."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
+class LoggedBar(tqdm):
+    """A tqdm progress bar (on stderr) that also logs its progress (module docstring).
+
+    Takes tqdm's arguments, and ``every`` (seconds between two log lines; None:
+    :func:`log_interval`) and ``clock`` (a monotonic clock in seconds; tests pass a fake one).
+    ``disable=True`` (nothing to do) hides the bar and the log lines alike; ``disable=None``
+    (tqdm: no bar unless stderr is a terminal) still logs.
+    """
+
+    def __init__(
+        self,
+        iterable: Any = None,
+        *args: Any,
+        every: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        **kwargs: Any,
+    ) -> None:
+        kwargs.setdefault("file", sys.stderr)
+        super().__init__(iterable, *args, **kwargs)
+        self._quiet = kwargs.get("disable") is True
+        self._every = log_interval() if every is None else every
+        self._clock = clock
+        self._label = str(kwargs.get("desc") or "progress")
+        self._unit = str(kwargs.get("unit") or "it")
+        self._done = int(kwargs.get("initial") or 0)
+        self._started = clock()
+        self._logged = self._started
+        self._ended = False
+        if not self._quiet:
+            log.info("%s", self._line(self._started))
+
+    def __iter__(self) -> Iterator[Any]:
+        """Each item of the iterable, counted (:meth:`update`) once the loop's body is done."""
+        if self._quiet:
+            yield from super().__iter__()
+            return
+        try:
+            for item in self.iterable:
+                yield item
+                self.update(1)
+        finally:
+            self.close()
+
+    def update(self, n: float | None = 1) -> bool | None:
+        """Count ``n`` more items done; log a line when ``every`` seconds have passed
+        since the last one."""
+        shown = super().update(n)
+        self._done += int(n or 0)
+        now = self._clock()
+        if not self._quiet and not self._ended and now - self._logged >= self._every:
+            self._logged = now
+            log.info("%s", self._line(now))
+        return shown
+
+    def close(self) -> None:
+        """Log the final line (items done, time taken, mean rate), then close the bar."""
+        if not getattr(self, "_ended", True) and not self._quiet:
+            self._ended = True
+            log.info("%s", self._line(self._clock(), final=True))
+        super().close()
+
+    def _line(self, now: float, final: bool = False) -> str:
+        """``desc: done/total unit (percent), rate, time left`` (or time taken when ``final``)."""
+        total = self.total
+        done = f"{self._done}/{total:g}" if total else f"{self._done}"
+        share = f" ({100 * self._done / total:.0f}%)" if total else ""
+        elapsed = now - self._started
+        rate = self._done / elapsed if elapsed > 0 else math.nan
+        if not rate > 0:
+            pace = "rate unknown"
+        elif rate >= 1:
+            pace = f"{rate:.2f} {self._unit}/s"
+        else:
+            pace = f"{1 / rate:.1f} s/{self._unit}"
+        if final:
+            return f"{self._label}: {done} {self._unit}{share} done in {duration(elapsed)}, {pace}"
+        if self._done == 0:
+            return f"{self._label}: {done} {self._unit}{share}, started"
+        left = f", {duration(max(total - self._done, 0) / rate)} left" if total and rate > 0 else ""
+        return f"{self._label}: {done} {self._unit}{share}, {pace}{left}"

@@ -20,6 +20,15 @@ from storyflow.plan.layout import fill
 
 min_version("9.0")
 
+# The storyflow checkout these rules come from: two folders up from this file. Not
+# workflow.basedir, which is the folder of the *main* Snakefile: another workflow that uses this
+# one as a module (`module storyflow: snakefile: ...`, README "Using storyflow in your own
+# workflow") has its own folder there. A local checkout is needed: the rules files are listed
+# from this folder.
+STORYFLOW_ROOT = Path(
+    workflow.current_basedir.get_path_or_uri(secret_free=False)
+).parents[1]
+
 
 def named_config_sources():
     """(file, mapping) of each config source in the order Snakemake merged them, the
@@ -57,7 +66,7 @@ for _key in plan.merge.resolve_model_references(config, config_sources()):
 # naming the key, its value, its file, what is allowed and the fix (storyflow.config_files).
 _schema_problem = config_files.schema_problem(
     config,
-    Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml",
+    STORYFLOW_ROOT / "workflow" / "schemas" / "config.schema.yaml",
     named_config_sources(),
 )
 if _schema_problem is not None:
@@ -113,7 +122,7 @@ def rule_files():
     """The rules files the Snakefile includes: for each folder of workflow/rules/ in the
     registry's order (storyflow.plan.registry.rule_folders), its lookups (common.smk) first,
     then its stages' rules files."""
-    rules = Path(workflow.basedir) / "workflow" / "rules"
+    rules = STORYFLOW_ROOT / "workflow" / "rules"
     files = []
     for folder in plan.registry.rule_folders():
         lookups = rules / folder / "common.smk"

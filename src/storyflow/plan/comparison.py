@@ -18,6 +18,8 @@ OUT = Layout("comparison")
 # --- the files, each named once
 #: Every measure's story measures of the corpus in one table.
 STORIES = OUT("measures.parquet")
+#: The same table as CSV, for a reader (:data:`storyflow.tables.STORY_TABLE`).
+STORIES_CSV = OUT.table("measures.csv")
 #: Each measure's unit and coverage, and each (measure, model)'s validity verdict.
 MEASURE_UNITS = OUT.table("measure_units.csv")
 MEASURE_VERDICTS = OUT.table("measure_verdicts.csv")
@@ -80,6 +82,7 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
         for c in corpora(config)
         for path in (
             STORIES,
+            STORIES_CSV,
             MEASURE_CORRELATIONS,
             MODEL_AGREEMENT,
             MEASURE_SEPARATION,

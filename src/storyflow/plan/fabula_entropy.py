@@ -9,6 +9,7 @@ from typing import Any
 import storyflow.plan.roles as roles
 from storyflow.corpora import corpus_kind
 from storyflow.errors import StoryflowError
+from storyflow.measures.fabula_entropy import lexicon
 from storyflow.plan.layout import Layout, fill
 from storyflow.plan.statistics import settings as shared_statistics
 
@@ -35,6 +36,12 @@ DOSE_RESPONSE = OUT.table("dose_response.csv")
 STORY_MEASURES = OUT("story_measures.parquet")
 DISTRIBUTIONS_FIGURE = OUT.figure("distributions")
 DOSE_RESPONSE_FIGURE = OUT.figure("dose_response")
+
+
+def packaged_lexicon() -> str:
+    """The antonym lexicon packaged with the library (the EWC corruption's): read from the
+    installed package, never from a checkout's folder, so the rules work as a module."""
+    return str(lexicon.packaged_lexicon())
 
 
 def enabled(config: Mapping[str, Any]) -> bool:

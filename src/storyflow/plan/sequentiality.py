@@ -10,6 +10,7 @@ import storyflow.plan.narrative_sense as narrative_sense
 import storyflow.plan.roles as roles
 from storyflow.errors import StoryflowError
 from storyflow.lm.registry import ModelSpec
+from storyflow.measures.sequentiality.covariates.connectives import default_lexicon_path
 from storyflow.plan.layout import Layout, fill
 
 #: ``results/<corpus>/sequentiality/``
@@ -29,6 +30,10 @@ NLL = OUT("nll/{model}.parquet")
 #: Sentence and story sequentiality of a model.
 SENTENCE_SCORES = OUT("scores/{model}/sentences.parquet")
 STORY_SCORES = OUT("scores/{model}/stories.parquet")
+#: The same two tables as CSV, for a reader (:data:`storyflow.tables.SENTENCE_SEQUENTIALITY`,
+#: :data:`storyflow.tables.STORY_SEQUENTIALITY`).
+SENTENCE_SCORES_CSV = OUT.table("scores/{model}/sentences.csv")
+STORY_SCORES_CSV = OUT.table("scores/{model}/stories.csv")
 #: The measure's story measures, which the comparison reads
 #: (:data:`storyflow.tables.STORY_MEASURES`).
 STORY_MEASURES = OUT("story_measures.parquet")
@@ -48,6 +53,12 @@ REGRESSION_COEFFICIENTS = OUT.table("regression_coefficients.csv")
 REGRESSION_TABLE = OUT.table("regression_{spec}.csv")
 REGRESSION_DIAGNOSTICS = OUT.table("regression_diagnostics.csv")
 REGRESSION_FIGURE = OUT.figure("regression_coefficients")
+
+
+def packaged_connectives() -> str:
+    """The connective lexicon packaged with the library (the covariates' default): read from
+    the installed package, never from a checkout's folder, so the rules work as a module."""
+    return str(default_lexicon_path())
 
 
 def enabled(config: Mapping[str, Any]) -> bool:
@@ -198,7 +209,8 @@ def cost_settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The analysis's final tables and figures (rule all): per corpus the NLL estimate, the
-    sequentiality by type and by contrast and their figures; the HIPPOCORPUS covariates when
+    sequentiality by type and by contrast and their figures, and each model's sentence and
+    story scores as CSV; the HIPPOCORPUS covariates when
     they are on, and the covariates and regressions of each corpus of ``regression.corpora``
     when the regressions are on."""
     outputs = [
@@ -213,6 +225,12 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
             BY_CONTRAST_FIGURE.png,
             EFFECT_SIZES_FIGURE.png,
         )
+    ]
+    outputs += [
+        fill(path, corpus=c, model=m)
+        for c in corpora(config)
+        for m in models(config)
+        for path in (SENTENCE_SCORES_CSV, STORY_SCORES_CSV)
     ]
     fitted = regression_corpora(config) if regressions(config)[0] else []
     if config["covariates"]["enabled"]:

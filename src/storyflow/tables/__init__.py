@@ -10,7 +10,14 @@ Units: NLLs and sequentiality are in nats per token (natural log); ``n_tokens`` 
 scoring model's tokens; ``history`` is a label, ``"0"`` .. ``"H"`` or ``"full"``.
 """
 
-from storyflow.tables.base import TEXT_COLUMNS, Table, TableError, read, read_all
+from storyflow.tables.base import (
+    TEXT_COLUMNS,
+    Table,
+    TableError,
+    parquet_to_csv,
+    read,
+    read_all,
+)
 from storyflow.tables.comparison import (
     MEASURE_CORRELATIONS,
     MEASURE_SEPARATION,
@@ -160,6 +167,7 @@ __all__ = [
     "VALIDITY",
     "Table",
     "TableError",
+    "parquet_to_csv",
     "read",
     "read_all",
 ]

@@ -120,3 +120,12 @@ def read_all(table: Table, paths: str | Path | Sequence[str | Path]) -> pd.DataF
     if not paths:
         raise StoryflowError(f"no {table.name} tables were given")
     return pd.concat([read(table, p) for p in paths], ignore_index=True)
+
+
+def parquet_to_csv(table: Table, source: str | Path, target: str | Path) -> pd.DataFrame:
+    """Write the Parquet table ``source`` (checked against ``table``) to ``target`` as CSV: the
+    same rows and columns, no index, floats at full precision (they read back equal), booleans
+    as ``True``/``False``, a missing value as an empty field. Returns the table."""
+    frame = read(table, source)
+    frame.to_csv(target, index=False)
+    return frame

@@ -30,3 +30,25 @@ rule build_story_table:
         "../../../envs/storyflow.yaml"
     script:
         "../../../scripts/build_story_table.py"
+
+
+rule export_story_table:
+    input:
+        table=plan.comparison.STORIES,
+    output:
+        table=report(
+            plan.comparison.STORIES_CSV,
+            caption="../../report/story_table.rst",
+            category="Comparison of measures",
+            subcategory="{corpus}",
+        ),
+    log:
+        plan.comparison.OUT.log("export_story_table"),
+    wildcard_constraints:
+        corpus=one_of(COMPARED_CORPORA),
+    conda:
+        "../../../envs/storyflow.yaml"
+    params:
+        tables={"table": "STORY_TABLE"},
+    script:
+        "../../../scripts/export_csv.py"

@@ -34,4 +34,5 @@ def fabula_entropy_human_answers(wildcards):
 
 
 def fabula_entropy_lexicon():
-    return str(Path(workflow.basedir) / "src/storyflow/data/antonyms.tsv")
+    """The antonym lexicon packaged with the storyflow library (storyflow/data/antonyms.tsv)."""
+    return plan.fabula_entropy.packaged_lexicon()

@@ -55,7 +55,7 @@ def regression_sentence_tables(wildcards):
 def connective_lexicon():
     """The configured connective lexicon, else the one packaged with storyflow."""
     path = config["covariates"]["connectives"]
-    return path or str(Path(workflow.basedir) / "src/storyflow/data/connectives.tsv")
+    return path or plan.sequentiality.packaged_connectives()
 
 
 def narrative_sense_scores(wildcards):

@@ -25,3 +25,33 @@ rule collect_sequentiality_measures:
         "../../../envs/storyflow.yaml"
     script:
         "../../../scripts/collect_sequentiality_measures.py"
+
+
+rule export_sequentiality_scores:
+    input:
+        sentences=plan.sequentiality.SENTENCE_SCORES,
+        stories=plan.sequentiality.STORY_SCORES,
+    output:
+        sentences=report(
+            plan.sequentiality.SENTENCE_SCORES_CSV,
+            caption="../../report/sequentiality_sentence_scores.rst",
+            category="Sequentiality",
+            subcategory="{corpus}",
+        ),
+        stories=report(
+            plan.sequentiality.STORY_SCORES_CSV,
+            caption="../../report/sequentiality_story_scores.rst",
+            category="Sequentiality",
+            subcategory="{corpus}",
+        ),
+    log:
+        plan.sequentiality.OUT.log("export_sequentiality_scores", "model"),
+    conda:
+        "../../../envs/storyflow.yaml"
+    params:
+        tables={
+            "sentences": "SENTENCE_SEQUENTIALITY",
+            "stories": "STORY_SEQUENTIALITY",
+        },
+    script:
+        "../../../scripts/export_csv.py"

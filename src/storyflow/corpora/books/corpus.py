@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from storyflow.errors import StoryflowError
+from storyflow.progress import LoggedBar as tqdm
 from storyflow.seeds import item_rng
 from storyflow.sentences import load_spacy, sentence_counts
 from storyflow.settings import settings_from

@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy import corrupt, questions
+from storyflow.progress import LoggedBar as tqdm
 from storyflow.seeds import item_rng
 from storyflow.settings import settings_from
 

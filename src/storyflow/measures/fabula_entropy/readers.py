@@ -40,11 +40,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy import questions as questions_module
+from storyflow.progress import LoggedBar as tqdm
 from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)

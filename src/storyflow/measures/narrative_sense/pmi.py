@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
+from storyflow.progress import LoggedBar as tqdm
 
 if TYPE_CHECKING:
     from spacy.language import Language

@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.measures.plot_holes import lexicon
 from storyflow.measures.plot_holes.acts import act_bounds
+from storyflow.progress import LoggedBar as tqdm
 from storyflow.seeds import item_rng
 
 if TYPE_CHECKING:

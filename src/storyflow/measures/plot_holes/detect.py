@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.lm.connect import LanguageModel
@@ -53,6 +52,7 @@ from storyflow.measures.plot_holes.ceeval import (
     paper_answer,
     parse_localization,
 )
+from storyflow.progress import LoggedBar as tqdm
 from storyflow.seeds import item_rng, stable_hash
 from storyflow.settings import settings_from
 

@@ -67,7 +67,6 @@ from difflib import SequenceMatcher
 from typing import Any
 
 import pandas as pd
-from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.lm.sampling import SamplingSettings
@@ -75,6 +74,7 @@ from storyflow.measures.plot_holes.acts import act_bounds
 from storyflow.measures.plot_holes.ceeval import parse_verdict
 from storyflow.measures.plot_holes.controlled import not_edited_types
 from storyflow.measures.plot_holes.review import review_sheet
+from storyflow.progress import LoggedBar as tqdm
 from storyflow.sentences import load_spacy
 from storyflow.settings import settings_from
 

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.lm.connect import LanguageModel
@@ -43,6 +42,7 @@ from storyflow.lm.prompts import Prompt
 from storyflow.measures.plot_holes.acts import act_bounds
 from storyflow.measures.plot_holes.ceeval import ceeval_full
 from storyflow.measures.plot_holes.detect import TOO_LONG, fit_window, question_prompt, yes_no
+from storyflow.progress import LoggedBar as tqdm
 from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)

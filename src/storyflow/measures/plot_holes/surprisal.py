@@ -35,12 +35,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
-from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.lm.backends import Scorer
 from storyflow.lm.connect import LanguageModel
 from storyflow.measures.plot_holes.ceeval import ceeval_full
+from storyflow.progress import LoggedBar as tqdm
 
 log = logging.getLogger(__name__)
 

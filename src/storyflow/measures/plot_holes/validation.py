@@ -44,10 +44,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from storyflow import tables, validity
 from storyflow.measures.plot_holes.controlled import make_controlled
+from storyflow.progress import LoggedBar as tqdm
 from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)

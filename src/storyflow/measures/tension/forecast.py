@@ -20,13 +20,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
-from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.lm.connect import LanguageModel
 from storyflow.lm.prompts import Prompt
 from storyflow.lm.sampling import Sampler, SamplingSettings
+from storyflow.progress import LoggedBar as tqdm
 from storyflow.seeds import item_rng
 from storyflow.settings import settings_from
 

@@ -36,13 +36,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.lm.connect import job_spec, open_model
 from storyflow.lm.embeddings import load_encoder
 from storyflow.measures.tension import curves
+from storyflow.progress import LoggedBar as tqdm
 
 log = logging.getLogger(__name__)
 

@@ -19,11 +19,11 @@ import logging
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.lm.backends import Scorer
 from storyflow.lm.connect import LanguageModel
+from storyflow.progress import LoggedBar as tqdm
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from storyflow import tables
 from storyflow.errors import InputDataError, StoryflowError
@@ -19,6 +18,7 @@ from storyflow.lm.embeddings import (
     Encoder,
     load_encoder,
 )
+from storyflow.progress import LoggedBar as tqdm
 
 if TYPE_CHECKING:
     from spacy.language import Language

