@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from storyflow.lm.answers import answer
-from storyflow.lm.backends.llama_cpp import LlamaCppScorer, common_prefix_length
+from storyflow.lm.backends import common_prefix
+from storyflow.lm.backends.llama_cpp import LlamaCppScorer
 from storyflow.lm.prompts import prompt_tokens
 
 STORY = (
@@ -23,10 +24,10 @@ OPTIONS = {"yes": [" Yes", " yes"], "no": [" No", " no"]}
 TOLERANCE = {"smollm2": 1e-6, "gemma": 0.05}
 
 
-def test_common_prefix_length() -> None:
-    assert common_prefix_length([1, 2, 3], [1, 2, 4, 5]) == 2
-    assert common_prefix_length([], [1]) == 0
-    assert common_prefix_length([1, 2], [1, 2]) == 2
+def test_common_prefix() -> None:
+    assert common_prefix([1, 2, 3], [1, 2, 4, 5]) == 2
+    assert common_prefix([], [1]) == 0
+    assert common_prefix([1, 2], [1, 2]) == 2
 
 
 @pytest.mark.slow

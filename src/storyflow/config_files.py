@@ -315,16 +315,6 @@ def _parses_as_number(text: str) -> bool:
     return True
 
 
-def exit_on_schema_problem(
-    config: dict[str, Any], schema_path: str | Path, sources: Sources = ()
-) -> None:
-    """Fill ``config``'s defaults; stop with :func:`schema_problem`'s message (no traceback)."""
-    problem = schema_problem(config, schema_path, sources)
-    if problem is not None:
-        print(f"storyflow: {problem}", file=sys.stderr)
-        sys.exit(1)
-
-
 if __name__ == "__main__":
     problems = [p for p in map(yaml_problem, sys.argv[1:]) if p]
     print("\n".join(problems) or "every file reads", file=sys.stderr if problems else sys.stdout)

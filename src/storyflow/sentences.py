@@ -41,7 +41,6 @@ _SENTENCE_SETTERS = ("parser", "senter", "sentencizer")
 SENTENCE_COLUMNS = tuple(tables.SENTENCES.names)
 
 #: Columns of the table returned by :func:`sentence_counts`.
-SENTENCE_COUNT_COLUMNS = tuple(tables.SENTENCE_COUNTS.names)
 
 
 def load_spacy(name: str, *, exclude: Sequence[str] = UNNEEDED_COMPONENTS) -> Language:

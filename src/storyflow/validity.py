@@ -256,12 +256,6 @@ def summary_of(path: str) -> list[str]:
     return describe(tables.read(tables.VALIDITY, path))
 
 
-def small_groups(sizes: Mapping[str, int], minimum: int) -> list[str]:
-    """The groups of a contrast with fewer than ``minimum`` stories (config
-    ``validity.min_group_size``): a contrast with any is reported but not tested."""
-    return [g for g, n in sizes.items() if n < minimum]
-
-
 def contrast_checks(effects: pd.DataFrame, corpus: str, minimum: int) -> pd.DataFrame:
     """Validity rows of a corpus's sequentiality contrasts (measure ``sequentiality``, role
     ``contrast``, model = the contrast's name, check ``min_group_size``): the smaller group's

@@ -40,7 +40,6 @@ from storyflow.history import FULL, history_key, sort_histories
 
 FORMULATION_TITLES = {"topic": "with topic (SEQ)", "context": "context only (SEQ′)"}
 SEQ_LABEL = "sequentiality (nats/token)"
-G_LABEL = "Hedges' g (sequentiality)"
 X_LABEL = "history size h (sentences)"
 
 

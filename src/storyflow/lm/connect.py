@@ -294,7 +294,8 @@ def open_job_model(smk: Any, key: str = "model", **options: Any) -> LanguageMode
     ``weights`` input (none for a served model) on the job's threads and the model's device
     (:func:`open_model`); ``options`` are :func:`open_model`'s (``n_ctx``, ...)."""
     options.setdefault("n_threads", smk.threads)
-    weights = getattr(smk.input, "weights", None)
+    inputs = smk.input  # Snakemake's named list (``get``), or a test's namespace
+    weights = inputs.get("weights") if hasattr(inputs, "get") else getattr(inputs, "weights", None)
     return open_model(job_model_spec(smk, key), weights, **options)
 
 

@@ -31,7 +31,6 @@ import numpy as np
 
 from storyflow.errors import StoryflowError
 
-FINISH_REASONS = ("stop", "length", "eos")
 RANKED_HEAD = 1024  # most probable tokens ranked before the rest of the vocabulary (see ranked)
 
 

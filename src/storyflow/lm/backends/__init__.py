@@ -40,6 +40,16 @@ class Scorer(Protocol):
         ...
 
 
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens ``a`` and ``b`` share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def score_requests(
     scorer: Scorer, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
 ) -> list[np.ndarray]:

@@ -47,21 +47,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from storyflow.errors import StoryflowError
-from storyflow.lm.backends import model_file
+from storyflow.lm.backends import common_prefix, model_file
 from storyflow.lm.backends.llama_lowlevel import SequenceContext
 
 if TYPE_CHECKING:
     from storyflow.lm.backends.llama_cpp import VocabOnly
-
-
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """How many leading tokens ``a`` and ``b`` share."""
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 STEM_SLOTS = 2  # extra sequences keeping stems (topic and context prefix of the current story)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from storyflow.lm.backends import model_file
+from storyflow.lm.backends import common_prefix, model_file
 
 log = logging.getLogger(__name__)
 
@@ -95,16 +95,6 @@ def _scratch(shape: tuple[int, int]) -> np.ndarray:
 def _pool(workers: int) -> ThreadPoolExecutor:
     """A thread pool for the log-softmax, one per worker count, kept for the process."""
     return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="logsoftmax")
-
-
-def common_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
-    """How many leading tokens ``a`` and ``b`` share."""
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 class LlamaCppScorer:
@@ -204,7 +194,7 @@ class LlamaCppScorer:
         same tokens before it as when it was evaluated, so its row still holds its logits.
         """
         needed = [*prefix, *continuation[:-1]]  # rows len(prefix) - 1 .. len(needed) - 1 are read
-        keep = common_prefix_length(self._cached, needed)
+        keep = common_prefix(self._cached, needed)
         if keep < len(needed):
             if keep == 0:
                 self.llm.reset()

@@ -61,7 +61,6 @@ import numpy as np
 from storyflow.errors import StoryflowError
 from storyflow.lm.prompts import ChatPrompt
 
-FORMULATIONS = ("topic", "context")
 TOPIC_SEPARATOR = "\n\n"
 #: Policies for the full-history targets of a story longer than the window (module docstring).
 BEYOND_WINDOW = ("shared", "longest")

@@ -57,7 +57,6 @@ import numpy as np
 
 PAPER = "paper"
 STORYFLOW = "storyflow"
-PROVENANCES = (PAPER, STORYFLOW)
 PAPER_FILE = "fabula_entropy_indexing.txt"
 
 

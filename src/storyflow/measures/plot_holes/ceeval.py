@@ -38,9 +38,6 @@ from storyflow.measures.plot_holes.quotes import match_quotes
 #: number outside the story, quotes that match no sentence.
 UNREAD = ("unparseable", "out_of_range", "unmatched")
 
-#: How answers that cannot be parsed are scored. ``wrong``: score 0 (the paper's reading).
-UNPARSEABLE_POLICIES = ("wrong",)
-
 #: The localization format asked for: ``error: 4, 5; contradicts: 1`` (1-based line numbers).
 ANSWER_FORMAT = "error: <line numbers>; contradicts: <line numbers>"
 _LINES = r"\d+(?:\s*,\s*\d+)*"

@@ -81,7 +81,6 @@ from storyflow.settings import settings_from
 log = logging.getLogger(__name__)
 
 MAKER = "model"
-STEPS = ("acts", "propositions", "relevance", "counterfactual", "filter", "judge")
 #: How the model maker finds a story's three acts: fixed thirds, or asked of the model.
 ACT_SPLITS = ("thirds", "model")
 #: How relevance is asked: one closed choice per proposition, or (the paper) one reasoned

@@ -57,8 +57,6 @@ SHEET_COLUMNS = (
     "contr_lines",
     "comment",
 )
-#: The columns of the sheet written before the multi-annotator rule (one verdict per story).
-OLD_SHEET_COLUMNS = ("story_id", "proposed_error", "explanation", "verdict")
 
 
 def _numbers(lines: Sequence[int]) -> str:
