@@ -19,7 +19,7 @@ def main(smk):
         tables.read(tables.STORIES, smk.input.stories, needs=["story_id", "story_type"]),
         human=p.human,
         confidence=float(p.confidence),
-        resamples=int(p.bootstrap),
+        resamples=int(p.resamples),
         seed=int(p.seed),
         min_group_size=int(p.min_group_size),
         verdicts=verdict_of(check),

@@ -10,7 +10,7 @@ def main(smk):
     measures = tables.read_all(tables.STORY_MEASURES, smk.input.measures)
     result = model_agreement(
         measures,
-        **smk.params.bootstrap,
+        **smk.params.interval,
         verdicts=tables.read(tables.MEASURE_VERDICTS, smk.input.verdicts),
     )
     result.to_csv(smk.output.table, index=False)

@@ -9,7 +9,7 @@ def main(smk):
     table = tables.read(tables.STORY_TABLE, smk.input.table)
     result = correlations(
         table,
-        **smk.params.bootstrap,
+        **smk.params.interval,
         length=smk.params.length,
         verdicts=tables.read(tables.MEASURE_VERDICTS, smk.input.verdicts),
     )

@@ -140,7 +140,7 @@ def test_correlation_table_is_a_full_matrix_with_cis(corpus) -> None:
     stories, sentences, measures = corpus
     table = story_table.story_table(stories, sentences, measures)
     result = correlation.correlations(
-        table, length="n_words", n_resamples=300, confidence=0.95, seed=3
+        table, length="n_words", resamples=300, confidence=0.95, seed=3
     )
     m1 = result[result["model"] == "m1"].set_index(["measure_a", "measure_b"])
     assert len(m1) == 3 * 3  # n_words, ns.pmi, seq.context: every ordered pair
@@ -152,7 +152,7 @@ def test_correlation_table_is_a_full_matrix_with_cis(corpus) -> None:
     assert pair["rho"] < -0.5 and abs(pair["partial"]) < abs(pair["rho"])
     assert np.isnan(m1.loc[("n_words", "seq.context"), "partial"])
     again = correlation.correlations(
-        table, length="n_words", n_resamples=300, confidence=0.95, seed=3
+        table, length="n_words", resamples=300, confidence=0.95, seed=3
     )
     pd.testing.assert_frame_equal(result, again)  # seeded bootstrap
 
@@ -165,7 +165,7 @@ def test_the_correlation_table_is_the_same_in_every_process(corpus, tmp_path) ->
     code = (
         "import sys, pandas as pd; from storyflow.comparison import correlation; "
         "correlation.correlations(pd.read_parquet(sys.argv[1]), length='n_words', "
-        "n_resamples=10, confidence=0.95, seed=3).to_csv(sys.argv[2], index=False)"
+        "resamples=10, confidence=0.95, seed=3).to_csv(sys.argv[2], index=False)"
     )
     seeds = [str(s) for s in range(6)]  # two orders of a pair: the same in 6 by chance 1/32
     for hash_seed in seeds:
@@ -181,7 +181,7 @@ def test_too_few_stories_give_nan_not_a_number_from_nothing(corpus) -> None:
     stories, sentences, measures = corpus
     table = story_table.story_table(stories.head(4), sentences, measures)
     result = correlation.correlations(
-        table, length="n_words", n_resamples=50, confidence=0.95, seed=0
+        table, length="n_words", resamples=50, confidence=0.95, seed=0
     )
     off = result[result["measure_a"] != result["measure_b"]]
     assert off["rho"].isna().all() and (off["n"] == 4).all()
@@ -190,7 +190,7 @@ def test_too_few_stories_give_nan_not_a_number_from_nothing(corpus) -> None:
 def test_model_agreement_ranks_the_same_stories_alike(corpus) -> None:
     _, _, measures = corpus
     result = correlation.model_agreement(
-        pd.concat(measures), n_resamples=200, confidence=0.95, seed=0
+        pd.concat(measures), resamples=200, confidence=0.95, seed=0
     )
     assert result[["measure", "model_a", "model_b"]].values.tolist() == [
         ["seq.context", "m1", "m2"]
@@ -375,7 +375,7 @@ def test_failed_measures_reach_the_story_table_and_every_comparison_table(corpus
     assert "failed_measures" not in story_table.measure_columns(table)
 
     rho = correlation.correlations(
-        table, length="n_words", n_resamples=50, confidence=0.95, seed=1, verdicts=judged
+        table, length="n_words", resamples=50, confidence=0.95, seed=1, verdicts=judged
     )
     with_p = (rho["measure_a"] == "plot_holes.p_error") | (rho["measure_b"] == "plot_holes.p_error")
     assert not rho.loc[with_p, "valid"].any()

@@ -526,7 +526,7 @@ def test_etc_shuffles_plot_points_and_ewc_reads_every_segment(tagger) -> None:
 
 # --- validity check, pools, indices and comparisons ----------------------------------------------
 
-STATS = {"confidence": 0.95, "bootstrap": 300, "seed": 5, "min_group_size": 5}
+STATS = {"confidence": 0.95, "resamples": 300, "seed": 5, "min_group_size": 5}
 THRESHOLDS = {"min_auc": 0.8, "min_balanced_accuracy": 0.7}
 PAPER_INDEX = {"headline": "hard", "samples": None}  # the paper's index, one answer per reader
 
@@ -1151,7 +1151,7 @@ def test_reruns_touch_only_what_a_change_affects(snakemake, fei_run: Path, tmp_p
     # figures only (no answer is asked again)
     for change in (
         {"validity": {"reader": {"min_balanced_accuracy": 0.9}}},
-        {"validity": {"bootstrap": 500}},
+        {"stats": {"resamples": 500}},
         {"fabula_entropy": {"samples": 5, "headline": "hard"}},
     ):
         jobs = _plan(snakemake, fei_run, tmp_path, change)

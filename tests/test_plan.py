@@ -92,7 +92,7 @@ def user_corpus(tmp_path: Path, hippocorpus: pd.DataFrame) -> Path:
                 "books": {"enabled": False},
                 "covariates": {"enabled": False},
                 "regression": {"enabled": False},
-                "validity": {"min_group_size": 3},  # 3 stories a group: tested
+                "stats": {"min_group_size": 3},  # 3 stories a group: tested
                 "corpora": {**USER, "mine": {**USER["mine"], "path": str(path)}},
             }
         )

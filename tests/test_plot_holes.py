@@ -41,7 +41,7 @@ def test_ceeval_equals_mean_of_specificity_and_positive_score() -> None:
             {"has_error": flawed, "says_error": says, "ceeval": score, "answer_status": "ok"}
         )
     frame = pd.DataFrame(rows)
-    s = ceeval.score_detector(frame, confidence=0.95, seed=1)
+    s = ceeval.score_detector(frame, confidence=0.95, resamples=500, seed=1)
     assert s["ceeval_full"] == pytest.approx((s["specificity"] + s["ceeval_pos"]) / 2)
     assert s["ceeval_ci_low"] <= s["ceeval_full"] <= s["ceeval_ci_high"]
     assert 0 < s["ceeval_pos"] < s["recall"]  # some "yes" on flawed stories miss the lines
@@ -419,7 +419,7 @@ def test_scores_and_baselines(made) -> None:
     shown = made[0][made[0]["version"].isin(["O", "F"])]
     answers = baseline_answers(shown, seed=1)
     scores = scoring.scores_table(
-        answers, made[0], "test", confidence=0.95, seed=1, unparseable="wrong"
+        answers, made[0], "test", confidence=0.95, resamples=500, seed=1, unparseable="wrong"
     ).set_index("detector")
     always_no = scores.loc["baseline:always-no"]
     assert (always_no["ceeval_full"], always_no["accuracy"], always_no["specificity"]) == (
@@ -468,7 +468,7 @@ def test_unparseable_policy_wrong_scores_zero_and_exclude_drops_the_pair(made) -
 
     def score(policy: str) -> pd.Series:
         table = scoring.scores_table(
-            answers, made_frame, "test", confidence=0.95, seed=1, unparseable=policy
+            answers, made_frame, "test", confidence=0.95, resamples=500, seed=1, unparseable=policy
         )
         return table.set_index("detector").loc["smol"]
 

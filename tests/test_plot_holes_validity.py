@@ -62,7 +62,13 @@ def test_a_version_beyond_the_window_is_left_out_with_its_twin_and_listed() -> N
     assert answers.loc["short:controlled:O", "answer_status"] == "not_asked"
     made = items.assign(maker="controlled")
     scores = scoring.scores_table(
-        answers.reset_index(), made, "t", confidence=0.95, seed=1, unparseable="wrong"
+        answers.reset_index(),
+        made,
+        "t",
+        confidence=0.95,
+        resamples=500,
+        seed=1,
+        unparseable="wrong",
     )
     row = scores.set_index("detector").loc["fake"]
     # before: the long story counted as a "no" (a right answer on its original)
@@ -159,7 +165,13 @@ def test_the_paper_format_reads_the_decision_and_matches_the_quoted_lines() -> N
     # exclude policy leaves with its story
     made = items.assign(maker="controlled")
     row = scoring.scores_table(
-        answers.reset_index(), made, "t", confidence=0.95, seed=1, unparseable="wrong"
+        answers.reset_index(),
+        made,
+        "t",
+        confidence=0.95,
+        resamples=500,
+        seed=1,
+        unparseable="wrong",
     )
     assert row.set_index("detector").loc["fake", "n_unparseable"] == 3
 

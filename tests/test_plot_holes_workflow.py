@@ -154,8 +154,8 @@ def test_scores_and_story_measures_cover_every_story(ph_run: Path) -> None:
     assert len(rates[rates["detector"] == DETECTOR]) == 7
     assert rates["group"].tolist().count("all LLMs") == len(rates) // 7
     assert rates["rate_human"].isin([0.0, 1.0]).all()  # one prompt: one human story
-    # one prompt is below validity.min_group_size: no intervals; the verdict is carried
-    # below validity.min_group_size prompts the difference is untested; the shares keep their
+    # one prompt is below stats.min_group_size: no intervals; the verdict is carried
+    # below stats.min_group_size prompts the difference is untested; the shares keep their
     # Wilson intervals, inside [0, 1]
     assert rates["small_group"].all() and rates["ci_low"].isna().all()
     shares = rates[["rate_human_ci_low", "rate_human_ci_high"]]

@@ -71,7 +71,7 @@ def test_the_aggregate_is_each_models_summary_of_hedges_g_over_h_then_their_mean
     a, b = _groups(scores)
     result = aggregated_g(
         scores, a, b, measure="seq", models=["m1", "m2", "m3"], histories=["1", "2", "3", "4"],
-        over_histories=over, confidence=0.95, replicates=400, seed=7,
+        over_histories=over, confidence=0.95, resamples=400, seed=7,
     )  # fmt: skip
     summarise = np.median if over == "median" else np.mean
     for model in ("m1", "m2", "m3"):
@@ -96,7 +96,7 @@ def test_the_bootstrap_interval_is_seeded_and_narrows_with_more_stories() -> Non
     large = _scores(2, 0.5, n_a=140, n_b=170)
     kw = dict(
         measure="seq", models=["m1", "m2"], histories=["1", "2"], over_histories="median",
-        confidence=0.95, replicates=500,
+        confidence=0.95, resamples=500,
     )  # fmt: skip
     one = aggregated_g(small, *_groups(small), seed=3, **kw)
     again = aggregated_g(small, *_groups(small), seed=3, **kw)
@@ -112,7 +112,7 @@ def test_a_story_a_model_did_not_score_is_left_out_of_that_models_g_only() -> No
     a, b = _groups(scores)
     kw = dict(
         measure="seq", histories=["1"], over_histories="median", confidence=0.9,
-        replicates=200, seed=1,
+        resamples=200, seed=1,
     )  # fmt: skip
     full = aggregated_g(dropped, a, b, models=["m1", "m2"], **kw)
     cell = dropped[(dropped["model"] == "m1") & (dropped["history"] == "1")]
@@ -294,7 +294,7 @@ def test_fiction_flows_rows_use_the_models_of_the_tables_kind(tmp_path: Path) ->
         "published": [str(published.path_of("fiction_flows"))],
     }
     settings = {
-        "confidence": 0.95, "bootstrap": 300, "seed": 1, "min_group_size": 5,
+        "confidence": 0.95, "resamples": 300, "seed": 1, "min_group_size": 5,
         "min_sentences": 2,
         "models": {
             "base-model": {"family": "Gemma 3", "size": "270M", "variant": "base"},
@@ -467,7 +467,7 @@ def test_narrative_sense_compares_the_human_share_and_the_order_on_hanna(tmp_pat
         "hanna_scores": [str(tmp_path / "scores.parquet")],
         "pmi": [str(tmp_path / "pmi.parquet")],
     }
-    settings = {"confidence": 0.95, "bootstrap": 500, "seed": 1, "verdicts": VERDICTS,
+    settings = {"confidence": 0.95, "resamples": 500, "seed": 1, "verdicts": VERDICTS,
                 "reference": ["rocstories", "books"]}  # fmt: skip
     table = papers.compare("narrative_sense_pmi", files, settings).set_index("id")
     human = table.loc["T4.share.human"]
@@ -568,7 +568,7 @@ def test_fabula_entropy_reads_the_spread_and_the_kinds_order_on_the_story_indice
         "hippocorpus_comparison": [str(tmp_path / "c.csv")],
         "hippocorpus_indices": [str(tmp_path / "i.parquet")],
     }
-    settings = {"confidence": 0.95, "bootstrap": 999, "seed": 1, "verdicts": VERDICTS}
+    settings = {"confidence": 0.95, "resamples": 999, "seed": 1, "verdicts": VERDICTS}
     table = papers.compare("fabula_entropy_indexing", files, settings).set_index("id")
     spread = table.loc["D.spread.original-gt-corrupted"]
     expected = np.std(original, ddof=1) - np.std(shuffled, ddof=1)
@@ -670,7 +670,7 @@ def test_the_regression_finding_is_read_on_the_coherence_covariates_only(tmp_pat
         return path
 
     files = {"published": [str(published.path_of("fiction_flows"))]}
-    settings = {"confidence": 0.95, "bootstrap": 200, "seed": 1, "min_group_size": 5,
+    settings = {"confidence": 0.95, "resamples": 200, "seed": 1, "min_group_size": 5,
                 "models": {}, "min_sentences": 2, "contrasts": {},
                 "verdicts": VERDICTS}  # fmt: skip
     files["regression"] = [str(coefficients(covariates))]

@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 from conftest import REPO, defaults, schema_defaults
 
+from storyflow import plan
 from storyflow.corpora.books import PassageSettings
 from storyflow.errors import StoryflowError
 from storyflow.lm.nll.engine import NllSettings
@@ -85,21 +86,15 @@ def test_every_settings_class_builds_from_the_default_config() -> None:
 
     config = schema_defaults(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
     tension, holes, fei = config["tension"], config["plot_holes"], config["fabula_entropy"]
-    checks, stats = config["validity"], config["stats"]
+    stats = config["stats"]
     assert CutSettings.from_config(tension["cuts"]).max_pct == tension["cuts"]["max_pct"]
     assert CurveSettings.from_config(tension["curves"]).angles == tuple(tension["curves"]["angles"])
-    intervals = {"confidence": tension["confidence"], "bootstrap": checks["bootstrap"]}
-    intervals |= {"seed": checks["seed"], "min_group_size": checks["min_group_size"]}
-    assert Intervals.from_params(intervals).bootstrap == checks["bootstrap"]
-    tension_checks = {
-        "confidence": stats["confidence"],
-        "bootstrap": checks["bootstrap"],
-        "seed": checks["seed"],
-        "min_pairwise": checks["forecaster"]["min_pairwise"],
-        "min_balanced_accuracy": checks["judge"]["min_balanced_accuracy"],
-        "min_judge_pairwise": checks["judge"]["min_pairwise"],
-    }
-    assert tension_validity.CheckSettings.from_params(tension_checks).seed == checks["seed"]
+    # every interval reads the one stats block, under its names, through the plan
+    intervals = Intervals.from_params(plan.tension.intervals(config))
+    assert (intervals.resamples, intervals.seed) == (stats["resamples"], stats["seed"])
+    assert intervals.min_group_size == stats["min_group_size"] == 5
+    tension_checks = tension_validity.CheckSettings.from_params(plan.tension.check_settings(config))
+    assert (tension_checks.confidence, tension_checks.resamples) == (0.95, stats["resamples"])
     nll = NllSettings.from_config(config["nll"], threads=2)
     assert (nll.n_batch, nll.n_seq, nll.n_threads) == (512, 1, 2)  # CPU defaults for null
     specs = [ModelSpec.from_config(entry) for entry in config["models"]]
@@ -111,13 +106,11 @@ def test_every_settings_class_builds_from_the_default_config() -> None:
     assert closed.format == "closed" and closed.reasoning_tokens is None  # the paper format's
     maker = MakerSettings.from_params(holes["model_maker"], seed=1, min_sentences=6)
     assert maker.prompts == holes["model_maker"]["prompts"]
-    detector_checks = {**checks["detector"], "confidence": stats["confidence"]}
-    detector_checks |= {"bootstrap": checks["bootstrap"], "seed": checks["seed"]}
-    detector_checks["classes"] = holes["validation"]["classes"]
-    assert validation.CheckSettings.from_params(detector_checks).resamples == checks["bootstrap"]
-    statistics = {"confidence": stats["confidence"], "bootstrap": checks["bootstrap"]}
-    statistics |= {"seed": checks["seed"], "min_group_size": checks["min_group_size"]}
-    assert Statistics.from_params(statistics).resamples == checks["bootstrap"]
+    detector_checks = plan.plot_holes.settings(config)["checks"]
+    assert validation.CheckSettings.from_params(detector_checks).resamples == stats["resamples"]
+    assert plan.plot_holes.settings(config)["scoring"]["resamples"] == stats["resamples"]
+    statistics = Statistics.from_params(plan.fabula_entropy.statistics(config))
+    assert (statistics.resamples, statistics.seed) == (stats["resamples"], stats["seed"])
     reading = {k: fei[k] for k in ("variants", "labels", "calibration", "min_mass", "n_ctx")}
     assert ReaderSettings.from_params(reading).variants == tuple(fei["variants"])
     items = {**fei, "kinds": ["etc"], "ewc_k": fei["ewc_k"]}

@@ -227,7 +227,7 @@ def test_contrast_with_a_small_group_gives_nan_and_a_warning(
 def test_contrast_below_the_minimum_group_size_is_reported_but_not_tested(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """validity.min_group_size: imagined (3) vs recalled (4) is tested at a minimum of 3, not at
+    """stats.min_group_size: imagined (3) vs recalled (4) is tested at a minimum of 3, not at
     5; the sizes and means stay, the test statistics go (books compare 2 passages with 2)."""
     table = story_table({"imagined": A, "recalled": B, "retold": [1.0, 1.5, 2.5]})
     tested = contrast_effects(table, CONTRASTS, confidence=0.95, min_sentences=2, min_group_size=3)

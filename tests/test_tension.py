@@ -33,15 +33,9 @@ def curve_settings(**changes: object) -> curves.CurveSettings:
 
 def intervals(**changes: object) -> compare.Intervals:
     """The tension intervals the plan passes, at the schema's defaults, ``changes`` applied."""
-    checks = defaults("validity")
     return compare.Intervals.from_params(
-        {
-            "confidence": defaults("tension")["confidence"],
-            "bootstrap": checks["bootstrap"],
-            "seed": checks["seed"],
-            "min_group_size": checks["min_group_size"],
-            **changes,
-        }
+        {k: defaults("stats")[k] for k in ("confidence", "resamples", "seed", "min_group_size")}
+        | changes
     )
 
 
@@ -452,7 +446,7 @@ def test_paired_effects_pair_by_prompt_and_drop_artefacts() -> None:
     frame = pd.DataFrame(rows, columns=["story_id", "story_type", "no_rate", "artefact"])
     stories = frame.assign(model="m", judge="j", late_no_rate=np.nan, post_spike_convergence=np.nan)
     labels = frame.assign(prompt_id=[i // 2 for i in range(10)])
-    settings = intervals(bootstrap=500, seed=1)
+    settings = intervals(resamples=500, seed=1)
     effects = compare.paired_effects(stories, labels, 4, settings)
     no_rate = effects[(effects["measure"] == "no_rate") & (effects["group_b"] == "A")]
     kept = no_rate.set_index("artefacts")
@@ -468,11 +462,11 @@ def test_paired_effects_pair_by_prompt_and_drop_artefacts() -> None:
     assert (included["diff_ci_low"], included["diff_ci_high"]) == pytest.approx(expected)
     assert diffs.min() <= included["diff_ci_low"] < included["diff_ci_high"] <= diffs.max()
     assert included["t"] < 0 and included["g"] < 0 and included["tested"]
-    # without the artefact story 4 pairs remain, fewer than validity.min_group_size (5): the
+    # without the artefact story 4 pairs remain, fewer than stats.min_group_size (5): the
     # difference stays, nothing is tested
     excluded = kept.loc["excluded"]
     assert excluded["diff"] == pytest.approx(np.mean(diffs[1:])) and not excluded["tested"]
-    assert "4 pairs < validity.min_group_size (5)" in excluded["flag"]
+    assert "4 pairs < stats.min_group_size (5)" in excluded["flag"]
     assert excluded[["diff_ci_low", "t", "w", "g"]].isna().all()
     # no validity table given: every row says its models were not checked
     assert not effects["valid"].any() and effects["failed"].str.contains("not checked").all()
@@ -481,7 +475,7 @@ def test_paired_effects_pair_by_prompt_and_drop_artefacts() -> None:
 def test_group_means_of_shares_stay_inside_0_1_and_small_groups_keep_a_flagged_interval() -> None:
     """The HANNA late no-rate of a 4-story group had a t interval of [-0.19, 0.57]; here a
     hand-made group of 4 no-rates (0, 0, 0, 1): t leaves [0, 1], the bootstrap does not, and
-    below validity.min_group_size the interval is kept (every plotted mean has one) and
+    below stats.min_group_size the interval is kept (every plotted mean has one) and
     flagged; a single story has none."""
     values = [0.0, 0.0, 0.0, 1.0]
     stories = pd.DataFrame(
@@ -492,7 +486,7 @@ def test_group_means_of_shares_stay_inside_0_1_and_small_groups_keep_a_flagged_i
     )  # fmt: skip
     half = sps.t.ppf(0.975, 3) * np.std(values, ddof=1) / 2
     assert 0.25 - half < 0 and 0.25 + half > 1  # the old t interval
-    small = intervals(min_group_size=4, bootstrap=1000, seed=3)
+    small = intervals(min_group_size=4, resamples=1000, seed=3)
     row = compare.group_means(stories, 4, small).iloc[0]
     assert row["n"] == 4 and row["mean"] == pytest.approx(0.25) and row["flag"] == ""
     assert 0 <= row["ci_low"] <= 0.25 <= row["ci_high"] <= 1
@@ -500,9 +494,7 @@ def test_group_means_of_shares_stay_inside_0_1_and_small_groups_keep_a_flagged_i
     default = compare.group_means(stories, 4, intervals()).iloc[0]
     assert default["mean"] == pytest.approx(0.25) and default["n"] == 4
     assert 0 <= default["ci_low"] <= 0.25 <= default["ci_high"] <= 1
-    assert default["flag"] == (
-        "4 stories < validity.min_group_size (5): an interval of few stories"
-    )
+    assert default["flag"] == ("4 stories < stats.min_group_size (5): an interval of few stories")
     one = compare.group_means(stories.iloc[:1], 4, intervals()).iloc[0]
     assert math.isnan(one["ci_low"]) and math.isnan(one["ci_high"])
 
@@ -515,12 +507,12 @@ def test_unpaired_contrasts_need_the_minimum_group_size() -> None:
         late_no_rate=np.nan, post_spike_convergence=np.nan,
     )  # fmt: skip
     contrast = [{"name": "a vs b", "a": {"story_type": "a"}, "b": {"story_type": "b"}}]
-    settings = intervals(bootstrap=500, seed=2)
+    settings = intervals(resamples=500, seed=2)
     small = compare.contrast_effects(stories, labels, contrast, 4, settings).iloc[0]
     assert (small["n_a"], small["n_b"]) == (8, 4) and small["diff"] == pytest.approx(0.75 - 0.2)
     assert not small["tested"] and math.isnan(small["g"]) and math.isnan(small["diff_ci_low"])
-    assert "4 stories in a group < validity.min_group_size (5)" in small["flag"]
-    enough = intervals(bootstrap=500, seed=2, min_group_size=4)
+    assert "4 stories in a group < stats.min_group_size (5)" in small["flag"]
+    enough = intervals(resamples=500, seed=2, min_group_size=4)
     row = compare.contrast_effects(stories, labels, contrast, 4, enough).iloc[0]
     assert row["tested"] and row["flag"] == "" and row["g"] > 0 and row["t"] > 0
     assert 0 < row["diff_ci_low"] < 0.55 < row["diff_ci_high"] < 1
@@ -569,7 +561,7 @@ def hand_cosines(wins_per_story: list[int], k: int = 4, model: str = "f") -> pd.
 
 CHECKS = tension_validity.CheckSettings(
     confidence=0.95,
-    bootstrap=1000,
+    resamples=1000,
     seed=5,
     min_pairwise=0.5,
     min_balanced_accuracy=0.6,
@@ -680,7 +672,7 @@ def test_figures_draw_failed_models_hollow_and_grey_and_single_stories_without_b
                 ci = (0.3, 0.6) if n >= 2 else (np.nan, np.nan)
                 rows.append(
                     (model, judge, 4, group, measure, n, 0.45, 0.1, *ci,
-                     "" if n >= 5 else "1 stories < validity.min_group_size (5): one story",
+                     "" if n >= 5 else "1 stories < stats.min_group_size (5): one story",
                      valid, "" if valid else "forecaster bad pairwise_accuracy")
                 )  # fmt: skip
     groups = tables.TENSION_GROUPS.frame(rows)
@@ -983,7 +975,7 @@ def test_summarize_reads_the_files_and_picks_the_design_of_the_corpus(tmp_path) 
     )  # fmt: skip
     pmi.to_parquet(tmp_path / "pmi.parquet")
     contrasts = [{"name": "imagined_vs_recalled", "a": "imagined", "b": "recalled"}]
-    intervals = {"confidence": 0.95, "bootstrap": 200, "seed": 1, "min_group_size": 5}
+    intervals = {"confidence": 0.95, "resamples": 200, "seed": 1, "min_group_size": 5}
 
     def summarize(pmi_files, stories_file="stories.parquet", scores_file="scores.parquet"):
         return compare.summarize(

@@ -242,7 +242,7 @@ def test_validity_thresholds_re_run_only_the_checks_and_what_they_label(
     stricter = {"forecaster": {"min_pairwise": 0.6}}
     assert plan_jobs(snakemake, tension_run, tmp_path, validity=stricter) == SUMMARY + checks
     # tests/config/tiny.yaml sets 2
-    assert plan_jobs(snakemake, tension_run, tmp_path, validity={"min_group_size": 3}) == SUMMARY
+    assert plan_jobs(snakemake, tension_run, tmp_path, stats={"min_group_size": 3}) == SUMMARY
     assert (
         plan_jobs(snakemake, tension_run, tmp_path, validity={"reader": {"min_auc": 0.9}})
         == Counter()

@@ -77,8 +77,9 @@ SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
         ("tension:\n  kk: 3\n", "unknown key tension.kk", "did you mean tension.k?"),
         ("nll:\n  max_history: nine\n", 'nll.max_history = "nine"', "is a text (string), but"),
         ("tensoin:\n  k: 3\n", "unknown key tensoin", "did you mean tension?"),
+        ("validity:\n  bootstrap: 500\n", "validity.bootstrap", "moved to stats.resamples"),
     ],
-    ids=["below-minimum", "unknown-key", "string-for-integer", "unknown-top-level-key"],
+    ids=["below-minimum", "unknown-key", "string-for-integer", "unknown-top-level-key", "moved"],
 )
 def test_a_config_schema_mistake_is_one_line_naming_the_key_not_the_schema(
     snakemake, tmp_path: Path, text: str, key: str, said: str

@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ("errors", "progress", "runner", "config_files", "settings", "history", "seeds", "tables"),
     ),
     ("data and models", ("corpora", "sentences", "lm")),
-    ("statistics", ("stats", "lmer", "validity")),
+    ("statistics", ("bootstrap", "stats", "lmer", "validity")),
     (
         "measures",
         (

@@ -24,7 +24,7 @@ from storyflow.lm.connect import open_model
 from storyflow.lm.registry import ModelSpec
 from storyflow.measures.fabula_entropy import compare, readers
 
-STATS = {"confidence": 0.95, "bootstrap": 2000, "seed": 2022, "min_group_size": 5}
+STATS = {"confidence": 0.95, "resamples": 2000, "seed": 2022, "min_group_size": 5}
 THRESHOLDS = {"min_auc": 0.8, "min_balanced_accuracy": 0.7}
 LABELS = {"yes": ["Yes", "yes"], "no": ["No", "no"]}
 

@@ -260,6 +260,19 @@ _SAID_BY_ALLOWED = (
 )
 
 
+#: Keys that moved, and where to: the statistics settings of the measures were merged into the
+#: ``stats`` block (one name each). A config that still sets one is told where it went.
+MOVED = {
+    "validity.bootstrap": "stats.resamples",
+    "validity.seed": "stats.seed",
+    "validity.min_group_size": "stats.min_group_size",
+    "comparison.bootstrap": "stats.resamples",
+    "comparison.seed": "stats.seed",
+    "stats.bootstrap": "stats.resamples",
+    "tension.confidence": "stats.confidence",
+}
+
+
 def _phrase(error: Any, sources: Sources) -> str:
     """One message for a jsonschema ``ValidationError``: key, value, origin, allowed, fix."""
     path = list(error.absolute_path)
@@ -268,6 +281,14 @@ def _phrase(error: Any, sources: Sources) -> str:
     if keyword == "additionalProperties" and isinstance(value, dict):
         known = list(schema.get("properties", {}))
         name = str(next((k for k in value if k not in known), "?"))
+        moved = MOVED.get(_child(_key(path), name))
+        if moved is not None:
+            return (
+                f"config: {_child(_key(path), name)}{_origin([*path, name], sources)} moved to "
+                f"{moved}: every interval, test and group size of every measure reads the one "
+                f"stats block. Fix: set {moved} instead (and remove "
+                f"{_child(_key(path), name)})"
+            )
         near = difflib.get_close_matches(name, known, n=1)
         guess = f"; did you mean {_child(_key(path), near[0])}?" if near else "."
         return (

@@ -315,7 +315,7 @@ def contrast_effects(
             column (the book a passage comes from) is counted in ``n_docs_a``/``n_docs_b``.
         min_group_size: A contrast cell whose groups are not both this large (stories) is not
             tested: its sizes, means and SDs are reported, t, df, p and g are NaN and ``tested``
-            is False (config ``validity.min_group_size``; at 2 vs 2 a g of 14 says nothing).
+            is False (config ``stats.min_group_size``; at 2 vs 2 a g of 14 says nothing).
 
     Returns:
         ``model, formulation, history, contrast, group_a, group_b, measure, n_a, n_b, n_docs_a,
@@ -387,7 +387,7 @@ def contrast_effects(
             continue  # the measures share their stories: warn once per cell
         log.warning(
             "contrast %s, model %s, formulation %s: a group has fewer than %d stories at "
-            "history %s: not tested (t, p and g NaN; validity.min_group_size)",
+            "history %s: not tested (t, p and g NaN; stats.min_group_size)",
             name,
             model,
             formulation,

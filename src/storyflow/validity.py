@@ -19,14 +19,14 @@ pairwise accuracy and an AUC.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from storyflow import tables
+from storyflow import bootstrap, tables
 
 #: How a check's value decides: the value itself reaches the threshold, or the lower end of its
 #: confidence interval is above it (the statistic is better than the threshold beyond doubt).
@@ -63,36 +63,6 @@ def wilson_interval(successes: int, n: int, confidence: float) -> tuple[float, f
     return float(ci.low), float(ci.high)
 
 
-def bootstrap_ci(
-    units: Sequence[Any],
-    statistic: Callable[[Sequence[Any]], float],
-    *,
-    confidence: float,
-    resamples: int,
-    seed: int,
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of ``statistic`` over resamples of ``units`` (drawn with
-    replacement, as many as there are): the units are the independent items, e.g. stories, each
-    holding all its forecasts. A percentile interval stays inside the statistic's range. NaN
-    with fewer than 2 units or no resamples; resamples whose statistic is NaN are left out."""
-    units = list(units)
-    if len(units) < 2 or resamples < 1:
-        return math.nan, math.nan
-    rng = np.random.default_rng(seed)
-    values = np.array(
-        [
-            statistic([units[i] for i in rng.integers(0, len(units), len(units))])
-            for _ in range(resamples)
-        ]
-    )
-    values = values[~np.isnan(values)]
-    if len(values) == 0:
-        return math.nan, math.nan
-    alpha = (1 - confidence) / 2
-    low, high = np.quantile(values, [alpha, 1 - alpha])
-    return float(low), float(high)
-
-
 def mean_ci(
     values: Sequence[float] | np.ndarray,
     *,
@@ -107,9 +77,7 @@ def mean_ci(
     x = x[~np.isnan(x)]
     if len(x) == 0:
         return math.nan, math.nan, math.nan
-    low, high = bootstrap_ci(
-        list(x), lambda v: float(np.mean(v)), confidence=confidence, resamples=resamples, seed=seed
-    )
+    low, high = bootstrap.mean_interval(x, confidence=confidence, resamples=resamples, seed=seed)
     return float(x.mean()), low, high
 
 

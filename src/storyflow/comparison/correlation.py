@@ -11,8 +11,8 @@ For two measures x and y over the stories that have both (pairwise complete):
   (all three Spearman's ρ). Length is the obvious common cause of most story-level scores: a
   pair that correlates only through length has ρ far from 0 and ρ_xy·z near 0.
 
-CIs are percentile bootstrap intervals (``scipy.stats.bootstrap``, stories resampled with
-replacement, the same resamples for x, y and z, seeded): with a few dozen stories the
+CIs are percentile bootstrap intervals (:func:`storyflow.bootstrap.interval`: stories resampled
+with replacement, the same resamples for x, y and z, seeded): with a few dozen stories the
 distribution of ρ is skewed and a normal interval would leave [-1, 1]. Every row names its n.
 """
 
@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from storyflow import tables
+from storyflow import bootstrap, tables
 from storyflow.comparison.story_table import measure_columns
 from storyflow.comparison.verdicts import mark
 
@@ -60,39 +58,8 @@ def partial_spearman(x: np.ndarray, y: np.ndarray, z: np.ndarray, axis: int = -1
         return (xy - xz * yz) / np.sqrt((1 - xz**2) * (1 - yz**2))
 
 
-def bootstrap_ci(
-    statistic, data: Sequence[np.ndarray], *, n_resamples: int, confidence: float, seed: int
-) -> tuple[float, float]:
-    """Percentile bootstrap CI of a paired, vectorised ``statistic(*data, axis)``.
-
-    A resample whose statistic is undefined (a resampled measure that came out constant) is left
-    out of the percentiles; when more than half are undefined the CI is NaN.
-    """
-    if n_resamples < 1:
-        return math.nan, math.nan
-    with warnings.catch_warnings():  # undefined resamples: handled below, not by scipy
-        warnings.simplefilter("ignore", sps.DegenerateDataWarning)
-        result = sps.bootstrap(
-            tuple(data),
-            statistic,
-            paired=True,
-            vectorized=True,
-            n_resamples=n_resamples,
-            confidence_level=confidence,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        )
-    draws = np.asarray(result.bootstrap_distribution, float)
-    draws = draws[np.isfinite(draws)]
-    if draws.size < n_resamples / 2:
-        return math.nan, math.nan
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(draws, [tail, 100 - tail])
-    return float(low), float(high)
-
-
 def _pair(
-    x: np.ndarray, y: np.ndarray, z: np.ndarray, *, n_resamples: int, confidence: float, seed: int
+    x: np.ndarray, y: np.ndarray, z: np.ndarray, *, resamples: int, confidence: float, seed: int
 ) -> dict[str, float]:
     keep = ~(np.isnan(x) | np.isnan(y) | np.isnan(z))
     x, y, z = x[keep], y[keep], z[keep]
@@ -102,13 +69,13 @@ def _pair(
         return row | dict.fromkeys(
             ("rho", "rho_low", "rho_high", "partial", "partial_low", "partial_high"), math.nan
         )
-    options = {"n_resamples": n_resamples, "confidence": confidence, "seed": seed}
+    options = {"resamples": resamples, "confidence": confidence, "seed": seed, "paired": True}
     row["rho"] = float(spearman(x, y))
-    row["rho_low"], row["rho_high"] = bootstrap_ci(spearman, (x, y), **options)
+    row["rho_low"], row["rho_high"] = bootstrap.interval((x, y), spearman, **options)
     if np.ptp(z) > 0:
         row["partial"] = float(partial_spearman(x, y, z))
-        row["partial_low"], row["partial_high"] = bootstrap_ci(
-            partial_spearman, (x, y, z), **options
+        row["partial_low"], row["partial_high"] = bootstrap.interval(
+            (x, y, z), partial_spearman, **options
         )
     else:
         row["partial"] = row["partial_low"] = row["partial_high"] = math.nan
@@ -119,7 +86,7 @@ def correlations(
     table: pd.DataFrame,
     *,
     length: str,
-    n_resamples: int,
+    resamples: int,
     confidence: float,
     seed: int,
     verdicts: pd.DataFrame | None = None,
@@ -147,7 +114,7 @@ def correlations(
                 stat |= dict.fromkeys(("partial", "partial_low", "partial_high"), math.nan)
                 stat["n"] = n
             else:
-                stat = _pair(x, y, z, n_resamples=n_resamples, confidence=confidence, seed=seed)
+                stat = _pair(x, y, z, resamples=resamples, confidence=confidence, seed=seed)
                 if length in (a, b):
                     stat |= dict.fromkeys(("partial", "partial_low", "partial_high"), math.nan)
             for first, second in dict.fromkeys([(a, b), (b, a)]):  # in order: a set's is random
@@ -160,7 +127,7 @@ def correlations(
 def model_agreement(
     measures: pd.DataFrame,
     *,
-    n_resamples: int,
+    resamples: int,
     confidence: float,
     seed: int,
     verdicts: pd.DataFrame | None = None,
@@ -176,7 +143,7 @@ def model_agreement(
         for model_a, model_b in itertools.combinations(sorted(wide.columns), 2):
             x, y = wide[model_a].to_numpy(float), wide[model_b].to_numpy(float)
             stat = _pair(
-                x, y, np.zeros_like(x), n_resamples=n_resamples, confidence=confidence, seed=seed
+                x, y, np.zeros_like(x), resamples=resamples, confidence=confidence, seed=seed
             )
             rows.append(
                 {

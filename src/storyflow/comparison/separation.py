@@ -32,7 +32,7 @@ def separation(
 ) -> pd.DataFrame:
     """The :data:`~storyflow.tables.MEASURE_SEPARATION` rows of a story table: one per contrast,
     model and measure. A side with fewer than ``min_group_size`` (config
-    ``validity.min_group_size``; at least 2) scored stories is not tested: NaN g, with its n and
+    ``stats.min_group_size``; at least 2) scored stories is not tested: NaN g, with its n and
     means. ``valid`` and ``failed`` from ``verdicts`` (:func:`storyflow.comparison.verdicts.mark`;
     None: every row valid).
 

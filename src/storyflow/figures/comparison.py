@@ -85,7 +85,7 @@ def plot_separation(separation: pd.DataFrame, paths: Sequence[str | Path], *, dp
     per model (a measure that depends on no model has one marker). g > 0: group a scores higher.
     A measure resting on a model that failed its validity check (``valid`` false) is drawn
     hollow and grey, named in the legend; an untested contrast (a group below
-    ``validity.min_group_size``) has no marker.
+    ``stats.min_group_size``) has no marker.
 
     ``separation``: the :data:`~storyflow.tables.MEASURE_SEPARATION` table of one corpus.
     """

@@ -220,7 +220,7 @@ def plot_effect_sizes(
         effects: Output of :func:`storyflow.stats.contrast_effects`; rows with
             ``measure == "seq"`` are drawn (``g`` with ``g_ci_low``/``g_ci_high``; g > 0 = the
             first-named group is more sequential). A dashed line marks g = 0. A contrast never
-            ``tested`` (groups below ``validity.min_group_size``) is named in the legend with
+            ``tested`` (groups below ``stats.min_group_size``) is named in the legend with
             its group sizes and not drawn.
         paths: Files to write (format from the extension).
         dpi: Resolution of raster formats.
@@ -241,7 +241,7 @@ def plot_effect_sizes(
     contrasts = unique(data["contrast"])
     names = data.drop_duplicates("contrast").set_index("contrast")
     labels = [f"{names.at[c, 'group_a']} vs {names.at[c, 'group_b']}" for c in contrasts]
-    if "tested" in data:  # groups below validity.min_group_size: named, not drawn
+    if "tested" in data:  # groups below stats.min_group_size: named, not drawn
         for i, c in enumerate(contrasts):
             rows = data[data["contrast"] == c]
             if not rows["tested"].astype(bool).any():

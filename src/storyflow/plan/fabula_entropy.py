@@ -145,7 +145,7 @@ def index(config: Mapping[str, Any]) -> dict[str, Any]:
 
 def statistics(config: Mapping[str, Any]) -> dict[str, Any]:
     """What the stage's intervals and tests depend on (:mod:`storyflow.plan.statistics`)."""
-    return shared_statistics(config, "confidence", "bootstrap", "seed", "min_group_size")
+    return shared_statistics(config, "confidence", "resamples", "seed", "min_group_size")
 
 
 def validity_tables(config: Mapping[str, Any]) -> list[str]:

@@ -241,20 +241,20 @@ def settings(config: Mapping[str, Any]) -> dict[str, Any]:
         "verdicts": [block["model_maker"]["verdicts"]] if block["model_maker"]["verdicts"] else [],
         "scoring": {
             "seed": block["seed"],
-            **shared_statistics(config, "confidence"),
+            **shared_statistics(config, "confidence", "resamples"),
             "surprisal_z": block["detection"]["surprisal_z"],
             "unparseable": block["detection"]["unparseable"],
         },
         "benchmark_scoring": {
             "seed": block["seed"],
-            **shared_statistics(config, "confidence"),
+            **shared_statistics(config, "confidence", "resamples"),
             "unparseable": block["detection"]["unparseable"],
         },
         "checks": {
             "min_auroc": detector["min_auroc"],
             "min_ceeval_gain": detector["min_ceeval_gain"],
             "min_pairs": detector["min_pairs"],
-            **shared_statistics(config, "confidence", "bootstrap", "seed"),
+            **shared_statistics(config, "confidence", "resamples", "seed"),
             "classes": validation["classes"],
         },
         "human_group": block["human_group"],

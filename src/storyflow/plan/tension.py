@@ -132,7 +132,7 @@ def check_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     the judge's thresholds (``validity.*``); other validity keys re-run nothing here."""
     checks = config["validity"]
     return {
-        **shared_statistics(config, "confidence", "bootstrap", "seed"),
+        **shared_statistics(config, "confidence", "resamples", "seed"),
         "min_pairwise": checks["forecaster"]["min_pairwise"],
         "min_balanced_accuracy": checks["judge"]["min_balanced_accuracy"],
         "min_judge_pairwise": checks["judge"]["min_pairwise"],
@@ -141,13 +141,10 @@ def check_settings(config: Mapping[str, Any]) -> dict[str, Any]:
 
 def intervals(config: Mapping[str, Any]) -> dict[str, Any]:
     """How the tension group means and contrasts.contrasts are summarised (a rule's ``params``;
-    :class:`storyflow.measures.tension.compare.Intervals`): the level ``tension.confidence``,
+    :class:`storyflow.measures.tension.compare.Intervals`): the level ``stats.confidence``,
     and the bootstrap resamples and seed and the smallest group of the shared statistics
     settings (:mod:`storyflow.plan.statistics`)."""
-    return {
-        "confidence": config["tension"]["confidence"],
-        **shared_statistics(config, "bootstrap", "seed", "min_group_size"),
-    }
+    return shared_statistics(config, "confidence", "resamples", "seed", "min_group_size")
 
 
 def validity_tables(config: Mapping[str, Any]) -> list[str]:

@@ -9,7 +9,9 @@ resampled is the paper's unit of observation: a story, or, where several passage
 one book (the books corpus; ``fiction_flows.txt`` l. 208 counts books), the book with all its
 passages, so that passages of one book are not taken for independent observations. Each g is
 :func:`storyflow.stats.hedges_g`'s (pooled SD, the approximate small-sample correction),
-computed for all resamples at once.
+computed for all resamples at once. This is the one interval not drawn by
+:func:`storyflow.bootstrap.interval`: ``scipy.stats.bootstrap`` resamples observations, not
+clusters within groups.
 """
 
 from __future__ import annotations
@@ -62,16 +64,16 @@ def _g(weights_a: np.ndarray, weights_b: np.ndarray, x: np.ndarray, seen: np.nda
 
 
 def _draws(
-    members: np.ndarray, units: np.ndarray, replicates: int, rng: np.random.Generator
+    members: np.ndarray, units: np.ndarray, resamples: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """[replicates, stories] counts of a resample with replacement of the units (stories or
+    """[resamples, stories] counts of a resample with replacement of the units (stories or
     books: ``units`` numbers each story's unit) that hold the ``members`` stories: a drawn unit
     brings every member story it holds, once per draw."""
-    counts = np.zeros((replicates, members.size))
+    counts = np.zeros((resamples, members.size))
     drawn_units = np.unique(units[members])
     k = drawn_units.size
     if k:
-        per_unit = rng.multinomial(k, np.full(k, 1 / k), size=replicates)  # [replicates, k]
+        per_unit = rng.multinomial(k, np.full(k, 1 / k), size=resamples)  # [resamples, k]
         index = np.searchsorted(drawn_units, units[members])
         counts[:, members] = per_unit[:, index]
     return counts
@@ -87,7 +89,7 @@ def aggregated_g(
     histories: Sequence[str],
     over_histories: str,
     confidence: float,
-    replicates: int,
+    resamples: int,
     seed: int,
     clusters: Mapping[str, str] | None = None,
 ) -> AggregatedG:
@@ -101,7 +103,7 @@ def aggregated_g(
         measure: ``seq``, ``nll_base`` or ``nll_context`` (nats/token).
         models, histories: The models averaged and the history labels summarised.
         over_histories: ``median`` or ``mean`` (:data:`OVER_HISTORIES`).
-        confidence, replicates, seed: the interval's level, resamples and seed.
+        confidence, resamples, seed: the interval's level, resamples and seed.
         clusters: The unit each story belongs to (a passage's book); the bootstrap resamples
             these units within each group. None: each story is its own unit.
     """
@@ -130,10 +132,10 @@ def aggregated_g(
     rng = np.random.default_rng(seed)
     unit_of = clusters or {}
     _, units = np.unique([unit_of.get(i, f"story:{i}") for i in ids], return_inverse=True)
-    draws = _g(_draws(in_a, units, replicates, rng), _draws(in_b, units, replicates, rng), x, seen)
+    draws = _g(_draws(in_a, units, resamples, rng), _draws(in_b, units, resamples, rng), x, seen)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a resample without a g is NaN
-        boot = summarise(draws.reshape(replicates, *shape), axis=2).mean(axis=1)
+        boot = summarise(draws.reshape(resamples, *shape), axis=2).mean(axis=1)
     tail = (1 - confidence) / 2
     ci = (
         (float(np.nanquantile(boot, tail)), float(np.nanquantile(boot, 1 - tail)))

@@ -13,8 +13,8 @@ discussion's two observations are read on the story indices
 (``results/<corpus>/fabula_entropy/story_indices.parquet``, headline pool and measure): the
 spread of the originals' indices against the corrupted versions' (standard deviations over
 stories, paired by story) and, on a corpus read with both kinds, the originals' mean ETC against
-their mean EWC; both with percentile bootstrap intervals over stories (``scipy.stats.bootstrap``,
-the run's ``stats.confidence``, ``stats.bootstrap`` and ``stats.seed``). Counts of the paper's
+their mean EWC; both with percentile bootstrap intervals over stories (``storyflow.bootstrap``,
+the run's ``stats.confidence``, ``stats.resamples`` and ``stats.seed``). Counts of the paper's
 own study and its outlined follow-up have no counterpart.
 """
 
@@ -26,9 +26,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from storyflow import tables
+from storyflow import bootstrap, tables
 from storyflow.replication.agreement import Ours
 
 #: For each index kind, the corpora read (in order of preference) and the corrupted version.
@@ -85,19 +84,15 @@ def _interval(
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of ``statistic`` over stories (the run's stats settings);
     NaN, NaN with fewer than 3 stories in a sample."""
-    if min(len(s) for s in samples) < 3:
-        return math.nan, math.nan
-    found = stats.bootstrap(
+    return bootstrap.interval(
         samples,
         statistic,
         paired=paired,
-        vectorized=True,
-        method="percentile",
-        confidence_level=float(settings["confidence"]),
-        n_resamples=int(settings["bootstrap"]),
-        random_state=np.random.default_rng(int(settings["seed"])),
-    ).confidence_interval
-    return float(found.low), float(found.high)
+        confidence=float(settings["confidence"]),
+        resamples=int(settings["resamples"]),
+        seed=int(settings["seed"]),
+        min_size=3,
+    )
 
 
 def _headline_values(

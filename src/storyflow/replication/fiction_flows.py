@@ -144,7 +144,7 @@ def _effect(
         histories=wanted,
         over_histories=setting.get("over_h", "median"),
         confidence=settings["confidence"],
-        replicates=settings["bootstrap"],
+        resamples=settings["resamples"],
         seed=settings["seed"],
         clusters=books or None,
     )

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from storyflow import bootstrap
 from storyflow.replication.agreement import Ours
 from storyflow.validity import wilson_interval
 
@@ -80,11 +81,13 @@ def _order(
     human = names.index(HUMAN[1])
     x = wide.to_numpy(float)
     margin = float(_margins(x, human))
-    rng = np.random.default_rng(int(settings["seed"]))
-    draws = rng.integers(0, len(x), size=(int(settings["bootstrap"]), len(x)))
-    boot = _margins(x[draws], human)
-    tail = (1 - float(settings["confidence"])) / 2
-    ci = (float(np.nanquantile(boot, tail)), float(np.nanquantile(boot, 1 - tail)))
+    ci = bootstrap.units_interval(  # prompts resampled, each with its stories of every group
+        list(x),
+        lambda rows: float(_margins(np.array(rows), human)),
+        confidence=float(settings["confidence"]),
+        resamples=int(settings["resamples"]),
+        seed=int(settings["seed"]),
+    )
     share = groups.set_index("group")["share_exceeding"]
     above = [g for g in _llms(groups) if share[g] >= share[HUMAN[1]]]
     found = "human > every model" if not above else f"{', '.join(above)} >= human"

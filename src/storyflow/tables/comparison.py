@@ -116,7 +116,7 @@ MEASURE_SEPARATION = Table(
     key=("contrast", "model", "measure"),
     doc="Hedges' g (group a minus group b, unitless) with its CI, for every contrast, model and "
     "measure of a story table; means in the measure's unit. tested: both groups have at least "
-    "validity.min_group_size scored stories (else g and its CI are NaN, sizes and means kept); "
+    "stats.min_group_size scored stories (else g and its CI are NaN, sizes and means kept); "
     "valid: the measure does not rest on a model that failed its validity check (failed: "
     "'measure@model').",
 )

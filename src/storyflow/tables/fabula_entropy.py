@@ -222,7 +222,7 @@ FEI_COMPARISON = Table(
     "the means of the index (bits) with percentile bootstrap CIs over stories, the paired "
     "difference corrupted - original with its bootstrap CI, the two-sided Wilcoxon signed-rank p "
     "and Hedges' g (corrupted vs original, positive = corrupted higher) with its CI. tested: n "
-    "reaches validity.min_group_size; when not, n and the means with their CIs are given, the "
+    "reaches stats.min_group_size; when not, n and the means with their CIs are given, the "
     "difference has no CI and there is no test (the paper reports no test: Wilcoxon and g are "
     "storyflow's). headline: the row is the headline measure (fabula_entropy.headline) on the "
     "headline pool ('pooled', else 'all'). " + _POOL_DOC,
@@ -250,7 +250,7 @@ FEI_DOSE = Table(
     doc="Mean index (bits) per pool, kind, version and measure with its percentile bootstrap CI "
     "over stories; k: corruptions (0 = original; EWC: antonym swaps per segment; ETC: one "
     "shuffled span, or the wrong ending, condition wrong_ending); small_group: fewer than "
-    "validity.min_group_size stories (the CI rests on few stories). valid, n_readers, "
+    "stats.min_group_size stories (the CI rests on few stories). valid, n_readers, "
     "population: as in the story indices; headline: the headline measure "
     "(fabula_entropy.headline) on the headline pool ('pooled', else 'all').",
 )

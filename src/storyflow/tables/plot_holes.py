@@ -198,9 +198,9 @@ PLOT_HOLE_RATES = Table(
     doc="HANNA: per detector and LLM, the shares of the human and of that LLM's stories the "
     "detector calls flawed on the same prompts (n_prompts; a prompt whose story was left out "
     "for length is dropped), each with its Wilson interval, and the paired difference LLM − "
-    "human (share, -1..1) with a percentile bootstrap interval over prompts (validity.bootstrap, "
-    "validity.seed); group 'all LLMs' pools them (per prompt, the mean of its LLM stories "
-    "minus the human story). small_group: fewer prompts than validity.min_group_size: the "
+    "human (share, -1..1) with a percentile bootstrap interval over prompts (stats.resamples, "
+    "stats.seed); group 'all LLMs' pools them (per prompt, the mean of its LLM stories "
+    "minus the human story). small_group: fewer prompts than stats.min_group_size: the "
     "difference gets no interval (not tested); the shares keep their Wilson intervals. "
     "valid / validity: the detector's verdict (results/plot_holes/tables/validity.csv); best: the "
     "valid detector with the highest CEEval-Full gain over always-no in that check.",

@@ -77,7 +77,7 @@ EFFECTS = Table(
         "tested": "bool",
     },
     doc="Welch's t and Hedges' g (with CI) of group a minus group b per contrast and measure. "
-    "tested: both groups have at least validity.min_group_size stories; when not, t, df, p and g "
+    "tested: both groups have at least stats.min_group_size stories; when not, t, df, p and g "
     "are NaN (the sizes and means stay).",
 )
 

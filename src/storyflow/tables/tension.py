@@ -217,7 +217,7 @@ TENSION_GROUPS = Table(
     doc="Mean, SD (n - 1) and percentile-bootstrap CI (over stories, inside the statistic's "
     "range) of a tension story statistic per group (forecaster, judge, K); n = stories with a "
     "value. flag: '' or why the CI is missing (one story) or rests on few stories (fewer than "
-    "validity.min_group_size: a percentile interval of a few stories is rough). valid: the "
+    "stats.min_group_size: a percentile interval of a few stories is rough). valid: the "
     "forecaster and the judge passed their validity checks "
     "(results/tension/tables/validity/<model>.csv); failed: the checks they failed ('' when "
     "valid).",
@@ -258,7 +258,7 @@ TENSION_EFFECTS = Table(
     "mean of the per-prompt differences, prompts resampled; unpaired: difference of means, "
     "each group resampled), paired by prompt (paired t, Wilcoxon; HANNA: a = Human) or "
     "unpaired (Welch's t), Hedges' g with CI; artefacts: chat-artefact stories included or "
-    "excluded. tested: both sides have at least validity.min_group_size stories (pairs); when "
+    "excluded. tested: both sides have at least stats.min_group_size stories (pairs); when "
     "not, n and means stay and the CI, tests and g are NaN, flag says why. valid, failed: as "
     "in the group means.",
 )

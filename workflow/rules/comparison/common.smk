@@ -1,8 +1,8 @@
 # Comparison: the config lookups and input functions of its rules (the other files of
 # workflow/rules/comparison/), kept apart from the rules as Snakemake's linter asks; file names
 # and corpora come from storyflow.plan.comparison.
-# the correlations' percentile bootstrap: resamples, seed, interval level
-COMPARISON_BOOTSTRAP = plan.statistics.comparison(config)
+# the correlations' percentile bootstrap: interval level, resamples, seed (the stats block)
+BOOTSTRAP_INTERVAL = plan.statistics.interval(config)
 COMPARED_CORPORA = exit_on_config_error(
     plan.comparison.corpora, config
 )  # [] when the comparison is off

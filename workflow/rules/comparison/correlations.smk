@@ -20,7 +20,7 @@ rule correlate_measures:
         "../../../envs/storyflow.yaml"
     params:
         length=config["comparison"]["length"],
-        bootstrap=COMPARISON_BOOTSTRAP,
+        interval=BOOTSTRAP_INTERVAL,
     script:
         "../../../scripts/correlate_measures.py"
 
@@ -43,6 +43,6 @@ rule compute_model_agreement:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        bootstrap=COMPARISON_BOOTSTRAP,
+        interval=BOOTSTRAP_INTERVAL,
     script:
         "../../../scripts/compute_model_agreement.py"

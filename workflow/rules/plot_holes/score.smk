@@ -61,7 +61,7 @@ rule compute_detection_rates:
     params:
         human=PLOT_HOLES_SETTINGS["human_group"],
         confidence=STATISTICS["confidence"],
-        bootstrap=STATISTICS["bootstrap"],
+        resamples=STATISTICS["resamples"],
         seed=STATISTICS["seed"],
         min_group_size=STATISTICS["min_group_size"],
     script:

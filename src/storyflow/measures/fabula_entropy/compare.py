@@ -14,7 +14,7 @@
   :mod:`.entropy`); :func:`story_indices`: their means per story version (EWC / ETC);
 - :func:`compare_versions`: original vs each corrupted version, paired by story (the original
   read over the corrupted version's passages), bootstrap CIs, Wilcoxon, Hedges' g; groups
-  smaller than ``validity.min_group_size`` keep n and the means with their intervals, untested;
+  smaller than ``stats.min_group_size`` keep n and the means with their intervals, untested;
 - :func:`version_means`: the mean index per version (k = 0 original; the dose-response);
 - :func:`story_measures`: the original stories' indices as the cross-measure long table.
 
@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from storyflow import tables, validity
+from storyflow import bootstrap, tables, validity
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy.entropy import binary_entropy, human_p_yes, pool
 from storyflow.settings import settings_from
@@ -85,8 +85,8 @@ def headline_pool(names: Sequence[str]) -> str:
 @dataclass(frozen=True)
 class Statistics:
     """How intervals and tests are computed: ``confidence`` (stats.confidence), ``resamples``
-    and ``seed`` of the percentile bootstrap (validity.bootstrap, validity.seed) and
-    ``min_group_size`` (validity.min_group_size: a smaller contrast is not tested; every mean
+    and ``seed`` of the percentile bootstrap (stats.resamples, stats.seed) and
+    ``min_group_size`` (stats.min_group_size: a smaller contrast is not tested; every mean
     keeps its interval)."""
 
     confidence: float
@@ -96,9 +96,8 @@ class Statistics:
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> Statistics:
-        """From the rule's params (taken from the validated config; ``bootstrap``: the
-        resamples)."""
-        return settings_from(cls, params, where="stats and validity", resamples=params["bootstrap"])
+        """From the rule's params (the stats block, through plan.statistics)."""
+        return settings_from(cls, params, where="stats")
 
     def mean_ci(self, values: np.ndarray) -> tuple[float, float, float]:
         """Mean and percentile bootstrap CI (inside the statistic's range at any n; NaN bounds
@@ -193,7 +192,7 @@ def reader_checks(
         word = c["template"].str.startswith("word").to_numpy()
         units = _by_story(c, "p_yes")
         ci = {
-            name: validity.bootstrap_ci(
+            name: bootstrap.units_interval(
                 units,
                 _pooled_stat(stat),
                 confidence=stats.confidence,

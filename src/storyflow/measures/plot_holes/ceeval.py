@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from storyflow import bootstrap
 from storyflow.errors import StoryflowError
 from storyflow.measures.plot_holes.quotes import match_quotes
 
@@ -190,27 +190,6 @@ def ceeval_full(
     return int(hit_error and hit_contr)
 
 
-def bootstrap_ci(
-    values: Sequence[float] | np.ndarray, confidence: float, seed: int, n_resamples: int = 2000
-) -> tuple[float, float]:
-    """Percentile bootstrap CI of the mean (scipy.stats.bootstrap); NaN for < 2 values or no
-    spread (the interval of a constant is the constant)."""
-    x = np.asarray(values, dtype=float)
-    if x.size < 2:
-        return float("nan"), float("nan")
-    if np.all(x == x[0]):
-        return float(x[0]), float(x[0])
-    res = sps.bootstrap(
-        (x,),
-        np.mean,
-        confidence_level=confidence,
-        n_resamples=n_resamples,
-        method="percentile",
-        random_state=np.random.default_rng(seed),
-    )
-    return float(res.confidence_interval.low), float(res.confidence_interval.high)
-
-
 def classification_scores(
     has_error: Sequence[bool], says_error: Sequence[bool]
 ) -> dict[str, float]:
@@ -237,18 +216,22 @@ def classification_scores(
 
 
 def score_detector(
-    answers: pd.DataFrame, *, confidence: float, seed: int
+    answers: pd.DataFrame, *, confidence: float, resamples: int, seed: int
 ) -> dict[str, float | int]:
     """Scores of one detector on one set of stories.
 
     ``answers``: one row per story shown, with ``has_error``, ``says_error`` and ``ceeval``
     (the story's CEEval-Full score) and ``answer_status`` (``ok``, ``unparseable``,
     ``out_of_range`` or ``not_asked``). Returns n, accuracy, CEEval-Full with its bootstrap CI,
-    CEEval-Pos, precision, recall, specificity and the count of unparseable answers.
+    CEEval-Pos, precision, recall, specificity and the count of unparseable answers. The CI is
+    the percentile bootstrap of the mean over stories (:func:`storyflow.bootstrap.interval`,
+    ``resamples`` at ``confidence``, seeded by ``seed``); a constant score's is that score.
     """
     scores = classification_scores(answers["has_error"], answers["says_error"])
     ceeval = answers["ceeval"].to_numpy(dtype=float)
-    low, high = bootstrap_ci(ceeval, confidence, seed)
+    low, high = bootstrap.mean_interval(
+        ceeval, confidence=confidence, resamples=resamples, seed=seed
+    )
     positives = answers["has_error"].to_numpy(dtype=bool)
     return {
         "n": len(answers),

@@ -66,6 +66,7 @@ def scores_table(
     corpus: str,
     *,
     confidence: float,
+    resamples: int,
     seed: int,
     unparseable: str,
     verdicts: Mapping[str, tuple[bool, str]] | None = None,
@@ -99,7 +100,7 @@ def scores_table(
                 unparseable,
                 len(fitting) - len(group),
             )
-        s = score_detector(group, confidence=confidence, seed=seed)
+        s = score_detector(group, confidence=confidence, resamples=resamples, seed=seed)
         s["n_unparseable"] = n_unparseable
         asked = fitting["answer_status"].isin(["ok", *UNPARSED])
         if (
@@ -278,7 +279,7 @@ def human_vs_llm(
             )
     if any(r[12] for r in rows):
         log.warning(
-            "HANNA human-vs-LLM rates on fewer than %d prompts (validity.min_group_size): "
+            "HANNA human-vs-LLM rates on fewer than %d prompts (stats.min_group_size): "
             "differences reported without intervals (the shares keep their Wilson intervals)",
             min_group_size,
         )
@@ -428,6 +429,7 @@ def score_corpus(
             made,
             corpus,
             confidence=confidence,
+            resamples=int(settings["resamples"]),
             seed=seed,
             unparseable=str(settings["unparseable"]),
             verdicts=verdicts,
@@ -465,6 +467,7 @@ def score_benchmark(
         made,
         "flawedfictions",
         confidence=float(settings["confidence"]),
+        resamples=int(settings["resamples"]),
         seed=seed,
         unparseable=str(settings["unparseable"]),
         verdicts=verdict_of(tables.read(tables.VALIDITY, validity_path)) if validity_path else {},

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from storyflow import tables, validity
+from storyflow import bootstrap, tables, validity
 from storyflow.measures.plot_holes.controlled import make_controlled
 from storyflow.progress import LoggedBar as tqdm
 from storyflow.settings import settings_from
@@ -162,8 +162,8 @@ def validation_pool(
 
 @dataclass(frozen=True)
 class CheckSettings:
-    """Thresholds and intervals (config ``validity.detector``, ``validity.bootstrap``,
-    ``validity.seed`` and ``stats.confidence``) and the attribute ``classes`` of the pairs
+    """Thresholds and intervals (config ``validity.detector``, ``stats.resamples``,
+    ``stats.seed`` and ``stats.confidence``) and the attribute ``classes`` of the pairs
     checked (``plot_holes.validation.classes``; None: every class). Defaults and ranges are the
     config schema's."""
 
@@ -177,11 +177,9 @@ class CheckSettings:
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> CheckSettings:
-        """From the rule's params (taken from the validated config; ``bootstrap``: the
-        resamples)."""
-        return settings_from(
-            cls, params, where="validity and plot_holes.validation", resamples=params["bootstrap"]
-        )
+        """From the rule's params (taken from the validated config: validity, the stats block
+        and plot_holes.validation)."""
+        return settings_from(cls, params, where="validity, stats and plot_holes.validation")
 
 
 def pairs_of(versions: pd.DataFrame) -> tuple[pd.DataFrame, int]:
@@ -217,7 +215,7 @@ def role_checks(
     n = len(units)
     boot = {"confidence": settings.confidence, "resamples": settings.resamples}
     auroc = _auroc(units) if n else math.nan
-    auroc_ci = validity.bootstrap_ci(units, _auroc, seed=settings.seed, **boot)
+    auroc_ci = bootstrap.units_interval(units, _auroc, seed=settings.seed, **boot)
     gain = ((pairs["ceeval_O"] + pairs["ceeval_F"]) / 2 - 0.5).to_numpy(float)
     mean, low, high = validity.mean_ci(gain, seed=settings.seed, **boot)
     return [

@@ -4,7 +4,7 @@
   percentile-bootstrap CI over stories (:func:`storyflow.validity.mean_ci`: inside the
   statistic's range, where a t interval of a share at n = 4 reaches below 0 or above 1). NaN
   values (e.g. a story with no peak) are left out and not counted. Every group of two or more
-  stories gets its interval; one with fewer than ``validity.min_group_size`` stories is flagged
+  stories gets its interval; one with fewer than ``stats.min_group_size`` stories is flagged
   (``flag``: its interval rests on few stories, and it enters no test).
 - :func:`paired_effects`: HANNA's design, one human story and six LLM stories per prompt: each
   LLM vs the human story of the same prompt, and all LLMs (per prompt, the mean of its LLM
@@ -15,7 +15,7 @@
   configured contrasts "a vs b", the difference of means with a bootstrap CI (each group
   resampled), Welch's t and Hedges' g.
 
-  A contrast with fewer than ``validity.min_group_size`` pairs (paired) or stories in a group
+  A contrast with fewer than ``stats.min_group_size`` pairs (paired) or stories in a group
   (unpaired) keeps its sizes and means (and the difference) but is not tested: no CI, t,
   Wilcoxon or g (``tested`` False, ``flag`` says why).
 - :func:`likelihood_vs_sampled`: Spearman's ρ between the story PMI (nats/token) and the sampled
@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from storyflow import tables, validity
+from storyflow import bootstrap, tables, validity
 from storyflow.measures.tension.validity import label_frame, read_checks
 from storyflow.settings import settings_from
 from storyflow.stats import contrast_members, group_label, hedges_g, welch_t
@@ -61,20 +61,20 @@ KEY = ["model", "judge"]
 
 @dataclass(frozen=True)
 class Intervals:
-    """How groups and contrasts are summarised: ``confidence`` level (``tension.confidence``),
-    ``bootstrap`` resamples and ``seed`` (``validity.bootstrap``, ``validity.seed``) and the
-    smallest group that gets an interval or a test (``validity.min_group_size``); built with
+    """How groups and contrasts are summarised: ``confidence`` level (``stats.confidence``),
+    ``resamples`` and ``seed`` of the bootstrap (``stats.resamples``, ``stats.seed``) and the
+    smallest group that gets an interval or a test (``stats.min_group_size``); built with
     :meth:`from_params`."""
 
     confidence: float
-    bootstrap: int
+    resamples: int
     seed: int
     min_group_size: int
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> Intervals:
         """From a rule's params (the plan's tension intervals, taken from the validated config)."""
-        return settings_from(cls, params, where="tension.confidence and validity")
+        return settings_from(cls, params, where="stats.confidence and validity")
 
 
 def measure_columns(stories: pd.DataFrame) -> list[str]:
@@ -98,7 +98,7 @@ def too_small(n: int, settings: Intervals, what: str = "stories") -> str:
     """The flag of a group of ``n`` ``what`` below ``min_group_size`` ('' when large enough)."""
     if n >= settings.min_group_size:
         return ""
-    return f"{n} {what} < validity.min_group_size ({settings.min_group_size}): not tested"
+    return f"{n} {what} < stats.min_group_size ({settings.min_group_size}): not tested"
 
 
 def mean_interval(
@@ -113,7 +113,7 @@ def mean_interval(
         return math.nan, math.nan, math.nan, math.nan, "no story with a value"
     sd = float(values.std(ddof=1)) if n >= 2 else math.nan
     mean, low, high = validity.mean_ci(
-        values, confidence=settings.confidence, resamples=settings.bootstrap, seed=settings.seed
+        values, confidence=settings.confidence, resamples=settings.resamples, seed=settings.seed
     )
     flag = too_small(n, settings)
     return mean, sd, low, high, flag.replace("not tested", "an interval of few stories")
@@ -160,7 +160,7 @@ def _paired_row(a: np.ndarray, b: np.ndarray, settings: Intervals) -> dict[str, 
     if not out["tested"]:
         return out
     _, out["diff_ci_low"], out["diff_ci_high"] = validity.mean_ci(
-        diff, confidence=settings.confidence, resamples=settings.bootstrap, seed=settings.seed
+        diff, confidence=settings.confidence, resamples=settings.resamples, seed=settings.seed
     )
     if diff.std() > 0:
         res = sps.ttest_rel(a, b)
@@ -174,13 +174,20 @@ def _paired_row(a: np.ndarray, b: np.ndarray, settings: Intervals) -> dict[str, 
 
 
 def difference_ci(a: np.ndarray, b: np.ndarray, settings: Intervals) -> tuple[float, float]:
-    """Percentile-bootstrap CI of mean(a) − mean(b), each group resampled on its own."""
-    rng = np.random.default_rng(settings.seed)
-    draws_a = a[rng.integers(0, len(a), (settings.bootstrap, len(a)))].mean(axis=1)
-    draws_b = b[rng.integers(0, len(b), (settings.bootstrap, len(b)))].mean(axis=1)
-    alpha = (1 - settings.confidence) / 2
-    low, high = np.quantile(draws_a - draws_b, [alpha, 1 - alpha])
-    return float(low), float(high)
+    """Percentile-bootstrap CI of mean(a) − mean(b), each group resampled on its own
+    (:func:`storyflow.bootstrap.interval`)."""
+
+    def difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+        return x.mean(axis=axis) - y.mean(axis=axis)
+
+    return bootstrap.interval(
+        (a, b),
+        difference,
+        confidence=settings.confidence,
+        resamples=settings.resamples,
+        seed=settings.seed,
+        min_size=1,
+    )
 
 
 def _labelled_effects(rows: list[dict], checks: pd.DataFrame | None) -> pd.DataFrame:

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from storyflow import tables, validity
+from storyflow import bootstrap, tables, validity
 from storyflow.measures.tension.judges import EMBEDDING, EMPTY_FORECAST
 from storyflow.settings import settings_from
 
@@ -58,12 +58,12 @@ CHANCE = 0.5
 @dataclass(frozen=True)
 class CheckSettings:
     """Thresholds and interval settings of the checks (config ``validity`` and
-    ``stats.confidence``): ``confidence`` level, ``bootstrap`` resamples and ``seed``,
+    the ``stats`` block): ``confidence`` level, ``resamples`` and ``seed`` of the bootstrap,
     ``min_pairwise`` (forecaster), ``min_balanced_accuracy`` and ``min_judge_pairwise``
     (judge)."""
 
     confidence: float
-    bootstrap: int
+    resamples: int
     seed: int
     min_pairwise: float
     min_balanced_accuracy: float
@@ -76,11 +76,11 @@ class CheckSettings:
 
 
 def _interval(units: Sequence[Any], statistic, settings: CheckSettings) -> tuple[float, float]:
-    return validity.bootstrap_ci(
+    return bootstrap.units_interval(
         units,
         statistic,
         confidence=settings.confidence,
-        resamples=settings.bootstrap,
+        resamples=settings.resamples,
         seed=settings.seed,
     )
 
