@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from storyflow import tables
@@ -222,30 +223,47 @@ def sequentiality_details(
     formulations = sorted({str(f) for f in scores["formulation"]})
     labels = {str(h) for h in scores["history"]}
     histories = sorted(labels - {"full"}, key=int) + (["full"] if "full" in labels else [])
+    keys = ["story_id", "model", "formulation"]
+    # one row per story, model, formulation (and history), one column per sentence
+    context = scores.set_index([*keys, "history", "sentence_idx"])["nll_context"].unstack()
+    base = (
+        scores.drop_duplicates([*keys, "sentence_idx"])
+        .set_index([*keys, "sentence_idx"])["nll_base"]
+        .unstack()
+    )
     per_story: dict[str, dict[str, Any]] = {}
-    for (story, model, formulation), group in scores.groupby(
-        ["story_id", "model", "formulation"], sort=False
+    for (story, model, formulation), row in zip(base.index, _milli_rows(base), strict=True):
+        length = n_sentences.get(str(story), 0)
+        entry = per_story.setdefault(str(story), {}).setdefault(str(model), {})
+        entry[str(formulation)] = {"base": _sized(row, base.columns, length), "ctx": {}}
+    for (story, model, formulation, history), row in zip(
+        context.index, _milli_rows(context), strict=True
     ):
         length = n_sentences.get(str(story), 0)
-        base: list[int | None] = [None] * length
-        ctx: dict[str, list[int | None]] = {}
-        for history, rows in group.groupby("history", sort=False):
-            values: list[int | None] = [None] * length
-            for idx, nll_base, nll_context in rows[
-                ["sentence_idx", "nll_base", "nll_context"]
-            ].itertuples(index=False):
-                if 0 <= idx < length:
-                    values[idx] = milli(float(nll_context))
-                    base[idx] = milli(float(nll_base))
-            ctx[str(history)] = values
-        entry = per_story.setdefault(str(story), {}).setdefault(str(model), {})
-        entry[str(formulation)] = {"base": base, "ctx": ctx}
+        ctx = per_story[str(story)][str(model)][str(formulation)]["ctx"]
+        ctx[str(history)] = _sized(row, context.columns, length)
     return {
         "models": models,
         "formulations": formulations,
         "histories": histories,
         "story_history": STORY_HISTORY,
     }, per_story
+
+
+def _milli_rows(frame: pd.DataFrame) -> list[list[int | None]]:
+    """Each row of a numeric frame in thousandths (integers; None for NaN)."""
+    values = np.rint(frame.to_numpy(dtype=float) * MILLI)
+    return [[None if math.isnan(v) else int(v) for v in row] for row in values.tolist()]
+
+
+def _sized(row: list[int | None], columns: pd.Index, length: int) -> list[int | None]:
+    """``row`` (one value per sentence index of ``columns``) as a list of ``length`` sentences
+    (None where a sentence has no value; indices beyond the story dropped)."""
+    out: list[int | None] = [None] * length
+    for idx, value in zip(columns, row, strict=True):
+        if 0 <= int(idx) < length:
+            out[int(idx)] = value
+    return out
 
 
 def tension_details(
