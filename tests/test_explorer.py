@@ -577,3 +577,38 @@ def test_the_screenshot_shows_each_sentence_in_its_shade(
     for shade in shades:
         area = int(np.all(pixels == np.array(shade, dtype=np.uint8), axis=-1).sum())
         assert area > 300, f"the shade {shade} covers {area} pixels of the screenshot"
+
+
+def test_the_rules_script_writes_the_page(tmp_path: Path) -> None:
+    """scripts/build_story_explorer.py with the rule's inputs as Snakemake hands them (a named
+    list; a kind with no file, here the tension curves, is an empty slice)."""
+    from types import SimpleNamespace
+
+    from conftest import run_script
+    from snakemake.iocontainers import Namedlist
+
+    src = sources()
+    inputs = Namedlist()
+    for name in ("stories", "sentences", "table", "units", "verdicts", "validity"):
+        path = tmp_path / f"{name}.parquet"
+        getattr(src, name).to_parquet(path, index=False)
+        inputs.append(str(path))
+        inputs._add_name(name)
+    for name in ("sentence_scores", "tension_curves", *FABULA_AND_PLOT_HOLES):
+        start = len(inputs)
+        if name != "tension_curves":
+            path = tmp_path / f"{name}.parquet"
+            getattr(src, name).to_parquet(path, index=False)
+            inputs.append(str(path))
+        inputs._set_name(name, start, end=len(inputs))
+    out = tmp_path / "story_explorer.html"
+    run_script(
+        "build_story_explorer",
+        input=inputs,
+        output=SimpleNamespace(page=str(out)),
+        wildcards=SimpleNamespace(corpus=CORPUS),
+    )
+    index, details = blocks(out.read_text(encoding="utf-8"))
+    assert index["corpus"] == CORPUS and index["tension"] == []
+    assert len(details) == 3 and "sequentiality" in details[0] and "tension" not in details[0]
+    assert details[1]["plot_holes"][1]["changed"] == [3]
