@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("comparison and replication", ("comparison", "replication")),
-    ("figures and planning", ("figures", "plan", "estimate")),
+    ("figures, planning and the story explorer", ("figures", "plan", "estimate", "explorer")),
 ]
 
 

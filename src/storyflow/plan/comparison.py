@@ -8,6 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import storyflow.plan.contrasts as contrasts
+import storyflow.plan.fabula_entropy as fabula_entropy
+import storyflow.plan.plot_holes as plot_holes
+import storyflow.plan.sequentiality as sequentiality
+import storyflow.plan.tension as tension
 from storyflow.errors import StoryflowError
 from storyflow.plan.layout import Layout, fill
 from storyflow.plan.registry import MEASURES
@@ -28,6 +32,8 @@ MODEL_AGREEMENT = OUT.table("model_agreement.csv")
 MEASURE_SEPARATION = OUT.table("measure_separation.csv")
 CORRELATIONS_FIGURE = OUT.figure("measure_correlations")
 SEPARATION_FIGURE = OUT.figure("measure_separation")
+#: The story explorer: one self-contained HTML page of the corpus's stories (docs/explorer.md).
+EXPLORER = OUT("story_explorer.html")
 
 #: Where every measure writes its story measures of a corpus
 #: (:data:`storyflow.tables.STORY_MEASURES`).
@@ -75,6 +81,58 @@ def contrasts_of(config: Mapping[str, Any], corpus: str) -> list[Mapping[str, An
     return contrasts.contrasts(config, corpus)
 
 
+#: The kinds of per-story files the story explorer reads beside the story table, in the order
+#: its rule names them (:func:`explorer_files`).
+EXPLORER_INPUTS = (
+    "sentence_scores",
+    "tension_curves",
+    "fabula_versions",
+    "fabula_questions",
+    "fabula_answers",
+    "plot_hole_stories",
+    "plot_hole_answers",
+)
+
+
+def explorer_files(config: Mapping[str, Any]) -> dict[str, dict[str, list[str]]]:
+    """Per compared corpus, the per-story files the story explorer shows beside the story
+    table, by kind (:data:`EXPLORER_INPUTS`): each model's sentence sequentiality, each
+    forecaster and judge's tension curve, the fabula-entropy passages, questions and each
+    reader's answers, the plot-hole makers' story versions and the detectors' scored answers.
+    A kind is [] for a corpus its measure does not score (no tension on the books: the page
+    shows what exists)."""
+    seq_models = sequentiality.models(config)
+    ten = tension.models_and_corpora(config)
+    readers = fabula_entropy.readers(config)
+    makers = plot_holes.makers(config)
+    files = {}
+    for corpus in corpora(config):
+        kinds: dict[str, list[str]] = {kind: [] for kind in EXPLORER_INPUTS}
+        if corpus in sequentiality.corpora(config):
+            kinds["sentence_scores"] = [
+                fill(sequentiality.SENTENCE_SCORES, corpus=corpus, model=m) for m in seq_models
+            ]
+        if corpus in ten["corpora"]:
+            kinds["tension_curves"] = [
+                fill(tension.CURVES, corpus=corpus, model=m, judge=j)
+                for m in ten["forecasters"]
+                for j in ten["judges"]
+            ]
+        if corpus in fabula_entropy.corpora(config):
+            kinds["fabula_versions"] = [fill(fabula_entropy.VERSIONS, corpus=corpus)]
+            kinds["fabula_questions"] = [fill(fabula_entropy.QUESTIONS, corpus=corpus)]
+            kinds["fabula_answers"] = [
+                fill(fabula_entropy.ANSWERS, corpus=corpus, model=m) for m in readers
+            ]
+        if corpus in plot_holes.corpora(config):
+            kinds["plot_hole_stories"] = [
+                fill(plot_holes.MADE, corpus=corpus, maker=m) for m in makers
+            ]
+            kinds["plot_hole_answers"] = [fill(plot_holes.SCORED_ANSWERS, corpus=corpus)]
+        files[corpus] = kinds
+    return files
+
+
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The comparison's tables and figures (rule all); [] when it is off."""
     return [
@@ -88,5 +146,6 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
             MEASURE_SEPARATION,
             CORRELATIONS_FIGURE.png,
             SEPARATION_FIGURE.png,
+            EXPLORER,
         )
     ]

@@ -16,3 +16,16 @@ def story_measure_files(wildcards):
 
 def comparison_contrasts(wildcards):
     return plan.comparison.contrasts_of(config, wildcards.corpus)
+
+
+# the per-story files the story explorer shows beside the story table, per corpus and kind
+EXPLORER_FILES = exit_on_config_error(plan.comparison.explorer_files, config)
+
+
+def explorer_files(kind):
+    """An input function: the corpus's files of one kind (plan.comparison.EXPLORER_INPUTS)."""
+
+    def files(wildcards):
+        return EXPLORER_FILES[wildcards.corpus][kind]
+
+    return files
