@@ -132,15 +132,6 @@ def verdicts(table: pd.DataFrame) -> pd.DataFrame:
     return out.merge(failed.reset_index(), on=ROLE_KEYS)
 
 
-NAMES = {
-    "sequentiality": "sequentiality",
-    "tension": "tension",
-    "fabula_entropy": "fabula entropy",
-    "plot_holes": "plot holes",
-    "narrative_sense": "narrative sense",
-}
-
-
 #: Each check in words, by its name (the part before ``[``: a judge's checks name the
 #: forecaster whose endings they rest on in brackets), for a reader of the report.
 CHECK_WORDS = {
@@ -211,7 +202,7 @@ def describe(table: pd.DataFrame) -> list[str]:
             text += f" ({', '.join(good)})" if good else ""
             text += f" (failed: {'; '.join(bad)})" if bad else ""
             parts.append(text)
-        lines.append(f"{NAMES.get(measure, measure)}: {'; '.join(parts)}")
+        lines.append(f"{str(measure).replace('_', ' ')}: {'; '.join(parts)}")
     return lines
 
 

@@ -53,13 +53,17 @@ PLAN_FUNCTIONS = (
 @dataclass(frozen=True)
 class Measure:
     """One measure: its ``name`` (config key, rules folder, results folder, package), the
-    report ``category`` its tables and figures go to, its planning ``module``, and a
-    ``summary`` in words for the report's first page (what it measures, in what unit)."""
+    report ``category`` its tables and figures go to, its planning ``module``, a ``summary`` in
+    words for the report's first page (what it measures, in what unit), and the ``paper`` it
+    replicates, if any (its published results, ``storyflow/data/published/<paper>.yaml``,
+    compared by ``storyflow.replication``; the paper's text is ``<paper>.txt`` of the papers
+    folder)."""
 
     name: str
     category: str
     module: ModuleType
     summary: str
+    paper: str | None = None
 
     def __post_init__(self) -> None:
         missing = [f for f in ("OUT", *PLAN_FUNCTIONS) if not hasattr(self.module, f)]
@@ -103,6 +107,7 @@ MEASURES: tuple[Measure, ...] = (
         "(Sap et al. 2022) how much more predictable a sentence becomes when the preceding "
         "sentences of its story are in the prompt (nats/token), per story type, with effect "
         "sizes of the corpus's contrasts and mixed-effects regressions on coherence covariates",
+        "fiction_flows",
     ),
     Measure(
         "narrative_sense",
@@ -110,6 +115,7 @@ MEASURES: tuple[Measure, ...] = (
         narrative_sense,
         "(Roemmele et al.) story-level PMI of content-word pairs and the share of stories whose "
         "pairs beat a random story's",
+        "narrative_sense_pmi",
     ),
     Measure(
         "tension",
@@ -117,6 +123,7 @@ MEASURES: tuple[Measure, ...] = (
         tension,
         "(Sui et al.) the share of forecast endings that miss the real one as a story unfolds "
         "(the no-rate, 0-1), per group",
+        "hundred_endings_tension",
     ),
     Measure(
         "fabula_entropy",
@@ -124,6 +131,7 @@ MEASURES: tuple[Measure, ...] = (
         fabula_entropy,
         "(Castricato et al.) the entropy of readers' yes/no answers about a story (bits), "
         "original against corrupted versions",
+        "fabula_entropy_indexing",
     ),
     Measure(
         "plot_holes",
@@ -131,6 +139,7 @@ MEASURES: tuple[Measure, ...] = (
         plot_holes,
         "(Ahuja et al.) continuity errors made in the stories and how well detectors find "
         "them (CEEval-Full, 0-1)",
+        "flawed_fictions",
     ),
 )
 

@@ -18,7 +18,7 @@ import storyflow.plan.plot_holes as plot_holes
 import storyflow.plan.sequentiality as sequentiality
 import storyflow.plan.tension as tension
 from storyflow.plan.layout import Layout, fill
-from storyflow.plan.registry import measure
+from storyflow.plan.registry import MEASURES
 from storyflow.plan.statistics import replication as replication_statistics
 from storyflow.replication.published import path_of
 
@@ -29,22 +29,13 @@ OUT = Layout("replication")
 TABLE = OUT.shared("{paper}.csv")
 FIGURE = OUT.shared_figure("{paper}")
 
-#: Each paper with a published-results file and the measure it defines.
-PAPER_MEASURES = {
-    "fiction_flows": "sequentiality",
-    "narrative_sense_pmi": "narrative_sense",
-    "hundred_endings_tension": "tension",
-    "fabula_entropy_indexing": "fabula_entropy",
-    "flawed_fictions": "plot_holes",
-}
-
 
 def papers(config: Mapping[str, Any]) -> list[str]:
     """The papers compared in this run: those whose measure runs ([] when
     ``replication.enabled`` is off)."""
     if not config["replication"]["enabled"]:
         return []
-    return [paper for paper, name in PAPER_MEASURES.items() if measure(name).enabled(config)]
+    return [m.paper for m in MEASURES if m.paper and m.enabled(config)]
 
 
 def table(paper: str) -> str:
