@@ -3,7 +3,7 @@
 import logging
 
 from storyflow import tables
-from storyflow.measures.narrative_sense import length_filter, pmi, threshold
+from storyflow.measures.narrative_sense import length_filter, threshold
 from storyflow.runner import run, save
 
 
@@ -12,22 +12,22 @@ def main(smk):
     p = smk.params
     lemmas = tables.read(tables.LEMMAS, smk.input.lemmas)
     excluded = length_filter.short_sets(lemmas, p.min_tokens)
-    settings = dict(top_pairs=p.top_pairs, weighting=p.random_story, alpha=p.alpha, seed=p.seed)
-    if p.cross_fitted:
-        others = list(smk.input.reference)
-        tested = threshold.assess_cross_fitted(
-            lemmas,
-            excluded,
-            tables.read_all(tables.LEMMAS, others) if others else None,
-            folds=p.folds,
-            max_tokens=p.max_tokens,
-            reference_max_tokens=p.reference_max_tokens,
-            min_stories=p.min_stories,
-            **settings,
-        )
-    else:
-        table = pmi.PairTable.load(smk.input.pairs, smk.input.vocabulary)
-        tested = threshold.assess(pmi.truncate(lemmas, p.max_tokens), excluded, table, **settings)
+    tested = threshold.assess_corpus(
+        lemmas,
+        excluded,
+        cross_fitted=p.cross_fitted,
+        pairs=smk.input.get("pairs"),
+        vocabulary=smk.input.get("vocabulary"),
+        references=list(smk.input.get("reference", [])),
+        max_tokens=p.max_tokens,
+        folds=p.folds,
+        reference_max_tokens=p.reference_max_tokens,
+        min_stories=p.min_stories,
+        top_pairs=p.top_pairs,
+        weighting=p.random_story,
+        alpha=p.alpha,
+        seed=p.seed,
+    )
     summary = threshold.group_table(tested)
     save(smk.output, scores=tested, table=summary, excluded=excluded)
     log.info(

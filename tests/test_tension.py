@@ -640,8 +640,12 @@ def test_llm_judge_verdicts_and_the_labels_of_results() -> None:
     wide = tension_validity.model_verdicts(judged)  # a forecast without text was not asked
     assert len(wide) == 10 and wide["wrong_match"].isna().sum() == 5
     cosines = hand_cosines([4] * 10)
+    fitted = pd.DataFrame({"threshold": [0.4]})
+    threshold = tension_validity.embedding_threshold(None, fitted)
+    assert threshold == (0.4, "fitted on the fit half")
+    assert tension_validity.embedding_threshold(0.7, fitted) == (0.7, "tension.embedding.threshold")
     table = tension_validity.checks(
-        "f", cosines, 0.4, "fitted", {"llm": judged}, ["embedding", "llm"], CHECKS
+        "f", cosines, threshold, {"llm": judged}, ["embedding", "llm"], CHECKS
     )
     assert table["role"].tolist() == ["forecaster", *["judge"] * 6]
     llm = table[table["model"] == "llm"]

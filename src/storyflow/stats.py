@@ -330,6 +330,7 @@ def contrast_effects(
     """
     if labels is None:
         labels = story_seq[["story_id", "story_type"]]
+    labels = labels.drop(columns=[c for c in ("text", "topic") if c in labels])  # not labels
     members = contrast_members(labels, contrasts)
     labels = labels.drop_duplicates("story_id").astype({"story_id": str})
     ids = labels["story_id"]

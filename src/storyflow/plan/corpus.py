@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import pandas as pd
+
 import storyflow.plan.sequentiality as sequentiality
 from storyflow.errors import StoryflowError
 from storyflow.plan.layout import Layout, fill
@@ -37,6 +39,49 @@ BOOK_DOWNLOAD = "resources/data/books/{genre}/{document_id}.txt"
 def book_download(genre: str, document_id: str) -> str:
     """Where book ``document_id`` of ``genre`` is downloaded to."""
     return fill(BOOK_DOWNLOAD, genre=genre, document_id=document_id)
+
+
+def selected_books(config: Mapping[str, Any]) -> pd.DataFrame | None:
+    """The books of the sample (None when ``books.enabled`` is off): the manifest's rows that
+    ``books.sample`` draws (:func:`storyflow.corpora.books.select_books`), each with ``source``,
+    its file in the data mirror, or where rule ``download_book`` puts it (``fetched``: not in
+    the mirror). Read when the workflow is planned: the sample decides the book jobs.
+
+    Raises:
+        StoryflowError: a data mirror is set and lacks books of the sample (named).
+    """
+    from pathlib import Path
+
+    from storyflow.corpora import configured_path
+    from storyflow.corpora.books import read_manifest, select_books
+
+    books = config["books"]
+    if not books["enabled"]:
+        return None
+    columns = books["columns"]
+    manifest = read_manifest(
+        str(configured_path(config, "books")),
+        id_column=columns["id"],
+        genre_column=columns["genre"],
+        path_column=columns["path"],
+        path_template=books["path_template"],
+    )
+    chosen = select_books(manifest, books["sample"]["per_genre"], books["sample"]["seed"])
+    fetched = [book_download(g, i) for g, i in zip(chosen.genre, chosen.document_id, strict=True)]
+    chosen["fetched"] = [not Path(p).is_file() for p in chosen.path]
+    chosen["source"] = [
+        f if missing else p
+        for p, f, missing in zip(chosen.path, fetched, chosen.fetched, strict=True)
+    ]
+    absent = list(chosen.path[chosen.fetched])
+    if config["data"]["mirror"] and absent:
+        raise StoryflowError(
+            f"{len(absent)} book(s) of the sample are not in the data mirror "
+            f"({config['data']['mirror']}); looked for: {', '.join(absent[:5])}"
+            + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")
+            + ". Fix data.mirror, add the files, or set data.mirror to null to download them."
+        )
+    return chosen
 
 
 def check_names(config: Mapping[str, Any]) -> None:

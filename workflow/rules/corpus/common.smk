@@ -42,41 +42,8 @@ def book_manifest():
     return corpus_file("books")
 
 
-def selected_books():
-    """The sampled manifest rows, each with ``source``: its file in the mirror or resources/."""
-    from storyflow.corpora.books import read_manifest, select_books
-
-    books, columns = config["books"], config["books"]["columns"]
-    manifest = read_manifest(
-        book_manifest(),
-        id_column=columns["id"],
-        genre_column=columns["genre"],
-        path_column=columns["path"],
-        path_template=books["path_template"],
-    )
-    sample = books["sample"]
-    chosen = select_books(manifest, sample["per_genre"], sample["seed"])
-    fetched = [
-        plan.corpus.book_download(g, i)
-        for g, i in zip(chosen.genre, chosen.document_id)
-    ]
-    chosen["fetched"] = [not Path(p).is_file() for p in chosen.path]
-    chosen["source"] = [
-        f if missing else p
-        for p, f, missing in zip(chosen.path, fetched, chosen.fetched)
-    ]
-    absent = list(chosen.path[chosen.fetched])
-    if config["data"]["mirror"] and absent:
-        raise StoryflowError(
-            f"{len(absent)} book(s) of the sample are not in the data mirror "
-            f"({config['data']['mirror']}); looked for: {', '.join(absent[:5])}"
-            + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")
-            + ". Fix data.mirror, add the files, or set data.mirror to null to download them."
-        )
-    return chosen
-
-
-BOOKS = exit_on_config_error(selected_books) if config["books"]["enabled"] else None
+# the sampled books (None when off): the manifest is read once, in storyflow.plan.corpus
+BOOKS = exit_on_config_error(plan.corpus.selected_books, config)
 
 
 def book_files():

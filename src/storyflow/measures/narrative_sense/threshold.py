@@ -14,12 +14,14 @@ PMI table counted without it, so no story is scored against its own pairs.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from storyflow import tables
 from storyflow.measures.narrative_sense.pmi import (
     LEMMA_COLUMNS,
     PairTable,
@@ -231,6 +233,47 @@ def assess_cross_fitted(
         tested = narrative_sense_threshold(scores, table, pools, alpha=alpha, seed=seed)
         parts.append(tested.set_index(scored.index[in_fold]))
     return pd.concat(parts).loc[scored.index].reset_index(drop=True)
+
+
+def assess_corpus(
+    lemmas: pd.DataFrame,
+    excluded: pd.DataFrame,
+    *,
+    cross_fitted: bool,
+    pairs: str | None,
+    vocabulary: str | None,
+    references: Sequence[str],
+    max_tokens: int,
+    folds: int,
+    reference_max_tokens: int | None,
+    min_stories: int,
+    top_pairs: int,
+    weighting: str,
+    alpha: float,
+    seed: int,
+) -> pd.DataFrame:
+    """A corpus's stories scored and tested (:func:`assess`'s table), the way its place among
+    the references asks: a corpus that is also a reference (``cross_fitted``) is scored fold by
+    fold against the other references' lemma tables (``references``: their paths) and its other
+    folds (:func:`assess_cross_fitted`); any other against the PMI table of the references
+    (``pairs`` and ``vocabulary``: its files, rule count_pairs), its stories cut to
+    ``max_tokens``."""
+    settings = {"top_pairs": top_pairs, "weighting": weighting, "alpha": alpha, "seed": seed}
+    if cross_fitted:
+        return assess_cross_fitted(
+            lemmas,
+            excluded,
+            tables.read_all(tables.LEMMAS, list(references)) if references else None,
+            folds=folds,
+            max_tokens=max_tokens,
+            reference_max_tokens=reference_max_tokens,
+            min_stories=min_stories,
+            **settings,
+        )
+    if pairs is None or vocabulary is None:
+        raise ValueError("a corpus that is not cross-fitted is scored against a PMI table")
+    table = PairTable.load(pairs, vocabulary)
+    return assess(truncate(lemmas, max_tokens), excluded, table, **settings)
 
 
 def group_table(tested: pd.DataFrame) -> pd.DataFrame:

@@ -207,11 +207,19 @@ def judge_rows(
     ]  # fmt: skip
 
 
+def embedding_threshold(fixed: float | None, calibration: pd.DataFrame) -> tuple[float, str]:
+    """The embedding judge's cosine threshold and where it comes from (for the checks' detail):
+    ``tension.embedding.threshold`` when the config fixes it (``fixed``), else the one fitted on
+    the fit half (``calibration``: :data:`tables.TENSION_CALIBRATION`)."""
+    if fixed is not None:
+        return float(fixed), "tension.embedding.threshold"
+    return float(calibration["threshold"].iloc[0]), "fitted on the fit half"
+
+
 def checks(
     forecaster: str,
     cosines: pd.DataFrame,
-    threshold: float,
-    threshold_source: str,
+    threshold: tuple[float, str],
     model_judgments: Mapping[str, pd.DataFrame],
     judges: Sequence[str],
     settings: CheckSettings,
@@ -220,9 +228,10 @@ def checks(
     (:data:`tables.VALIDITY`).
 
     ``cosines``: the forecaster's calibration cosines; ``threshold``: the embedding judge's
-    (``threshold_source`` says where it comes from, for the detail); ``model_judgments``: LLM
-    judge → its calibration verdicts on this forecaster's forecasts; ``judges``: the judges
-    configured (``embedding`` and/or LLM judges), in order."""
+    cosine threshold and where it comes from (:func:`embedding_threshold`, for the detail);
+    ``model_judgments``: LLM judge → its calibration verdicts on this forecaster's forecasts;
+    ``judges``: the judges configured (``embedding`` and/or LLM judges), in order."""
+    threshold, threshold_source = threshold
     rows = [forecaster_check(cosines, forecaster, settings)]
     for judge in judges:
         if judge == EMBEDDING:
