@@ -11,7 +11,16 @@ from snakemake.exceptions import WorkflowError
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
-from storyflow.measures.plot_holes import acts, ceeval, controlled, llm_maker, review, scoring
+from storyflow.measures.plot_holes import (
+    acts,
+    ceeval,
+    controlled,
+    llm_maker,
+    maker_answers,
+    maker_edits,
+    review,
+    scoring,
+)
 from storyflow.measures.plot_holes.benchmark import read_benchmark
 
 
@@ -82,18 +91,18 @@ def test_acts() -> None:
 def test_patch_takes_act_one_from_the_original_and_the_rest_from_the_counterfactual() -> None:
     original = ["A1.", "A2.", "B1.", "B2.", "C1.", "C2."]
     counter = ["A1x.", "A2.", "B1.", "B2x.", "C1.", "C2x."]
-    edit = llm_maker.patch(original, counter, acts.act_bounds(6, 3))
+    edit = maker_edits.patch(original, counter, acts.act_bounds(6, 3))
     assert edit.sentences == ["A1.", "A2.", "B1.", "B2x.", "C1.", "C2x."]
     assert edit.error == [3, 5]
     assert edit.contradicted == [0]
     assert edit.changed_acts == (True, True) and edit.n_changes == 3
-    assert llm_maker.filter_reason(edit, 5) is None
+    assert maker_edits.filter_reason(edit, 5) is None
 
 
 def test_patch_with_an_inserted_sentence() -> None:
     original = ["A1.", "A2.", "B1.", "B2.", "C1.", "C2."]
     counter = ["A1.", "A2x.", "B1.", "New.", "B2.", "C1.", "C2."]
-    edit = llm_maker.patch(original, counter, (2, 4))
+    edit = maker_edits.patch(original, counter, (2, 4))
     assert edit.sentences == ["A1.", "A2.", "B1.", "New.", "B2.", "C1.", "C2."]
     assert edit.error == [3]
     assert edit.contradicted == [1]
@@ -103,19 +112,19 @@ def test_patch_with_an_inserted_sentence() -> None:
 def test_filter_drops_an_edit_when_either_later_act_is_unchanged() -> None:
     # the paper: drop when A2 = A2¬φ or A3 = A3¬φ (before: only when both were unchanged)
     original = ["A1.", "A2.", "B1.", "B2.", "C1.", "C2."]
-    act2_only = llm_maker.patch(original, ["A1x.", "A2.", "B1x.", "B2.", "C1.", "C2."], (2, 4))
+    act2_only = maker_edits.patch(original, ["A1x.", "A2.", "B1x.", "B2.", "C1.", "C2."], (2, 4))
     assert act2_only.error == [2] and act2_only.contradicted == [0]
-    assert llm_maker.filter_reason(act2_only, 5) == "act 3 unchanged"
-    act3_only = llm_maker.patch(original, ["A1x.", "A2.", "B1.", "B2.", "C1x.", "C2."], (2, 4))
-    assert llm_maker.filter_reason(act3_only, 5) == "act 2 unchanged"
+    assert maker_edits.filter_reason(act2_only, 5) == "act 3 unchanged"
+    act3_only = maker_edits.patch(original, ["A1x.", "A2.", "B1.", "B2.", "C1x.", "C2."], (2, 4))
+    assert maker_edits.filter_reason(act3_only, 5) == "act 2 unchanged"
 
 
 def test_filter_drops_an_edit_that_changed_no_act_one_sentence() -> None:
     # before: S_contr fell back to all of act 1, so any act-1 line localized the error
     original = ["A1.", "A2.", "B1.", "B2.", "C1.", "C2."]
-    edit = llm_maker.patch(original, ["A1.", "A2.", "B1x.", "B2.", "C1x.", "C2."], (2, 4))
+    edit = maker_edits.patch(original, ["A1.", "A2.", "B1x.", "B2.", "C1x.", "C2."], (2, 4))
     assert edit.contradicted == [] and edit.error == [2, 4]
-    assert llm_maker.filter_reason(edit, 5).startswith("act 1 unchanged")
+    assert maker_edits.filter_reason(edit, 5).startswith("act 1 unchanged")
 
 
 def test_filter_counts_every_change_of_the_counterfactual() -> None:
@@ -123,18 +132,21 @@ def test_filter_counts_every_change_of_the_counterfactual() -> None:
     # lines passed)
     original = [f"S{i}." for i in range(9)]
     counter = ["S0x.", "S1.", "S2.", "S3x.", "S4x.", "S5x.", "S6x.", "S7x.", "S8."]
-    edit = llm_maker.patch(original, counter, acts.act_bounds(9, 3))
+    edit = maker_edits.patch(original, counter, acts.act_bounds(9, 3))
     assert len(edit.error) == 5 and edit.n_changes == 6
-    assert llm_maker.filter_reason(edit, 5) == "6 changes (more than 5)"
-    assert llm_maker.filter_reason(edit, 6) is None
+    assert maker_edits.filter_reason(edit, 5) == "6 changes (more than 5)"
+    assert maker_edits.filter_reason(edit, 6) is None
 
 
 def test_filter_rules() -> None:
-    same = llm_maker.Patch(["a"] * 6, [], [0], (False, False))
-    assert llm_maker.filter_reason(same, 5) == "act 2 and act 3 unchanged"
-    deleted = llm_maker.Patch(["a"] * 5, [], [0], (True, True), 1)
-    assert llm_maker.filter_reason(deleted, 5).startswith("no changed line")
-    assert llm_maker.filter_reason(llm_maker.Patch(["a"] * 6, [3], [0], (True, True), 2), 5) is None
+    same = maker_edits.Patch(["a"] * 6, [], [0], (False, False))
+    assert maker_edits.filter_reason(same, 5) == "act 2 and act 3 unchanged"
+    deleted = maker_edits.Patch(["a"] * 5, [], [0], (True, True), 1)
+    assert maker_edits.filter_reason(deleted, 5).startswith("no changed line")
+    assert (
+        maker_edits.filter_reason(maker_edits.Patch(["a"] * 6, [3], [0], (True, True), 2), 5)
+        is None
+    )
 
 
 def test_judge_verdict_is_the_last_answer_line() -> None:
@@ -169,8 +181,8 @@ def test_judge_verdict_reads_storyflows_and_the_papers_decision_sentences() -> N
 
 def test_maker_output_parsers() -> None:
     text = "Here they are:\n- Anna is tall.\n* The house is red.\n3. It rains.\nnot a fact"
-    assert llm_maker.parse_propositions(text, 2) == ["Anna is tall.", "The house is red."]
-    assert llm_maker.parse_propositions("nothing here", 5) == []
+    assert maker_answers.parse_propositions(text, 2) == ["Anna is tall.", "The house is red."]
+    assert maker_answers.parse_propositions("nothing here", 5) == []
     assert [ceeval.parse_yes_no(t) for t in (" Yes, it does", "no.", "Maybe", "")] == [
         "yes",
         "no",
@@ -651,7 +663,7 @@ def test_the_judge_reads_the_whole_patched_story_with_the_modified_lines_marked(
     model = FakeModel(lambda prompt, names: [0, 1, 0, 0], sample)  # relevance 2
     settings = maker_settings(prompts=MAKER_PROMPTS, judge_max_tokens=99)
     edit, prop = llm_maker.ModelMaker(model, FakeNlp(), settings).make("s", SIX)
-    assert prop == llm_maker.Proposition("the car is red")
+    assert prop == maker_answers.Proposition("the car is red")
     assert edit.error == [3, 5] and edit.contradicted == [0]
     judged = [(p, s) for kind, p, s in model.prompts if kind == "sample" and p.startswith("JUDGE")]
     assert len(judged) == 1
@@ -666,11 +678,11 @@ def test_the_judge_reads_the_whole_patched_story_with_the_modified_lines_marked(
 
 
 def test_acts_are_parsed_from_the_lines_the_model_names() -> None:
-    assert llm_maker.parse_acts("Act 2: 4, Act 3: 9", 12) == (3, 8)
-    assert llm_maker.parse_acts("Act 3 begins at line 9 and act 2 at line 4", 12) == (3, 8)
-    assert llm_maker.parse_acts("4 and 9", 12) == (3, 8)  # the first two numbers
+    assert maker_answers.parse_acts("Act 2: 4, Act 3: 9", 12) == (3, 8)
+    assert maker_answers.parse_acts("Act 3 begins at line 9 and act 2 at line 4", 12) == (3, 8)
+    assert maker_answers.parse_acts("4 and 9", 12) == (3, 8)  # the first two numbers
     for wrong in ("Act 2: 9, Act 3: 4", "Act 2: 1, Act 3: 5", "Act 2: 4, Act 3: 13", "none"):
-        assert llm_maker.parse_acts(wrong, 12) is None, wrong
+        assert maker_answers.parse_acts(wrong, 12) is None, wrong
 
 
 def test_the_maker_asks_the_model_for_the_acts_and_falls_back_to_thirds() -> None:
@@ -788,34 +800,35 @@ def paper_maker_block() -> dict:
 
 
 def test_maker_parsers_read_the_papers_answer_formats() -> None:
-    assert llm_maker.parse_proposition(
+    assert maker_answers.parse_proposition(
         "Fact: Ann's car is red; Counterfactual: Ann's car is blue"
-    ) == (llm_maker.Proposition("Ann's car is red", "Ann's car is blue"))
-    assert llm_maker.parse_proposition("**Fact:** Ann lives in Rome.") == llm_maker.Proposition(
-        "Ann lives in Rome."
-    )
-    assert llm_maker.Proposition("Ann lives in Rome.").negated == "not (Ann lives in Rome.)"
+    ) == (maker_answers.Proposition("Ann's car is red", "Ann's car is blue"))
+    assert maker_answers.parse_proposition(
+        "**Fact:** Ann lives in Rome."
+    ) == maker_answers.Proposition("Ann lives in Rome.")
+    assert maker_answers.Proposition("Ann lives in Rome.").negated == "not (Ann lives in Rome.)"
     scored = (
         "## F1\n### Statement: [[the car is red]]\n### Reasoning: F2 matters more; a score 4 "
         "fact would rewrite all.\n### Importance Score: [[2]]\n----\n## F2\n### Statement: x\n"
         "### Importance Score: **3**\n----\n## F3\n### Statement: y\n### Reasoning: none given"
     )
-    assert llm_maker.parse_importance(scored, 3) == {1: 2, 2: 3}  # F3 has no score
+    assert maker_answers.parse_importance(scored, 3) == {1: 2, 2: 3}  # F3 has no score
     rewrite = (
         "-----\n## Brainstorming\nThe car must be blue everywhere.\n\n## Counterfactual Story\n"
         "### Act 1:\nAnn has a <m>blue</m> car.\n\n### Act 2:\n<m>The car is blue.</m>\n-----"
     )
-    assert llm_maker.parse_rewrite(rewrite) == "Ann has a blue car. The car is blue."
+    assert maker_answers.parse_rewrite(rewrite) == "Ann has a blue car. The car is blue."
     assert (
-        llm_maker.parse_rewrite("Ann has a blue car. It rains.") == "Ann has a blue car. It rains."
+        maker_answers.parse_rewrite("Ann has a blue car. It rains.")
+        == "Ann has a blue car. It rains."
     )
     acts_answer = (
         "### Act 1: The Setup\n**First Line:** Ann has a red car.\n\n### Act 2: Confrontation\n"
         '**First Line:** "She drives."\n\n### Act 3: Resolution\n**First Line:** It rains'
     )
-    assert llm_maker.parse_act_lines(acts_answer, SIX) == (2, 4)
-    assert llm_maker.parse_act_lines(acts_answer.replace("She drives", "He flies"), SIX) is None
-    assert llm_maker.tagged_story(SIX[:3], [1]) == (
+    assert maker_answers.parse_act_lines(acts_answer, SIX) == (2, 4)
+    assert maker_answers.parse_act_lines(acts_answer.replace("She drives", "He flies"), SIX) is None
+    assert maker_edits.tagged_story(SIX[:3], [1]) == (
         "Ann has a red car. <m>She lives in Rome.</m> She drives."
     )
 
@@ -895,7 +908,7 @@ def test_the_paper_setting_runs_the_makers_steps_with_the_papers_prompts_and_par
     settings = llm_maker.MakerSettings.from_params(block, seed=1, min_sentences=6)
     maker = llm_maker.ModelMaker(model, FakeNlp(), settings)
     edit, prop = maker.make("s", SIX)
-    assert prop == llm_maker.Proposition("fact 4 holds", "fact 4 fails")
+    assert prop == maker_answers.Proposition("fact 4 holds", "fact 4 fails")
     assert edit.error == [3, 5] and edit.contradicted == [0]
     steps = [(row[2], row[3]) for row in maker.log]
     assert steps[:3] == [("acts", "ok"), ("propositions", "ok"), ("relevance", "partial:6/7")]

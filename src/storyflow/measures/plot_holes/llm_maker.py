@@ -63,7 +63,6 @@ import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from typing import Any
 
 import pandas as pd
@@ -73,6 +72,22 @@ from storyflow.lm.sampling import SamplingSettings
 from storyflow.measures.plot_holes.acts import act_bounds
 from storyflow.measures.plot_holes.ceeval import parse_verdict
 from storyflow.measures.plot_holes.controlled import not_edited_types
+from storyflow.measures.plot_holes.maker_answers import (
+    Proposition,
+    parse_act_lines,
+    parse_acts,
+    parse_importance,
+    parse_proposition,
+    parse_propositions,
+    parse_rewrite,
+)
+from storyflow.measures.plot_holes.maker_edits import (
+    Patch,
+    filter_reason,
+    marked_story,
+    patch,
+    tagged_story,
+)
 from storyflow.measures.plot_holes.review import review_sheet
 from storyflow.progress import LoggedBar as tqdm
 from storyflow.sentences import load_spacy
@@ -92,231 +107,8 @@ RELEVANCE_MODES = ("closed", "reasoned")
 RELEVANCE_SCALE = ("1", "2", "3", "4")
 RELEVANT = (2, 3)
 
-#: How a modified line is marked in the story the judge reads.
-MARK = "[modified]"
-
 #: Tokens of the acts answer ("Act 2: 4, Act 3: 9").
 ACTS_TOKENS = 24
-
-
-@dataclass(frozen=True)
-class Patch:
-    """The patched story and its ground truth (0-based sentence indices).
-
-    ``error``: patched sentences of acts 2-3 that differ from the original (S_error);
-    ``contradicted``: act-1 sentences the counterfactual changed (S_contr; empty when it changed
-    none); ``changed_acts``: whether act 2 and act 3 of the counterfactual differ from the
-    original's (A2 ≠ A2¬φ, A3 ≠ A3¬φ); ``n_changes``: changed, inserted or deleted sentences of
-    the counterfactual against the original, over the whole story."""
-
-    sentences: list[str]
-    error: list[int]
-    contradicted: list[int]
-    changed_acts: tuple[bool, bool] = (True, True)
-    n_changes: int = 0
-
-
-def _at(opcodes: Sequence[tuple[str, int, int, int, int]], i: int, n_b: int) -> int:
-    """The position in b that corresponds to position ``i`` of a."""
-    for tag, i1, i2, j1, j2 in opcodes:
-        if i1 <= i < i2:
-            return j1 + (i - i1 if tag == "equal" else round((i - i1) * (j2 - j1) / (i2 - i1)))
-    return n_b
-
-
-def _changes(opcodes: Sequence[tuple[str, int, int, int, int]]) -> int:
-    """Sentences changed, inserted or deleted by ``opcodes`` (a replacement of k by m: max)."""
-    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
-
-
-def patch(original: Sequence[str], counterfactual: Sequence[str], bounds: tuple[int, int]) -> Patch:
-    """Act 1 of ``original`` + acts 2-3 of ``counterfactual`` (sentence lists); ``bounds``: the
-    original's first sentence of act 2 and of act 3 (0-based, :func:`.acts.act_bounds`). See
-    the module docstring for the ground truth. A sentence inserted before original sentence i
-    belongs to i's act (at the end of the story: act 3)."""
-    act1_len, act3 = bounds
-    matcher = SequenceMatcher(a=list(original), b=list(counterfactual), autojunk=False)
-    j = _at(matcher.get_opcodes(), act1_len, len(counterfactual))
-    tail = list(counterfactual[j:])
-    later = SequenceMatcher(a=list(original[act1_len:]), b=tail, autojunk=False).get_opcodes()
-    error = [act1_len + k for tag, _, _, j1, j2 in later if tag != "equal" for k in range(j1, j2)]
-    changed = {2: False, 3: False}
-    for tag, i1, i2, _, _ in later:
-        if tag == "equal":
-            continue
-        positions = range(act1_len + i1, act1_len + i2) if i2 > i1 else [act1_len + i1]
-        for pos in positions:
-            changed[2 if pos < act3 else 3] = True
-    first = SequenceMatcher(
-        a=list(original[:act1_len]), b=list(counterfactual[:j]), autojunk=False
-    ).get_opcodes()
-    contradicted = [k for tag, i1, i2, _, _ in first if tag != "equal" for k in range(i1, i2)]
-    return Patch(
-        list(original[:act1_len]) + tail,
-        error,
-        contradicted,
-        (changed[2], changed[3]),
-        _changes(first) + _changes(later),
-    )
-
-
-def filter_reason(edit: Patch, max_changed: int) -> str | None:
-    """Why an edit is dropped before the judge (None: it passes); see the module docstring."""
-    if not edit.contradicted:
-        return "act 1 unchanged (the proposition was not located: no contradicted line)"
-    acts = zip(("act 2", "act 3"), edit.changed_acts, strict=True)
-    unchanged = [name for name, changed in acts if not changed]
-    if unchanged:
-        return f"{' and '.join(unchanged)} unchanged"
-    if not edit.error:
-        return "no changed line in acts 2-3 (only deletions)"
-    if edit.n_changes > max_changed:
-        return f"{edit.n_changes} changes (more than {max_changed})"
-    return None
-
-
-def tagged_story(sentences: Sequence[str], modified: Sequence[int]) -> str:
-    """The story as plain text, each modified sentence (0-based indices) enclosed in
-    ``<m></m>`` (the paper's marks, `flawed_fictions.txt` l. 1449, l. 1472)."""
-    marked = set(modified)
-    return " ".join(f"<m>{s}</m>" if i in marked else s for i, s in enumerate(sentences))
-
-
-def marked_story(sentences: Sequence[str], modified: Sequence[int]) -> str:
-    """The story as numbered lines, each modified line (0-based indices) marked with
-    :data:`MARK`: ``5. [modified] She ...``."""
-    marked = set(modified)
-    return "\n".join(
-        f"{i + 1}. {MARK + ' ' if i in marked else ''}{s}" for i, s in enumerate(sentences)
-    )
-
-
-def parse_propositions(text: str, limit: int | None) -> list[str]:
-    """Lines of ``text`` that start with ``-``, ``*`` or ``1.``, stripped (at most ``limit``;
-    None: all)."""
-    found = [m.group(1).strip() for m in re.finditer(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$", text, re.M)]
-    return [p for p in found if p][:limit]
-
-
-@dataclass(frozen=True)
-class Proposition:
-    """A fact act 1 establishes and, when the model gave one, its counterfactual."""
-
-    fact: str
-    counterfactual: str | None = None
-
-    @property
-    def negated(self) -> str:
-        """What the counterfactual story makes true: the given counterfactual, else
-        ``not (<fact>)``."""
-        return self.counterfactual or f"not ({self.fact})"
-
-
-def parse_proposition(line: str) -> Proposition:
-    """One proposition line: ``Fact: <fact>; Counterfactual: <counterfactual>`` (the paper's
-    format, `flawed_fictions.txt` l. 1376-1388; either label optional) or a plain fact."""
-    found = re.match(
-        r"^\s*\**(?:fact\s*\**\s*:\s*\**)?(?P<fact>.+?)\s*[;,]?\s*\**counterfactual\s*\**\s*:\s*\**"
-        r"(?P<cf>.+?)\**\s*$",
-        line,
-        re.I,
-    )
-    if found and found["fact"].strip() and found["cf"].strip():
-        return Proposition(found["fact"].strip(" *;"), found["cf"].strip(" *"))
-    fact = re.sub(r"^\s*\**fact\s*\**\s*:\s*\**", "", line, flags=re.I).strip(" *")
-    return Proposition(fact)
-
-
-def parse_importance(text: str, n_facts: int) -> dict[int, int]:
-    """The importance scores (1-4) of a reasoned relevance answer in the paper's format
-    (`flawed_fictions.txt` l. 1415-1428: a block ``## F<k>`` per fact, ending with
-    ``### Importance Score: <1-4>``), as {fact number (1-based): score}; facts whose block or
-    score is missing are left out."""
-    heads = list(re.finditer(r"(?:^|\n)[\s#*]*F\s*(\d+)\b", text or ""))
-    scores: dict[int, int] = {}
-    for k, head in enumerate(heads):
-        number = int(head.group(1))
-        end = heads[k + 1].start() if k + 1 < len(heads) else len(text)
-        block = text[head.end() : end]
-        found = re.findall(r"(?:importance\s+)?score\W{0,8}([1-4])\b", block, re.I)
-        if 1 <= number <= n_facts and found and number not in scores:
-            scores[number] = int(found[-1])
-    return scores
-
-
-def parse_rewrite(text: str) -> str:
-    """The counterfactual story of a rewrite answer: the text after a ``Counterfactual Story``
-    heading when there is one (the paper's format, `flawed_fictions.txt` l. 1451-1468, after
-    its brainstorming), without act headings (``### Act 2:``), rule lines (``-----``) and the
-    ``<m></m>`` marks of modified lines; else the whole answer. Its lines are joined by spaces
-    (the story the model was shown is its sentences joined by spaces)."""
-    heading = list(re.finditer(r"^[#*\s]*counterfactual story[#*:\s]*$", text or "", re.I | re.M))
-    body = text[heading[-1].end() :] if heading else (text or "")
-    body = re.sub(r"</?m>", "", body)
-    lines = []
-    for line in body.splitlines():
-        if re.match(r"^\s*-{3,}\s*$", line):
-            continue
-        line = re.sub(r"^\s*#*\s*\**\s*act\s*[123]\b[^:\n]{0,40}:\s*\**", "", line, flags=re.I)
-        if heading and re.match(r"^\s*#+\s*\w*\s*$", line):
-            continue
-        if line.strip():
-            lines.append(line.strip())
-    return " ".join(lines)
-
-
-def _first_line_of(quote: str, sentences: Sequence[str], after: int) -> int | None:
-    """The first sentence after index ``after`` (0-based) that begins with ``quote`` or that
-    ``quote`` begins with (case and whitespace ignored)."""
-    q = re.sub(r"\s+", " ", quote.strip(" *\"'`“”")).lower()
-    if not q:
-        return None
-    for i in range(after + 1, len(sentences)):
-        s = re.sub(r"\s+", " ", sentences[i]).strip().lower()
-        if s and (s.startswith(q[:80]) or q.startswith(s[:80])):
-            return i
-    return None
-
-
-def parse_act_lines(text: str, sentences: Sequence[str]) -> tuple[int, int] | None:
-    """The acts' bounds from an answer quoting each act's first line (the paper's format,
-    `flawed_fictions.txt` l. 1351-1362: ``### Act 2: ...`` then ``**First Line:** <line>``):
-    the first sentences of acts 2 and 3 are the sentences those lines begin (0-based). None
-    unless both are found, act 2 after the first sentence and act 3 after act 2."""
-    act, first = None, {}
-    for line in (text or "").splitlines():
-        named = re.match(r"^[\s#*]*act\s*([123])\b", line, re.I)
-        if named:
-            act = int(named.group(1))
-        quoted = re.search(r"first\s+line\W*?:\W*?\s*(.*\S)", line, re.I)
-        if quoted and act in (2, 3) and act not in first:
-            first[act] = quoted.group(1)
-    if not {2, 3} <= set(first):
-        return None
-    a2 = _first_line_of(first[2], sentences, 0)
-    a3 = None if a2 is None else _first_line_of(first[3], sentences, a2)
-    return None if a2 is None or a3 is None else (a2, a3)
-
-
-def parse_acts(text: str, n_sentences: int) -> tuple[int, int] | None:
-    """The acts' bounds (first sentence of act 2, first of act 3; 0-based) from an answer naming
-    the lines (1-based) where acts 2 and 3 begin: ``Act 2: 4, Act 3: 9`` or the first two
-    numbers of the answer. None unless 2 <= act 2 < act 3 <= ``n_sentences`` (each act holds a
-    sentence). An answer quoting first lines is read by :func:`parse_act_lines`."""
-    named = {
-        int(act): int(line)
-        for act, line in re.findall(r"act\s*([23])\D{0,20}?(\d+)", text or "", re.I)
-    }
-    if {2, 3} <= set(named):
-        a2, a3 = named[2], named[3]
-    else:
-        numbers = [int(n) for n in re.findall(r"\d+", text or "")]
-        if len(numbers) < 2:
-            return None
-        a2, a3 = numbers[:2]
-    if not 2 <= a2 < a3 <= n_sentences:
-        return None
-    return a2 - 1, a3 - 1
 
 
 def rewrite_tokens(story_tokens: int, minimum: int) -> int:
