@@ -486,11 +486,33 @@ def test_best_is_the_valid_detector_with_the_largest_gain() -> None:
     rows = []
     for model, auroc_low, gain in (("a", 0.6, 0.1), ("b", 0.7, 0.2), ("c", 0.4, 0.3)):
         rows += [
-            validity.check("plot_holes", "all", "detector", model, "auroc", 0.8,
-                           (auroc_low, 0.9), 0.5, "ci_low > threshold", 60, ""),
-            validity.check("plot_holes", "all", "detector", model, "ceeval_minus_always_no",
-                           gain, (0.05, 0.4), 0.0, "ci_low > threshold", 60, ""),
-        ]  # fmt: skip
+            validity.check(
+                measure="plot_holes",
+                corpus="all",
+                role="detector",
+                model=model,
+                name="auroc",
+                value=0.8,
+                ci=(auroc_low, 0.9),
+                threshold=0.5,
+                rule="ci_low > threshold",
+                n=60,
+                detail="",
+            ),
+            validity.check(
+                measure="plot_holes",
+                corpus="all",
+                role="detector",
+                model=model,
+                name="ceeval_minus_always_no",
+                value=gain,
+                ci=(0.05, 0.4),
+                threshold=0.0,
+                rule="ci_low > threshold",
+                n=60,
+                detail="",
+            ),
+        ]
     table = validity.frame(rows)
     assert scoring.best_detector(table) == "b"  # c has the largest gain but failed
     assert scoring.best_detector(table[table["model"] == "c"]) is None

@@ -65,3 +65,16 @@ def test_frame_and_empty_follow_the_definition() -> None:
 def test_read_all_concatenates_and_needs_a_path() -> None:
     with pytest.raises(StoryflowError, match="no story sequentiality tables"):
         tables.read_all(tables.STORY_SEQUENTIALITY, [])
+
+
+def test_a_row_by_column_name_is_checked_against_its_table() -> None:
+    """Tables are built from records by column name: a misspelt or missing column is named,
+    and the order of the keys does not matter."""
+    row = {c: None for c in tables.VALIDITY.names}
+    row |= {"value": 0.7, "ci_low": 0.6, "ci_high": 0.8, "threshold": 0.5, "n": 10}
+    row |= {"passed": True, "measure": "tension", "check": "auroc"}
+    reversed_keys = dict(reversed(list(row.items())))
+    frame = tables.VALIDITY.frame([reversed_keys])
+    assert list(frame.columns) == tables.VALIDITY.names and frame["value"].iloc[0] == 0.7
+    with pytest.raises(ValueError, match=r"lacks \['detail'\] and has unknown keys \['details'\]"):
+        tables.VALIDITY.row(**{k: v for k, v in row.items() if k != "detail"}, details="x")

@@ -15,9 +15,18 @@ from storyflow.errors import StoryflowError
 
 def row(corpus: str, model: str, name: str, value: float, threshold: float, role="reader"):
     return validity.check(
-        "fabula_entropy", corpus, role, model, name, value, (math.nan, math.nan),
-        threshold, validity.RULES[0], 40, "",
-    )  # fmt: skip
+        measure="fabula_entropy",
+        corpus=corpus,
+        role=role,
+        model=model,
+        name=name,
+        value=value,
+        ci=(math.nan, math.nan),
+        threshold=threshold,
+        rule=validity.RULES[0],
+        n=40,
+        detail="",
+    )
 
 
 def test_a_yes_sayer_ranks_nothing_and_balances_to_chance() -> None:
@@ -88,13 +97,31 @@ def test_a_failed_check_is_said_in_words_with_its_value_and_threshold() -> None:
     """The report names what a failed check measured, its value and what it missed, never the
     check's id: a judge's CI below chance, a count below its minimum, a statistic not computed."""
     judge = validity.check(
-        "tension", "rocstories", "judge", "smol", "balanced_accuracy_vs_chance[smol]", 0.55,
-        (0.48, 0.61), 0.5, validity.RULES[1], 40, "",
-    )  # fmt: skip
+        measure="tension",
+        corpus="rocstories",
+        role="judge",
+        model="smol",
+        name="balanced_accuracy_vs_chance[smol]",
+        value=0.55,
+        ci=(0.48, 0.61),
+        threshold=0.5,
+        rule=validity.RULES[1],
+        n=40,
+        detail="",
+    )
     pairs = validity.check(
-        "plot_holes", "validation", "detector", "smol", "pairs", 8.0, (math.nan, math.nan),
-        50.0, validity.RULES[0], 8, "",
-    )  # fmt: skip
+        measure="plot_holes",
+        corpus="validation",
+        role="detector",
+        model="smol",
+        name="pairs",
+        value=8.0,
+        ci=(math.nan, math.nan),
+        threshold=50.0,
+        rule=validity.RULES[0],
+        n=8,
+        detail="",
+    )
     lines = validity.describe(
         validity.frame([judge, pairs, row("rocstories", "r", "control_auc", math.nan, 0.8)])
     )

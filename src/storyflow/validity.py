@@ -91,6 +91,7 @@ def decide(value: float, ci_low: float, threshold: float, rule: str) -> bool:
 
 
 def check(
+    *,
     measure: str,
     corpus: str,
     role: str,
@@ -102,16 +103,30 @@ def check(
     rule: str,
     n: int,
     detail: str,
-) -> tuple:
-    """One :data:`storyflow.tables.VALIDITY` row, its verdict decided by :func:`decide`."""
+) -> dict[str, Any]:
+    """One :data:`storyflow.tables.VALIDITY` row (a record by column name), its verdict
+    decided by :func:`decide`: ``name`` is the check's, ``value`` its statistic with the
+    interval ``ci`` (at the run's ``stats.confidence``), ``threshold`` what ``rule`` compares
+    them with, ``n`` the items it rests on, ``detail`` the check in words."""
     passed = decide(float(value), float(ci[0]), float(threshold), rule)
-    return (
-        measure, corpus, role, model, name, float(value), float(ci[0]), float(ci[1]),
-        float(threshold), rule, int(n), passed, detail,
-    )  # fmt: skip
+    return tables.VALIDITY.row(
+        measure=measure,
+        corpus=corpus,
+        role=role,
+        model=model,
+        check=name,
+        value=float(value),
+        ci_low=float(ci[0]),
+        ci_high=float(ci[1]),
+        threshold=float(threshold),
+        rule=rule,
+        n=int(n),
+        passed=passed,
+        detail=detail,
+    )
 
 
-def frame(rows: Sequence[tuple]) -> pd.DataFrame:
+def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """Rows of :func:`check` as the validity table."""
     return tables.VALIDITY.frame(rows)
 
@@ -225,13 +240,22 @@ def contrast_checks(effects: pd.DataFrame, corpus: str, minimum: int) -> pd.Data
         n_a, n_b = int(group["n_a"].max()), int(group["n_b"].max())
         rows.append(
             check(
-                "sequentiality", corpus, "contrast", str(name), "min_group_size",
-                float(min(n_a, n_b)), (math.nan, math.nan), float(minimum),
-                RULES[0], n_a + n_b,
-                f"{group['group_a'].iloc[0]} ({n_a}) vs {group['group_b'].iloc[0]} ({n_b}) "
-                "stories; a smaller group is reported but not tested",
+                measure="sequentiality",
+                corpus=corpus,
+                role="contrast",
+                model=str(name),
+                name="min_group_size",
+                value=float(min(n_a, n_b)),
+                ci=(math.nan, math.nan),
+                threshold=float(minimum),
+                rule=RULES[0],
+                n=n_a + n_b,
+                detail=(
+                    f"{group['group_a'].iloc[0]} ({n_a}) vs {group['group_b'].iloc[0]} ({n_b}) "
+                    "stories; a smaller group is reported but not tested"
+                ),
             )
-        )  # fmt: skip
+        )
     return frame(rows)
 
 

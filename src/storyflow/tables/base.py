@@ -68,12 +68,32 @@ class Table:
         """A table with these columns and dtypes and no rows."""
         return pd.DataFrame({c: pd.Series(dtype=d) for c, d in self.columns.items()})
 
-    def frame(self, rows: Iterable[Sequence[Any]] | pd.DataFrame) -> pd.DataFrame:
-        """``rows`` (tuples in column order, or a frame holding the columns) as this table."""
+    def row(self, **values: Any) -> dict[str, Any]:
+        """One row of this table by column name: every column, no other key (ValueError
+        naming the missing and unknown ones)."""
+        missing = [c for c in self.names if c not in values]
+        unknown = [k for k in values if k not in self.columns]
+        if missing or unknown:
+            raise ValueError(
+                f"a {self.name} row lacks {missing or 'nothing'} and has unknown keys "
+                f"{unknown or 'none'}"
+            )
+        return {c: values[c] for c in self.names}
+
+    def frame(
+        self, rows: Iterable[Sequence[Any] | Mapping[str, Any]] | pd.DataFrame
+    ) -> pd.DataFrame:
+        """``rows`` as this table: records by column name (:meth:`row`'s), tuples in column
+        order, or a frame holding the columns."""
         if isinstance(rows, pd.DataFrame):
             frame = rows[self.names] if not self.extra else rows
         else:
-            frame = pd.DataFrame(list(rows), columns=self.names)
+            rows = list(rows)
+            if rows and isinstance(rows[0], Mapping):
+                rows = [self.row(**r) for r in rows]
+                frame = pd.DataFrame.from_records(rows, columns=self.names)
+            else:
+                frame = pd.DataFrame(rows, columns=self.names)
         if frame.empty:
             return self.empty() if not self.extra else frame.astype(dict(self.columns))
         return frame.astype(dict(self.columns))

@@ -215,20 +215,40 @@ def reader_checks(
             f"order; known answers)"
         )
         auc_row = validity.check(
-            MEASURE, corpus, ROLE, str(reader), "control_auc", auc, ci["auc"],
-            float(thresholds["min_auc"]), validity.RULES[0], len(c),
-            f"ROC AUC of the {p_name} on {items}; {stats.confidence:.0%} bootstrap CI over "
-            f"stories; before calibration {auc_raw:.3f}",
-        )  # fmt: skip
+            measure=MEASURE,
+            corpus=corpus,
+            role=ROLE,
+            model=str(reader),
+            name="control_auc",
+            value=auc,
+            ci=ci["auc"],
+            threshold=float(thresholds["min_auc"]),
+            rule=validity.RULES[0],
+            n=len(c),
+            detail=(
+                f"ROC AUC of the {p_name} on {items}; {stats.confidence:.0%} bootstrap CI over "
+                f"stories; before calibration {auc_raw:.3f}"
+            ),
+        )
         balanced_row = validity.check(
-            MEASURE, corpus, ROLE, str(reader), "balanced_accuracy", balanced, ci["balanced"],
-            float(thresholds["min_balanced_accuracy"]), validity.RULES[0], len(c),
-            f"balanced accuracy of {p_name} > 0.5 on {items}: yes to {tp} of {n_pos} true "
-            f"(Wilson [{tpr_ci[0]:.2f}, {tpr_ci[1]:.2f}]), no to {tn} of {n_neg} false (Wilson "
-            f"[{tnr_ci[0]:.2f}, {tnr_ci[1]:.2f}]); before calibration {balanced_raw:.3f}",
-        )  # fmt: skip
+            measure=MEASURE,
+            corpus=corpus,
+            role=ROLE,
+            model=str(reader),
+            name="balanced_accuracy",
+            value=balanced,
+            ci=ci["balanced"],
+            threshold=float(thresholds["min_balanced_accuracy"]),
+            rule=validity.RULES[0],
+            n=len(c),
+            detail=(
+                f"balanced accuracy of {p_name} > 0.5 on {items}: yes to {tp} of {n_pos} true "
+                f"(Wilson [{tpr_ci[0]:.2f}, {tpr_ci[1]:.2f}]), no to {tn} of {n_neg} false (Wilson "
+                f"[{tnr_ci[0]:.2f}, {tnr_ci[1]:.2f}]); before calibration {balanced_raw:.3f}"
+            ),
+        )
         checks += [auc_row, balanced_row]
-        failed = [r[4] for r in (auc_row, balanced_row) if not r[11]]
+        failed = [r["check"] for r in (auc_row, balanced_row) if not r["passed"]]
         rows.append(
             (
                 reader,

@@ -220,20 +220,45 @@ def role_checks(
     mean, low, high = validity.mean_ci(gain, seed=settings.seed, **boot)
     return [
         validity.check(
-            MEASURE, CORPUS, role, model, "auroc", auroc, auroc_ci, settings.min_auroc,
-            "ci_low > threshold", n, f"AUROC of the score on F against O; {detail}",
+            measure=MEASURE,
+            corpus=CORPUS,
+            role=role,
+            model=model,
+            name="auroc",
+            value=auroc,
+            ci=auroc_ci,
+            threshold=settings.min_auroc,
+            rule="ci_low > threshold",
+            n=n,
+            detail=f"AUROC of the score on F against O; {detail}",
         ),
         validity.check(
-            MEASURE, CORPUS, role, model, "ceeval_minus_always_no", mean, (low, high),
-            settings.min_ceeval_gain,
-            "ci_low > threshold", n,
-            f"CEEval-Full minus always-no's (0.5) on the same pairs, share 0-1; {detail}",
+            measure=MEASURE,
+            corpus=CORPUS,
+            role=role,
+            model=model,
+            name="ceeval_minus_always_no",
+            value=mean,
+            ci=(low, high),
+            threshold=settings.min_ceeval_gain,
+            rule="ci_low > threshold",
+            n=n,
+            detail=f"CEEval-Full minus always-no's (0.5) on the same pairs, share 0-1; {detail}",
         ),
         validity.check(
-            MEASURE, CORPUS, role, model, "pairs", float(n), (math.nan, math.nan),
-            float(settings.min_pairs), "value >= threshold", n, f"pairs; {detail}",
+            measure=MEASURE,
+            corpus=CORPUS,
+            role=role,
+            model=model,
+            name="pairs",
+            value=float(n),
+            ci=(math.nan, math.nan),
+            threshold=float(settings.min_pairs),
+            rule="value >= threshold",
+            n=n,
+            detail=f"pairs; {detail}",
         ),
-    ]  # fmt: skip
+    ]
 
 
 def surprisal_scores(nll: pd.DataFrame, model: str) -> pd.Series:

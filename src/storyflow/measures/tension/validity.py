@@ -102,15 +102,26 @@ def forecaster_check(cosines: pd.DataFrame, forecaster: str, settings: CheckSett
     stories = mine.drop_duplicates("story_id")
     echo = float((stories["context_right"] > stories["context_wrong"]).mean())
     return validity.check(
-        MEASURE, CORPUS, "forecaster", forecaster, "pairwise_accuracy", value, ci,
-        settings.min_pairwise, validity.RULES[1], len(mine),
-        f"share of {len(mine)} forecasts with text ({len(units)} ROCStories stories, up to "
-        f"{max((u[1] for u in units), default=0)} per story, from the four context sentences) "
-        "whose sentence-embedding cosine with the right ending exceeds that with the wrong one; "
-        f"chance 0.5; the context sentences themselves, as a forecast: {echo:.3f} of the "
-        "stories (a forecaster that repeats the story so far); CI: percentile bootstrap over "
-        "stories",
-    )  # fmt: skip
+        measure=MEASURE,
+        corpus=CORPUS,
+        role="forecaster",
+        model=forecaster,
+        name="pairwise_accuracy",
+        value=value,
+        ci=ci,
+        threshold=settings.min_pairwise,
+        rule=validity.RULES[1],
+        n=len(mine),
+        detail=(
+            f"share of {len(mine)} forecasts with text ({len(units)} ROCStories stories, up to "
+            f"{max((u[1] for u in units), default=0)} per story, from the four context "
+            "sentences) whose sentence-embedding cosine with the right ending exceeds that with "
+            "the wrong one; "
+            f"chance 0.5; the context sentences themselves, as a forecast: {echo:.3f} of the "
+            "stories (a forecaster that repeats the story so far); CI: percentile bootstrap over "
+            "stories"
+        ),
+    )
 
 
 def embedding_verdicts(cosines: pd.DataFrame, threshold: float) -> pd.DataFrame:
@@ -189,22 +200,50 @@ def judge_rows(
     n_pairs = sum(p[1] for p in pairs)
     return [
         validity.check(
-            MEASURE, CORPUS, "judge", judge, f"balanced_accuracy[{forecaster}]", value, ci,
-            settings.min_balanced_accuracy, validity.RULES[0], n, detail,
+            measure=MEASURE,
+            corpus=CORPUS,
+            role="judge",
+            model=judge,
+            name=f"balanced_accuracy[{forecaster}]",
+            value=value,
+            ci=ci,
+            threshold=settings.min_balanced_accuracy,
+            rule=validity.RULES[0],
+            n=n,
+            detail=detail,
         ),
         validity.check(
-            MEASURE, CORPUS, "judge", judge, f"balanced_accuracy_vs_chance[{forecaster}]", value,
-            ci, CHANCE, validity.RULES[1], n, detail,
+            measure=MEASURE,
+            corpus=CORPUS,
+            role="judge",
+            model=judge,
+            name=f"balanced_accuracy_vs_chance[{forecaster}]",
+            value=value,
+            ci=ci,
+            threshold=CHANCE,
+            rule=validity.RULES[1],
+            n=n,
+            detail=detail,
         ),
         validity.check(
-            MEASURE, CORPUS, "judge", judge, f"pairwise_accuracy[{forecaster}]", pairwise,
-            pair_ci, settings.min_judge_pairwise, validity.RULES[1], n_pairs,
-            f"share of {n_pairs} held-out forecasts of {forecaster} with a score against both "
-            f"endings that the judge scores higher against the right ending ({len(pairs)} "
-            "ROCStories stories; a ranking, blind to the judge's threshold; chance 0.5); CI: "
-            "percentile bootstrap over stories",
+            measure=MEASURE,
+            corpus=CORPUS,
+            role="judge",
+            model=judge,
+            name=f"pairwise_accuracy[{forecaster}]",
+            value=pairwise,
+            ci=pair_ci,
+            threshold=settings.min_judge_pairwise,
+            rule=validity.RULES[1],
+            n=n_pairs,
+            detail=(
+                f"share of {n_pairs} held-out forecasts of {forecaster} with a score against both "
+                f"endings that the judge scores higher against the right ending ({len(pairs)} "
+                "ROCStories stories; a ranking, blind to the judge's threshold; chance 0.5); CI: "
+                "percentile bootstrap over stories"
+            ),
         ),
-    ]  # fmt: skip
+    ]
 
 
 def embedding_threshold(fixed: float | None, calibration: pd.DataFrame) -> tuple[float, str]:
