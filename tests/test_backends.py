@@ -74,14 +74,14 @@ def test_transformers_matches_llama_cpp_on_the_same_gguf(
 def test_the_registered_backends_are_the_ones_a_config_can_name() -> None:
     """One registry (storyflow.lm.backends.registry): every backend a config may write, and
     ``server`` (a served model's), is registered once; an unknown name stops with the list."""
-    import yaml
     from conftest import REPO, model_entry
 
+    from storyflow.config_files import load_schema
     from storyflow.errors import StoryflowError
     from storyflow.lm.backends.registry import BACKENDS, open_backend
     from storyflow.lm.registry import ModelSpec
 
-    schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+    schema = load_schema(REPO / "workflow/schemas/config.schema.yaml")
     allowed = schema["properties"]["models"]["items"]["properties"]["backend"]["enum"]
     assert set(BACKENDS) == {*allowed, "server"} - {"auto"}
     spec = ModelSpec.from_config(model_entry(name="m"))

@@ -185,3 +185,28 @@ def test_a_run_writes_every_file_into_the_layout(measures_run: Path) -> None:
             assert "tables" in inner, path
         if path.suffix in (".png", ".pdf"):
             assert "figures" in inner, path
+
+
+def test_each_measure_has_its_own_schema_part_and_the_config_schema_takes_it_whole() -> None:
+    """workflow/schemas/measures/ holds one part per measure of the registry, nothing else;
+    the config schema references each of its blocks, and, its parts inlined, holds every
+    measure's block (the messages and defaults do not depend on where a block is written)."""
+    import yaml
+
+    from storyflow.config_files import load_schema
+
+    schemas = REPO / "workflow" / "schemas"
+    parts = {p.name.removesuffix(".schema.yaml") for p in (schemas / "measures").iterdir()}
+    assert parts == set(plan.registry.names())
+    main = yaml.safe_load((schemas / "config.schema.yaml").read_text())
+    refs = {
+        key: node["$ref"]
+        for key, node in main["properties"].items()
+        if str(node.get("$ref", "")).startswith("measures/")
+    }
+    for measure in plan.registry.names():
+        assert any(ref.startswith(f"measures/{measure}.schema.yaml#") for ref in refs.values())
+    whole = load_schema(schemas / "config.schema.yaml")
+    for key in refs:
+        block = whole["properties"][key]
+        assert block["type"] == "object" and block["default"] == {} and block["properties"]

@@ -12,7 +12,8 @@ import typing
 from pathlib import Path
 
 import pytest
-import yaml
+
+from storyflow.config_files import load_schema
 
 SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -38,8 +39,9 @@ MIRRORS = {
 
 
 def schema_enum(path: str) -> list[str]:
-    """The ``enum`` at ``path`` of the config schema (its ``items`` for a list setting)."""
-    node = yaml.safe_load(SCHEMA.read_text())
+    """The ``enum`` at ``path`` of the config schema, its measures' parts inlined (its
+    ``items`` for a list setting)."""
+    node = load_schema(SCHEMA)
     for key in path.split("."):
         node = node["properties"][key]
         if "items" in node and "properties" in node["items"]:

@@ -19,6 +19,7 @@ from scipy.stats import binomtest
 from test_reruns import parse_jobs
 
 from storyflow import tables
+from storyflow.config_files import load_schema
 
 if TYPE_CHECKING:
     from conftest import Snakemake
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
 TENSION_CONFIG = REPO / "tests" / "config" / "tension.yaml"
 SETTINGS = yaml.safe_load(TENSION_CONFIG.read_text())["tension"]
-SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+SCHEMA = load_schema(REPO / "workflow" / "schemas" / "config.schema.yaml")
 DEFAULTS = SCHEMA["properties"]["tension"]["properties"]
 PROMPTS = {
     key: DEFAULTS["prompts"]["properties"][key]["default"] for key in ("system", "user", "cue")

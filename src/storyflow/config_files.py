@@ -98,10 +98,62 @@ _TYPE_WORDS = {
 }
 
 
-def _filling_validator(schema: Mapping[str, Any]) -> Any:
+def _read_yaml_schema(path: Path) -> dict[str, Any]:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise FileNotFoundError(f"config schema part {path} cannot be read ({err})") from err
+
+
+def load_schema(path: str | Path) -> dict[str, Any]:
+    """The config schema at ``path`` with its parts inlined: each ``$ref`` to another file
+    (``measures/<measure>.schema.yaml``, optionally ``#/$defs/<key>``: a measure's own schema,
+    workflow/schemas/measures/) replaced by that part, the ref's sibling keys (its ``default``)
+    kept. What a reader of the whole schema wants: the measures' blocks where the config has
+    them. Refs within a file (``#/$defs/...``) stay."""
+    root = Path(path).resolve()
+
+    def inline(node: Any, base: Path) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and not ref.startswith("#"):
+                target, _, pointer = ref.partition("#")
+                part_path = (base.parent / target).resolve()
+                part: Any = _read_yaml_schema(part_path)
+                for key in filter(None, pointer.split("/")):
+                    part = part[key]
+                part = inline(part, part_path)
+                siblings = {k: inline(v, base) for k, v in node.items() if k != "$ref"}
+                return {**{k: v for k, v in part.items() if k != "$schema"}, **siblings}
+            return {k: inline(v, base) for k, v in node.items()}
+        if isinstance(node, list):
+            return [inline(v, base) for v in node]
+        return node
+
+    return inline(_read_yaml_schema(root), root)
+
+
+def _registry(schema_path: Path) -> Any:
+    """A ``referencing`` registry that finds the schema's parts (its ``$ref``s to other files,
+    relative to ``schema_path``), as Snakemake's ``validate`` finds them."""
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    def retrieve(uri: str) -> Any:
+        from urllib.parse import urlparse
+        from urllib.request import url2pathname
+
+        contents = _read_yaml_schema(Path(url2pathname(urlparse(uri).path)))
+        return Resource.from_contents(contents, default_specification=DRAFT202012)
+
+    return Registry(retrieve=retrieve)
+
+
+def _filling_validator(schema: Mapping[str, Any], schema_path: str | Path | None = None) -> Any:
     """A Draft 2020-12 validator of ``schema`` that, like Snakemake's ``validate``, sets each
     property's schema ``default`` on the instance before checking the properties (a copy of the
-    default: the config never shares an object with the schema)."""
+    default: the config never shares an object with the schema). ``schema_path``: where the
+    schema lies, so that its ``$ref``s to other files (the measures' parts) are found."""
     from jsonschema import Draft202012Validator, validators
 
     check_properties = Draft202012Validator.VALIDATORS["properties"]
@@ -113,7 +165,11 @@ def _filling_validator(schema: Mapping[str, Any]) -> Any:
                     instance.setdefault(name, copy.deepcopy(subschema["default"]))
         yield from check_properties(validator, properties, instance, schema)
 
-    return validators.extend(Draft202012Validator, {"properties": set_defaults})(schema)
+    filling = validators.extend(Draft202012Validator, {"properties": set_defaults})
+    if schema_path is None:
+        return filling(schema)
+    schema = {**schema, "$id": Path(schema_path).resolve().as_uri()}
+    return filling(schema, registry=_registry(Path(schema_path)))
 
 
 def schema_problem(
@@ -130,8 +186,8 @@ def schema_problem(
     """
     from jsonschema.exceptions import best_match
 
-    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
-    errors = list(_filling_validator(schema).iter_errors(config))
+    schema = _read_yaml_schema(Path(schema_path))
+    errors = list(_filling_validator(schema, schema_path).iter_errors(config))
     if not errors:
         return None
     first = best_match(errors)
@@ -294,7 +350,8 @@ def _phrase(error: Any, sources: Sources) -> str:
         return (
             f"config: unknown key {_child(_key(path), name)}{_origin([*path, name], sources)}"
             f"{guess} {_key(path) or 'The top level'} takes: {', '.join(known)}. Fix: correct "
-            "the key's spelling or remove it (workflow/schemas/config.schema.yaml describes "
+            "the key's spelling or remove it (workflow/schemas/config.schema.yaml and its parts "
+            "in workflow/schemas/measures/ describe "
             "every key)"
         )
     if keyword == "required" and isinstance(value, dict):
