@@ -183,96 +183,105 @@ def reader_checks(
     ``none``; the raw statistics are kept beside).
     """
     merged = _controls(answers, questions)
+    p_name = f"calibrated P(yes) ({calibration} prior)" if calibration != "none" else "P(yes)"
     rows, checks = [], []
-    calibrated = calibration != "none"
-    p_name = f"calibrated P(yes) ({calibration} prior)" if calibrated else "P(yes)"
     for reader, mine in answers.groupby("reader", sort=True):
-        c = merged[merged["reader"] == reader]
-        p, truth = c["p_yes"].to_numpy(float), c["truth"].to_numpy(int)
-        word = c["template"].str.startswith("word").to_numpy()
-        units = _by_story(c, "p_yes")
-        ci = {
-            name: bootstrap.units_interval(
-                units,
-                _pooled_stat(stat),
-                confidence=stats.confidence,
-                resamples=stats.resamples,
-                seed=stats.seed,
-            )
-            for name, stat in (("auc", _auc), ("balanced", _balanced))
-        }
-        auc, balanced = _auc(p, truth), _balanced(p, truth)
-        raw = c["p_yes_raw"].to_numpy(float)
-        auc_raw, balanced_raw = _auc(raw, truth), _balanced(raw, truth)
-        said = p > 0.5
-        tp, n_pos = int((said & (truth == 1)).sum()), int((truth == 1).sum())
-        tn, n_neg = int((~said & (truth == 0)).sum()), int((truth == 0).sum())
-        tpr_ci = validity.wilson_interval(tp, n_pos, stats.confidence)
-        tnr_ci = validity.wilson_interval(tn, n_neg, stats.confidence)
-        n_stories = int(c["story_id"].nunique())
-        items = (
-            f"{len(c)} control questions of {n_stories} stories (word present or absent, line "
-            f"order; known answers)"
+        row, found = _reader_check(
+            str(reader), mine, merged[merged["reader"] == reader], thresholds, stats,
+            corpus=corpus, p_name=p_name,
+        )  # fmt: skip
+        rows.append(row)
+        checks += found
+    table = tables.FEI_READERS.frame(rows)
+    _log_readers(table, corpus)
+    return table, validity.frame(checks)
+
+
+def _reader_check(
+    reader: str,
+    mine: pd.DataFrame,
+    c: pd.DataFrame,
+    thresholds: Mapping[str, float],
+    stats: Statistics,
+    *,
+    corpus: str,
+    p_name: str,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One reader's :data:`tables.FEI_READERS` record and its two validity checks, from its
+    answers (``mine``) and its answers to the controls with their truth (``c``)."""
+    p, truth = c["p_yes"].to_numpy(float), c["truth"].to_numpy(int)
+    word = c["template"].str.startswith("word").to_numpy()
+    units = _by_story(c, "p_yes")
+    ci = {
+        name: bootstrap.units_interval(
+            units,
+            _pooled_stat(stat),
+            confidence=stats.confidence,
+            resamples=stats.resamples,
+            seed=stats.seed,
         )
-        auc_row = validity.check(
-            measure=MEASURE,
-            corpus=corpus,
-            role=ROLE,
-            model=str(reader),
+        for name, stat in (("auc", _auc), ("balanced", _balanced))
+    }
+    auc, balanced = _auc(p, truth), _balanced(p, truth)
+    raw = c["p_yes_raw"].to_numpy(float)
+    auc_raw, balanced_raw = _auc(raw, truth), _balanced(raw, truth)
+    said = p > 0.5
+    tp, n_pos = int((said & (truth == 1)).sum()), int((truth == 1).sum())
+    tn, n_neg = int((~said & (truth == 0)).sum()), int((truth == 0).sum())
+    tpr_ci = validity.wilson_interval(tp, n_pos, stats.confidence)
+    tnr_ci = validity.wilson_interval(tn, n_neg, stats.confidence)
+    n_stories = int(c["story_id"].nunique())
+    items = (
+        f"{len(c)} control questions of {n_stories} stories (word present or absent, line "
+        f"order; known answers)"
+    )
+    common = {"measure": MEASURE, "corpus": corpus, "role": ROLE, "model": reader, "n": len(c)}
+    checks = [
+        validity.check(
+            **common,
             name="control_auc",
             value=auc,
             ci=ci["auc"],
             threshold=float(thresholds["min_auc"]),
             rule=validity.RULES[0],
-            n=len(c),
             detail=(
                 f"ROC AUC of the {p_name} on {items}; {stats.confidence:.0%} bootstrap CI over "
                 f"stories; before calibration {auc_raw:.3f}"
             ),
-        )
-        balanced_row = validity.check(
-            measure=MEASURE,
-            corpus=corpus,
-            role=ROLE,
-            model=str(reader),
+        ),
+        validity.check(
+            **common,
             name="balanced_accuracy",
             value=balanced,
             ci=ci["balanced"],
             threshold=float(thresholds["min_balanced_accuracy"]),
             rule=validity.RULES[0],
-            n=len(c),
             detail=(
                 f"balanced accuracy of {p_name} > 0.5 on {items}: yes to {tp} of {n_pos} true "
                 f"(Wilson [{tpr_ci[0]:.2f}, {tpr_ci[1]:.2f}]), no to {tn} of {n_neg} false (Wilson "
                 f"[{tnr_ci[0]:.2f}, {tnr_ci[1]:.2f}]); before calibration {balanced_raw:.3f}"
             ),
-        )
-        checks += [auc_row, balanced_row]
-        failed = [r["check"] for r in (auc_row, balanced_row) if not r["passed"]]
-        rows.append(
-            (
-                reader,
-                mine["model"].iloc[0],
-                mine["variant"].iloc[0],
-                n_stories,
-                len(c),
-                auc,
-                *ci["auc"],
-                balanced,
-                *ci["balanced"],
-                _auc(p[word], truth[word]),
-                _auc(p[~word], truth[~word]),
-                auc_raw,
-                balanced_raw,
-                float(said.mean()) if len(said) else math.nan,
-                not failed,
-                ", ".join(failed),
-                float(mine["mass"].mean()),
-                float(mine["low_mass"].mean()),
-                float((mine["p_yes"] > 0.5).mean()),
-            )
-        )
-    table = tables.FEI_READERS.frame(rows)
+        ),
+    ]
+    failed = [r["check"] for r in checks if not r["passed"]]
+    row = tables.FEI_READERS.row(
+        reader=reader, model=mine["model"].iloc[0], variant=mine["variant"].iloc[0],
+        n_stories=n_stories, n_controls=len(c),
+        auc=auc, auc_ci_low=ci["auc"][0], auc_ci_high=ci["auc"][1],
+        balanced_accuracy=balanced, balanced_accuracy_ci_low=ci["balanced"][0],
+        balanced_accuracy_ci_high=ci["balanced"][1],
+        auc_word=_auc(p[word], truth[word]), auc_order=_auc(p[~word], truth[~word]),
+        auc_raw=auc_raw, balanced_accuracy_raw=balanced_raw,
+        share_yes_controls=float(said.mean()) if len(said) else math.nan,
+        passed=not failed, failed=", ".join(failed),
+        mean_mass=float(mine["mass"].mean()), share_low_mass=float(mine["low_mass"].mean()),
+        share_yes=float((mine["p_yes"] > 0.5).mean()),
+    )  # fmt: skip
+    return row, checks
+
+
+def _log_readers(table: pd.DataFrame, corpus: str) -> None:
+    """Each reader's checks in the job's log (:data:`tables.FEI_READERS` rows)."""
     for r in table.itertuples():
         log.info(
             "reader %s on %s: control AUC %.3f [%.3f, %.3f], balanced accuracy %.3f [%.3f, %.3f] "
@@ -291,7 +300,6 @@ def reader_checks(
             r.n_controls,
             "valid" if r.passed else f"failed ({r.failed}): out of the pooled results",
         )
-    return table, validity.frame(checks)
 
 
 def reader_pools(readers: pd.DataFrame, samples: int | None) -> list[Pool]:

@@ -130,6 +130,99 @@ def calibrated(p: float, p0: float) -> float:
     return float(yes / (yes + no)) if yes + no > 0 else 0.5
 
 
+class _Reader:
+    """One model reading a corpus's passages: its answer options, the longest option (to check
+    a prompt fits the window) and the reading settings (:func:`answer_questions`)."""
+
+    def __init__(self, model: Any, settings: ReaderSettings) -> None:
+        self.model, self.settings, self.name = model, settings, model.name
+        self.options = label_options(settings.labels, model.mode)
+        check_labels(model, self.options)
+        self.longest = max(model.count_text(v) for vs in self.options.values() for v in vs)
+
+    def p_yes(
+        self, lines: Sequence[str], asked: Sequence[tuple[str, str]], variant: str
+    ) -> list[tuple[float, float]]:
+        """(P(yes), label mass) of each (question, where) about one passage, asked together
+        (one call: the passage's tokens once, the questions branched from it)."""
+        model, prompts = self.model, []
+        for question, where in asked:
+            prompt = model.render(messages(lines, question, variant), cue=CUE)
+            if model.window is not None and model.count(prompt) + self.longest > model.window:
+                raise StoryflowError(
+                    f"{where}: the prompt has {model.count(prompt)} tokens, more than "
+                    f"fabula_entropy.n_ctx ({model.window}) allows; raise n_ctx or lower the "
+                    "corpus's lines"
+                )
+            prompts.append(prompt)
+        out = []
+        for result in model.answers(prompts, self.options):
+            yes = result.probs[0]
+            out.append((1.0 - yes if variant in NEGATED else yes, result.mass))
+        return out
+
+    def prior_keys(self, q: Any, variant: str, n_lines: int) -> list[tuple[str, str, int]]:
+        """The content-free priors that calibrate question ``q``: (text, variant, lines)."""
+        if self.settings.calibration == "none":
+            return []
+        texts = [q.text] if self.settings.calibration == "question" else q.prior_texts.split("\n")
+        return [(t, variant, n_lines) for t in texts]
+
+    def answers(
+        self, versions: pd.DataFrame, questions: pd.DataFrame
+    ) -> tuple[list[dict[str, Any]], list[list[tuple[str, str, int]]]]:
+        """One :data:`tables.FEI_ANSWERS` record per question and variant (uncalibrated), and
+        the priors each needs; the questions about one passage asked together."""
+        text = {
+            (r.story_id, r.version, r.passage): r.text.split("\n") for r in versions.itertuples()
+        }
+        rows, needs = [], []
+        groups = questions.groupby(["story_id", "version", "passage"], sort=False)
+        for (sid, version, passage), group in tqdm(
+            groups, total=groups.ngroups, desc=f"answers {self.name}"
+        ):
+            lines = text[(sid, version, passage)]
+            asked = [
+                (q.text, f"model {self.name}, story {sid}, version {version}, {q.question_id}")
+                for q in group.itertuples(index=False)
+            ]
+            for variant in self.settings.variants:
+                answered = self.p_yes(lines, asked, variant)
+                for q, (p, mass) in zip(group.itertuples(index=False), answered, strict=True):
+                    rows.append(
+                        tables.FEI_ANSWERS.row(
+                            story_id=sid, version=version, question_id=q.question_id,
+                            model=self.name, variant=variant, reader=f"{self.name}/{variant}",
+                            p_yes=p, p_yes_raw=p, mass=mass,
+                            low_mass=mass < self.settings.min_mass,
+                        )
+                    )  # fmt: skip
+                    needs.append(self.prior_keys(q, variant, len(lines)))
+        return rows, needs
+
+    def priors(
+        self, needs: Sequence[Sequence[tuple[str, str, int]]]
+    ) -> dict[tuple[str, str, int], float]:
+        """P(yes) of each content-free prior (text, variant, lines) ``needs`` names; those of
+        one variant and number of lines asked together (they share the content-free passage)."""
+        wanted = sorted({key for keys in needs for key in keys}, key=lambda k: (k[1], k[2], k[0]))
+        by_passage: dict[tuple[str, int], list[str]] = {}
+        for question, variant, n_lines in wanted:
+            by_passage.setdefault((variant, n_lines), []).append(question)
+        prior: dict[tuple[str, str, int], float] = {}
+        for (variant, n_lines), texts in tqdm(
+            by_passage.items(), desc=f"priors {self.name}", disable=not wanted
+        ):
+            asked = [
+                (t, f"model {self.name}, content-free prior of {t!r} ({n_lines} lines)")
+                for t in texts
+            ]
+            answered = self.p_yes([CONTENT_FREE] * n_lines, asked, variant)
+            for question, (p, _) in zip(texts, answered, strict=True):
+                prior[(question, variant, n_lines)] = p
+        return prior
+
+
 def answer_questions(
     model: Any,
     versions: pd.DataFrame,
@@ -140,122 +233,49 @@ def answer_questions(
 
     ``model``: a :class:`storyflow.lm.connect.LanguageModel` (a local one opened with
     ``share_prefix``: the questions about one passage are asked in one call, the passage
-    evaluated once and the questions branched from it). Returns
-    (answers, cost) as :data:`tables.FEI_ANSWERS` and :data:`tables.FEI_COST`.
+    evaluated once and the questions branched from it). The questions are answered first, then
+    the content-free priors; with calibration on, ``p_yes`` is ``p_yes_raw`` calibrated by the
+    mean of its priors. Returns (answers, cost) as :data:`tables.FEI_ANSWERS` and
+    :data:`tables.FEI_COST`.
     """
-    name = model.name
-    options = label_options(settings.labels, model.mode)
-    check_labels(model, options)
-    longest = max(model.count_text(v) for vs in options.values() for v in vs)
-    text = {(r.story_id, r.version, r.passage): r.text.split("\n") for r in versions.itertuples()}
-
-    def p_yes(
-        lines: Sequence[str], asked: Sequence[tuple[str, str]], variant: str
-    ) -> list[tuple[float, float]]:
-        """(P(yes), label mass) of each (question, where) about one passage, asked together."""
-        prompts = []
-        for question, where in asked:
-            prompt = model.render(messages(lines, question, variant), cue=CUE)
-            if model.window is not None and model.count(prompt) + longest > model.window:
-                raise StoryflowError(
-                    f"{where}: the prompt has {model.count(prompt)} tokens, more than "
-                    f"fabula_entropy.n_ctx ({model.window}) allows; raise n_ctx or lower the "
-                    "corpus's lines"
-                )
-            prompts.append(prompt)
-        out = []
-        for result in model.answers(prompts, options):
-            yes = result.probs[0]
-            out.append((1.0 - yes if variant in NEGATED else yes, result.mass))
-        return out
-
-    def prior_keys(q: Any, variant: str, n_lines: int) -> list[tuple[str, str, int]]:
-        texts = [q.text] if settings.calibration == "question" else q.prior_texts.split("\n")
-        return [(t, variant, n_lines) for t in texts]
-
-    # The questions about one passage are asked together (one call: the passage's tokens once,
-    # the questions branched from it), then the content-free priors, those of one variant and
-    # number of lines together (they share the content-free passage).
-    rows, needs = [], []
+    reader = _Reader(model, settings)
     start, tokens0 = time.perf_counter(), model.tokens_evaluated
-    groups = questions.groupby(["story_id", "version", "passage"], sort=False)
-    for (sid, version, passage), group in tqdm(
-        groups, total=groups.ngroups, desc=f"answers {name}"
-    ):
-        lines = text[(sid, version, passage)]
-        asked = [
-            (q.text, f"model {name}, story {sid}, version {version}, {q.question_id}")
-            for q in group.itertuples(index=False)
-        ]
-        for variant in settings.variants:
-            answered = p_yes(lines, asked, variant)
-            for q, (p, mass) in zip(group.itertuples(index=False), answered, strict=True):
-                rows.append(
-                    [
-                        sid,
-                        version,
-                        q.question_id,
-                        name,
-                        variant,
-                        f"{name}/{variant}",
-                        p,
-                        p,
-                        mass,
-                        mass < settings.min_mass,
-                    ]
-                )
-                if settings.calibration != "none":
-                    needs.append(prior_keys(q, variant, len(lines)))
-    n_answers = len(rows)
-    prior: dict[tuple[str, str, int], float] = {}
-    wanted = sorted({key for keys in needs for key in keys}, key=lambda k: (k[1], k[2], k[0]))
-    by_passage: dict[tuple[str, int], list[str]] = {}
-    for question, variant, n_lines in wanted:
-        by_passage.setdefault((variant, n_lines), []).append(question)
-    for (variant, n_lines), texts in tqdm(
-        by_passage.items(), desc=f"priors {name}", disable=not wanted
-    ):
-        asked = [(t, f"model {name}, content-free prior of {t!r} ({n_lines} lines)") for t in texts]
-        answered = p_yes([CONTENT_FREE] * n_lines, asked, variant)
-        for question, (p, _) in zip(texts, answered, strict=True):
-            prior[(question, variant, n_lines)] = p
-    if settings.calibration != "none":
-        for row, keys in zip(rows, needs, strict=True):  # p_yes from p_yes_raw and its prior
-            row[6] = calibrated(row[7], float(np.mean([prior[key] for key in keys])))
-    n_answers += len(prior)
+    rows, needs = reader.answers(versions, questions)
+    prior = reader.priors(needs)
+    for row, keys in zip(rows, needs, strict=True):
+        if keys:  # p_yes from p_yes_raw and its priors
+            row["p_yes"] = calibrated(row["p_yes_raw"], float(np.mean([prior[k] for k in keys])))
+    n_answers = len(rows) + len(prior)
     seconds = time.perf_counter() - start
+    tokens = model.tokens_evaluated - tokens0
     answers = tables.FEI_ANSWERS.frame(rows)
-    n_q = len(questions)
     cost = tables.FEI_COST.frame(
         [
-            (
-                name,
-                n_q,
-                n_answers,
-                len(prior),
-                seconds,
-                n_answers / seconds if seconds > 0 else np.nan,
-                model.tokens_evaluated - tokens0,
+            tables.FEI_COST.row(
+                model=reader.name, n_questions=len(questions), n_answers=n_answers,
+                n_calibration=len(prior), seconds=seconds,
+                answers_per_second=n_answers / seconds if seconds > 0 else np.nan,
+                tokens_evaluated=tokens,
             )
         ]
-    )
+    )  # fmt: skip
     log.info(
         "%s: %d answers (%d questions × %d variants + %d content-free priors, calibration %s) "
         "in %.1f s: %.2f answers/s, %d tokens",
-        name,
+        reader.name,
         n_answers,
-        n_q,
+        len(questions),
         len(settings.variants),
         len(prior),
         settings.calibration,
         seconds,
         n_answers / max(seconds, 1e-9),
-        model.tokens_evaluated - tokens0,
+        tokens,
     )
     if answers["low_mass"].any():
         log.warning(
             "%s: %d of %d answers have label mass below %.2f",
-            name,
+            reader.name,
             int(answers["low_mass"].sum()),
             len(answers),
             settings.min_mass,
