@@ -341,6 +341,37 @@ def contrast_effects(
     long = _long(kept).astype({"story_id": str})
     long["document_id"] = long["story_id"].map(docs.astype(str))
     cells = long[[*GROUP_KEY, "measure"]].drop_duplicates().itertuples(index=False, name=None)
+    grouped = _group_values(long, contrasts, members)
+    rows: list[dict[str, object]] = []
+    small: dict[tuple[str, str, str, str], set[str]] = {}
+    empty = (np.array([], dtype=float), 0)
+    for model, formulation, history, measure in cells:
+        key = (model, formulation, history, measure)
+        for contrast in contrasts:
+            name = str(contrast["name"])
+            row = _effect_row(
+                contrast, key, grouped[name, "a"].get(key, empty),
+                grouped[name, "b"].get(key, empty), confidence, min_group_size,
+            )  # fmt: skip
+            if not row["tested"]:
+                small.setdefault((name, model, formulation, measure), set()).add(history)
+            rows.append(row)
+    _warn_untested(small, min_group_size)
+    effects = pd.DataFrame(rows, columns=EFFECT_COLUMNS)
+    order = {c["name"]: i for i, c in enumerate(contrasts)}
+    effects = effects.assign(_c=effects["contrast"].map(order))
+    effects = _sort(effects, [*GROUP_KEY, "_c", "measure"]).drop(columns="_c")
+    types = {"n_a": int, "n_b": int, "n_docs_a": int, "n_docs_b": int, "tested": bool}
+    return effects.astype(types)
+
+
+def _group_values(
+    long: pd.DataFrame,
+    contrasts: Sequence[Mapping[str, object]],
+    members: Mapping[str, tuple[set[str], set[str]]],
+) -> dict[tuple[object, str], dict[tuple, tuple[np.ndarray, int]]]:
+    """Per (contrast, side a or b) and cell (model, formulation, history, measure): the
+    group's story values (nats/token) and its number of distinct documents."""
     grouped = {}
     for contrast in contrasts:
         for side, ids in zip("ab", members[str(contrast["name"])], strict=True):
@@ -349,58 +380,63 @@ def contrast_effects(
                 key: (grp["value"].to_numpy(dtype=float), grp["document_id"].nunique())
                 for key, grp in sub.groupby([*GROUP_KEY, "measure"], sort=False)
             }
-    rows: list[dict[str, object]] = []
-    small: dict[tuple[str, str, str, str], set[str]] = {}
-    empty = (np.array([], dtype=float), 0)
-    for model, formulation, history, measure in cells:
-        key = (model, formulation, history, measure)
-        for contrast in contrasts:
-            name = str(contrast["name"])
-            a, docs_a = grouped[name, "a"].get(key, empty)
-            b, docs_b = grouped[name, "b"].get(key, empty)
-            row: dict[str, object] = {
-                "model": model,
-                "formulation": formulation,
-                "history": history,
-                "contrast": name,
-                "group_a": group_label(contrast, "a"),
-                "group_b": group_label(contrast, "b"),
-                "measure": measure,
-                "n_a": a.size,
-                "n_b": b.size,
-                "n_docs_a": docs_a,
-                "n_docs_b": docs_b,
-                "mean_a": a.mean() if a.size else math.nan,
-                "mean_b": b.mean() if b.size else math.nan,
-                "sd_a": a.std(ddof=1) if a.size > 1 else math.nan,
-                "sd_b": b.std(ddof=1) if b.size > 1 else math.nan,
-            }
-            row["tested"] = a.size >= max(2, min_group_size) and b.size >= max(2, min_group_size)
-            if not row["tested"]:
-                row.update(dict.fromkeys(["t", "df", "p", "g", "g_ci_low", "g_ci_high"], math.nan))
-                small.setdefault((name, model, formulation, measure), set()).add(history)
-            else:
-                row["t"], row["df"], row["p"] = welch_t(a, b)
-                row["g"], row["g_ci_low"], row["g_ci_high"] = hedges_g(a, b, confidence)
-            rows.append(row)
+    return grouped
+
+
+def _effect_row(
+    contrast: Mapping[str, object],
+    key: tuple,
+    group_a: tuple[np.ndarray, int],
+    group_b: tuple[np.ndarray, int],
+    confidence: float,
+    min_group_size: int,
+) -> dict[str, object]:
+    """One contrast in one cell ``key`` (model, formulation, history, measure): sizes, means
+    and SDs of both groups (values and distinct documents), and Welch's t with Hedges' g when
+    both have ``min_group_size`` stories (else NaN, ``tested`` False)."""
+    (a, docs_a), (b, docs_b) = group_a, group_b
+    model, formulation, history, measure = key
+    row: dict[str, object] = {
+        "model": model,
+        "formulation": formulation,
+        "history": history,
+        "contrast": str(contrast["name"]),
+        "group_a": group_label(contrast, "a"),
+        "group_b": group_label(contrast, "b"),
+        "measure": measure,
+        "n_a": a.size,
+        "n_b": b.size,
+        "n_docs_a": docs_a,
+        "n_docs_b": docs_b,
+        "mean_a": a.mean() if a.size else math.nan,
+        "mean_b": b.mean() if b.size else math.nan,
+        "sd_a": a.std(ddof=1) if a.size > 1 else math.nan,
+        "sd_b": b.std(ddof=1) if b.size > 1 else math.nan,
+    }
+    row["tested"] = a.size >= max(2, min_group_size) and b.size >= max(2, min_group_size)
+    if not row["tested"]:
+        row.update(dict.fromkeys(["t", "df", "p", "g", "g_ci_low", "g_ci_high"], math.nan))
+    else:
+        row["t"], row["df"], row["p"] = welch_t(a, b)
+        row["g"], row["g_ci_low"], row["g_ci_high"] = hedges_g(a, b, confidence)
+    return row
+
+
+def _warn_untested(small: Mapping[tuple[str, str, str, str], set[str]], minimum: int) -> None:
+    """One warning per contrast, model and formulation whose groups were too small to test at
+    some history sizes (the measures share their stories: said once, for the first)."""
     for (name, model, formulation, measure), histories in small.items():
         if measure != SCORE_TERMS[0]:
-            continue  # the measures share their stories: warn once per cell
+            continue
         log.warning(
             "contrast %s, model %s, formulation %s: a group has fewer than %d stories at "
             "history %s: not tested (t, p and g NaN; stats.min_group_size)",
             name,
             model,
             formulation,
-            max(2, min_group_size),
+            max(2, minimum),
             ", ".join(sorted(histories, key=history_key)),
         )
-    effects = pd.DataFrame(rows, columns=EFFECT_COLUMNS)
-    order = {c["name"]: i for i, c in enumerate(contrasts)}
-    effects = effects.assign(_c=effects["contrast"].map(order))
-    effects = _sort(effects, [*GROUP_KEY, "_c", "measure"]).drop(columns="_c")
-    types = {"n_a": int, "n_b": int, "n_docs_a": int, "n_docs_b": int, "tested": bool}
-    return effects.astype(types)
 
 
 def contrast_summary(effects: pd.DataFrame) -> pd.DataFrame:

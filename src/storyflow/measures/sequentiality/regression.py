@@ -403,34 +403,7 @@ def fit_specifications(
                 sources=sources,
             )
         )
-        diagnostics.append(
-            {
-                "spec": spec.name,
-                "kind": spec.kind,
-                "history": spec.history,
-                "formulation": formulation,
-                "status": "fitted",
-                "formula": design.formula,
-                "n_obs": fit.n_obs,
-                "n_stories": fit.n_groups,
-                "n_models": len(design.factors.get("model", [])) or 1,
-                **counts,
-                "n_missing_dropped": design.n_missing_dropped,
-                "dropped_predictors": "; ".join(
-                    design.dropped + [f"{c} (rank deficient)" for c in fit.dropped_columns]
-                ),
-                "singular": fit.singular,
-                "converged": fit.converged,
-                "convergence_messages": " | ".join(fit.convergence),
-                "warnings": " | ".join(fit.warnings),
-                "messages": " | ".join(fit.messages),
-                "loglik": fit.loglik,
-                "aic": fit.aic,
-                "sd_story": fit.sd_story,
-                "sd_residual": fit.sd_residual,
-                **versions,
-            }
-        )
+        diagnostics.append(_fitted_diagnostics(spec, design, fit, counts, formulation, versions))
     for name, reason in (skipped or {}).items():
         spec = Spec.parse(name)
         log.warning("%s not fitted: %s", name, reason)
@@ -454,6 +427,46 @@ def fit_specifications(
         {c: "Int64" for c in DIAGNOSTIC_COLUMNS if c.startswith("n_")}
         | {"singular": "boolean", "converged": "boolean"}
     )
+
+
+def _fitted_diagnostics(
+    spec: Spec,
+    design: Design,
+    fit: LmerFit,
+    counts: Mapping[str, int],
+    formulation: str,
+    versions: Mapping[str, str],
+) -> dict[str, object]:
+    """The diagnostics row (:data:`DIAGNOSTIC_COLUMNS`) of a fitted specification: its formula,
+    observations, stories and models, the rows left out (``counts``), what was dropped and why,
+    R's warnings and messages, the fit's log-likelihood, AIC and random-effect SDs, and the
+    versions of R and its packages."""
+    return {
+        "spec": spec.name,
+        "kind": spec.kind,
+        "history": spec.history,
+        "formulation": formulation,
+        "status": "fitted",
+        "formula": design.formula,
+        "n_obs": fit.n_obs,
+        "n_stories": fit.n_groups,
+        "n_models": len(design.factors.get("model", [])) or 1,
+        **counts,
+        "n_missing_dropped": design.n_missing_dropped,
+        "dropped_predictors": "; ".join(
+            design.dropped + [f"{c} (rank deficient)" for c in fit.dropped_columns]
+        ),
+        "singular": fit.singular,
+        "converged": fit.converged,
+        "convergence_messages": " | ".join(fit.convergence),
+        "warnings": " | ".join(fit.warnings),
+        "messages": " | ".join(fit.messages),
+        "loglik": fit.loglik,
+        "aic": fit.aic,
+        "sd_story": fit.sd_story,
+        "sd_residual": fit.sd_residual,
+        **versions,
+    }
 
 
 def read_sequentiality(paths: Sequence[str | Path]) -> pd.DataFrame:
