@@ -210,3 +210,17 @@ def test_each_measure_has_its_own_schema_part_and_the_config_schema_takes_it_who
     for key in refs:
         block = whole["properties"][key]
         assert block["type"] == "object" and block["default"] == {} and block["properties"]
+
+
+def test_the_rules_read_the_config_only_through_the_plan() -> None:
+    """Every value a rule takes from the config comes from a storyflow.plan function (the one
+    reader of the config's structure); a rules file writes only the report's summaries into the
+    config (keys that start with ``_``)."""
+    reads = []
+    for path in sorted(RULES.rglob("*.smk")):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            for found in re.finditer(r"config\[\"([^\"]+)\"\]", line):
+                writes = found.group(1).startswith("_") and line.lstrip().startswith("config[")
+                if not writes:
+                    reads.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
+    assert not reads, "\n".join(reads)

@@ -13,7 +13,6 @@ from snakemake.utils import min_version
 from storyflow import config_files, plan, validity
 from storyflow.corpora.selection import SAMPLED
 from storyflow.errors import StoryflowError
-from storyflow.lm.registry import model_specs
 from storyflow.plan.layout import LM_COST as LM_COST_TABLE
 from storyflow.plan.layout import VALIDITY as VALIDITY_TABLE
 from storyflow.plan.layout import fill
@@ -75,17 +74,22 @@ if _schema_problem is not None:
 
 
 MODEL_SPECS = exit_on_config_error(
-    model_specs, config["models"]
+    plan.models.specs, config
 )  # typed specs, defaults applied once
 MODELS = list(MODEL_SPECS)
 exit_on_config_error(plan.corpus.check_names, config)
 exit_on_config_error(plan.sequentiality.check_moved_keys, config)
-USER_CORPORA = list(config["corpora"])  # the user's CSV corpora (config `corpora:`)
+USER_CORPORA = plan.corpus.user_corpora(
+    config
+)  # the user's CSV corpora (config `corpora:`)
 SAMPLED_CORPORA = list(SAMPLED)  # HANNA, ROCStories (config `stories:`)
 CORPORA = plan.sequentiality.corpora(config)  # the corpora every analysis starts from
 # The statistics settings every measure shares (storyflow.plan.statistics): a rule's params take
 # the ones its job depends on.
 STATISTICS = plan.statistics.settings(config)
+# How figures are drawn, and the spaCy pipeline every text rule uses (storyflow.plan).
+FIGURES = plan.figure_settings(config)
+SPACY_MODEL = plan.spacy_model(config)
 # The last run's validity table in words, for the report's first page (workflow.rst); empty
 # before the first run. Not a setting: it changes no job.
 config["_validity_summary"] = validity.summary_of(VALIDITY_TABLE)

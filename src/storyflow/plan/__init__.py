@@ -37,6 +37,18 @@ from storyflow.plan import (
 )
 
 
+def figure_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """How every figure is drawn (``figures``: ``dpi``, and the sequentiality panels'
+    ``width_per_panel`` and ``height_per_panel`` in inches): a figure rule's params."""
+    return dict(config["figures"])
+
+
+def spacy_model(config: Mapping[str, Any]) -> str:
+    """The spaCy pipeline every rule that splits or parses text uses
+    (``sentences.spacy_model``): one for all, so the sentences of every measure agree."""
+    return str(config["sentences"]["spacy_model"])
+
+
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """Every final table and figure the config asks for (rule all): each corpus's sample
     counts, each measure's outputs (in the registry's order), the comparison's, the validity

@@ -40,6 +40,11 @@ EXPLORER = OUT("story_explorer.html")
 STORY_MEASURES = "story_measures.parquet"
 
 
+def length_control(config: Mapping[str, Any]) -> str:
+    """The story length the partial correlations control for (``comparison.length``)."""
+    return str(config["comparison"]["length"])
+
+
 def story_measure_files(config: Mapping[str, Any]) -> dict[str, list[str]]:
     """Per corpus, the story-measure tables (:data:`storyflow.tables.STORY_MEASURES`) that the
     enabled measures write for it: ``results/<corpus>/<measure>/story_measures.parquet``, in

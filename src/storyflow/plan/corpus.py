@@ -84,6 +84,50 @@ def selected_books(config: Mapping[str, Any]) -> pd.DataFrame | None:
     return chosen
 
 
+def hippocorpus_sample(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What the HIPPOCORPUS sample depends on: the story types kept and the sample's
+    ``fraction`` or ``per_type`` and ``seed`` (``hippocorpus``)."""
+    block = config["hippocorpus"]
+    return {"story_types": block["story_types"], **block["sample"]}
+
+
+def book_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What the book passages depend on (``books``): the manifest's ``columns``, the
+    ``passages`` block, the point-of-view detection ``pov``, the sample's ``seed``, and where a
+    book missing from the mirror is fetched (``path_template``, ``url``)."""
+    books = config["books"]
+    return {
+        "columns": books["columns"],
+        "passages": books["passages"],
+        "pov": books["pov"],
+        "seed": books["sample"]["seed"],
+        "path_template": books["path_template"],
+        "url": books["url"],
+    }
+
+
+def user_corpora(config: Mapping[str, Any]) -> list[str]:
+    """The user's CSV corpora (the names under ``corpora``), in config order."""
+    return list(config["corpora"])
+
+
+def user_columns(config: Mapping[str, Any], corpus: str) -> dict[str, Any] | None:
+    """The column names of a user's CSV corpus (``corpora.<corpus>.columns``); None for a
+    corpus that is not a user's."""
+    entry = config["corpora"].get(corpus)
+    return None if entry is None else entry["columns"]
+
+
+def story_sample(config: Mapping[str, Any], corpus: str) -> Any:
+    """How a sampled corpus (HANNA, ROCStories) is drawn: ``stories.<corpus>``."""
+    return config["stories"][corpus]
+
+
+def uses_mirror(config: Mapping[str, Any]) -> bool:
+    """Whether the corpora are read from a data mirror (``data.mirror`` set)."""
+    return bool(config["data"]["mirror"])
+
+
 def check_names(config: Mapping[str, Any]) -> None:
     """A corpus of the user's (``corpora:``) may not bear the name of a stage or measure: its
     results folder ``results/<corpus>/`` would be that stage's ``results/<stage>/``."""

@@ -13,6 +13,12 @@ from storyflow.plan.registry import MEASURES
 OUT = Layout("cost")
 
 
+def estimate_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """How the language-model cost estimate turns tokens into time: per model, its measured
+    ``rates`` (tokens/s), and the ``max_hours`` past which it warns (``cost``)."""
+    return {k: config["cost"][k] for k in ("rates", "max_hours")}
+
+
 def settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Per corpus, the language-model stages that read it with their models and the settings
     their size depends on, by measure (in the registry's order): the params of rule

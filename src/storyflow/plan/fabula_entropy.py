@@ -143,6 +143,11 @@ def index(config: Mapping[str, Any]) -> dict[str, Any]:
     return settings
 
 
+def reader_thresholds(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The readers' validity thresholds (``validity.reader``)."""
+    return dict(config["validity"]["reader"])
+
+
 def statistics(config: Mapping[str, Any]) -> dict[str, Any]:
     """What the stage's intervals and tests depend on (:mod:`storyflow.plan.statistics`)."""
     return shared_statistics(config, "confidence", "resamples", "seed", "min_group_size")

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.registry import ModelSpec, model_specs
 from storyflow.plan.layout import RESULTS, Layout, fill
 
 #: Its logs: ``logs/models/...``.
@@ -19,6 +19,12 @@ WEIGHTS = "resources/models/{model}.gguf"
 #: A Hugging Face checkpoint's manifest (rule materialize_checkpoint's output): the folder its
 #: weights are read from and the hub commit they are (:func:`storyflow.lm.weights.checkpoint`).
 CHECKPOINT = "resources/models/{model}.checkpoint.json"
+
+
+def specs(config: Mapping[str, Any]) -> dict[str, ModelSpec]:
+    """The config's ``models:`` as typed specs by name (:func:`storyflow.lm.registry.model_specs`:
+    ``prompt`` and ``backend`` resolved, what the schema cannot check checked)."""
+    return model_specs(config["models"])
 
 
 def weights(spec: ModelSpec) -> str:

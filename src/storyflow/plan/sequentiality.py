@@ -109,6 +109,30 @@ def nll_settings(
     return settings
 
 
+def covariate_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What the coherence covariates depend on (``covariates``, its connective lexicon apart:
+    an input file)."""
+    keys = ("embedding_model", "windows", "zipf_threshold", "relation_classifier", "agent_resolver")
+    return {k: config["covariates"][k] for k in keys}
+
+
+def connectives(config: Mapping[str, Any]) -> str | None:
+    """The user's connective lexicon (``covariates.connectives``; None: the packaged one)."""
+    return config["covariates"]["connectives"]
+
+
+def regression_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What the regression fits depend on beyond their inputs: the ``formulation`` modelled and
+    the ``fdr_alpha`` of ``significant_fdr`` (``regression``)."""
+    return {k: config["regression"][k] for k in ("formulation", "fdr_alpha")}
+
+
+def nll_runtime(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The NLL stage's settings that change no score: the estimate's ``tokens_per_second`` and
+    the ``shards`` per corpus and model (``nll``)."""
+    return {k: config["nll"][k] for k in ("tokens_per_second", "shards")}
+
+
 def check_moved_keys(config: Mapping[str, Any]) -> None:
     """Stop on ``nll.n_gpu_layers``, which moved to each model's ``device`` block.
 

@@ -3,6 +3,8 @@
 # and corpora come from storyflow.plan.comparison.
 # the correlations' percentile bootstrap: interval level, resamples, seed (the stats block)
 BOOTSTRAP_INTERVAL = plan.statistics.interval(config)
+# the story length the partial correlations control for
+LENGTH_CONTROL = plan.comparison.length_control(config)
 COMPARED_CORPORA = exit_on_config_error(
     plan.comparison.corpora, config
 )  # [] when the comparison is off

@@ -19,7 +19,7 @@ rule correlate_measures:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        length=config["comparison"]["length"],
+        length=LENGTH_CONTROL,
         interval=BOOTSTRAP_INTERVAL,
     script:
         "../../../scripts/correlate_measures.py"

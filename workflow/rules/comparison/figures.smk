@@ -19,8 +19,8 @@ rule plot_measure_correlations:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        length=config["comparison"]["length"],
-        dpi=config["figures"]["dpi"],
+        length=LENGTH_CONTROL,
+        dpi=FIGURES["dpi"],
     script:
         "../../../scripts/plot_measure_correlations.py"
 
@@ -43,6 +43,6 @@ rule plot_measure_separation:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        dpi=config["figures"]["dpi"],
+        dpi=FIGURES["dpi"],
     script:
         "../../../scripts/plot_measure_separation.py"

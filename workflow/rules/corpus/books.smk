@@ -47,11 +47,11 @@ rule sample_passages:
         "../../../envs/storyflow.yaml"
     params:
         ids=book_ids(),
-        columns=config["books"]["columns"],
+        columns=BOOK_SETTINGS["columns"],
         path_template=book_path_template,
-        passages=config["books"]["passages"],
-        pov=config["books"]["pov"],
-        seed=config["books"]["sample"]["seed"],
-        spacy_model=config["sentences"]["spacy_model"],
+        passages=BOOK_SETTINGS["passages"],
+        pov=BOOK_SETTINGS["pov"],
+        seed=BOOK_SETTINGS["seed"],
+        spacy_model=SPACY_MODEL,
     script:
         "../../../scripts/sample_passages.py"

@@ -13,7 +13,7 @@ def corpus_file(name):
 def hippocorpus_csv():
     """The corpus CSV: the mirror's copy when a mirror is set (it must be there), else the
     download rule's output."""
-    if config["data"]["mirror"]:
+    if plan.corpus.uses_mirror(config):
         return str(exit_on_config_error(corpora.mirror_file, config, "hippocorpus"))
     return plan.corpus.HIPPOCORPUS_DOWNLOAD
 
@@ -23,7 +23,7 @@ def user_corpus_csv(wildcards):
 
 
 def user_corpus_columns(wildcards):
-    return config["corpora"][wildcards.corpus]["columns"]
+    return plan.corpus.user_columns(config, wildcards.corpus)
 
 
 def sampled_corpus_csv(wildcards):
@@ -31,7 +31,7 @@ def sampled_corpus_csv(wildcards):
 
 
 def story_sample(wildcards):
-    return config["stories"][wildcards.corpus]
+    return plan.corpus.story_sample(config, wildcards.corpus)
 
 
 def corpus_contrasts(wildcards):
@@ -44,6 +44,8 @@ def book_manifest():
 
 # the sampled books (None when off): the manifest is read once, in storyflow.plan.corpus
 BOOKS = exit_on_config_error(plan.corpus.selected_books, config)
+BOOK_SETTINGS = plan.corpus.book_settings(config)
+HIPPOCORPUS_SAMPLE = plan.corpus.hippocorpus_sample(config)
 
 
 def book_files():
@@ -64,21 +66,20 @@ def missing_book_ids():
 
 
 def book_path_template(wildcards):
-    return config["books"]["path_template"]
+    return BOOK_SETTINGS["path_template"]
 
 
 def book_url(wildcards):
-    return config["books"]["url"]
+    return BOOK_SETTINGS["url"]
 
 
 def corpus_groups(corpus):
     """What a corpus's contrasts can name, read before any job: book genres, CSV groups."""
     if corpus == "books":
         return list(BOOKS["genre"])
-    if corpus in config["corpora"]:
-        return exit_on_config_error(
-            group_values, corpus_file(corpus), config["corpora"][corpus]["columns"]
-        )
+    columns = plan.corpus.user_columns(config, corpus)
+    if columns is not None:
+        return exit_on_config_error(group_values, corpus_file(corpus), columns)
     return None
 
 

@@ -31,9 +31,9 @@ rule sample_stories:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        story_types=config["hippocorpus"]["story_types"],
-        fraction=config["hippocorpus"]["sample"]["fraction"],
-        per_type=config["hippocorpus"]["sample"]["per_type"],
-        seed=config["hippocorpus"]["sample"]["seed"],
+        story_types=HIPPOCORPUS_SAMPLE["story_types"],
+        fraction=HIPPOCORPUS_SAMPLE["fraction"],
+        per_type=HIPPOCORPUS_SAMPLE["per_type"],
+        seed=HIPPOCORPUS_SAMPLE["seed"],
     script:
         "../../../scripts/sample_stories.py"

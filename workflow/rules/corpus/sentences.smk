@@ -14,6 +14,6 @@ rule split_sentences:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        spacy_model=config["sentences"]["spacy_model"],
+        spacy_model=SPACY_MODEL,
     script:
         "../../../scripts/split_sentences.py"

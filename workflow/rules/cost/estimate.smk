@@ -17,7 +17,7 @@ rule estimate_lm_cost:
     params:
         corpora=LM_COST_CORPORA,
         settings=LM_COST_SETTINGS,
-        rates=config["cost"]["rates"],
-        max_hours=config["cost"]["max_hours"],
+        rates=LM_COST_ESTIMATE["rates"],
+        max_hours=LM_COST_ESTIMATE["max_hours"],
     script:
         "../../../scripts/estimate_lm_cost.py"

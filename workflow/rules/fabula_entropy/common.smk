@@ -10,6 +10,7 @@ FABULA_ENTROPY_INDEX = exit_on_config_error(
 )  # headline, samples
 FABULA_ENTROPY_READING = plan.fabula_entropy.reading(config)
 FABULA_ENTROPY_STATISTICS = plan.fabula_entropy.statistics(config)
+FABULA_ENTROPY_READER_THRESHOLDS = plan.fabula_entropy.reader_thresholds(config)
 
 
 def fabula_entropy_items(wildcards):

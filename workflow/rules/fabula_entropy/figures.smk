@@ -27,6 +27,6 @@ rule plot_fabula_entropy:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        dpi=config["figures"]["dpi"],
+        dpi=FIGURES["dpi"],
     script:
         "../../../scripts/plot_fabula_entropy.py"

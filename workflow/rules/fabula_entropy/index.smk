@@ -33,7 +33,7 @@ rule index_fabula_entropy:
         "../../../envs/storyflow.yaml"
     params:
         kinds=fabula_entropy_kinds,
-        thresholds=config["validity"]["reader"],
+        thresholds=FABULA_ENTROPY_READER_THRESHOLDS,
         calibration=FABULA_ENTROPY_READING["calibration"],
         statistics=FABULA_ENTROPY_STATISTICS,
         index=FABULA_ENTROPY_INDEX,

@@ -20,6 +20,6 @@ rule make_fabula_items:
         "../../../envs/storyflow.yaml"
     params:
         settings=fabula_entropy_items,
-        spacy_model=config["sentences"]["spacy_model"],
+        spacy_model=SPACY_MODEL,
     script:
         "../../../scripts/make_fabula_items.py"

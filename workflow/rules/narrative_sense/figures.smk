@@ -21,6 +21,6 @@ rule plot_pair_scores:
     params:
         top_pairs=NARRATIVE_SENSE_SETTINGS["top_pairs"],
         seed=NARRATIVE_SENSE_SETTINGS["seed"],
-        dpi=config["figures"]["dpi"],
+        dpi=FIGURES["dpi"],
     script:
         "../../../scripts/plot_pair_scores.py"

@@ -14,6 +14,6 @@ rule lemmatize_stories:
         "../../../envs/storyflow.yaml"
     params:
         settings=narrative_sense_lemma_settings,
-        spacy_model=config["sentences"]["spacy_model"],
+        spacy_model=SPACY_MODEL,
     script:
         "../../../scripts/lemmatize_stories.py"

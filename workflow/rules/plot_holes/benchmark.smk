@@ -15,7 +15,7 @@ rule read_plot_hole_benchmark:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        spacy_model=config["sentences"]["spacy_model"],
+        spacy_model=SPACY_MODEL,
     script:
         "../../../scripts/read_plot_hole_benchmark.py"
 

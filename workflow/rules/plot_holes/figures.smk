@@ -28,7 +28,7 @@ rule plot_ceeval:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        dpi=config["figures"]["dpi"],
+        dpi=FIGURES["dpi"],
         confidence=STATISTICS["confidence"],
     script:
         "../../../scripts/plot_ceeval.py"

@@ -26,7 +26,7 @@ rule make_controlled_plot_holes:
         min_sentences=PLOT_HOLES_SETTINGS["min_sentences"],
         max_words=PLOT_HOLES_SETTINGS["max_words"],
         story_types=plot_holes_edited_story_types,
-        spacy_model=config["sentences"]["spacy_model"],
+        spacy_model=SPACY_MODEL,
     script:
         "../../../scripts/make_controlled_plot_holes.py"
 
@@ -59,6 +59,6 @@ rule make_model_plot_holes:
         min_sentences=PLOT_HOLES_SETTINGS["min_sentences"],
         max_words=PLOT_HOLES_SETTINGS["max_words"],
         story_types=plot_holes_edited_story_types,
-        spacy_model=config["sentences"]["spacy_model"],
+        spacy_model=SPACY_MODEL,
     script:
         "../../../scripts/make_model_plot_holes.py"

@@ -22,13 +22,13 @@ rule make_plot_hole_validation:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        story_types=config["hippocorpus"]["story_types"],
+        story_types=HIPPOCORPUS_SAMPLE["story_types"],
         pairs=PLOT_HOLES_SETTINGS["validation"]["pairs"],
         max_words=PLOT_HOLES_SETTINGS["validation"]["max_words"],
         seed=PLOT_HOLES_SETTINGS["validation"]["seed"],
         classes=PLOT_HOLES_SETTINGS["validation"]["classes"],
         min_sentences=PLOT_HOLES_SETTINGS["min_sentences"],
-        spacy_model=config["sentences"]["spacy_model"],
+        spacy_model=SPACY_MODEL,
     script:
         "../../../scripts/make_plot_hole_validation.py"
 

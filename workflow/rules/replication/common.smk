@@ -9,7 +9,7 @@ REPLICATION_PAPERS = plan.replication.papers(config)
 config["_replication_summary"] = replication_summary_of(
     {p: plan.replication.table(p) for p in REPLICATION_PAPERS},
     REPLICATION_TITLES,
-    config["stats"]["confidence"],
+    STATISTICS["confidence"],
 )
 
 

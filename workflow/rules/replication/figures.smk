@@ -19,6 +19,6 @@ rule plot_replication:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        dpi=config["figures"]["dpi"],
+        dpi=FIGURES["dpi"],
     script:
         "../../../scripts/plot_replication.py"

@@ -5,6 +5,9 @@ SEQUENTIALITY_MODELS = exit_on_config_error(
     plan.sequentiality.models, config
 )  # local, role sequentiality
 SHARDS = plan.sequentiality.shards(config)
+NLL_RUNTIME = plan.sequentiality.nll_runtime(config)  # changes no score
+COVARIATE_SETTINGS = plan.sequentiality.covariate_settings(config)
+REGRESSION_SETTINGS = plan.sequentiality.regression_settings(config)
 REGRESSION_SPECS, REGRESSION_SKIPPED = exit_on_config_error(
     plan.sequentiality.regressions, config
 )
@@ -54,7 +57,7 @@ def regression_sentence_tables(wildcards):
 
 def connective_lexicon():
     """The configured connective lexicon, else the one packaged with storyflow."""
-    path = config["covariates"]["connectives"]
+    path = plan.sequentiality.connectives(config)
     return path or plan.sequentiality.packaged_connectives()
 
 

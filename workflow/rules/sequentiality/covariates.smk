@@ -15,11 +15,11 @@ rule compute_covariates:
     resources:
         mem_mb=3000,
     params:
-        spacy_model=config["sentences"]["spacy_model"],
-        embedding_model=config["covariates"]["embedding_model"],
-        windows=config["covariates"]["windows"],
-        zipf_threshold=config["covariates"]["zipf_threshold"],
-        relation_classifier=config["covariates"]["relation_classifier"],
-        agent_resolver=config["covariates"]["agent_resolver"],
+        spacy_model=SPACY_MODEL,
+        embedding_model=COVARIATE_SETTINGS["embedding_model"],
+        windows=COVARIATE_SETTINGS["windows"],
+        zipf_threshold=COVARIATE_SETTINGS["zipf_threshold"],
+        relation_classifier=COVARIATE_SETTINGS["relation_classifier"],
+        agent_resolver=COVARIATE_SETTINGS["agent_resolver"],
     script:
         "../../../scripts/compute_covariates.py"

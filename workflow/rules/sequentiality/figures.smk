@@ -14,9 +14,9 @@ rule plot_sequentiality:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        dpi=config["figures"]["dpi"],
-        width_per_panel=config["figures"]["width_per_panel"],
-        height_per_panel=config["figures"]["height_per_panel"],
+        dpi=FIGURES["dpi"],
+        width_per_panel=FIGURES["width_per_panel"],
+        height_per_panel=FIGURES["height_per_panel"],
     script:
         "../../../scripts/plot_sequentiality.py"
 
@@ -37,9 +37,9 @@ rule plot_effect_sizes:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        dpi=config["figures"]["dpi"],
-        width_per_panel=config["figures"]["width_per_panel"],
-        height_per_panel=config["figures"]["height_per_panel"],
+        dpi=FIGURES["dpi"],
+        width_per_panel=FIGURES["width_per_panel"],
+        height_per_panel=FIGURES["height_per_panel"],
     script:
         "../../../scripts/plot_effect_sizes.py"
 
@@ -61,8 +61,8 @@ rule plot_contrast_sequentiality:
         "../../../envs/storyflow.yaml"
     params:
         confidence=STATISTICS["confidence"],
-        dpi=config["figures"]["dpi"],
-        width_per_panel=config["figures"]["width_per_panel"],
-        height_per_panel=config["figures"]["height_per_panel"],
+        dpi=FIGURES["dpi"],
+        width_per_panel=FIGURES["width_per_panel"],
+        height_per_panel=FIGURES["height_per_panel"],
     script:
         "../../../scripts/plot_contrast_sequentiality.py"

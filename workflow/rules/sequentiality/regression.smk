@@ -35,8 +35,8 @@ rule fit_regressions:
         specs=REGRESSION_SPECS,
         skipped=REGRESSION_SKIPPED,
         models=REGRESSION_MODELS,
-        formulation=config["regression"]["formulation"],
-        fdr_alpha=config["regression"]["fdr_alpha"],
+        formulation=REGRESSION_SETTINGS["formulation"],
+        fdr_alpha=REGRESSION_SETTINGS["fdr_alpha"],
         confidence=STATISTICS["confidence"],
     script:
         "../../../scripts/fit_regressions.py"
@@ -58,7 +58,7 @@ rule plot_regression_coefficients:
     conda:
         "../../../envs/regression.yaml"
     params:
-        dpi=config["figures"]["dpi"],
-        width_per_panel=config["figures"]["width_per_panel"],
+        dpi=FIGURES["dpi"],
+        width_per_panel=FIGURES["width_per_panel"],
     script:
         "../../../scripts/plot_coefficients.py"

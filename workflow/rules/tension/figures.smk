@@ -19,7 +19,7 @@ rule plot_tension_by_group:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        dpi=config["figures"]["dpi"],
+        dpi=FIGURES["dpi"],
     script:
         "../../../scripts/plot_tension_by_group.py"
 
@@ -44,7 +44,7 @@ rule plot_tension_curves:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        dpi=config["figures"]["dpi"],
+        dpi=FIGURES["dpi"],
         smoothing=TENSION_SETTINGS["smoothing"],
         angle=TENSION_SETTINGS["marked_angle"],
     script:
@@ -69,6 +69,6 @@ rule plot_inflection_rates:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        dpi=config["figures"]["dpi"],
+        dpi=FIGURES["dpi"],
     script:
         "../../../scripts/plot_inflection_rates.py"
