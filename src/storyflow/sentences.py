@@ -16,7 +16,7 @@ import pandas as pd
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -118,7 +118,7 @@ def split_sentences(stories: pd.DataFrame, nlp: Language, batch_size: int = 64) 
     idxs: list[int] = []
     texts: list[str] = []
     docs = nlp.pipe(stories["text"].tolist(), batch_size=batch_size)
-    progress = tqdm(
+    progress = LoggedBar(
         docs,
         total=len(stories),
         desc="splitting sentences",

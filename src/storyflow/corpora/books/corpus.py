@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from storyflow.errors import StoryflowError
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 from storyflow.seeds import item_rng
 from storyflow.sentences import load_spacy, sentence_counts
 from storyflow.settings import settings_from
@@ -106,7 +106,7 @@ def build_passages(
     sentence_rows: list[tuple[str, int, str]] = []
     extra = [c for c in books.columns if c not in MANIFEST_COLUMNS]
     short: list[str] = []
-    progress = tqdm(
+    progress = LoggedBar(
         books.itertuples(index=False),
         total=len(books),
         desc="sampling passages",

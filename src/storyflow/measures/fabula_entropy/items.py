@@ -35,7 +35,7 @@ import pandas as pd
 from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy import corrupt, questions
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 from storyflow.seeds import item_rng
 from storyflow.settings import settings_from
 
@@ -128,7 +128,7 @@ def build_items(
     """The tables ``versions``, ``questions``, ``corruptions`` and ``excluded`` of a corpus."""
     out = _Collector()
     by_story = {sid: g.sort_values("sentence_idx") for sid, g in sentences.groupby("story_id")}
-    for story in tqdm(stories.itertuples(index=False), total=len(stories), desc="stories"):
+    for story in LoggedBar(stories.itertuples(index=False), total=len(stories), desc="stories"):
         sid = str(story.story_id)
         group = by_story.get(sid)
         if group is None or group.empty:

@@ -44,7 +44,7 @@ import pandas as pd
 from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy import questions as questions_module
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
@@ -178,7 +178,7 @@ class _Reader:
         }
         rows, needs = [], []
         groups = questions.groupby(["story_id", "version", "passage"], sort=False)
-        for (sid, version, passage), group in tqdm(
+        for (sid, version, passage), group in LoggedBar(
             groups, total=groups.ngroups, desc=f"answers {self.name}"
         ):
             lines = text[(sid, version, passage)]
@@ -210,7 +210,7 @@ class _Reader:
         for question, variant, n_lines in wanted:
             by_passage.setdefault((variant, n_lines), []).append(question)
         prior: dict[tuple[str, str, int], float] = {}
-        for (variant, n_lines), texts in tqdm(
+        for (variant, n_lines), texts in LoggedBar(
             by_passage.items(), desc=f"priors {self.name}", disable=not wanted
         ):
             asked = [

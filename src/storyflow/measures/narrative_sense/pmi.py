@@ -34,7 +34,7 @@ import pandas as pd
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -115,7 +115,7 @@ def lemmatize(
     texts = (" ".join(str(t).split()) for t in stories["text"])
     out = [
         content_lemmas(doc, max_tokens, count_punctuation=count_punctuation)
-        for doc in tqdm(
+        for doc in LoggedBar(
             nlp.pipe(texts, batch_size=batch_size), total=len(stories), desc="lemmas", mininterval=5
         )
     ]
@@ -242,7 +242,7 @@ def count_pairs(lemmas: pd.DataFrame, min_stories: int, chunk: int = 500) -> Pai
             buffer.clear()
 
     for k, (lm, pos) in enumerate(
-        tqdm(
+        LoggedBar(
             zip(lemmas["lemmas"], lemmas["positions"], strict=False),
             total=len(lemmas),
             desc="pairs",

@@ -35,7 +35,7 @@ import pandas as pd
 from storyflow import tables
 from storyflow.measures.plot_holes import lexicon
 from storyflow.measures.plot_holes.acts import act_bounds
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 from storyflow.seeds import item_rng
 
 if TYPE_CHECKING:
@@ -273,7 +273,7 @@ def make_controlled(
     ids = [str(s) for s in stories["story_id"]]
     texts = dict(zip(ids, stories["text"], strict=True))
     not_edited = not_edited_types(stories, story_types)
-    for story_id in tqdm(
+    for story_id in LoggedBar(
         ids, desc=f"controlled maker ({corpus})", unit="story", file=sys.stderr, mininterval=5.0
     ):
         if story_id in not_edited:

@@ -52,7 +52,7 @@ from storyflow.measures.plot_holes.ceeval import (
     paper_answer,
     parse_localization,
 )
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 from storyflow.seeds import item_rng, stable_hash
 from storyflow.settings import settings_from
 
@@ -291,7 +291,7 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
     rows: list[tuple] = []
     too_long: list[str] = []
     started = time.perf_counter()
-    for item in tqdm(
+    for item in LoggedBar(
         items.itertuples(index=False),
         total=len(items),
         desc=f"detect ({model.name})",

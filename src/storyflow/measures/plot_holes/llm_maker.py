@@ -89,7 +89,7 @@ from storyflow.measures.plot_holes.maker_edits import (
     tagged_story,
 )
 from storyflow.measures.plot_holes.review import review_sheet
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 from storyflow.sentences import load_spacy
 from storyflow.settings import settings_from
 
@@ -443,7 +443,9 @@ def make_with_model(
         window = maker.model.training_window()
     made, skipped = [], []
     texts = dict(zip(stories["story_id"].astype(str), stories["text"], strict=True))
-    for story_id in tqdm(list(texts), desc=f"model maker ({model})", unit="story", file=sys.stderr):
+    for story_id in LoggedBar(
+        list(texts), desc=f"model maker ({model})", unit="story", file=sys.stderr
+    ):
         sents = by_story.get(story_id, [])
         result = left_out.get(story_id) or maker.make(story_id, sents, window)
         if isinstance(result, str):

@@ -42,7 +42,7 @@ from storyflow.lm.prompts import Prompt
 from storyflow.measures.plot_holes.acts import act_bounds
 from storyflow.measures.plot_holes.ceeval import ceeval_full
 from storyflow.measures.plot_holes.detect import TOO_LONG, fit_window, question_prompt, yes_no
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
@@ -111,7 +111,7 @@ def nli_answers(model: LanguageModel, items: pd.DataFrame, settings: NliSettings
     limit = fit_window(model, [size + 8 for _, size in prompts.values()], settings.n_ctx)
     cache: dict[tuple[str, str], float] = {}
     rows, no_pairs, too_long = [], [], []
-    for item in tqdm(
+    for item in LoggedBar(
         items.itertuples(index=False),
         total=len(items),
         desc=f"nli ({model.name})",

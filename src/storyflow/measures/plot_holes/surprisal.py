@@ -40,7 +40,7 @@ from storyflow import tables
 from storyflow.lm.backends import Scorer
 from storyflow.lm.connect import LanguageModel
 from storyflow.measures.plot_holes.ceeval import ceeval_full
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ def score_versions(scorer: Scorer, made: pd.DataFrame, model: str, n_ctx: int) -
     """PLOT_HOLE_SURPRISAL rows for every version of ``made`` (PLOT_HOLE_STORIES rows)."""
     rows = []
     too_long = 0
-    for item in tqdm(
+    for item in LoggedBar(
         made.itertuples(index=False),
         total=len(made),
         desc=f"surprisal ({model})",

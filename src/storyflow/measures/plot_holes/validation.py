@@ -47,7 +47,7 @@ import pandas as pd
 
 from storyflow import bootstrap, tables, validity
 from storyflow.measures.plot_holes.controlled import make_controlled
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def validation_pool(
     covers: list[pd.DataFrame] = []
     skipped: list[pd.DataFrame] = []
     n_made = 0
-    progress = tqdm(total=pairs, desc="validation pool", unit="pair", file=sys.stderr)
+    progress = LoggedBar(total=pairs, desc="validation pool", unit="pair", file=sys.stderr)
     for start in range(0, len(eligible), CHUNK):
         chunk = eligible.iloc[start : start + CHUNK]
         sentences = split_sentences(chunk, split)

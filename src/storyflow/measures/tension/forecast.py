@@ -26,7 +26,7 @@ from storyflow.errors import StoryflowError
 from storyflow.lm.connect import LanguageModel
 from storyflow.lm.prompts import Prompt
 from storyflow.lm.sampling import Sampler, SamplingSettings
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 from storyflow.seeds import item_rng
 from storyflow.settings import settings_from
 
@@ -93,7 +93,7 @@ def sample_endings(
     ``eos``, ``stop`` or ``length`` (``max_tokens`` reached).
     """
     rows = []
-    progress = tqdm(list(zip(cuts.itertuples(index=False), prompts, strict=True)), desc="cuts")
+    progress = LoggedBar(list(zip(cuts.itertuples(index=False), prompts, strict=True)), desc="cuts")
     for cut, prompt in progress:
         seed = cut_seed(settings.seed, cut.story_id, cut.cut)
         for sample in sampler.sample(prompt, k, replace(settings, seed=seed)):

@@ -42,7 +42,7 @@ from storyflow.errors import StoryflowError
 from storyflow.lm.connect import job_spec, open_model
 from storyflow.lm.embeddings import load_encoder
 from storyflow.measures.tension import curves
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 
 log = logging.getLogger(__name__)
 
@@ -195,7 +195,7 @@ def judge_by_model(
             by_remainder.setdefault(actual, []).append(i)
     texts = list(endings["text"])
     start = time.perf_counter()
-    for actual, rows in tqdm(by_remainder.items(), desc=f"judge {judge}"):
+    for actual, rows in LoggedBar(by_remainder.items(), desc=f"judge {judge}"):
         results = answer([render(actual, texts[i]) for i in rows])
         for i, result in zip(rows, results, strict=True):
             masses[i] = result.mass

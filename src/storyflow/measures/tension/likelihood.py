@@ -23,7 +23,7 @@ import pandas as pd
 from storyflow import tables
 from storyflow.lm.backends import Scorer
 from storyflow.lm.connect import LanguageModel
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ def cut_pmi(
     }
     start = [scorer.start_token]
     rows = []
-    for story_id, story_cuts in tqdm(cuts.groupby("story_id", sort=False), desc="stories"):
+    for story_id, story_cuts in LoggedBar(cuts.groupby("story_id", sort=False), desc="stories"):
         sents = by_story[story_id]
         ids = [scorer.tokenize(s if i == 0 else " " + s) for i, s in enumerate(sents)]
         whole = [t for sentence in ids for t in sentence]

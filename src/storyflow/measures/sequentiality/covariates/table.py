@@ -18,7 +18,7 @@ from storyflow.lm.embeddings import (
     Encoder,
     load_encoder,
 )
-from storyflow.progress import LoggedBar as tqdm
+from storyflow.progress import LoggedBar
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -164,7 +164,7 @@ def compute_covariates(
     sentences = _check_sentences(sentences)
     texts = sentences["text"].astype(str).tolist()
     docs = list(
-        tqdm(
+        LoggedBar(
             nlp.pipe(texts, batch_size=batch_size),
             total=len(texts),
             desc="parsing sentences",
