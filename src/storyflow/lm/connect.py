@@ -168,7 +168,7 @@ class LanguageModel:
 
     def _open_answerer(self) -> Any:
         if self._answerer is None:
-            self._answerer = self.backend.answerer(self.placement(branches=self.share_prefix))
+            self._answerer = self.backend.answerer(lambda: self.scorer(branches=self.share_prefix))
         return self._answerer
 
     def scorer(self, **changes: Any) -> Scorer:
@@ -242,9 +242,7 @@ class LanguageModel:
         counted = self.backend.tokens_evaluated
         if counted is not None:
             return counted
-        total = sum(scorer.tokens_evaluated for scorer in self._scorers.values())
-        if self._answerer is not None:
-            total += self._answerer.scorer.tokens_evaluated
+        total = sum(scorer.tokens_evaluated for scorer in self._scorers.values())  # answers too
         if self._sampler is not None:
             total += getattr(self._sampler, "tokens_evaluated", 0)
         return total

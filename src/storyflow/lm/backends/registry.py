@@ -102,12 +102,13 @@ class Backend(ABC):
     def sampler(self, placement: Placement) -> Sampler:
         """A sampler of continuations, placed as ``placement`` says."""
 
-    def answerer(self, placement: Placement) -> Any:
+    def answerer(self, scorer: Callable[[], Scorer]) -> Any:
         """Closed-choice answers: the probability of each whole answer string, read from the
-        scorer (:func:`storyflow.lm.answers.answers`)."""
+        model's scorer (:func:`storyflow.lm.answers.answers`); ``scorer`` opens it (the model's
+        own, so a job that answers and scores text holds its weights once)."""
         from storyflow.lm.answers import ScorerAnswerer
 
-        return ScorerAnswerer(self.scorer(placement))
+        return ScorerAnswerer(scorer())
 
     @property
     def tokens_evaluated(self) -> int | None:
@@ -320,8 +321,8 @@ class Server(Backend):
     def sampler(self, placement: Placement) -> Sampler:
         return self.http
 
-    def answerer(self, placement: Placement) -> Any:
-        return self.http
+    def answerer(self, scorer: Callable[[], Scorer]) -> Any:
+        return self.http  # the server answers closed choices itself
 
     @property
     def tokens_evaluated(self) -> int:
