@@ -24,8 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -237,6 +236,72 @@ def not_edited_types(stories: pd.DataFrame, story_types: Sequence[str] | None) -
     }
 
 
+def sentence_lists(sentences: pd.DataFrame) -> dict[Any, list[str]]:
+    """story_id → its sentences' text in ``sentence_idx`` order, from a SENTENCES table (the
+    stories in the table's order)."""
+    return {
+        sid: group.sort_values("sentence_idx")["text"].tolist()
+        for sid, group in sentences.groupby("story_id", sort=False)
+    }
+
+
+def _coverage_rows(
+    corpus: str, coverage: Mapping[str, int], n_stories: int, n_eligible: int
+) -> list[tuple]:
+    """PLOT_HOLE_COVERAGE rows: for each attribute class and ``any``, the eligible stories
+    with a candidate of it (``coverage``: class → stories) and their share of the
+    ``n_eligible`` (NaN when none is eligible)."""
+    return [
+        (
+            corpus,
+            cls,
+            n_stories,
+            n_eligible,
+            coverage.get(cls, 0),
+            coverage.get(cls, 0) / n_eligible if n_eligible else float("nan"),
+        )
+        for cls in (*lexicon.CLASS_NAMES, "any")
+    ]
+
+
+def _length_skip(sents: Sequence[str], min_sentences: int, max_words: int | None) -> str | None:
+    """Why a story of these sentences is too short for three acts or longer than ``max_words``
+    whitespace words (None: no limit), or None when its length allows an edit."""
+    if act_bounds(len(sents), min_sentences) is None:
+        return (
+            f"too short for three acts ({len(sents)} sentences, "
+            f"at least {max(3, min_sentences)} needed)"
+        )
+    words = sum(len(s.split()) for s in sents)
+    if max_words is not None and words > max_words:
+        return f"longer than plot_holes.max_words ({words} > {max_words} words)"
+    return None
+
+
+def story_candidates(nlp: Any, sents: Sequence[str], min_sentences: int) -> list[Candidate]:
+    """The candidates of one story's sentences, parsed with ``nlp`` (tags and entities)."""
+    mentions = [m for i, doc in enumerate(nlp.pipe(sents)) for m in find_mentions(doc, i)]
+    return candidates(mentions, sents, min_sentences)
+
+
+def _edit_story(
+    story_id: str,
+    sents: Sequence[str],
+    found: Sequence[Candidate],
+    classes: Sequence[str] | None,
+    seed: int,
+) -> Edit | str:
+    """The seeded edit of one story from its candidates ``found`` of the attribute
+    ``classes`` (None: all), or why the story has none."""
+    if not found:
+        return "no usable attribute (no value of act 1 repeated later)"
+    usable = [c for c in found if classes is None or c.cls in classes]
+    if not usable:
+        return "no attribute of the classes used"
+    candidate, new_value = choose(story_id, usable, seed)
+    return Edit(story_id, candidate, new_value, versions(sents, candidate, new_value))
+
+
 def make_controlled(
     sentences: pd.DataFrame,
     stories: pd.DataFrame,
@@ -249,82 +314,41 @@ def make_controlled(
     classes: Sequence[str] | None = None,
     story_types: Sequence[str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Made stories, skipped stories and coverage of one corpus.
+    """Made stories, skipped stories and coverage of one corpus: the rows of
+    PLOT_HOLE_STORIES, PLOT_HOLE_SKIPPED and PLOT_HOLE_COVERAGE.
 
-    ``sentences``: the SENTENCES table; ``stories``: the STORIES table (for the original text
-    and the story order; ``story_type`` is read when ``story_types`` is given); ``nlp``: a full
-    spaCy pipeline (tags and entities). Stories longer than ``max_words`` whitespace words
-    (None: no limit) are skipped like those too short for three acts or with no candidate, with
-    the reason. ``classes``: the attribute classes an edit may use (None: all; coverage is
-    counted over all classes either way). ``story_types``: the story types that may be edited
-    (None: all; ``plot_holes.originals``, :func:`storyflow.plan.plot_holes.edited_story_types`);
-    the others are skipped with the reason and are not eligible.
-
-    Returns (PLOT_HOLE_STORIES rows, PLOT_HOLE_SKIPPED rows, PLOT_HOLE_COVERAGE rows).
+    ``sentences``: the SENTENCES table; ``stories``: the STORIES table (the original text and
+    the story order; ``story_type`` is read when ``story_types`` is given); ``nlp``: a full spaCy
+    pipeline (tags and entities). Stories too short for three acts, longer than ``max_words``
+    whitespace words (None: no limit) or with no candidate are skipped with the reason.
+    ``classes``: the attribute classes an edit may use (None: all; coverage is counted over all
+    classes either way). ``story_types``: the story types that may be edited (None: all;
+    ``plot_holes.originals``, :func:`storyflow.plan.plot_holes.edited_story_types`); the
+    others are skipped with the reason and are not eligible.
     """
-    by_story = {
-        sid: group.sort_values("sentence_idx")["text"].tolist()
-        for sid, group in sentences.groupby("story_id", sort=False)
-    }
+    by_story = sentence_lists(sentences)
     provenance = {"maker": MAKER, "seed": seed, "min_sentences": min_sentences}
     made, skipped = [], []
-    coverage: dict[str, int] = defaultdict(int)
+    coverage: Counter[str] = Counter()  # class → eligible stories with a candidate of it
     n_eligible = 0
     ids = [str(s) for s in stories["story_id"]]
     texts = dict(zip(ids, stories["text"], strict=True))
     not_edited = not_edited_types(stories, story_types)
-    for story_id in LoggedBar(
-        ids, desc=f"controlled maker ({corpus})", unit="story", file=sys.stderr, mininterval=5.0
-    ):
-        if story_id in not_edited:
-            skipped.append((story_id, MAKER, not_edited[story_id]))
-            continue
+    edit: Edit | str | None  # a story's edit, or the reason it is skipped
+    bar = LoggedBar(ids, desc=f"controlled maker ({corpus})", unit="story", mininterval=5.0)
+    for story_id in bar:
         sents = by_story.get(story_id, [])
-        words = sum(len(s.split()) for s in sents)
-        if act_bounds(len(sents), min_sentences) is None:
-            skipped.append(
-                (
-                    story_id,
-                    MAKER,
-                    f"too short for three acts ({len(sents)} sentences, "
-                    f"at least {max(3, min_sentences)} needed)",
-                )
-            )
-            continue
-        if max_words is not None and words > max_words:
-            skipped.append(
-                (story_id, MAKER, f"longer than plot_holes.max_words ({words} > {max_words} words)")
-            )
-            continue
-        n_eligible += 1
-        mentions = [m for i, doc in enumerate(nlp.pipe(sents)) for m in find_mentions(doc, i)]
-        found = candidates(mentions, sents, min_sentences)
-        for cls in {c.cls for c in found}:
-            coverage[cls] += 1
-        if not found:
-            skipped.append(
-                (story_id, MAKER, "no usable attribute (no value of act 1 repeated later)")
-            )
-            continue
-        usable = [c for c in found if classes is None or c.cls in classes]
-        if not usable:
-            skipped.append((story_id, MAKER, "no attribute of the classes used"))
+        edit = not_edited.get(story_id) or _length_skip(sents, min_sentences, max_words)
+        if edit is None:  # eligible: a candidate may be drawn
+            n_eligible += 1
+            found = story_candidates(nlp, sents, min_sentences)
+            coverage.update({c.cls for c in found})
+            edit = _edit_story(story_id, sents, found, classes, seed)
+        if isinstance(edit, str):
+            skipped.append((story_id, MAKER, edit))
             continue
         coverage["any"] += 1
-        candidate, new_value = choose(story_id, usable, seed)
-        edit = Edit(story_id, candidate, new_value, versions(sents, candidate, new_value))
         made.extend(_rows(edit, texts[story_id], provenance))
-    cover = [
-        (
-            corpus,
-            cls,
-            len(ids),
-            n_eligible,
-            coverage.get(cls, 0),
-            coverage.get(cls, 0) / n_eligible if n_eligible else float("nan"),
-        )
-        for cls in (*lexicon.CLASS_NAMES, "any")
-    ]
     log.info(
         "%s: %d stories, %d eligible, %d made, %d skipped",
         corpus,
@@ -336,5 +360,5 @@ def make_controlled(
     return (
         tables.PLOT_HOLE_STORIES.frame(made),
         tables.PLOT_HOLE_SKIPPED.frame(skipped),
-        tables.PLOT_HOLE_COVERAGE.frame(cover),
+        tables.PLOT_HOLE_COVERAGE.frame(_coverage_rows(corpus, coverage, len(ids), n_eligible)),
     )

@@ -71,7 +71,7 @@ from storyflow import tables
 from storyflow.lm.sampling import SamplingSettings
 from storyflow.measures.plot_holes.acts import act_bounds
 from storyflow.measures.plot_holes.ceeval import parse_verdict
-from storyflow.measures.plot_holes.controlled import not_edited_types
+from storyflow.measures.plot_holes.controlled import not_edited_types, sentence_lists
 from storyflow.measures.plot_holes.maker_answers import (
     Proposition,
     parse_act_lines,
@@ -295,6 +295,129 @@ class ModelMaker:
         longest = max((self.model.count_text(s) for s in sentences), default=0)
         return ACTS_TOKENS + 3 * (longest + 16)
 
+    def _propositions(self, story_id: str, fields: Mapping[str, str]) -> list[Proposition]:
+        """Step 1: what act 1 establishes, as listed by the model (at most
+        ``max_propositions``; an echoed template line is dropped); recorded."""
+        prompt = self._prompt("propositions", **fields)
+        text = self._generate(prompt)[0]
+        props = [parse_proposition(p) for p in parse_propositions(text, self.s.max_propositions)]
+        # an echoed template line ("...", "<Fact1>") is not a proposition
+        props = [p for p in props if re.search(r"[^\W\d_]", p.fact) and not p.fact.startswith("<")]
+        self._record(story_id, 0, "propositions", "ok" if props else "unparseable", prompt, text)
+        return props
+
+    def _relevant(
+        self, story_id: str, props: Sequence[Proposition], fields: Mapping[str, str]
+    ) -> list[Proposition]:
+        """Step 2: the propositions whose relevance to acts 2-3 is in :data:`RELEVANT` (2 or 3
+        of 1-4), asked as ``relevance`` says."""
+        if self.s.relevance == "reasoned":
+            scores = self._reasoned_relevance(story_id, props, fields)
+        else:
+            scores = [self._relevance(story_id, p, fields) for p in props]
+        return [p for p, score in zip(props, scores, strict=True) if score in RELEVANT]
+
+    def _counterfactual(
+        self,
+        story_id: str,
+        attempt: int,
+        prop: Proposition,
+        fields: Mapping[str, str],
+        budget: int,
+    ) -> list[str]:
+        """Step 3: the story rewritten with ``prop`` negated (at most ``budget`` tokens), split
+        into sentences (empty: unparseable); recorded."""
+        prompt = self._prompt(
+            "counterfactual", **fields, proposition=prop.fact, counterfactual=prop.negated
+        )
+        text = self._generate(prompt, temperature=self.s.temperature, max_tokens=budget)[0]
+        story = parse_rewrite(text)
+        rewritten = [s.text.strip() for s in self.nlp(story).sents if s.text.strip()]
+        status = "ok" if rewritten else "unparseable"
+        self._record(story_id, attempt, "counterfactual", status, prompt, text)
+        return rewritten
+
+    def _filter(self, story_id: str, attempt: int, edit: Patch) -> str | None:
+        """Step 5's rules (:func:`filter_reason`): why ``edit`` is dropped, or None; recorded
+        with the edit's lines and number of changes."""
+        reason = filter_reason(edit, self.s.max_changed)
+        self._record(
+            story_id,
+            attempt,
+            "filter",
+            f"dropped:{reason}" if reason else "ok",
+            "",
+            json.dumps(
+                {
+                    "error": edit.error,
+                    "contradicted": edit.contradicted,
+                    "changed_acts": list(edit.changed_acts),
+                    "n_changes": edit.n_changes,
+                }
+            ),
+        )
+        return reason
+
+    def _judge(
+        self, story_id: str, attempt: int, edit: Patch, bounds: tuple[int, int]
+    ) -> str | None:
+        """Step 5's judge: None when at least ``judge_min_yes`` of ``judge_samples`` samples
+        say the marked lines introduce a continuity error (the first yes is kept as the
+        story's explanation), else the reason (``judge <yes>/<samples> yes``); recorded."""
+        prompt = self._prompt(
+            "judge",
+            **{
+                **self.fields(edit.sentences, bounds),
+                "story": marked_story(edit.sentences, edit.error),
+            },
+            tagged=tagged_story(edit.sentences, edit.error),
+            lines=", ".join(str(i + 1) for i in edit.error),
+        )
+        texts = self._generate(
+            prompt,
+            k=self.s.judge_samples,
+            temperature=self.s.temperature,
+            max_tokens=self.s.judge_max_tokens,
+        )
+        votes = [parse_verdict(t) for t in texts]
+        yes = sum(v == "yes" for v in votes)
+        ok = yes >= self.s.judge_min_yes
+        self._record(
+            story_id,
+            attempt,
+            "judge",
+            "ok" if ok else f"dropped:judge {yes}/{len(votes)}",
+            prompt,
+            json.dumps({"votes": votes, "answers": texts}),
+        )
+        if not ok:
+            return f"judge {yes}/{len(votes)} yes"
+        self.explanations[story_id] = next(
+            t for t, v in zip(texts, votes, strict=True) if v == "yes"
+        ).strip()
+        return None
+
+    def _attempt(
+        self,
+        story_id: str,
+        attempt: int,
+        prop: Proposition,
+        sentences: Sequence[str],
+        bounds: tuple[int, int],
+        budget: int,
+    ) -> Patch | str:
+        """Steps 3-5 for one relevant proposition: the patched story that passes the filter
+        and the judge, or why it was dropped. ``budget``: tokens of the rewrite."""
+        fields = self.fields(sentences, bounds)
+        rewritten = self._counterfactual(story_id, attempt, prop, fields, budget)
+        if not rewritten:
+            return "counterfactual unparseable"
+        edit = patch(sentences, rewritten, bounds)
+        reason = self._filter(story_id, attempt, edit) or self._judge(
+            story_id, attempt, edit, bounds
+        )
+        return reason if reason else edit
+
     def make(
         self, story_id: str, sentences: Sequence[str], window: int | None = None
     ) -> tuple[Patch, Proposition] | str:
@@ -308,87 +431,19 @@ class ModelMaker:
         if self.s.acts == "model":
             bounds = self._acts(story_id, sentences, bounds)
         fields = self.fields(sentences, bounds)
-        prompt = self._prompt("propositions", **fields)
-        text = self._generate(prompt)[0]
-        props = [parse_proposition(p) for p in parse_propositions(text, self.s.max_propositions)]
-        # an echoed template line ("...", "<Fact1>") is not a proposition
-        props = [p for p in props if re.search(r"[^\W\d_]", p.fact) and not p.fact.startswith("<")]
-        self._record(story_id, 0, "propositions", "ok" if props else "unparseable", prompt, text)
+        props = self._propositions(story_id, fields)
         if not props:
             return "propositions: no proposition could be parsed"
-        if self.s.relevance == "reasoned":
-            scores = self._reasoned_relevance(story_id, props, fields)
-        else:
-            scores = [self._relevance(story_id, p, fields) for p in props]
-        relevant = [p for p, score in zip(props, scores, strict=True) if score in RELEVANT]
+        relevant = self._relevant(story_id, props, fields)
         if not relevant:
             return "relevance: no proposition scored 2 or 3 (of 1-4)"
         budget = rewrite_tokens(self.model.count_text(fields["text"]), self.s.max_tokens)
         reasons = []
         for attempt, prop in enumerate(relevant[: self.s.attempts], start=1):
-            prompt = self._prompt(
-                "counterfactual", **fields, proposition=prop.fact, counterfactual=prop.negated
-            )
-            text = self._generate(prompt, temperature=self.s.temperature, max_tokens=budget)[0]
-            story = parse_rewrite(text)
-            rewritten = [s.text.strip() for s in self.nlp(story).sents if s.text.strip()]
-            if not rewritten:
-                self._record(story_id, attempt, "counterfactual", "unparseable", prompt, text)
-                reasons.append("counterfactual unparseable")
-                continue
-            self._record(story_id, attempt, "counterfactual", "ok", prompt, text)
-            edit = patch(sentences, rewritten, bounds)
-            reason = filter_reason(edit, self.s.max_changed)
-            self._record(
-                story_id,
-                attempt,
-                "filter",
-                f"dropped:{reason}" if reason else "ok",
-                "",
-                json.dumps(
-                    {
-                        "error": edit.error,
-                        "contradicted": edit.contradicted,
-                        "changed_acts": list(edit.changed_acts),
-                        "n_changes": edit.n_changes,
-                    }
-                ),
-            )
-            if reason:
-                reasons.append(reason)
-                continue
-            prompt = self._prompt(
-                "judge",
-                **{
-                    **self.fields(edit.sentences, bounds),
-                    "story": marked_story(edit.sentences, edit.error),
-                },
-                tagged=tagged_story(edit.sentences, edit.error),
-                lines=", ".join(str(i + 1) for i in edit.error),
-            )
-            texts = self._generate(
-                prompt,
-                k=self.s.judge_samples,
-                temperature=self.s.temperature,
-                max_tokens=self.s.judge_max_tokens,
-            )
-            votes = [parse_verdict(t) for t in texts]
-            yes = sum(v == "yes" for v in votes)
-            ok = yes >= self.s.judge_min_yes
-            self._record(
-                story_id,
-                attempt,
-                "judge",
-                "ok" if ok else f"dropped:judge {yes}/{len(votes)}",
-                prompt,
-                json.dumps({"votes": votes, "answers": texts}),
-            )
-            if ok:
-                self.explanations[story_id] = next(
-                    t for t, v in zip(texts, votes, strict=True) if v == "yes"
-                ).strip()
+            edit = self._attempt(story_id, attempt, prop, sentences, bounds, budget)
+            if not isinstance(edit, str):
                 return edit, prop
-            reasons.append(f"judge {yes}/{len(votes)} yes")
+            reasons.append(edit)
         return "no edit passed the filter (" + "; ".join(reasons) + ")"
 
 
@@ -409,6 +464,70 @@ def maker_window(maker: ModelMaker, by_story: Mapping[str, Sequence[str]]) -> in
     return min(limit, -(-max(fitting, default=256) // 64) * 64)
 
 
+def _left_out(
+    by_story: Mapping[str, Sequence[str]],
+    stories: pd.DataFrame,
+    *,
+    max_words: int | None,
+    story_types: Sequence[str] | None,
+) -> dict[str, str]:
+    """story_id → why the model maker skips it before any model call: a ``story_type`` not
+    edited (:func:`.controlled.not_edited_types`), or more than ``max_words`` whitespace words
+    (None: no limit)."""
+    left_out = not_edited_types(stories, story_types)
+    for story_id, sents in by_story.items():
+        words = sum(len(s.split()) for s in sents)
+        if story_id not in left_out and max_words is not None and words > max_words:
+            left_out[story_id] = f"longer than plot_holes.max_words ({words} > {max_words} words)"
+    return left_out
+
+
+def _open_window(maker: ModelMaker, by_story: Mapping[str, Sequence[str]]) -> int | None:
+    """The tokens a story's steps may take: a local model's window, sized to the stories
+    ``by_story`` (:func:`maker_window`) and set on the model before its weights load; for a
+    served model its trained context (None when unknown)."""
+    window = maker_window(maker, by_story)
+    if window is None:
+        return maker.model.training_window()
+    maker.model.n_ctx = window
+    log.info("model maker: window %d tokens (the longest story that fits)", window)
+    return window
+
+
+def _rows(
+    story_id: str,
+    sents: Sequence[str],
+    edit: Patch,
+    prop: Proposition,
+    original: str,
+    provenance: str,
+) -> list[tuple]:
+    """The PLOT_HOLE_STORIES rows (versions O and F) of one kept edit; ``provenance``: JSON."""
+    rows = []
+    target = edit.error[0]
+    for version, sents_v, flawed in (("O", sents, False), ("F", edit.sentences, True)):
+        rows.append(
+            (
+                story_id,
+                f"{story_id}:{MAKER}:{version}",
+                MAKER,
+                version,
+                flawed,
+                len(sents_v),
+                list(sents_v),
+                [i + 1 for i in edit.error] if flawed else [],
+                [i + 1 for i in edit.contradicted] if flawed else [],
+                target,
+                "proposition",
+                prop.negated,
+                original,
+                "unverified",
+                provenance,
+            )
+        )
+    return rows
+
+
 def make_with_model(
     maker: ModelMaker,
     sentences: pd.DataFrame,
@@ -426,21 +545,9 @@ def make_with_model(
     controlled maker. A local model's window is then sized to the remaining stories
     (:func:`maker_window`: before its weights load); a story that does not fit it (or a served
     model's trained context, when known) is skipped with the tokens it needs."""
-    by_story = {
-        sid: g.sort_values("sentence_idx")["text"].tolist()
-        for sid, g in sentences.groupby("story_id", sort=False)
-    }
-    left_out = not_edited_types(stories, story_types)
-    for story_id, sents in by_story.items():
-        words = sum(len(s.split()) for s in sents)
-        if story_id not in left_out and max_words is not None and words > max_words:
-            left_out[story_id] = f"longer than plot_holes.max_words ({words} > {max_words} words)"
-    window = maker_window(maker, {sid: s for sid, s in by_story.items() if sid not in left_out})
-    if window is not None:
-        maker.model.n_ctx = window
-        log.info("model maker: window %d tokens (the longest story that fits)", window)
-    else:
-        window = maker.model.training_window()
+    by_story = sentence_lists(sentences)
+    left_out = _left_out(by_story, stories, max_words=max_words, story_types=story_types)
+    window = _open_window(maker, {sid: s for sid, s in by_story.items() if sid not in left_out})
     made, skipped = [], []
     texts = dict(zip(stories["story_id"].astype(str), stories["text"], strict=True))
     for story_id in LoggedBar(
@@ -462,27 +569,7 @@ def make_with_model(
             },
             sort_keys=True,
         )
-        target = edit.error[0]
-        for version, sents_v, flawed in (("O", sents, False), ("F", edit.sentences, True)):
-            made.append(
-                (
-                    story_id,
-                    f"{story_id}:{MAKER}:{version}",
-                    MAKER,
-                    version,
-                    flawed,
-                    len(sents_v),
-                    list(sents_v),
-                    [i + 1 for i in edit.error] if flawed else [],
-                    [i + 1 for i in edit.contradicted] if flawed else [],
-                    target,
-                    "proposition",
-                    prop.negated,
-                    texts[story_id],
-                    "unverified",
-                    provenance,
-                )
-            )
+        made.extend(_rows(story_id, sents, edit, prop, texts[story_id], provenance))
     counts = pd.Series([r[3] for r in maker.log]).value_counts().to_dict() if maker.log else {}
     reasons = pd.Series([r[2].split(" (")[0] for r in skipped]).value_counts().to_dict()
     log.info(
