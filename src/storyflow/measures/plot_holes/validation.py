@@ -61,9 +61,38 @@ ROLES = ("detector", "nli", "surprisal")
 CHUNK = 40
 
 
-def validation_pool(
-    stories: pd.DataFrame,
-    analysed: Iterable[str],
+def _pool_order(
+    stories: pd.DataFrame, analysed: Iterable[str], *, max_words: int, seed: int
+) -> pd.DataFrame:
+    """The stories the pool may use, in the order they are scanned: those of at most
+    ``max_words`` whitespace words outside the ``analysed`` ids, shuffled with ``seed``."""
+    left_out = set(map(str, analysed))
+    words = stories["text"].str.split().str.len()
+    eligible = stories[(words <= max_words) & ~stories["story_id"].astype(str).isin(left_out)]
+    order = np.random.default_rng(seed).permutation(len(eligible))
+    return eligible.iloc[order].reset_index(drop=True)
+
+
+def _summed_coverage(covers: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """PLOT_HOLE_COVERAGE of the pool: the chunks' coverage ``covers`` summed per attribute
+    class, the share recomputed (NaN when no story was eligible); empty when none."""
+    if not covers:
+        return tables.PLOT_HOLE_COVERAGE.empty()
+    summed = (
+        pd.concat(covers)
+        .groupby("attribute_class", sort=False)[["n_stories", "n_eligible", "n_with_candidate"]]
+        .sum()
+        .reset_index()
+    )
+    summed.insert(0, "corpus", SOURCE)
+    summed["share"] = summed["n_with_candidate"] / summed["n_eligible"].where(
+        summed["n_eligible"] > 0
+    )
+    return tables.PLOT_HOLE_COVERAGE.frame(summed)
+
+
+def _fill_pool(
+    eligible: pd.DataFrame,
     split: Any,
     tagger: Any,
     *,
@@ -71,25 +100,14 @@ def validation_pool(
     max_words: int,
     seed: int,
     min_sentences: int,
-    classes: Sequence[str] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The validation pool: (PLOT_HOLE_STORIES rows of versions O and F, PLOT_HOLE_COVERAGE
-    of the stories scanned, PLOT_HOLE_SKIPPED of the stories scanned but not used).
-
-    ``stories``: a corpus's STORIES table (the whole HIPPOCORPUS); ``analysed``: the ids of
-    its analysed sample (left out); ``split``: the spaCy pipeline of the sentences rule;
-    ``tagger``: a full pipeline (tags and entities) for the controlled maker. Stories of at
-    most ``max_words`` whitespace words are shuffled with ``seed`` and scanned in that order
-    until ``pairs`` are made; fewer when the corpus runs out (logged). ``classes``: the
-    attribute classes an edit may use (None: all).
-    """
+    classes: Sequence[str] | None,
+) -> tuple[list[pd.DataFrame], list[pd.DataFrame], list[pd.DataFrame], int]:
+    """The controlled maker run over ``eligible`` in chunks of :data:`CHUNK` stories until
+    ``pairs`` pairs are made (arguments as :func:`validation_pool`'s): per chunk, the rows of
+    versions O and F of the pairs kept, the coverage and the skipped stories; and the number
+    of pairs made (fewer than ``pairs`` when the stories run out)."""
     from storyflow.sentences import split_sentences
 
-    left_out = set(map(str, analysed))
-    words = stories["text"].str.split().str.len()
-    eligible = stories[(words <= max_words) & ~stories["story_id"].astype(str).isin(left_out)]
-    order = np.random.default_rng(seed).permutation(len(eligible))
-    eligible = eligible.iloc[order].reset_index(drop=True)
     made: list[pd.DataFrame] = []
     covers: list[pd.DataFrame] = []
     skipped: list[pd.DataFrame] = []
@@ -117,6 +135,49 @@ def validation_pool(
         if n_made >= pairs:
             break
     progress.close()
+    return made, covers, skipped, n_made
+
+
+def _stacked(table: tables.Table, frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The ``frames`` (rows of ``table``) one under the other; ``table``'s empty frame when none."""
+    if not frames:
+        return table.empty()
+    return table.frame(pd.concat(frames, ignore_index=True))
+
+
+def validation_pool(
+    stories: pd.DataFrame,
+    analysed: Iterable[str],
+    split: Any,
+    tagger: Any,
+    *,
+    pairs: int,
+    max_words: int,
+    seed: int,
+    min_sentences: int,
+    classes: Sequence[str] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The validation pool: (PLOT_HOLE_STORIES rows of versions O and F, PLOT_HOLE_COVERAGE
+    of the stories scanned, PLOT_HOLE_SKIPPED of the stories scanned but not used).
+
+    ``stories``: a corpus's STORIES table (the whole HIPPOCORPUS); ``analysed``: the ids of
+    its analysed sample (left out); ``split``: the spaCy pipeline of the sentences rule;
+    ``tagger``: a full pipeline (tags and entities) for the controlled maker. Stories of at
+    most ``max_words`` whitespace words are shuffled with ``seed`` and scanned in that order
+    until ``pairs`` are made; fewer when the corpus runs out (logged). ``classes``: the
+    attribute classes an edit may use (None: all).
+    """
+    eligible = _pool_order(stories, analysed, max_words=max_words, seed=seed)
+    made, covers, skipped, n_made = _fill_pool(
+        eligible,
+        split,
+        tagger,
+        pairs=pairs,
+        max_words=max_words,
+        seed=seed,
+        min_sentences=min_sentences,
+        classes=classes,
+    )
     if n_made < pairs:
         log.warning(
             "validation pool: only %d of %d pairs from %d stories of at most %d words",
@@ -125,19 +186,7 @@ def validation_pool(
             len(eligible),
             max_words,
         )
-    coverage = tables.PLOT_HOLE_COVERAGE.empty()
-    if covers:
-        summed = (
-            pd.concat(covers)
-            .groupby("attribute_class", sort=False)[["n_stories", "n_eligible", "n_with_candidate"]]
-            .sum()
-            .reset_index()
-        )
-        summed.insert(0, "corpus", SOURCE)
-        summed["share"] = summed["n_with_candidate"] / summed["n_eligible"].where(
-            summed["n_eligible"] > 0
-        )
-        coverage = tables.PLOT_HOLE_COVERAGE.frame(summed)
+    coverage = _summed_coverage(covers)
     log.info(
         "validation pool: %d pairs from %d stories scanned (%d eligible of at most %d words, "
         "outside the analysed sample)",
@@ -147,13 +196,9 @@ def validation_pool(
         max_words,
     )
     return (
-        tables.PLOT_HOLE_STORIES.frame(pd.concat(made, ignore_index=True))
-        if made
-        else tables.PLOT_HOLE_STORIES.empty(),
+        _stacked(tables.PLOT_HOLE_STORIES, made),
         coverage,
-        tables.PLOT_HOLE_SKIPPED.frame(pd.concat(skipped, ignore_index=True))
-        if skipped
-        else tables.PLOT_HOLE_SKIPPED.empty(),
+        _stacked(tables.PLOT_HOLE_SKIPPED, skipped),
     )
 
 

@@ -108,6 +108,50 @@ def _check_sentences(sentences: pd.DataFrame) -> pd.DataFrame:
     return sentences
 
 
+def _parse(nlp: Language, texts: Sequence[str], batch_size: int) -> list[Any]:
+    """The spaCy Doc of each text, parsed in batches of ``batch_size`` (progress logged)."""
+    return list(
+        LoggedBar(
+            nlp.pipe(texts, batch_size=batch_size),
+            total=len(texts),
+            desc="parsing sentences",
+            unit="sentence",
+            file=sys.stderr,
+            mininterval=10.0,
+        )
+    )
+
+
+def _story_rows(
+    sizes: Sequence[int],
+    docs: Sequence[Any],
+    measures: Sequence[SentenceMeasures],
+    embeddings: np.ndarray,
+    windows: Sequence[int],
+    relations: RelationClassifier,
+    agents: AgentResolver,
+) -> list[dict[str, Any]]:
+    """The covariate rows (:func:`_row`) of stories of ``sizes`` sentences each, laid end to
+    end in ``docs``, ``measures`` and ``embeddings`` (one row each); the relation classifier
+    and the agent resolver see one story at a time."""
+    rows: list[dict[str, Any]] = []
+    start = 0
+    for n in sizes:
+        span = range(start, start + n)
+        story_docs = [docs[k] for k in span]
+        labels = relations(story_docs)
+        agent_info = agents(story_docs)
+        if len(labels) != n or len(agent_info) != n:
+            raise ValueError(
+                f"relation classifier / agent resolver returned {len(labels)} / "
+                f"{len(agent_info)} items for a story of {n} sentences"
+            )
+        for i, k in enumerate(span):
+            rows.append(_row(i, k, start, windows, measures, embeddings, labels[i], agent_info))
+        start += n
+    return rows
+
+
 def compute_covariates(
     sentences: pd.DataFrame,
     nlp: Language,
@@ -122,6 +166,9 @@ def compute_covariates(
     batch_size: int = 64,
 ) -> pd.DataFrame:
     """Covariates of every sentence (docs/method.md §6).
+
+    Long because its docstring gives the unit and meaning of every column; the work is in
+    :func:`_parse`, :func:`measure_sentence`, :func:`_story_rows` and :func:`_row`.
 
     Args:
         sentences: The sentence table (``story_id``, ``sentence_idx`` 0-based, ``text``).
@@ -163,37 +210,14 @@ def compute_covariates(
     windows = [int(w) for w in windows]  # >= 1, at least one: the config schema's range
     sentences = _check_sentences(sentences)
     texts = sentences["text"].astype(str).tolist()
-    docs = list(
-        LoggedBar(
-            nlp.pipe(texts, batch_size=batch_size),
-            total=len(texts),
-            desc="parsing sentences",
-            unit="sentence",
-            file=sys.stderr,
-            mininterval=10.0,
-        )
-    )
+    docs = _parse(nlp, texts, batch_size)
     log.info("parsed %d sentences of %d stories", len(docs), sentences["story_id"].nunique())
     embeddings = encode(texts) if texts else np.zeros((0, 1))
     if embeddings.shape[0] != len(texts):
         raise ValueError(f"encoder returned {embeddings.shape[0]} rows for {len(texts)} sentences")
     measures = [measure_sentence(doc, matcher, zipf_threshold) for doc in docs]
-
-    rows: list[dict[str, Any]] = []
-    start = 0
-    for _story_id, n in sentences.groupby("story_id", sort=False).size().items():
-        span = range(start, start + n)
-        story_docs = [docs[k] for k in span]
-        labels = relations(story_docs)
-        agent_info = agents(story_docs)
-        if len(labels) != n or len(agent_info) != n:
-            raise ValueError(
-                f"relation classifier / agent resolver returned {len(labels)} / "
-                f"{len(agent_info)} items for a story of {n} sentences"
-            )
-        for i, k in enumerate(span):
-            rows.append(_row(i, k, start, windows, measures, embeddings, labels[i], agent_info))
-        start += n
+    sizes = sentences.groupby("story_id", sort=False).size().tolist()
+    rows = _story_rows(sizes, docs, measures, embeddings, windows, relations, agents)
     table = pd.DataFrame(rows)
     table.insert(0, "story_id", sentences["story_id"].astype(str).to_numpy())
     table.insert(1, "sentence_idx", sentences["sentence_idx"].astype("int64").to_numpy())
