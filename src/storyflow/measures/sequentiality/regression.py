@@ -122,6 +122,50 @@ def base_name(term: str) -> str:
     return re.sub(r"_h[1-9][0-9]*$", "", term)
 
 
+def _scored(sequentiality: pd.DataFrame, formulation: str, history: str) -> pd.DataFrame:
+    """The sentence sequentiality rows of one formulation and history (an error when none)."""
+    seq = sequentiality[
+        (sequentiality["formulation"] == formulation)
+        & (sequentiality["history"].astype(str) == history)
+    ]
+    if seq.empty:
+        raise StoryflowError(
+            f"no sentence sequentiality rows with formulation {formulation!r} and history "
+            f"{history!r}: score them (nll.formulations, nll.max_history) or change "
+            "regression.formulation / regression.histories"
+        )
+    return seq
+
+
+def _with_covariates(seq: pd.DataFrame, covariates: pd.DataFrame) -> pd.DataFrame:
+    """Sequentiality rows joined with their sentence's covariates (an error when a row has
+    none: the tables come from different sentence tables)."""
+    keys = ["story_id", "sentence_idx"]
+    rows = seq.merge(covariates, on=keys, how="left", validate="many_to_one", indicator=True)
+    lacking = rows[rows["_merge"] != "both"]
+    if len(lacking):
+        example = lacking[keys].drop_duplicates().head(3).to_dict(orient="records")
+        raise StoryflowError(
+            f"{len(lacking)} sequentiality rows have no covariates (e.g. {example}): the "
+            "covariate table was computed from another sentence table; rerun the workflow"
+        )
+    return rows.drop(columns="_merge")
+
+
+def _with_story_covariates(rows: pd.DataFrame, story_covariates: pd.DataFrame) -> pd.DataFrame:
+    """Rows joined on ``story_id`` with the story-level covariates (:data:`CONTINUOUS_STORY`;
+    an error when a story is absent from the table)."""
+    story = story_covariates[["story_id", *CONTINUOUS_STORY]]
+    absent = sorted(set(rows["story_id"]) - set(story["story_id"]))
+    if absent:
+        raise StoryflowError(
+            f"{len(absent)} stories have no story-level covariates (e.g. {absent[:3]}): "
+            "the story table was computed from another corpus; rerun the workflow"
+        )
+    # a story without a score (too few words) keeps NaN: build_design drops and counts it
+    return rows.merge(story, on="story_id", how="left", validate="many_to_one")
+
+
 def regression_rows(
     sequentiality: pd.DataFrame,
     covariates: pd.DataFrame,
@@ -148,36 +192,9 @@ def regression_rows(
         StoryflowError: no rows for this formulation and history, or sentences (stories)
             without covariates (the tables come from different samples).
     """
-    seq = sequentiality[
-        (sequentiality["formulation"] == formulation)
-        & (sequentiality["history"].astype(str) == history)
-    ]
-    if seq.empty:
-        raise StoryflowError(
-            f"no sentence sequentiality rows with formulation {formulation!r} and history "
-            f"{history!r}: score them (nll.formulations, nll.max_history) or change "
-            "regression.formulation / regression.histories"
-        )
-    keys = ["story_id", "sentence_idx"]
-    rows = seq.merge(covariates, on=keys, how="left", validate="many_to_one", indicator=True)
-    lacking = rows[rows["_merge"] != "both"]
-    if len(lacking):
-        example = lacking[keys].drop_duplicates().head(3).to_dict(orient="records")
-        raise StoryflowError(
-            f"{len(lacking)} sequentiality rows have no covariates (e.g. {example}): the "
-            "covariate table was computed from another sentence table; rerun the workflow"
-        )
-    rows = rows.drop(columns="_merge")
+    rows = _with_covariates(_scored(sequentiality, formulation, history), covariates)
     if story_covariates is not None:
-        story = story_covariates[["story_id", *CONTINUOUS_STORY]]
-        absent = sorted(set(rows["story_id"]) - set(story["story_id"]))
-        if absent:
-            raise StoryflowError(
-                f"{len(absent)} stories have no story-level covariates (e.g. {absent[:3]}): "
-                "the story table was computed from another corpus; rerun the workflow"
-            )
-        # a story without a score (too few words) keeps NaN: build_design drops and counts it
-        rows = rows.merge(story, on="story_id", how="left", validate="many_to_one")
+        rows = _with_story_covariates(rows, story_covariates)
     first = rows["n_history"] == 0
     counts = {
         "n_rows_scored": len(rows),
@@ -372,26 +389,14 @@ def fit_specifications(
     sources = _sources(covariates)
     tables, diagnostics = [], []
     for spec in specs:
-        rows, counts = regression_rows(
+        design, fit, counts = _fit_spec(
+            spec,
             sequentiality,
             covariates,
+            models=models,
             formulation=formulation,
-            history=spec.history,
             story_covariates=story_covariates,
         )
-        design = build_design(rows, spec, models)
-        log.info(
-            "%s: %d rows (%d first sentences without history left out), formula %s",
-            spec.name,
-            len(design.frame),
-            counts["n_first_sentences_dropped"],
-            design.formula,
-        )
-        fit = fit_lmer(design.frame, design.formula, design.factors)
-        for text in [*fit.warnings, *fit.convergence]:
-            log.warning("%s: R warning: %s", spec.name, text)
-        for text in fit.messages:
-            log.warning("%s: R message: %s", spec.name, text)
         tables.append(
             coefficient_table(
                 fit,
@@ -405,25 +410,68 @@ def fit_specifications(
         )
         diagnostics.append(_fitted_diagnostics(spec, design, fit, counts, formulation, versions))
     for name, reason in (skipped or {}).items():
-        spec = Spec.parse(name)
-        log.warning("%s not fitted: %s", name, reason)
-        diagnostics.append(
-            {
-                "spec": name,
-                "kind": spec.kind,
-                "history": spec.history,
-                "formulation": formulation,
-                "status": f"skipped: {reason}",
-                **versions,
-            }
-        )
-    coefficients = (
-        pd.concat(tables, ignore_index=True)
-        if tables
-        else pd.DataFrame(columns=COEFFICIENT_COLUMNS)
+        diagnostics.append(_skipped_diagnostics(name, reason, formulation, versions))
+    if not tables:
+        return pd.DataFrame(columns=COEFFICIENT_COLUMNS), _diagnostics_table(diagnostics)
+    return pd.concat(tables, ignore_index=True), _diagnostics_table(diagnostics)
+
+
+def _fit_spec(
+    spec: Spec,
+    sequentiality: pd.DataFrame,
+    covariates: pd.DataFrame,
+    *,
+    models: Sequence[str],
+    formulation: str,
+    story_covariates: pd.DataFrame | None,
+) -> tuple[Design, LmerFit, dict[str, int]]:
+    """One specification's design (:func:`regression_rows`, :func:`build_design`), its mixed
+    model fitted in R (R's warnings, convergence notes and messages logged) and the row counts
+    of :func:`regression_rows`; arguments as :func:`fit_specifications`'."""
+    rows, counts = regression_rows(
+        sequentiality,
+        covariates,
+        formulation=formulation,
+        history=spec.history,
+        story_covariates=story_covariates,
     )
+    design = build_design(rows, spec, models)
+    log.info(
+        "%s: %d rows (%d first sentences without history left out), formula %s",
+        spec.name,
+        len(design.frame),
+        counts["n_first_sentences_dropped"],
+        design.formula,
+    )
+    fit = fit_lmer(design.frame, design.formula, design.factors)
+    for text in [*fit.warnings, *fit.convergence]:
+        log.warning("%s: R warning: %s", spec.name, text)
+    for text in fit.messages:
+        log.warning("%s: R message: %s", spec.name, text)
+    return design, fit, counts
+
+
+def _skipped_diagnostics(
+    name: str, reason: str, formulation: str, versions: Mapping[str, str]
+) -> dict[str, object]:
+    """The diagnostics row of a specification not fitted, with the reason (logged)."""
+    log.warning("%s not fitted: %s", name, reason)
+    spec = Spec.parse(name)
+    return {
+        "spec": name,
+        "kind": spec.kind,
+        "history": spec.history,
+        "formulation": formulation,
+        "status": f"skipped: {reason}",
+        **versions,
+    }
+
+
+def _diagnostics_table(diagnostics: Sequence[Mapping[str, object]]) -> pd.DataFrame:
+    """The diagnostics rows as a :data:`DIAGNOSTIC_COLUMNS` frame (counts as nullable integers,
+    the flags as nullable booleans: a skipped specification has none)."""
     diagnostics_table = pd.DataFrame(diagnostics).reindex(columns=DIAGNOSTIC_COLUMNS)
-    return coefficients, diagnostics_table.astype(
+    return diagnostics_table.astype(
         {c: "Int64" for c in DIAGNOSTIC_COLUMNS if c.startswith("n_")}
         | {"singular": "boolean", "converged": "boolean"}
     )
