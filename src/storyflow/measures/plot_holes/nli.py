@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,6 +90,74 @@ def sentence_pairs(n_sentences: int, min_sentences: int, pairs: str) -> list[tup
     return [(i, j) for i in range(first_later) for j in range(first_later, n_sentences)]
 
 
+#: A sentence pair by its texts: (premise, hypothesis).
+PairKey = tuple[str, str]
+
+
+def _pair_prompts(
+    model: LanguageModel,
+    items: pd.DataFrame,
+    pair_sets: Mapping[str, Sequence[tuple[int, int]]],
+    template: str,
+) -> dict[PairKey, tuple[Prompt, int]]:
+    """(premise, hypothesis) text → the pair's prompt (``template`` with ``{premise}`` and
+    ``{hypothesis}``) and its length in tokens, for every pair of ``pair_sets`` (item_id →
+    0-based pairs) of the ``items``; a pair whose texts recur is built once."""
+    prompts: dict[PairKey, tuple[Prompt, int]] = {}
+    for item in items.itertuples(index=False):
+        sents = list(item.sentences)
+        for i, j in pair_sets[item.item_id]:
+            key = (sents[i], sents[j])
+            if key not in prompts:
+                question = template.format(premise=key[0], hypothesis=key[1])
+                prompt = question_prompt(model, question)
+                prompts[key] = (prompt, model.count(prompt))
+    return prompts
+
+
+def _best_pair(
+    model: LanguageModel,
+    options: Mapping[str, Sequence[str]],
+    keys: Sequence[tuple[PairKey, tuple[int, int]]],
+    prompts: Mapping[PairKey, tuple[Prompt, int]],
+    cache: dict[PairKey, float],
+) -> tuple[float, tuple[int, int] | None, int]:
+    """The largest P(yes) (0..1; NaN without pairs) over one version's pairs ``keys`` (text
+    key, 0-based position), the pair that has it (1-based; None without pairs) and the prompt
+    tokens of all its pairs. Each pair text is asked once: ``cache`` keeps the answers."""
+    best, best_pair, n_tokens = math.nan, None, 0
+    for key, (i, j) in keys:
+        if key not in cache:
+            cache[key] = model.answer(prompts[key][0], options).probs[0]
+        n_tokens += prompts[key][1]
+        if math.isnan(best) or cache[key] > best:
+            best, best_pair = cache[key], (i + 1, j + 1)
+    return best, best_pair, n_tokens
+
+
+def _warn_left_out(
+    no_pairs: Sequence[str], too_long: Sequence[str], min_sentences: int, limit: int | None
+) -> None:
+    """Log the versions with no pair (fewer than ``min_sentences`` sentences) and those with
+    a pair prompt longer than the window (``limit`` tokens)."""
+    if no_pairs:
+        log.warning(
+            "%d story version(s) have fewer than %d sentences (no acts, no pairs): p_error NaN "
+            "(says no): %s",
+            len(no_pairs),
+            min_sentences,
+            ", ".join(no_pairs),
+        )
+    if too_long:
+        log.warning(
+            "%d story version(s) have a pair prompt longer than the window (%s tokens): left out "
+            "(answer_status too_long): %s",
+            len(too_long),
+            limit,
+            ", ".join(too_long),
+        )
+
+
 def nli_answers(model: LanguageModel, items: pd.DataFrame, settings: NliSettings) -> pd.DataFrame:
     """PLOT_HOLE_ANSWERS rows of detector ``nli:<model>`` for every story version of
     ``items`` (PLOT_HOLE_STORIES rows); ``n_prompt_tokens`` counts the prompt tokens of the
@@ -99,15 +167,7 @@ def nli_answers(model: LanguageModel, items: pd.DataFrame, settings: NliSettings
         item.item_id: sentence_pairs(len(item.sentences), settings.min_sentences, settings.pairs)
         for item in items.itertuples(index=False)
     }
-    prompts: dict[tuple[str, str], tuple[Prompt, int]] = {}
-    for item in items.itertuples(index=False):
-        sents = list(item.sentences)
-        for i, j in pair_sets[item.item_id]:
-            key = (sents[i], sents[j])
-            if key not in prompts:
-                question = settings.prompt.format(premise=key[0], hypothesis=key[1])
-                prompt = question_prompt(model, question)
-                prompts[key] = (prompt, model.count(prompt))
+    prompts = _pair_prompts(model, items, pair_sets, settings.prompt)
     limit = fit_window(model, [size + 8 for _, size in prompts.values()], settings.n_ctx)
     cache: dict[tuple[str, str], float] = {}
     rows, no_pairs, too_long = [], [], []
@@ -122,13 +182,7 @@ def nli_answers(model: LanguageModel, items: pd.DataFrame, settings: NliSettings
         sents = list(item.sentences)
         keys = [((sents[i], sents[j]), (i, j)) for i, j in pair_sets[item.item_id]]
         fits = limit is None or all(prompts[k][1] + 8 <= limit for k, _ in keys)
-        best, best_pair, n_tokens = math.nan, None, 0
-        for key, (i, j) in keys if fits else []:
-            if key not in cache:
-                cache[key] = model.answer(prompts[key][0], options).probs[0]
-            n_tokens += prompts[key][1]
-            if math.isnan(best) or cache[key] > best:
-                best, best_pair = cache[key], (i + 1, j + 1)
+        best, best_pair, n_tokens = _best_pair(model, options, keys if fits else [], prompts, cache)
         if not fits:
             too_long.append(item.item_id)
         elif best_pair is None:
@@ -154,22 +208,7 @@ def nli_answers(model: LanguageModel, items: pd.DataFrame, settings: NliSettings
                 n_tokens,
             )
         )
-    if no_pairs:
-        log.warning(
-            "%d story version(s) have fewer than %d sentences (no acts, no pairs): p_error NaN "
-            "(says no): %s",
-            len(no_pairs),
-            settings.min_sentences,
-            ", ".join(no_pairs),
-        )
-    if too_long:
-        log.warning(
-            "%d story version(s) have a pair prompt longer than the window (%s tokens): left out "
-            "(answer_status too_long): %s",
-            len(too_long),
-            limit,
-            ", ".join(too_long),
-        )
+    _warn_left_out(no_pairs, too_long, settings.min_sentences, limit)
     log.info(
         "%d sentence pairs (%s) asked, %d story versions, window %s tokens",
         len(cache),

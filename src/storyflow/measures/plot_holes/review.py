@@ -161,6 +161,77 @@ def _parse_lines(value: object, n_lines: int) -> list[int] | None:
     return lines if all(1 <= line <= n_lines for line in lines) else None
 
 
+def _with_annotators(sheet: pd.DataFrame, path: str | Path, min_annotators: int) -> pd.DataFrame:
+    """The sheet with an ``annotator`` column: an old one-verdict sheet is read as one
+    annotator per row (``row <file line>``), or refused when ``min_annotators`` > 1."""
+    if "annotator" in sheet.columns:
+        return sheet
+    if min_annotators > 1:
+        raise StoryflowError(
+            f"{path}: one verdict per story (no 'annotator' column), but a story is verified "
+            f"by the majority of at least {min_annotators} annotators "
+            "(plot_holes.model_maker.min_annotators). Rebuild the sheet with the pipeline "
+            "(one row per story and annotator: columns story_id, annotator, verdict, "
+            "error_lines, contr_lines) or set plot_holes.model_maker.min_annotators: 1 to "
+            "read this sheet as one annotator per row."
+        )
+    return sheet.assign(annotator=[f"row {i + 2}" for i in range(len(sheet))])
+
+
+def _marked_lines(
+    rated: pd.DataFrame, flawed: pd.DataFrame
+) -> tuple[dict[int, tuple[list[int], list[int]]], list[int]]:
+    """Sheet row → the (error, contradicted) lines its annotator marked (1-based; the
+    maker's proposed lines where a cell is blank or unreadable), for the ``rated`` rows of a
+    story in ``flawed`` (the F versions by story_id); and the file lines (header = 1) of the
+    rows with a cell that is not line numbers of the story."""
+    marks: dict[int, tuple[list[int], list[int]]] = {}
+    bad_lines: list[int] = []
+    for i, row in rated.iterrows():
+        if row["story_id"] not in flawed.index:
+            continue
+        item = flawed.loc[row["story_id"]]
+        parsed = []
+        for column, proposed in (
+            ("error_lines", item.error_lines),
+            ("contr_lines", item.contr_lines),
+        ):
+            lines = _parse_lines(row.get(column), int(item.n_sentences))
+            if lines is None:
+                bad_lines.append(i + 2)
+            parsed.append(lines or [int(x) for x in proposed])
+        marks[i] = (parsed[0], parsed[1])
+    return marks, bad_lines
+
+
+def _sheet_problems(
+    ids: pd.Series,
+    verdict: pd.Series,
+    rated: pd.DataFrame,
+    flawed: pd.DataFrame,
+    bad_lines: Sequence[int],
+) -> list[str]:
+    """What is wrong with a sheet (story ``ids`` and normalized ``verdict`` per row, the
+    ``rated`` rows, the ``flawed`` versions by story_id, the rows with ``bad_lines``), each
+    naming its rows by file line (header = 1); empty when nothing is."""
+    problems = []
+    unknown = [i + 2 for i, s in enumerate(ids) if s not in flawed.index]
+    if unknown:
+        problems.append(f"unknown story ids in rows {unknown}")
+    bad = [i + 2 for i, v in enumerate(verdict) if v not in ("", "yes", "no")]
+    if bad:
+        problems.append(f"verdicts other than yes/no in rows {bad}")
+    twice = rated[rated.duplicated(["story_id", "annotator"], keep=False)]
+    if len(twice):
+        problems.append(f"one annotator rated a story twice in rows {[i + 2 for i in twice.index]}")
+    if bad_lines:
+        problems.append(
+            f"error_lines or contr_lines that are not line numbers of the story in rows "
+            f"{sorted(set(bad_lines))}"
+        )
+    return problems
+
+
 def read_reviews(path: str | Path, made: pd.DataFrame, min_annotators: int) -> dict[str, Review]:
     """story_id → :class:`Review` of every story of the sheet with a rating (module docstring).
 
@@ -177,52 +248,13 @@ def read_reviews(path: str | Path, made: pd.DataFrame, min_annotators: int) -> d
         "(review_sheet.csv), with the verdicts filled in.",
         what="reviewed story",
     )
-    if "annotator" not in sheet.columns:
-        if min_annotators > 1:
-            raise StoryflowError(
-                f"{path}: one verdict per story (no 'annotator' column), but a story is verified "
-                f"by the majority of at least {min_annotators} annotators "
-                "(plot_holes.model_maker.min_annotators). Rebuild the sheet with the pipeline "
-                "(one row per story and annotator: columns story_id, annotator, verdict, "
-                "error_lines, contr_lines) or set plot_holes.model_maker.min_annotators: 1 to "
-                "read this sheet as one annotator per row."
-            )
-        sheet = sheet.assign(annotator=[f"row {i + 2}" for i in range(len(sheet))])
+    sheet = _with_annotators(sheet, path, min_annotators)
     flawed = made[made["version"] == "F"].set_index("story_id")
     verdict = sheet["verdict"].fillna("").astype(str).str.strip().str.lower()
     ids = sheet["story_id"].astype(str)
-    problems = []
-    unknown = [i + 2 for i, s in enumerate(ids) if s not in flawed.index]
-    if unknown:
-        problems.append(f"unknown story ids in rows {unknown}")
-    bad = [i + 2 for i, v in enumerate(verdict) if v not in ("", "yes", "no")]
-    if bad:
-        problems.append(f"verdicts other than yes/no in rows {bad}")
     rated = sheet.assign(story_id=ids, verdict=verdict)[verdict.isin(["yes", "no"])]
-    twice = rated[rated.duplicated(["story_id", "annotator"], keep=False)]
-    if len(twice):
-        problems.append(f"one annotator rated a story twice in rows {[i + 2 for i in twice.index]}")
-    marks: dict[int, tuple[list[int], list[int]]] = {}
-    bad_lines = []
-    for i, row in rated.iterrows():
-        if row["story_id"] not in flawed.index:
-            continue
-        item = flawed.loc[row["story_id"]]
-        parsed = []
-        for column, proposed in (
-            ("error_lines", item.error_lines),
-            ("contr_lines", item.contr_lines),
-        ):
-            lines = _parse_lines(row.get(column), int(item.n_sentences))
-            if lines is None:
-                bad_lines.append(i + 2)
-            parsed.append(lines or [int(x) for x in proposed])
-        marks[i] = (parsed[0], parsed[1])
-    if bad_lines:
-        problems.append(
-            f"error_lines or contr_lines that are not line numbers of the story in rows "
-            f"{sorted(set(bad_lines))}"
-        )
+    marks, bad_lines = _marked_lines(rated, flawed)
+    problems = _sheet_problems(ids, verdict, rated, flawed, bad_lines)
     if problems:
         raise StoryflowError(
             f"{path}: {'; '.join(problems)}. Use the story ids of the sheet the pipeline wrote, "
