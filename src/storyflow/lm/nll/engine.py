@@ -272,6 +272,47 @@ def empty_nll() -> pd.DataFrame:
     return tables.NLL.empty()
 
 
+def _screen(
+    model: LanguageModel,
+    stories: pd.DataFrame,
+    texts: Mapping[Any, Sequence[str]],
+    chat: ChatPrompt | None,
+    capacity: int,
+    settings: NllSettings,
+) -> tuple[list[StoryTokens], list[dict[str, int]], list[tuple]]:
+    """The ``stories`` tokenized (``texts``: story_id → sentences; ``chat``: the chat frame,
+    None for plain prompts) and screened against a window of at most ``capacity`` tokens:
+    the stories kept, their prefix tokens per formulation, and the NLL_EXCLUDED rows of
+    those left out (each logged, as is a story without sentences)."""
+    vocab, model_name = model.vocab, model.name
+    kept: list[StoryTokens] = []
+    prefixes: list[dict[str, int]] = []
+    excluded = []
+    for row in stories.itertuples(index=False):
+        if row.story_id not in texts:
+            log.warning("story %s has no sentences: skipped", row.story_id)
+            continue
+        topic = row.topic if isinstance(row.topic, str) and row.topic.strip() else None
+        story = tokenize_story(vocab, row.story_id, texts[row.story_id], topic, chat)
+        story_prefixes = prefix_lengths(story, settings.formulations, vocab.start_token)
+        reason = exclusion_reason(
+            story,
+            story_prefixes,
+            capacity,
+            settings.max_story_tokens,
+            max_history=settings.max_history,
+            beyond_window=settings.beyond_window,
+            tokens_per_second=settings.tokens_per_second,
+        )
+        if reason is not None:
+            log.warning("model %s: story %s excluded: %s", model_name, story.story_id, reason)
+            excluded.append(excluded_row(story, model_name, reason))
+            continue
+        kept.append(story)
+        prefixes.append(story_prefixes)
+    return kept, prefixes, excluded
+
+
 def plan_corpus(
     model: LanguageModel,
     stories: pd.DataFrame,
@@ -293,31 +334,7 @@ def plan_corpus(
     by_story = sentences.sort_values(["story_id", "sentence_idx"]).groupby("story_id", sort=False)
     texts = {sid: list(group["text"]) for sid, group in by_story}
     capacity = min(settings.max_context_tokens, vocab.n_ctx_train)
-    kept: list[StoryTokens] = []
-    prefixes: list[dict[str, int]] = []
-    excluded = []
-    for row in stories.itertuples(index=False):
-        if row.story_id not in texts:
-            log.warning("story %s has no sentences: skipped", row.story_id)
-            continue
-        topic = row.topic if isinstance(row.topic, str) and row.topic.strip() else None
-        story = tokenize_story(vocab, row.story_id, texts[row.story_id], topic, chat)
-        story_prefixes = prefix_lengths(story, settings.formulations, start)
-        reason = exclusion_reason(
-            story,
-            story_prefixes,
-            capacity,
-            settings.max_story_tokens,
-            max_history=settings.max_history,
-            beyond_window=settings.beyond_window,
-            tokens_per_second=settings.tokens_per_second,
-        )
-        if reason is not None:
-            log.warning("model %s: story %s excluded: %s", model_name, story.story_id, reason)
-            excluded.append(excluded_row(story, model_name, reason))
-            continue
-        kept.append(story)
-        prefixes.append(story_prefixes)
+    kept, prefixes, excluded = _screen(model, stories, texts, chat, capacity, settings)
     needed = context_size(kept, settings.formulations, start)
     n_ctx = min(capacity, -(-needed // 64) * 64)
     cost_rows = []
@@ -341,22 +358,28 @@ def plan_corpus(
         cost=tables.NLL_COST.frame(cost_rows),
         excluded=tables.NLL_EXCLUDED.frame(excluded),
     )
+    _log_plan(plan, model_name, prompt, settings.tokens_per_second)
+    return plan
+
+
+def _log_plan(
+    plan: CorpusPlan, model_name: str, prompt: str, tokens_per_second: float | None
+) -> None:
+    """Log a plan's window and the cost estimate (:func:`estimate_lines`, at
+    ``tokens_per_second``; None: no time) of a model with ``prompt`` framing (plain or chat)."""
     log.info(
         "model %s: %d stories, %s prompts, longest sequence %d tokens, context window %d "
         "(cap %d), start token %d",
         model_name,
-        len(kept),
+        len(plan.stories),
         prompt,
-        needed,
-        n_ctx,
-        capacity,
-        start,
+        plan.needed,
+        plan.n_ctx,
+        plan.capacity,
+        plan.start,
     )
-    for line in estimate_lines(
-        model_name, plan.cost, plan.excluded, n_ctx, settings.tokens_per_second
-    ):
+    for line in estimate_lines(model_name, plan.cost, plan.excluded, plan.n_ctx, tokens_per_second):
         log.info("%s", line)
-    return plan
 
 
 def score_corpus(
@@ -370,6 +393,46 @@ def score_corpus(
     ``run_corpus``'s NLL table; the stories it leaves out are logged.
     """
     return run_corpus(model, stories, sentences, settings).nll
+
+
+def _score_plan(
+    scorer: Scorer, plan: CorpusPlan, model_name: str, settings: NllSettings
+) -> list[tuple[Any, ...]]:
+    """The NLL rows of every story of ``plan``, scored by ``scorer`` in the plan's window;
+    progress (stories and planned tokens) and the passes and tokens evaluated are logged."""
+    planned = plan.cost.groupby("story_id", sort=False)["planned_tokens"].sum()
+    progress = Progress(model_name, len(plan.stories), plan.planned_tokens, log)
+    counter = PassCounter()
+    rows: list[tuple[Any, ...]] = []
+    began = time.perf_counter()
+    for story in tqdm(plan.stories, desc=f"NLL {model_name}", unit="story"):
+        terms = score_story(
+            scorer,
+            story,
+            settings.formulations,
+            plan.start,
+            settings.max_history,
+            plan.n_ctx,
+            counter,
+            beyond_window=settings.beyond_window,
+        )
+        for formulation, story_terms in terms.items():
+            rows.extend(
+                story_rows(story, story_terms, model_name, formulation, settings.max_history)
+            )
+        progress.story_done(int(planned.get(story.story_id, 0)))
+    elapsed = time.perf_counter() - began
+    log.info(
+        "model %s: %d forward passes, %d tokens evaluated in %.1f s (%.1f tokens/s); "
+        "lower bound (prefixes once + each target once per distinct context) %d tokens",
+        model_name,
+        counter.passes,
+        scorer.tokens_evaluated,
+        elapsed,
+        scorer.tokens_evaluated / elapsed if elapsed else float("nan"),
+        counter.tokens,
+    )
+    return rows
 
 
 def run_corpus(
@@ -401,7 +464,7 @@ def run_corpus(
     if not plan.stories:
         log.warning("model %s: no story of this shard can be scored", model_name)
         return CorpusRun(empty_nll(), plan.cost, plan.excluded)
-    n_ctx, start = plan.n_ctx, plan.start
+    n_ctx = plan.n_ctx
     scorer = model.scorer(n_ctx=n_ctx, n_seq=settings.n_seq, n_batch=settings.n_batch)
     log.info(
         "model %s: backend %s, %d pass(es) per batch of at most %d tokens, %d threads",
@@ -411,39 +474,7 @@ def run_corpus(
         settings.n_batch,
         model.n_threads,
     )
-    planned = plan.cost.groupby("story_id", sort=False)["planned_tokens"].sum()
-    progress = Progress(model_name, len(plan.stories), plan.planned_tokens, log)
-    counter = PassCounter()
-    rows: list[tuple[Any, ...]] = []
-    began = time.perf_counter()
-    for story in tqdm(plan.stories, desc=f"NLL {model_name}", unit="story"):
-        terms = score_story(
-            scorer,
-            story,
-            settings.formulations,
-            start,
-            settings.max_history,
-            n_ctx,
-            counter,
-            beyond_window=settings.beyond_window,
-        )
-        for formulation, story_terms in terms.items():
-            rows.extend(
-                story_rows(story, story_terms, model_name, formulation, settings.max_history)
-            )
-        progress.story_done(int(planned.get(story.story_id, 0)))
-    elapsed = time.perf_counter() - began
-    log.info(
-        "model %s: %d forward passes, %d tokens evaluated in %.1f s (%.1f tokens/s); "
-        "lower bound (prefixes once + each target once per distinct context) %d tokens",
-        model_name,
-        counter.passes,
-        scorer.tokens_evaluated,
-        elapsed,
-        scorer.tokens_evaluated / elapsed if elapsed else float("nan"),
-        counter.tokens,
-    )
-    table = tables.NLL.frame(rows)
+    table = tables.NLL.frame(_score_plan(scorer, plan, model_name, settings))
     n_truncated = int(table["truncated"].sum())
     if n_truncated:
         log.warning("%d rows had their history truncated to fit the context window", n_truncated)
