@@ -82,6 +82,54 @@ def passage_type(genre: str, pov: str, pov_genres: Sequence[str]) -> str:
     return f"{genre}-{pov}" if genre in pov_genres else genre
 
 
+def _book_passages(
+    book: Any, nlp: Language, settings: PassageSettings, extra: Sequence[str]
+) -> tuple[list[dict[str, object]], list[tuple[str, int, str]]]:
+    """One book's passages (``book``: a manifest row), sampled with the book's own seed and
+    labelled with their point of view: the passage rows of :func:`build_passages` (with the
+    manifest's ``extra`` columns) and their sentence rows."""
+    text = read_book(book.path)
+    rng = item_rng(settings.seed, book.document_id)
+    found = sample_passages(
+        text,
+        nlp,
+        n_passages=settings.per_book,
+        n_sentences=settings.sentences,
+        margin=settings.margin,
+        rng=rng,
+        max_tries=settings.max_tries,
+    )
+    rows: list[dict[str, object]] = []
+    sentence_rows: list[tuple[str, int, str]] = []
+    for k, passage in enumerate(found, start=1):
+        pov = point_of_view(
+            passage.sentences,
+            first_rate=settings.first_rate,
+            third_rate=settings.third_rate,
+            paragraph_starts=passage.paragraph_starts,
+        )
+        story_id = f"{book.document_id}-p{k}"
+        rows.append(
+            {
+                "story_id": story_id,
+                "story_type": passage_type(book.genre, pov.label, settings.pov_genres),
+                "document_id": str(book.document_id),
+                "genre": book.genre,
+                "pov": pov.label,
+                "first_person_rate": pov.first_rate,
+                "third_person_rate": pov.third_rate,
+                "narration_words": pov.narration_words,
+                "start_char": passage.start,
+                "topic": None,
+                "has_topic": False,
+                "text": " ".join(passage.sentences),
+                **{c: getattr(book, c) for c in extra if c.isidentifier()},
+            }
+        )
+        sentence_rows.extend((story_id, i, s) for i, s in enumerate(passage.sentences))
+    return rows, sentence_rows
+
+
 def build_passages(
     books: pd.DataFrame, nlp: Language, settings: PassageSettings
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -115,45 +163,11 @@ def build_passages(
         mininterval=5.0,
     )
     for book in progress:
-        text = read_book(book.path)
-        rng = item_rng(settings.seed, book.document_id)
-        found = sample_passages(
-            text,
-            nlp,
-            n_passages=settings.per_book,
-            n_sentences=settings.sentences,
-            margin=settings.margin,
-            rng=rng,
-            max_tries=settings.max_tries,
-        )
-        if len(found) < settings.per_book:
-            short.append(f"{book.document_id} ({len(found)})")
-        for k, passage in enumerate(found, start=1):
-            pov = point_of_view(
-                passage.sentences,
-                first_rate=settings.first_rate,
-                third_rate=settings.third_rate,
-                paragraph_starts=passage.paragraph_starts,
-            )
-            story_id = f"{book.document_id}-p{k}"
-            rows.append(
-                {
-                    "story_id": story_id,
-                    "story_type": passage_type(book.genre, pov.label, settings.pov_genres),
-                    "document_id": str(book.document_id),
-                    "genre": book.genre,
-                    "pov": pov.label,
-                    "first_person_rate": pov.first_rate,
-                    "third_person_rate": pov.third_rate,
-                    "narration_words": pov.narration_words,
-                    "start_char": passage.start,
-                    "topic": None,
-                    "has_topic": False,
-                    "text": " ".join(passage.sentences),
-                    **{c: getattr(book, c) for c in extra if c.isidentifier()},
-                }
-            )
-            sentence_rows.extend((story_id, i, s) for i, s in enumerate(passage.sentences))
+        book_rows, book_sentences = _book_passages(book, nlp, settings, extra)
+        if len(book_rows) < settings.per_book:
+            short.append(f"{book.document_id} ({len(book_rows)})")
+        rows.extend(book_rows)
+        sentence_rows.extend(book_sentences)
     if short:
         log.warning(
             "%d book(s) gave fewer than %d passages of %d prose sentences (passages found): %s",

@@ -4,6 +4,7 @@ which of them are prose, and passages of consecutive sentences from the middle o
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -121,23 +122,37 @@ def sample_passages(
     for first in (int(i) for i in candidates):
         if len(taken) == n_passages:
             break
-        collected: list[str] = []
-        starts: list[int] = []
-        last = first
-        while len(collected) < n_sentences and last in prose and last not in used:
-            starts.append(len(collected))
-            collected.extend(sentences_of(last))
-            last += 1
-        if len(collected) < n_sentences:
+        passage = _passage_from(first, blocks, sentences_of, prose - used, n_sentences)
+        if passage is None:
             continue
-        taken.append(
-            Passage(
-                blocks[first].start,
-                first,
-                last - 1,
-                tuple(collected[:n_sentences]),
-                tuple(starts),
-            )
-        )
-        used |= set(range(first, last))
+        taken.append(passage)
+        used |= set(range(first, passage.last_paragraph + 1))
     return sorted(taken, key=lambda p: p.start)
+
+
+def _passage_from(
+    first: int,
+    blocks: Sequence[Paragraph],
+    sentences_of: Callable[[int], list[str]],
+    free: Container[int],
+    n_sentences: int,
+) -> Passage | None:
+    """The passage of ``n_sentences`` sentences that starts at paragraph ``first`` and runs
+    through the following ``free`` paragraphs (prose, not used yet), or None when they end
+    first. ``sentences_of``: a paragraph's sentences, by index."""
+    collected: list[str] = []
+    starts: list[int] = []
+    last = first
+    while len(collected) < n_sentences and last in free:
+        starts.append(len(collected))
+        collected.extend(sentences_of(last))
+        last += 1
+    if len(collected) < n_sentences:
+        return None
+    return Passage(
+        blocks[first].start,
+        first,
+        last - 1,
+        tuple(collected[:n_sentences]),
+        tuple(starts),
+    )
