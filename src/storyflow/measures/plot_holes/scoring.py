@@ -60,6 +60,40 @@ def leave_out_too_long(group: pd.DataFrame) -> pd.DataFrame:
     return group[~group["story_id"].isin(dropped)]
 
 
+def _count_unparseable(fitting: pd.DataFrame, group: pd.DataFrame, what: str, policy: str) -> int:
+    """The unparseable localization answers among the versions ``fitting`` the window (logged
+    with the versions the ``policy`` dropped from them, leaving ``group``)."""
+    n_unparseable = int(fitting["answer_status"].isin(UNPARSED).sum())
+    if n_unparseable:
+        log.info(
+            "%s: %d unparseable localization answer(s), policy %r (%d versions excluded)",
+            what,
+            n_unparseable,
+            policy,
+            len(fitting) - len(group),
+        )
+    return n_unparseable
+
+
+def _withhold_unlocalized(score: dict[str, Any], fitting: pd.DataFrame, detector: str) -> None:
+    """Set a model detector's CEEval-Full and its interval to NaN in ``score`` when it was
+    asked but gave no parseable localization answer (logged): it is reported as
+    unparseable, not scored."""
+    asked = fitting["answer_status"].isin(["ok", *UNPARSED])
+    if asked.any() and not (fitting["answer_status"] == "ok").any():
+        log.warning(
+            "%s: no parseable localization answer (%d asked): CEEval-Full not reported",
+            detector,
+            int(asked.sum()),
+        )
+        score.update(
+            ceeval_full=math.nan,
+            ceeval_ci_low=math.nan,
+            ceeval_ci_high=math.nan,
+            ceeval_pos=math.nan,
+        )
+
+
 def scores_table(
     answers: pd.DataFrame,
     made: pd.DataFrame,
@@ -90,35 +124,11 @@ def scores_table(
     for (maker, detector), shown in scored.groupby(["maker", "detector"], sort=True):
         fitting = leave_out_too_long(shown)
         group = apply_unparseable_policy(fitting, unparseable)
-        n_unparseable = int(fitting["answer_status"].isin(UNPARSED).sum())
-        if n_unparseable:
-            log.info(
-                "%s on %s: %d unparseable localization answer(s), policy %r (%d versions excluded)",
-                detector,
-                maker,
-                n_unparseable,
-                unparseable,
-                len(fitting) - len(group),
-            )
+        n_unparseable = _count_unparseable(fitting, group, f"{detector} on {maker}", unparseable)
         s = score_detector(group, confidence=confidence, resamples=resamples, seed=seed)
         s["n_unparseable"] = n_unparseable
-        asked = fitting["answer_status"].isin(["ok", *UNPARSED])
-        if (
-            detector_kind(detector) == "model"
-            and asked.any()
-            and not (fitting["answer_status"] == "ok").any()
-        ):
-            log.warning(
-                "%s: no parseable localization answer (%d asked): CEEval-Full not reported",
-                detector,
-                int(asked.sum()),
-            )
-            s.update(
-                ceeval_full=math.nan,
-                ceeval_ci_low=math.nan,
-                ceeval_ci_high=math.nan,
-                ceeval_pos=math.nan,
-            )
+        if detector_kind(detector) == "model":
+            _withhold_unlocalized(s, fitting, detector)
         valid, validity = label(detector, verdicts or {})
         rows.append(
             {
@@ -200,6 +210,71 @@ def story_measures(
     return pd.DataFrame(rows, columns=["story_id", "model", "measure", "value", "unit"])
 
 
+def _verdicts_by_prompt(
+    answers: pd.DataFrame, stories: pd.DataFrame, human: str
+) -> dict[str, pd.DataFrame]:
+    """detector → its verdicts on the unmodified stories (1.0 flawed, 0.0 not, NaN for a story
+    left out for length), prompt × story type, for each detector (sorted by name) with a
+    column of ``human`` stories."""
+    original = answers[answers["maker"] == "original"]
+    # a story the detector could not read (left out for length) has no verdict
+    original = original.assign(
+        says_error=original["says_error"].astype(float).where(original["p_error"].notna())
+    )
+    labelled = original.merge(stories[["story_id", "story_type", "prompt_id"]], on="story_id")
+    found = {}
+    for detector, g in labelled.groupby("detector", sort=True):
+        wide = g.pivot_table(
+            index="prompt_id", columns="story_type", values="says_error", aggfunc="first"
+        )
+        if human in wide:
+            found[str(detector)] = wide
+    return found
+
+
+def _rate_pairs(wide: pd.DataFrame, human: str) -> list[tuple[str, pd.DataFrame, int, int]]:
+    """One detector's verdicts (``wide``: 1.0 flawed / 0.0 not, prompt × story type) paired
+    by prompt, per LLM and then :data:`ALL_LLMS` (none without an LLM): the group, the
+    prompts' verdicts on the ``human`` story and the group's (for :data:`ALL_LLMS` the mean of
+    the LLMs' stories), and the group's stories called flawed and counted."""
+    llms = sorted(c for c in wide.columns if c != human)
+    found = []
+    for group in [*llms, ALL_LLMS] if llms else []:
+        if group == ALL_LLMS:
+            pooled = wide[llms].astype(float)
+            pair = pd.DataFrame({human: wide[human], group: pooled.mean(axis=1)})
+            pair = pair[pooled.notna().any(axis=1)].dropna().astype(float)
+            stories_llm = pooled.loc[pair.index]
+            hits, count = int(stories_llm.sum().sum()), int(stories_llm.notna().sum().sum())
+        else:
+            pair = wide[[human, group]].dropna().astype(float)
+            hits, count = int(pair[group].sum()), len(pair)
+        found.append((group, pair, hits, count))
+    return found
+
+
+def _rate_intervals(
+    pair: pd.DataFrame,
+    human: str,
+    group: str,
+    hits: int,
+    count: int,
+    confidence: float,
+    resamples: int,
+    seed: int,
+) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float, float]]:
+    """The Wilson intervals of the human share and of the group's (``hits`` of ``count``
+    stories), and the mean difference group − human over prompts (share) with its percentile
+    bootstrap interval."""
+    from storyflow import validity
+
+    diff = (pair[group] - pair[human]).to_numpy()
+    human_ci = validity.wilson_interval(int(pair[human].sum()), len(pair), confidence)
+    llm_ci = validity.wilson_interval(hits, count, confidence)
+    difference = validity.mean_ci(diff, confidence=confidence, resamples=resamples, seed=seed)
+    return human_ci, llm_ci, difference
+
+
 def human_vs_llm(
     answers: pd.DataFrame,
     stories: pd.DataFrame,
@@ -221,41 +296,16 @@ def human_vs_llm(
     pools the LLMs: per prompt the mean of its LLM stories' verdicts minus the human story's
     (the LLM share's Wilson interval counts every LLM story). ``verdicts``: the validity check's
     verdicts; ``best``: the detector marked best (:func:`best_detector`)."""
-    from storyflow import validity
     from storyflow.measures.plot_holes.validation import label
 
-    original = answers[answers["maker"] == "original"]
-    # a story the detector could not read (left out for length) has no verdict
-    original = original.assign(
-        says_error=original["says_error"].astype(float).where(original["p_error"].notna())
-    )
-    labelled = original.merge(stories[["story_id", "story_type", "prompt_id"]], on="story_id")
     rows = []
-    for detector, g in labelled.groupby("detector", sort=True):
-        wide = g.pivot_table(
-            index="prompt_id", columns="story_type", values="says_error", aggfunc="first"
-        )
-        if human not in wide:
-            continue
+    for detector, wide in _verdicts_by_prompt(answers, stories, human).items():
         valid, verdict = label(detector, verdicts)
-        llms = sorted(c for c in wide.columns if c != human)
-        for group in [*llms, ALL_LLMS] if llms else []:
-            if group == ALL_LLMS:
-                pooled = wide[llms].astype(float)
-                pair = pd.DataFrame({human: wide[human], group: pooled.mean(axis=1)})
-                pair = pair[pooled.notna().any(axis=1)].dropna().astype(float)
-                stories_llm = pooled.loc[pair.index]
-                hits, count = int(stories_llm.sum().sum()), int(stories_llm.notna().sum().sum())
-            else:
-                pair = wide[[human, group]].dropna().astype(float)
-                hits, count = int(pair[group].sum()), len(pair)
+        for group, pair, hits, count in _rate_pairs(wide, human):
             n = len(pair)
             small = n < min_group_size
-            diff = (pair[group] - pair[human]).to_numpy()
-            human_ci = validity.wilson_interval(int(pair[human].sum()), n, confidence)
-            llm_ci = validity.wilson_interval(hits, count, confidence)
-            mean, low, high = validity.mean_ci(
-                diff, confidence=confidence, resamples=resamples, seed=seed
+            human_ci, llm_ci, (mean, low, high) = _rate_intervals(
+                pair, human, group, hits, count, confidence, resamples, seed
             )
             if small:
                 low = high = math.nan
@@ -373,6 +423,31 @@ class CorpusScores:
     left_out: pd.DataFrame
 
 
+def _every_answer(
+    made: pd.DataFrame,
+    answer_paths: Sequence[str],
+    nll: pd.DataFrame,
+    surprisal_models: Sequence[str],
+    seed: int,
+    settings: Mapping[str, Any],
+) -> pd.DataFrame:
+    """PLOT_HOLE_ANSWERS of every detector on a corpus: the models' (read from
+    ``answer_paths``), the baselines' on the O and F versions of ``made`` (``seed``), and
+    each surprisal model's on the controlled maker's versions (from its sentence NLLs
+    ``nll``; flagged beyond ``settings["surprisal_z"]`` SDs)."""
+    from storyflow.measures.plot_holes import detect, surprisal
+
+    shown = made[made["version"].isin(["O", "F"])]
+    parts = [tables.read(tables.PLOT_HOLE_ANSWERS, p) for p in answer_paths]
+    parts.append(detect.baseline_answers(shown, seed))
+    controlled = shown[shown["maker"] == "controlled"]
+    for model in surprisal_models:
+        parts.append(
+            surprisal.surprisal_answers(nll, controlled, model, float(settings["surprisal_z"]))
+        )
+    return tables.PLOT_HOLE_ANSWERS.frame(pd.concat(parts, ignore_index=True))
+
+
 def score_corpus(
     *,
     made_paths: Sequence[str],
@@ -397,27 +472,19 @@ def score_corpus(
     ``min_annotators``: the ratings a story needs before the majority decides
     (``plot_holes.model_maker.min_annotators``).
     """
-    from storyflow.measures.plot_holes import detect, surprisal
+    from storyflow.measures.plot_holes import surprisal
     from storyflow.measures.plot_holes.validation import verdict_of
 
     seed, confidence = int(settings["seed"]), float(settings["confidence"])
     verdicts = verdict_of(tables.read(tables.VALIDITY, validity_path)) if validity_path else {}
     made_frames, _ = read_made(made_paths, verdicts_path, min_annotators=min_annotators)
     made = pd.concat(made_frames, ignore_index=True)
-    shown = made[made["version"].isin(["O", "F"])]
-    parts = [tables.read(tables.PLOT_HOLE_ANSWERS, p) for p in answer_paths]
-    parts.append(detect.baseline_answers(shown, seed))
     nll = (
         pd.concat([tables.read(tables.PLOT_HOLE_SURPRISAL, p) for p in surprisal_paths])
         if surprisal_paths
         else tables.PLOT_HOLE_SURPRISAL.empty()
     )
-    controlled = shown[shown["maker"] == "controlled"]
-    for model in surprisal_models:
-        parts.append(
-            surprisal.surprisal_answers(nll, controlled, model, float(settings["surprisal_z"]))
-        )
-    answers = tables.PLOT_HOLE_ANSWERS.frame(pd.concat(parts, ignore_index=True))
+    answers = _every_answer(made, answer_paths, nll, surprisal_models, seed, settings)
     per_story = surprisal.story_contrasts(nll, made[made["maker"] == "controlled"])
     summary = (
         surprisal.contrast_summary(per_story, confidence) if len(per_story) else pd.DataFrame()
