@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
@@ -105,23 +107,7 @@ def plot_separation(separation: pd.DataFrame, paths: Sequence[str | Path], *, dp
         part = separation[separation["contrast"] == contrast]
         for offset, model in zip(offsets, models, strict=True):
             rows_m = part[part["model"] == model].set_index("measure").reindex(measures)
-            y = np.arange(len(measures)) + offset
-            ok = rows_m["g"].notna().to_numpy()
-            valid = rows_m["valid"].fillna(True).astype(bool).to_numpy()
-            for keep, style in ((ok & valid, {}), (ok & ~valid, FAILED_STYLE)):
-                if not keep.any():
-                    continue
-                g = rows_m["g"].to_numpy(float)[keep]
-                ax.errorbar(
-                    g,
-                    y[keep],
-                    xerr=np.abs(rows_m[["g_low", "g_high"]].to_numpy(float)[keep].T - g),
-                    fmt="o",
-                    markersize=3,
-                    linewidth=1,
-                    **({"color": colors[model]} | style),
-                    label=(model or "no model") + (" (failed its validity check)" if style else ""),
-                )
+            _draw_model_effects(ax, rows_m, np.arange(len(measures)) + offset, model, colors)
         ax.axvline(0, color="grey", linewidth=0.8)
         first = part.iloc[0]
         ax.set_title(f"{first['group_a']} vs {first['group_b']}", fontsize=FONT_SIZE)
@@ -135,15 +121,46 @@ def plot_separation(separation: pd.DataFrame, paths: Sequence[str | Path], *, dp
     axes[0, 0].invert_yaxis()  # the axes share y: once inverts them all
     if not contrasts:
         axes[0, 0].text(0.5, 0.5, "no contrast declared for this corpus", ha="center")
-    handles, labels = [], []
-    for ax in axes.ravel():
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            if label not in labels:
-                handles.append(handle)
-                labels.append(label)
+    handles, labels = _legend_entries(axes)
     if handles:
         fig.legend(
             handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=FONT_SIZE
         )
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     save(fig, paths, dpi)
+
+
+def _draw_model_effects(
+    ax: Axes, rows_m: pd.DataFrame, y: np.ndarray, model: str, colors: Mapping[str, object]
+) -> None:
+    """One model's markers in a contrast's forest: Hedges' g with its CI for each measure
+    (``rows_m``, one row per measure, at heights ``y``) that has one; hollow and grey where the
+    measure rests on a model that failed its validity check."""
+    ok = rows_m["g"].notna().to_numpy()
+    valid = rows_m["valid"].fillna(True).astype(bool).to_numpy()
+    for keep, style in ((ok & valid, {}), (ok & ~valid, FAILED_STYLE)):
+        if not keep.any():
+            continue
+        g = rows_m["g"].to_numpy(float)[keep]
+        ax.errorbar(
+            g,
+            y[keep],
+            xerr=np.abs(rows_m[["g_low", "g_high"]].to_numpy(float)[keep].T - g),
+            fmt="o",
+            markersize=3,
+            linewidth=1,
+            **({"color": colors[model]} | style),
+            label=(model or "no model") + (" (failed its validity check)" if style else ""),
+        )
+
+
+def _legend_entries(axes: np.ndarray) -> tuple[list[Any], list[str]]:
+    """The panels' legend handles and labels, each label once, in the order first seen."""
+    handles: list[Any] = []
+    labels: list[str] = []
+    for ax in axes.ravel():
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
+    return handles, labels

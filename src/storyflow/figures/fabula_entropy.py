@@ -8,11 +8,12 @@ legend or title; every mean is drawn with its bootstrap interval (a single story
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -106,39 +107,61 @@ def distributions_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:
         colors = story_type_colors(versions)
         for i, measure in enumerate(order):
             ax = axes[i, j]
-            data = [part.loc[part["version"] == v, measure].to_numpy(float) for v in versions]
-            filled = [(x, d) for x, d in enumerate(data) if len(d)]
-            if filled:
-                parts = ax.violinplot(
-                    [d for _, d in filled], positions=[x for x, _ in filled], showmedians=False
-                )
-                for body, (x, _) in zip(parts["bodies"], filled, strict=True):
-                    color = colors[versions[x]] if valid else FAILED
-                    body.set_facecolor(color if valid else "none")
-                    body.set_edgecolor(color)
-                    body.set_alpha(0.5)
-                for x, d in filled:
-                    jitter = np.linspace(-0.08, 0.08, len(d)) if len(d) > 1 else [0.0]
-                    ax.scatter(
-                        x + np.asarray(jitter),
-                        d,
-                        s=6,
-                        color="black" if valid else FAILED,
-                        zorder=3,
-                    )
-                    row = means[
-                        (means["kind"] == kind)
-                        & (means["version"] == versions[x])
-                        & (means["measure"] == measure)
-                    ]
-                    if len(row):
-                        _interval(ax, x + 0.22, row.iloc[0], "black" if valid else FAILED, valid)
+            kind_means = means[(means["kind"] == kind) & (means["measure"] == measure)]
+            _draw_versions(ax, part, versions, measure, kind_means, colors, valid)
             ax.set_xticks(range(len(versions)), versions, rotation=20, fontsize=FONT_SIZE)
             ax.set_ylabel(measure_label(measure, i == 0), fontsize=FONT_SIZE)
             ax.set_ylim(-0.03, 1.03)
             ax.tick_params(labelsize=FONT_SIZE)
             if i == 0:
                 ax.set_title(KIND_LABELS.get(kind, kind), fontsize=FONT_SIZE + 1)
+    fig.suptitle(_distributions_title(shown, pool_name, valid), fontsize=FONT_SIZE)
+    fig.tight_layout()
+    return fig
+
+
+def _draw_versions(
+    ax: Axes,
+    part: pd.DataFrame,
+    versions: Sequence[str],
+    measure: str,
+    means: pd.DataFrame,
+    colors: Mapping[str, object],
+    valid: bool,
+) -> None:
+    """One panel of the distributions: per story version with stories (x = its place in
+    ``versions``), a violin and the stories' dots of ``measure`` (bits), and the version's
+    mean with its CI from ``means`` (the panel's kind and measure) beside them; grey and
+    hollow when the readers are not ``valid``."""
+    data = [part.loc[part["version"] == v, measure].to_numpy(float) for v in versions]
+    filled = [(x, d) for x, d in enumerate(data) if len(d)]
+    if not filled:
+        return
+    parts = ax.violinplot(
+        [d for _, d in filled], positions=[x for x, _ in filled], showmedians=False
+    )
+    for body, (x, _) in zip(parts["bodies"], filled, strict=True):
+        color = colors[versions[x]] if valid else FAILED
+        body.set_facecolor(color if valid else "none")
+        body.set_edgecolor(color)
+        body.set_alpha(0.5)
+    for x, d in filled:
+        jitter = np.linspace(-0.08, 0.08, len(d)) if len(d) > 1 else [0.0]
+        ax.scatter(
+            x + np.asarray(jitter),
+            d,
+            s=6,
+            color="black" if valid else FAILED,
+            zorder=3,
+        )
+        row = means[means["version"] == versions[x]]
+        if len(row):
+            _interval(ax, x + 0.22, row.iloc[0], "black" if valid else FAILED, valid)
+
+
+def _distributions_title(shown: pd.DataFrame, pool_name: str, valid: bool) -> str:
+    """The distributions' title: the readers of the pool and the answers per question, what
+    limits them (a note), and NOT VALID first when no reader passed its validity check."""
     readers = shown["readers"].iloc[0] if len(shown) else ""
     note = shown["note"].iloc[0] if len(shown) else ""
     answers = int(shown["population"].iloc[0]) if len(shown) else 0
@@ -150,9 +173,7 @@ def distributions_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:
         title = f"NOT VALID: no reader passed its validity check. {title}"
     if note:
         title += f"\n{note}"
-    fig.suptitle(title, fontsize=FONT_SIZE)
-    fig.tight_layout()
-    return fig
+    return title
 
 
 def dose_figure(indices: pd.DataFrame, dose: pd.DataFrame) -> Figure:

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -123,46 +124,62 @@ def replication_figure(table: pd.DataFrame) -> Figure:
         axes[0].text(0.5, 0.5, "no published figure computed in this run", ha="center",
                      va="center", fontsize=FONT_SIZE, transform=axes[0].transAxes)  # fmt: skip
     for ax, quantity in zip(axes, quantities, strict=False):
-        part = valued[valued["quantity"] == quantity].reset_index(drop=True)
-        span = _range(part, quantity in SIGNED)
-        for y, row in part.iterrows():
-            color = VERDICT_COLORS.get(str(row["verdict"]), "grey")
-            hollow = row["verdict"] == NOT_JUDGED
-            if math.isfinite(row["ours"]):
-                low, high = row["ci_low"], row["ci_high"]
-                if math.isfinite(low) and math.isfinite(high):
-                    ax.plot([low, high], [y, y], color=color, lw=1.2)
-                    for end, edge, marker in ((low, 0, "<"), (high, 1, ">")):
-                        if span and ((end < span[0]) if edge == 0 else (end > span[1])):
-                            ax.plot(span[edge], y, marker, color=color, ms=4, clip_on=False)
-                ax.plot(
-                    row["ours"], y, "o", color=color, ms=4,
-                    markerfacecolor="none" if hollow else color,
-                )  # fmt: skip
-            if math.isfinite(row["published"]):
-                ax.plot(row["published"], y, "D", color="black", ms=3.5)
-        if span:
-            ax.set_xlim(*span)
-        ax.set_yticks(range(len(part)))
-        ax.set_yticklabels([_label(r) for _, r in part.iterrows()], fontsize=FONT_SIZE - 2)
-        ax.set_ylim(len(part) - 0.5, -0.5)
-        ax.set_title(quantity, fontsize=FONT_SIZE, loc="left")
-        ax.tick_params(axis="x", labelsize=FONT_SIZE - 1)
-        if quantity in SIGNED:
-            ax.axvline(0, color="grey", lw=0.6, ls=":")
-        ax.grid(axis="x", lw=0.3, alpha=0.5)
+        _draw_quantity(ax, valued[valued["quantity"] == quantity].reset_index(drop=True), quantity)
     if len(stated):
-        ax = axes[-1]
-        ax.set_axis_off()
-        ax.set_title(
-            "orders and directions (no value in the paper)", fontsize=FONT_SIZE, loc="left"
-        )
-        for y, (_, row) in enumerate(stated.iterrows()):
-            ours = row["ours_direction"]
-            color = VERDICT_COLORS.get(str(row["verdict"]), "grey")
-            ax.text(
-                0, 1 - (y + 0.5) / len(stated),
-                f"{row['id']}: published {row['published_direction']}; ours {ours}"[:140],
-                fontsize=FONT_SIZE - 2, color=color, va="center", transform=ax.transAxes,
-            )  # fmt: skip
+        _write_directions(axes[-1], stated)
     return fig
+
+
+def _draw_quantity(ax: Axes, part: pd.DataFrame, quantity: str) -> None:
+    """One quantity's panel: a line per published figure of ``part`` (published value and
+    ours with its interval, :func:`_draw_row`), on the range of :func:`_range`; a dotted line
+    at 0 for a signed quantity."""
+    span = _range(part, quantity in SIGNED)
+    for y, row in part.iterrows():
+        _draw_row(ax, int(y), row, span)
+    if span:
+        ax.set_xlim(*span)
+    ax.set_yticks(range(len(part)))
+    ax.set_yticklabels([_label(r) for _, r in part.iterrows()], fontsize=FONT_SIZE - 2)
+    ax.set_ylim(len(part) - 0.5, -0.5)
+    ax.set_title(quantity, fontsize=FONT_SIZE, loc="left")
+    ax.tick_params(axis="x", labelsize=FONT_SIZE - 1)
+    if quantity in SIGNED:
+        ax.axvline(0, color="grey", lw=0.6, ls=":")
+    ax.grid(axis="x", lw=0.3, alpha=0.5)
+
+
+def _draw_row(ax: Axes, y: int, row: pd.Series, span: tuple[float, float] | None) -> None:
+    """One published figure at height ``y``: ours as a dot with its interval in the verdict's
+    colour (hollow when not judged; an end beyond ``span`` marked by an arrow at the edge),
+    the published value as a black diamond."""
+    color = VERDICT_COLORS.get(str(row["verdict"]), "grey")
+    hollow = row["verdict"] == NOT_JUDGED
+    if math.isfinite(row["ours"]):
+        low, high = row["ci_low"], row["ci_high"]
+        if math.isfinite(low) and math.isfinite(high):
+            ax.plot([low, high], [y, y], color=color, lw=1.2)
+            for end, edge, marker in ((low, 0, "<"), (high, 1, ">")):
+                if span and ((end < span[0]) if edge == 0 else (end > span[1])):
+                    ax.plot(span[edge], y, marker, color=color, ms=4, clip_on=False)
+        ax.plot(
+            row["ours"], y, "o", color=color, ms=4,
+            markerfacecolor="none" if hollow else color,
+        )  # fmt: skip
+    if math.isfinite(row["published"]):
+        ax.plot(row["published"], y, "D", color="black", ms=3.5)
+
+
+def _write_directions(ax: Axes, stated: pd.DataFrame) -> None:
+    """The last panel: each order or direction claim without a value, published and ours, in
+    the verdict's colour."""
+    ax.set_axis_off()
+    ax.set_title("orders and directions (no value in the paper)", fontsize=FONT_SIZE, loc="left")
+    for y, (_, row) in enumerate(stated.iterrows()):
+        ours = row["ours_direction"]
+        color = VERDICT_COLORS.get(str(row["verdict"]), "grey")
+        ax.text(
+            0, 1 - (y + 0.5) / len(stated),
+            f"{row['id']}: published {row['published_direction']}; ours {ours}"[:140],
+            fontsize=FONT_SIZE - 2, color=color, va="center", transform=ax.transAxes,
+        )  # fmt: skip

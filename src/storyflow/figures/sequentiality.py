@@ -18,7 +18,7 @@ given is written, in the format its extension names (``.png``, ``.pdf``, ...).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -175,35 +175,55 @@ def plot_sequentiality(
     offsets = _dodge(len(types), width=0.5)
     for (model, formulation), panel in data.groupby(["model", "formulation"], sort=False):
         ax: Axes = axes[models.index(model), formulations.index(formulation)]
-        ax.axhline(0, color="0.5", linewidth=0.7, linestyle="--")
-        for offset, story_type in zip(offsets, types, strict=True):
-            finite, full = _split(panel[panel["story_type"] == story_type], positions)
-            color = colors[story_type]
-            _interval(ax, finite, color, "mean", "ci_low", "ci_high")
-            ax.plot(
-                finite["x"],
-                finite["mean"],
-                color=color,
-                marker="o",
-                ms=2.5,
-                lw=1.2,
-                label=story_type,
-            )
-            _error_points(ax, full, offset, color, "mean", "ci_low", "ci_high")
+        _draw_type_means(ax, panel, types, colors, offsets, positions)
     _finish_axes(axes, positions, SEQ_LABEL)
-    handles = [_legend_handle(axes, t) for t in types]
+    _figure_legend(fig, axes, types, ncols, "story type (mean and confidence interval)")
+    save(fig, paths, dpi)
+    return fig
+
+
+def _draw_type_means(
+    ax: Axes,
+    panel: pd.DataFrame,
+    types: Sequence[str],
+    colors: Mapping[str, object],
+    offsets: Sequence[float],
+    positions: Mapping[str, float],
+) -> None:
+    """One panel of figure A: per story type, the mean (nats/token) against history size with
+    its confidence band, and the full history as a dodged point with its error bar."""
+    ax.axhline(0, color="0.5", linewidth=0.7, linestyle="--")
+    for offset, story_type in zip(offsets, types, strict=True):
+        finite, full = _split(panel[panel["story_type"] == story_type], positions)
+        color = colors[story_type]
+        _interval(ax, finite, color, "mean", "ci_low", "ci_high")
+        ax.plot(
+            finite["x"],
+            finite["mean"],
+            color=color,
+            marker="o",
+            ms=2.5,
+            lw=1.2,
+            label=story_type,
+        )
+        _error_points(ax, full, offset, color, "mean", "ci_low", "ci_high")
+
+
+def _figure_legend(
+    fig: Figure, axes: np.ndarray, labels: Sequence[str], ncols: int, title: str
+) -> None:
+    """The figure's legend below the panels: one entry per line label, in ``ncols`` columns."""
+    handles = [_legend_handle(axes, label) for label in labels]
     fig.legend(
         handles,
-        types,
+        labels,
         loc="outside lower center",
         ncols=ncols,
         fontsize=FONT_SIZE + 1,
         frameon=False,
-        title="story type (mean and confidence interval)",
+        title=title,
         title_fontsize=FONT_SIZE + 1,
     )
-    save(fig, paths, dpi)
-    return fig
 
 
 def plot_effect_sizes(
@@ -239,14 +259,7 @@ def plot_effect_sizes(
     models = unique(data["model"])
     formulations = _formulations(data["formulation"])
     contrasts = unique(data["contrast"])
-    names = data.drop_duplicates("contrast").set_index("contrast")
-    labels = [f"{names.at[c, 'group_a']} vs {names.at[c, 'group_b']}" for c in contrasts]
-    if "tested" in data:  # groups below stats.min_group_size: named, not drawn
-        for i, c in enumerate(contrasts):
-            rows = data[data["contrast"] == c]
-            if not rows["tested"].astype(bool).any():
-                sizes = f"{rows['n_a'].max()} vs {rows['n_b'].max()} stories"
-                labels[i] += f" (not tested: {sizes})"
+    labels = _contrast_labels(data, contrasts)
     colors = contrast_colors(contrasts)
     ncols = _legend_columns(labels, width_per_panel * len(formulations))
     positions = _x_positions(data["history"])
@@ -261,35 +274,54 @@ def plot_effect_sizes(
     offsets = _dodge(len(contrasts), width=0.45)
     for (model, formulation), panel in data.groupby(["model", "formulation"], sort=False):
         ax = axes[models.index(model), formulations.index(formulation)]
-        ax.axhline(0, color="0.3", linewidth=0.8, linestyle="--")
-        for offset, contrast, label in zip(offsets, contrasts, labels, strict=True):
-            finite, full = _split(panel[panel["contrast"] == contrast], positions)
-            color = colors[contrast]
-            ax.plot(
-                finite["x"] + offset,
-                finite["g"],
-                color=color,
-                marker="o",
-                ms=2.5,
-                lw=1.2,
-                label=label,
-            )
-            _error_points(ax, finite, offset, color, "g", "g_ci_low", "g_ci_high")
-            _error_points(ax, full, offset, color, "g", "g_ci_low", "g_ci_high")
+        _draw_effects(ax, panel, contrasts, labels, colors, offsets, positions)
     _finish_axes(axes, positions, "Hedges' g")
-    handles = [_legend_handle(axes, label) for label in labels]
-    fig.legend(
-        handles,
-        labels,
-        loc="outside lower center",
-        ncols=ncols,
-        fontsize=FONT_SIZE + 1,
-        frameon=False,
-        title_fontsize=FONT_SIZE + 1,
-        title="contrast (g > 0: first group more sequential; bars: confidence interval)",
-    )
+    title = "contrast (g > 0: first group more sequential; bars: confidence interval)"
+    _figure_legend(fig, axes, labels, ncols, title)
     save(fig, paths, dpi)
     return fig
+
+
+def _contrast_labels(data: pd.DataFrame, contrasts: Sequence[str]) -> list[str]:
+    """Legend label of each contrast, "<group a> vs <group b>"; a contrast never ``tested``
+    (groups below ``stats.min_group_size``) also gives its group sizes (stories)."""
+    names = data.drop_duplicates("contrast").set_index("contrast")
+    labels = [f"{names.at[c, 'group_a']} vs {names.at[c, 'group_b']}" for c in contrasts]
+    if "tested" in data:  # groups below stats.min_group_size: named, not drawn
+        for i, c in enumerate(contrasts):
+            rows = data[data["contrast"] == c]
+            if not rows["tested"].astype(bool).any():
+                sizes = f"{rows['n_a'].max()} vs {rows['n_b'].max()} stories"
+                labels[i] += f" (not tested: {sizes})"
+    return labels
+
+
+def _draw_effects(
+    ax: Axes,
+    panel: pd.DataFrame,
+    contrasts: Sequence[str],
+    labels: Sequence[str],
+    colors: Mapping[str, object],
+    offsets: Sequence[float],
+    positions: Mapping[str, float],
+) -> None:
+    """One panel of figure B: per contrast, Hedges' g against history size (dodged by its
+    offset) with error bars, the full history as a separate point; a dashed line at g = 0."""
+    ax.axhline(0, color="0.3", linewidth=0.8, linestyle="--")
+    for offset, contrast, label in zip(offsets, contrasts, labels, strict=True):
+        finite, full = _split(panel[panel["contrast"] == contrast], positions)
+        color = colors[contrast]
+        ax.plot(
+            finite["x"] + offset,
+            finite["g"],
+            color=color,
+            marker="o",
+            ms=2.5,
+            lw=1.2,
+            label=label,
+        )
+        _error_points(ax, finite, offset, color, "g", "g_ci_low", "g_ci_high")
+        _error_points(ax, full, offset, color, "g", "g_ci_low", "g_ci_high")
 
 
 def plot_contrast_sequentiality(
@@ -339,23 +371,8 @@ def plot_contrast_sequentiality(
         ["model", "formulation", "contrast"], sort=False
     ):
         ax = axes[models.index(model), columns.index((contrast, formulation))]
-        ax.axhline(0, color="0.5", linewidth=0.7, linestyle="--")
-        for side, color, offset in (("a", "#d62728", -0.12), ("b", "#1f77b4", 0.12)):
-            n = panel[f"n_{side}"].to_numpy(dtype=float)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                t_crit = sps.t.ppf((1 + confidence) / 2, np.where(n > 1, n - 1, np.nan))
-                half = t_crit * panel[f"sd_{side}"].to_numpy(dtype=float) / np.sqrt(n)
-            rows = panel.assign(
-                mean=panel[f"mean_{side}"], low=panel[f"mean_{side}"] - half
-            ).assign(high=lambda d, h=half: d["mean"] + h)
-            finite, full = _split(rows, positions)
-            label = f"{side}: {names.at[contrast, f'group_{side}']}"
-            _interval(ax, finite, color, "mean", "low", "high")
-            ax.plot(
-                finite["x"], finite["mean"], color=color, marker="o", ms=2.5, lw=1.2, label=label
-            )
-            _error_points(ax, full, offset, color, "mean", "low", "high")
-        ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="best")
+        groups = {side: str(names.at[contrast, f"group_{side}"]) for side in ("a", "b")}
+        _draw_group_means(ax, panel, groups, confidence, positions)
     _finish_axes(axes, positions, SEQ_LABEL)
     fig.suptitle(
         f"group means and {confidence:.0%} confidence intervals (a: first-named group)",
@@ -363,6 +380,39 @@ def plot_contrast_sequentiality(
     )
     save(fig, paths, dpi)
     return fig
+
+
+def _draw_group_means(
+    ax: Axes,
+    panel: pd.DataFrame,
+    groups: Mapping[str, str],
+    confidence: float,
+    positions: Mapping[str, float],
+) -> None:
+    """One panel of the contrast figure: group a (red) and b (blue; ``groups``: side → name)
+    as mean sequentiality against history size with t-based bands (:func:`_group_band`), the
+    full history as a dodged point; a legend in the panel."""
+    ax.axhline(0, color="0.5", linewidth=0.7, linestyle="--")
+    for side, color, offset in (("a", "#d62728", -0.12), ("b", "#1f77b4", 0.12)):
+        finite, full = _split(_group_band(panel, side, confidence), positions)
+        label = f"{side}: {groups[side]}"
+        _interval(ax, finite, color, "mean", "low", "high")
+        ax.plot(finite["x"], finite["mean"], color=color, marker="o", ms=2.5, lw=1.2, label=label)
+        _error_points(ax, full, offset, color, "mean", "low", "high")
+    ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="best")
+
+
+def _group_band(panel: pd.DataFrame, side: str, confidence: float) -> pd.DataFrame:
+    """``panel`` with group ``side``'s (``a`` or ``b``) mean (nats/token) and its t-based
+    confidence band: ``mean``, ``low``, ``high`` = mean ∓ t_{(1+confidence)/2, n−1} · sd /
+    sqrt(n) (NaN for a group of one story)."""
+    n = panel[f"n_{side}"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t_crit = sps.t.ppf((1 + confidence) / 2, np.where(n > 1, n - 1, np.nan))
+        half = t_crit * panel[f"sd_{side}"].to_numpy(dtype=float) / np.sqrt(n)
+    return panel.assign(mean=panel[f"mean_{side}"], low=panel[f"mean_{side}"] - half).assign(
+        high=lambda d, h=half: d["mean"] + h
+    )
 
 
 def _legend_columns(labels: Sequence[str], width: float) -> int:
