@@ -162,6 +162,18 @@ def ending_cosines(
     )
 
 
+def _fit_half_threshold(cosines: pd.DataFrame) -> float:
+    """The cosine threshold fitted on the ``fit`` half's forecasts (:func:`best_threshold`);
+    an error when either half has no forecast with text."""
+    fit = cosines[cosines["half"] == "fit"]
+    if fit.empty or len(fit) == len(cosines):
+        raise StoryflowError(
+            "calibrating the embedding judge: a half of the ROCStories stories has no forecast "
+            "with text (all endings empty?); see the sample_calibration_endings log"
+        )
+    return best_threshold(fit["right"].to_numpy(), fit["wrong"].to_numpy())
+
+
 def calibrate_threshold(
     endings: pd.DataFrame,
     cosines: pd.DataFrame,
@@ -182,13 +194,7 @@ def calibrate_threshold(
     the wrong one) and the mean cosine with the right and the wrong ending.
     """
     halves = split_halves(endings["story_id"], seed)
-    fit = cosines[cosines["half"] == "fit"]
-    if fit.empty or len(fit) == len(cosines):
-        raise StoryflowError(
-            "calibrating the embedding judge: a half of the ROCStories stories has no forecast "
-            "with text (all endings empty?); see the sample_calibration_endings log"
-        )
-    threshold = best_threshold(fit["right"].to_numpy(), fit["wrong"].to_numpy())
+    threshold = _fit_half_threshold(cosines)
     model = str(endings["model"].iloc[0])
     k = int(endings.groupby("story_id").size().max())
     rows = []

@@ -163,6 +163,41 @@ def _balanced(units: Sequence[tuple[int, int, int, int]]) -> float:
     return float((hits / n_right + rejects / n_wrong) / 2)
 
 
+def _judge_counts(
+    verdicts: pd.DataFrame,
+) -> tuple[list[tuple[int, int, int, int]], list[tuple[int, int]]]:
+    """Per story (in order of appearance): (matches against the right ending, verdicts
+    against it, no-matches against the wrong ending, verdicts against it), and (forecasts
+    scored higher against the right ending than the wrong one, forecasts scored against
+    both)."""
+    units, pairs = [], []
+    for _, g in verdicts.groupby("story_id", sort=False):
+        right, wrong = g["right_match"].dropna(), g["wrong_match"].dropna()
+        units.append((int(right.sum()), len(right), int((~wrong.astype(bool)).sum()), len(wrong)))
+        both = g.dropna(subset=["right_score", "wrong_score"])
+        pairs.append((int((both["right_score"] > both["wrong_score"]).sum()), len(both)))
+    return units, pairs
+
+
+def _judge_detail(
+    n: int, forecaster: str, units: Sequence[tuple[int, int, int, int]], decision: str
+) -> str:
+    """The detail of a judge's balanced-accuracy checks: ``n`` forecasts over the stories of
+    ``units`` (:func:`_judge_counts`), the ``decision`` rule and the two rates (shares)."""
+    totals = np.sum(np.asarray(units, float), axis=0) if units else np.zeros(4)
+    rates = (
+        f"match rate against right endings {totals[0] / totals[1]:.3f}, no-match rate "
+        f"against wrong endings {totals[2] / totals[3]:.3f}"
+        if totals[1] and totals[3]
+        else "no verdict against the right or the wrong endings"
+    )
+    return (
+        f"{n} held-out forecasts of {forecaster} ({len(units)} ROCStories stories), each judged "
+        f"against the right ending (should match) and the wrong one (should not); {decision}; "
+        f"{rates}; CI: percentile bootstrap over stories"
+    )
+
+
 def judge_rows(
     verdicts: pd.DataFrame,
     forecaster: str,
@@ -175,29 +210,11 @@ def judge_rows(
     ``verdicts``: one row per forecast: story_id, right_score, wrong_score (the judge's score
     against either ending), right_match, wrong_match (its verdicts; missing = none);
     ``decision``: how the verdict was made, in words (for the detail)."""
-    units, pairs = [], []
-    for _, g in verdicts.groupby("story_id", sort=False):
-        right, wrong = g["right_match"].dropna(), g["wrong_match"].dropna()
-        units.append((int(right.sum()), len(right), int((~wrong.astype(bool)).sum()), len(wrong)))
-        both = g.dropna(subset=["right_score", "wrong_score"])
-        pairs.append((int((both["right_score"] > both["wrong_score"]).sum()), len(both)))
+    units, pairs = _judge_counts(verdicts)
     value = _balanced(units) if units else math.nan
     ci = _interval(units, _balanced, settings)
-    pairwise, pair_ci = _share(pairs), _interval(pairs, _share, settings)
     n = len(verdicts)
-    totals = np.sum(np.asarray(units, float), axis=0) if units else np.zeros(4)
-    rates = (
-        f"match rate against right endings {totals[0] / totals[1]:.3f}, no-match rate "
-        f"against wrong endings {totals[2] / totals[3]:.3f}"
-        if totals[1] and totals[3]
-        else "no verdict against the right or the wrong endings"
-    )
-    detail = (
-        f"{n} held-out forecasts of {forecaster} ({len(units)} ROCStories stories), each judged "
-        f"against the right ending (should match) and the wrong one (should not); {decision}; "
-        f"{rates}; CI: percentile bootstrap over stories"
-    )
-    n_pairs = sum(p[1] for p in pairs)
+    detail = _judge_detail(n, forecaster, units, decision)
     return [
         validity.check(
             measure=MEASURE,
@@ -225,25 +242,36 @@ def judge_rows(
             n=n,
             detail=detail,
         ),
-        validity.check(
-            measure=MEASURE,
-            corpus=CORPUS,
-            role="judge",
-            model=judge,
-            name=f"pairwise_accuracy[{forecaster}]",
-            value=pairwise,
-            ci=pair_ci,
-            threshold=settings.min_judge_pairwise,
-            rule=validity.RULES[1],
-            n=n_pairs,
-            detail=(
-                f"share of {n_pairs} held-out forecasts of {forecaster} with a score against both "
-                f"endings that the judge scores higher against the right ending ({len(pairs)} "
-                "ROCStories stories; a ranking, blind to the judge's threshold; chance 0.5); CI: "
-                "percentile bootstrap over stories"
-            ),
-        ),
+        _judge_pairwise(pairs, forecaster, judge, settings),
     ]
+
+
+def _judge_pairwise(
+    pairs: Sequence[tuple[int, int]], forecaster: str, judge: str, settings: CheckSettings
+) -> dict[str, Any]:
+    """The judge's pairwise-accuracy row (:data:`tables.VALIDITY`): the share of forecasts it
+    scores higher against the right ending than the wrong one (``pairs`` per story:
+    :func:`_judge_counts`), with its bootstrap interval over stories."""
+    pairwise, pair_ci = _share(pairs), _interval(pairs, _share, settings)
+    n_pairs = sum(p[1] for p in pairs)
+    return validity.check(
+        measure=MEASURE,
+        corpus=CORPUS,
+        role="judge",
+        model=judge,
+        name=f"pairwise_accuracy[{forecaster}]",
+        value=pairwise,
+        ci=pair_ci,
+        threshold=settings.min_judge_pairwise,
+        rule=validity.RULES[1],
+        n=n_pairs,
+        detail=(
+            f"share of {n_pairs} held-out forecasts of {forecaster} with a score against both "
+            f"endings that the judge scores higher against the right ending ({len(pairs)} "
+            "ROCStories stories; a ranking, blind to the judge's threshold; chance 0.5); CI: "
+            "percentile bootstrap over stories"
+        ),
+    )
 
 
 def embedding_threshold(fixed: float | None, calibration: pd.DataFrame) -> tuple[float, str]:
