@@ -197,6 +197,35 @@ def reader_checks(
     return table, validity.frame(checks)
 
 
+def _control_intervals(c: pd.DataFrame, stats: Statistics) -> dict[str, tuple[float, float]]:
+    """The percentile bootstrap intervals of a reader's control AUC (``auc``) and balanced
+    accuracy (``balanced``) over stories (a story's controls resampled together)."""
+    units = _by_story(c, "p_yes")
+    return {
+        name: bootstrap.units_interval(
+            units,
+            _pooled_stat(stat),
+            confidence=stats.confidence,
+            resamples=stats.resamples,
+            seed=stats.seed,
+        )
+        for name, stat in (("auc", _auc), ("balanced", _balanced))
+    }
+
+
+def _yes_no_parts(said: np.ndarray, truth: np.ndarray, confidence: float) -> str:
+    """The balanced accuracy's parts, in words: the true controls said yes to and the false
+    ones said no to, each with its Wilson interval (shares)."""
+    tp, n_pos = int((said & (truth == 1)).sum()), int((truth == 1).sum())
+    tn, n_neg = int((~said & (truth == 0)).sum()), int((truth == 0).sum())
+    tpr_ci = validity.wilson_interval(tp, n_pos, confidence)
+    tnr_ci = validity.wilson_interval(tn, n_neg, confidence)
+    return (
+        f"yes to {tp} of {n_pos} true (Wilson [{tpr_ci[0]:.2f}, {tpr_ci[1]:.2f}]), "
+        f"no to {tn} of {n_neg} false (Wilson [{tnr_ci[0]:.2f}, {tnr_ci[1]:.2f}])"
+    )
+
+
 def _reader_check(
     reader: str,
     mine: pd.DataFrame,
@@ -208,28 +237,19 @@ def _reader_check(
     p_name: str,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """One reader's :data:`tables.FEI_READERS` record and its two validity checks, from its
-    answers (``mine``) and its answers to the controls with their truth (``c``)."""
+    answers (``mine``) and its answers to the controls with their truth (``c``).
+
+    Long because the reader's control statistics (AUC, balanced accuracy, their intervals and
+    raw values: shares) feed both its two validity checks and its record, each written out
+    field by field; the intervals and the accuracy's parts are :func:`_control_intervals` and
+    :func:`_yes_no_parts`."""
     p, truth = c["p_yes"].to_numpy(float), c["truth"].to_numpy(int)
     word = c["template"].str.startswith("word").to_numpy()
-    units = _by_story(c, "p_yes")
-    ci = {
-        name: bootstrap.units_interval(
-            units,
-            _pooled_stat(stat),
-            confidence=stats.confidence,
-            resamples=stats.resamples,
-            seed=stats.seed,
-        )
-        for name, stat in (("auc", _auc), ("balanced", _balanced))
-    }
+    ci = _control_intervals(c, stats)
     auc, balanced = _auc(p, truth), _balanced(p, truth)
     raw = c["p_yes_raw"].to_numpy(float)
     auc_raw, balanced_raw = _auc(raw, truth), _balanced(raw, truth)
     said = p > 0.5
-    tp, n_pos = int((said & (truth == 1)).sum()), int((truth == 1).sum())
-    tn, n_neg = int((~said & (truth == 0)).sum()), int((truth == 0).sum())
-    tpr_ci = validity.wilson_interval(tp, n_pos, stats.confidence)
-    tnr_ci = validity.wilson_interval(tn, n_neg, stats.confidence)
     n_stories = int(c["story_id"].nunique())
     items = (
         f"{len(c)} control questions of {n_stories} stories (word present or absent, line "
@@ -257,9 +277,9 @@ def _reader_check(
             threshold=float(thresholds["min_balanced_accuracy"]),
             rule=validity.RULES[0],
             detail=(
-                f"balanced accuracy of {p_name} > 0.5 on {items}: yes to {tp} of {n_pos} true "
-                f"(Wilson [{tpr_ci[0]:.2f}, {tpr_ci[1]:.2f}]), no to {tn} of {n_neg} false (Wilson "
-                f"[{tnr_ci[0]:.2f}, {tnr_ci[1]:.2f}]); before calibration {balanced_raw:.3f}"
+                f"balanced accuracy of {p_name} > 0.5 on {items}: "
+                f"{_yes_no_parts(said, truth, stats.confidence)}; "
+                f"before calibration {balanced_raw:.3f}"
             ),
         ),
     ]
@@ -565,6 +585,31 @@ def story_measures(
     return tables.STORY_MEASURES.frame(rows)
 
 
+def _log_headline(comparison: pd.DataFrame) -> None:
+    """The headline comparisons of original and corrupted versions in the job's log (means and
+    difference in bits, its interval, Wilcoxon p and Hedges' g)."""
+    for r in comparison[comparison["headline"]].itertuples():
+        log.info(
+            "headline, %s (%s; %d answers per question) %s %s %s: original %.3f, corrupted "
+            "%.3f bits, diff %.3f [%.3f, %.3f], Wilcoxon p %.3g, g %.2f (n %d)%s",
+            r.pool,
+            r.readers,
+            r.population,
+            r.kind,
+            r.condition,
+            r.measure,
+            r.mean_original,
+            r.mean_corrupted,
+            r.diff,
+            r.diff_ci_low,
+            r.diff_ci_high,
+            r.wilcoxon_p,
+            r.g,
+            r.n,
+            f"; {r.note}" if r.note else "",
+        )
+
+
 def summarize(
     stories: pd.DataFrame,
     versions: pd.DataFrame,
@@ -599,26 +644,7 @@ def summarize(
         pools = [*pools, human_pool]
     indices = story_indices(per_question, versions, pools)
     comparison = compare_versions(per_question, pools, stats, reading.headline)
-    for r in comparison[comparison["headline"]].itertuples():
-        log.info(
-            "headline, %s (%s; %d answers per question) %s %s %s: original %.3f, corrupted "
-            "%.3f bits, diff %.3f [%.3f, %.3f], Wilcoxon p %.3g, g %.2f (n %d)%s",
-            r.pool,
-            r.readers,
-            r.population,
-            r.kind,
-            r.condition,
-            r.measure,
-            r.mean_original,
-            r.mean_corrupted,
-            r.diff,
-            r.diff_ci_low,
-            r.diff_ci_high,
-            r.wilcoxon_p,
-            r.g,
-            r.n,
-            f"; {r.note}" if r.note else "",
-        )
+    _log_headline(comparison)
     return {
         "validity": checks,
         "readers": readers,

@@ -172,29 +172,17 @@ def build_items(
 
 
 def _etc(sid: str, lines, points, content, story, settings: ItemSettings, out: _Collector) -> None:
+    """The ETC items of one story (its plot ``points``, from ``lines``): the original, the
+    span-shuffled version and the wrong-ending version where they can be made, and the ETC
+    questions asked of each; a story with fewer points than the span is excluded."""
     if len(points) < settings.span:
         out.excluded.append(
             (sid, "etc", "", f"{len(points)} plot point(s): ETC shuffles {settings.span}")
         )
         return
     made = ["original"]
-    for attempt in range(settings.retries):
-        result = corrupt.span_shuffle(
-            points, settings.span, item_rng(settings.seed, f"{sid}/shuffle/{attempt}")
-        )
-        if result is not None:
-            new, changes = result
-            out.version(sid, "shuffle", PLOT, "shuffle", 1, new)
-            out.corruptions += [
-                (sid, "shuffle", PLOT, "etc", attempt, c.line, c.original, c.changed, c.detail)
-                for c in changes
-            ]
-            made.append("shuffle")
-            break
-    else:
-        out.excluded.append(
-            (sid, "etc", "shuffle", f"no span changed the story in {settings.retries} attempt(s)")
-        )
+    if _etc_shuffle(sid, points, settings, out):
+        made.append("shuffle")
     right = getattr(story, "right_ending", None)
     wrong = getattr(story, "wrong_ending", None)
     if settings.wrong_ending and isinstance(wrong, str) and wrong.strip():
@@ -234,6 +222,28 @@ def _etc(sid: str, lines, points, content, story, settings: ItemSettings, out: _
         text = questions.question_text("etc", q)
         for version in made:
             out.question(sid, version, PLOT, "etc", f"etc-{i:02d}", q, text, float("nan"))
+
+
+def _etc_shuffle(sid: str, points, settings: ItemSettings, out: _Collector) -> bool:
+    """The span-shuffled version of one story's plot ``points`` (the first of
+    ``settings.retries`` seeded attempts that changes the story) and its corruptions; False
+    when no attempt did (excluded, with the reason)."""
+    for attempt in range(settings.retries):
+        result = corrupt.span_shuffle(
+            points, settings.span, item_rng(settings.seed, f"{sid}/shuffle/{attempt}")
+        )
+        if result is not None:
+            new, changes = result
+            out.version(sid, "shuffle", PLOT, "shuffle", 1, new)
+            out.corruptions += [
+                (sid, "shuffle", PLOT, "etc", attempt, c.line, c.original, c.changed, c.detail)
+                for c in changes
+            ]
+            return True
+    out.excluded.append(
+        (sid, "etc", "shuffle", f"no span changed the story in {settings.retries} attempt(s)")
+    )
+    return False
 
 
 def _ewc(
