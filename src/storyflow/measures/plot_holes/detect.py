@@ -282,11 +282,7 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
     needs its longest prompt with its answer; a version that does not fit is left out
     (p_error NaN, ``answer_status`` ``too_long``, logged with its tokens)."""
     asker = FORMATS[settings.format](model, settings)
-    planned: dict[tuple[str, ...], Planned] = {}
-    for sentences in items["sentences"]:
-        sents = tuple(sentences)
-        if sents not in planned:
-            planned[sents] = asker.plan(sents)
+    planned = _plan_texts(asker, items)
     limit = fit_window(model, [p.need for p in planned.values()], settings.n_ctx)
     rows: list[tuple] = []
     too_long: list[str] = []
@@ -332,6 +328,34 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
                 plan.tokens,
             )
         )
+    _log_detection(model, len(items), asker.asked, too_long, limit, started)
+    return tables.PLOT_HOLE_ANSWERS.frame(rows)
+
+
+def _plan_texts(
+    asker: ClosedFormat | PaperFormat, items: pd.DataFrame
+) -> dict[tuple[str, ...], Planned]:
+    """Each distinct story text of ``items`` (its sentences) planned once by ``asker`` (an
+    answer format of :data:`FORMATS`): its prompts, tokens and the window it needs."""
+    planned: dict[tuple[str, ...], Planned] = {}
+    for sentences in items["sentences"]:
+        sents = tuple(sentences)
+        if sents not in planned:
+            planned[sents] = asker.plan(sents)
+    return planned
+
+
+def _log_detection(
+    model: LanguageModel,
+    n_versions: int,
+    asked: int,
+    too_long: Sequence[str],
+    limit: int | None,
+    started: float,
+) -> None:
+    """Log the versions left out for the window of ``limit`` tokens (``too_long``: each with
+    its tokens), and the versions asked, tokens evaluated and seconds since ``started`` (a
+    :func:`time.perf_counter` reading)."""
     if too_long:
         log.warning(
             "%d story version(s) do not fit the window of %d tokens (plot_holes.detection.n_ctx, "
@@ -346,14 +370,13 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
         "%s: %d story versions, %d asked (window %s tokens), %d tokens evaluated, %.1f s "
         "(%.2f s per version asked, localization included)",
         model.name,
-        len(items),
-        asker.asked,
+        n_versions,
+        asked,
         model.window,
         model.tokens_evaluated,
         seconds,
-        seconds / max(1, asker.asked),
+        seconds / max(1, asked),
     )
-    return tables.PLOT_HOLE_ANSWERS.frame(rows)
 
 
 def baseline_answers(items: pd.DataFrame, seed: int) -> pd.DataFrame:
