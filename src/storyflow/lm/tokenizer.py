@@ -379,7 +379,62 @@ def hub_folder(
         StoryflowError: not cached and not downloadable (offline, gated, unknown), saying what
             to download and where to put it.
     """
+    folder = _cached_snapshot(repo, revision, files)
+    if folder is not None:
+        return folder
+    what = "tokenizer" if files == HUB_FILES else "checkpoint"
+    folder = _download_snapshot(repo, revision, files, what, where)
+    named = f"{repo}@{revision}" if revision else repo
+    if what == "checkpoint" and not _has_first(folder, files):
+        raise StoryflowError(
+            f"{where}: the Hugging Face model {named} has no {files[0]} files: storyflow reads "
+            "safetensors checkpoints (convert it once with transformers: "
+            "AutoModelForCausalLM.from_pretrained(...).save_pretrained(<folder>))"
+        )
+    if not _has_first(folder, files):
+        raise StoryflowError(
+            f"{where}: the Hugging Face model {named} has no tokenizer.json (a slow-only "
+            "tokenizer): convert it once with transformers (AutoTokenizer.from_pretrained(...)"
+            ".save_pretrained(<folder>)) and set the tokenizer to that folder"
+        )
+    return folder
+
+
+def _snapshot(repo: str, revision: str | None, files: Sequence[str], local_only: bool) -> Path:
+    """``huggingface_hub.snapshot_download`` of ``repo``'s ``files`` (glob patterns), from the
+    cache only when ``local_only``."""
     from huggingface_hub import snapshot_download
+
+    folder = snapshot_download(
+        repo, revision=revision, allow_patterns=list(files), local_files_only=local_only
+    )
+    return Path(folder)
+
+
+def _has_first(folder: Path, files: Sequence[str]) -> bool:
+    """Whether ``folder`` holds a file of the first (required) pattern of ``files``."""
+    return any(folder.glob(files[0]))
+
+
+def _cached_snapshot(repo: str, revision: str | None, files: Sequence[str]) -> Path | None:
+    """The cached snapshot of ``repo``'s ``files`` when it holds the required ones, else None."""
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        folder = _snapshot(repo, revision, files, local_only=True)
+        if _has_first(folder, files):
+            return folder
+    except (LocalEntryNotFoundError, OSError):
+        pass
+    return None
+
+
+def _download_snapshot(
+    repo: str, revision: str | None, files: Sequence[str], what: str, where: str
+) -> Path:
+    """``repo``'s ``files`` downloaded into the Hugging Face cache; a failure (gated, unknown
+    repo or revision, offline) is a :class:`StoryflowError` that says what to do, naming the
+    ``what`` (tokenizer or checkpoint) and ``where`` it is configured."""
     from huggingface_hub.errors import (
         GatedRepoError,
         HfHubHTTPError,
@@ -388,23 +443,7 @@ def hub_folder(
         RevisionNotFoundError,
     )
 
-    def fetch(local_only: bool) -> Path:
-        folder = snapshot_download(
-            repo, revision=revision, allow_patterns=list(files), local_files_only=local_only
-        )
-        return Path(folder)
-
-    def complete(folder: Path) -> bool:
-        return any(folder.glob(files[0]))
-
-    try:
-        folder = fetch(local_only=True)
-        if complete(folder):
-            return folder
-    except (LocalEntryNotFoundError, OSError):
-        pass
     named = f"{repo}@{revision}" if revision else repo
-    what = "tokenizer" if files == HUB_FILES else "checkpoint"
     listed = "tokenizer.json tokenizer_config.json" if what == "tokenizer" else ""
     get = (
         f"on a machine with internet access run `hf download {repo} {listed}"
@@ -413,7 +452,7 @@ def hub_folder(
         "the same way without --local-dir)"
     ).replace("  ", " ")
     try:
-        folder = fetch(local_only=False)
+        return _snapshot(repo, revision, files, local_only=False)
     except GatedRepoError as err:
         raise StoryflowError(
             f"{where}: the Hugging Face model {named} is gated: accept its licence on its hub "
@@ -431,19 +470,6 @@ def hub_folder(
             f"{where}: the {what} of the Hugging Face model {named} is not in this machine's "
             f"cache and cannot be downloaded ({type(err).__name__}): {get}"
         ) from err
-    if what == "checkpoint" and not complete(folder):
-        raise StoryflowError(
-            f"{where}: the Hugging Face model {named} has no {files[0]} files: storyflow reads "
-            "safetensors checkpoints (convert it once with transformers: "
-            "AutoModelForCausalLM.from_pretrained(...).save_pretrained(<folder>))"
-        )
-    if not complete(folder):
-        raise StoryflowError(
-            f"{where}: the Hugging Face model {named} has no tokenizer.json (a slow-only "
-            "tokenizer): convert it once with transformers (AutoTokenizer.from_pretrained(...)"
-            ".save_pretrained(<folder>)) and set the tokenizer to that folder"
-        )
-    return folder
 
 
 def open_tokenizer(value: str, where: str) -> Tokenizer:
