@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,6 +79,38 @@ def _draws(
     return counts
 
 
+def _score_grid(
+    scores: pd.DataFrame, measure: str, models: Sequence[str], histories: Sequence[str]
+) -> pd.DataFrame:
+    """Story × (model, history) table of ``measure`` (nats/token), the columns in the order of
+    ``models`` then ``histories`` (NaN where a story has no score)."""
+    cells = [(m, h) for m in models for h in histories]
+    return (
+        scores[scores["model"].isin(models) & scores["history"].isin(histories)]
+        .pivot_table(
+            index="story_id", columns=["model", "history"], values=measure, aggfunc="first"
+        )
+        .reindex(columns=pd.MultiIndex.from_tuples(cells))
+    )
+
+
+def _unit_numbers(ids: Iterable[str], clusters: Mapping[str, str] | None) -> np.ndarray:
+    """The bootstrap unit of each story (its cluster, a passage's book; None or a story not
+    in ``clusters``: the story itself), numbered 0, 1, ... in sorted order of the units."""
+    unit_of = clusters or {}
+    _, units = np.unique([unit_of.get(i, f"story:{i}") for i in ids], return_inverse=True)
+    return units
+
+
+def _percentile_ci(boot: np.ndarray, value: float, confidence: float) -> tuple[float, float]:
+    """The percentile interval at ``confidence`` of the bootstrap values ``boot`` (NaN ones
+    left out); (NaN, NaN) when ``value`` or every resample is NaN."""
+    tail = (1 - confidence) / 2
+    if math.isfinite(value) and np.isfinite(boot).any():
+        return float(np.nanquantile(boot, tail)), float(np.nanquantile(boot, 1 - tail))
+    return math.nan, math.nan
+
+
 def aggregated_g(
     scores: pd.DataFrame,
     a: Collection[str],
@@ -108,14 +140,7 @@ def aggregated_g(
             these units within each group. None: each story is its own unit.
     """
     summarise = OVER_HISTORIES[over_histories]
-    cells = [(m, h) for m in models for h in histories]
-    wide = (
-        scores[scores["model"].isin(models) & scores["history"].isin(histories)]
-        .pivot_table(
-            index="story_id", columns=["model", "history"], values=measure, aggfunc="first"
-        )
-        .reindex(columns=pd.MultiIndex.from_tuples(cells))
-    )
+    wide = _score_grid(scores, measure, models, histories)
     ids = wide.index.astype(str)
     in_a, in_b = ids.isin(list(a)), ids.isin(list(b))
     x = wide.to_numpy(float)
@@ -130,21 +155,14 @@ def aggregated_g(
         per_model = summarise(point, axis=1) if point.size else np.zeros(0)
     value = float(np.mean(per_model)) if len(per_model) else math.nan
     rng = np.random.default_rng(seed)
-    unit_of = clusters or {}
-    _, units = np.unique([unit_of.get(i, f"story:{i}") for i in ids], return_inverse=True)
+    units = _unit_numbers(ids, clusters)
     draws = _g(_draws(in_a, units, resamples, rng), _draws(in_b, units, resamples, rng), x, seen)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a resample without a g is NaN
         boot = summarise(draws.reshape(resamples, *shape), axis=2).mean(axis=1)
-    tail = (1 - confidence) / 2
-    ci = (
-        (float(np.nanquantile(boot, tail)), float(np.nanquantile(boot, 1 - tail)))
-        if math.isfinite(value) and np.isfinite(boot).any()
-        else (math.nan, math.nan)
-    )
     return AggregatedG(
         value,
-        ci,
+        _percentile_ci(boot, value, confidence),
         {m: float(v) for m, v in zip(models, per_model, strict=True)},
         n_a,
         n_b,

@@ -41,7 +41,7 @@ import pandas as pd
 from storyflow import stats, tables
 from storyflow.measures.sequentiality.covariates import SENTENCE_MEASURES
 from storyflow.replication.agreement import Ours
-from storyflow.replication.effects import aggregated_g
+from storyflow.replication.effects import AggregatedG, aggregated_g
 
 #: The paper's model names (Tables A1-A9) as (family, size, variant) of a storyflow model entry.
 PAPER_MODELS = {
@@ -108,6 +108,24 @@ NLL_SIGN = (
 )
 
 
+def _wanted_histories(setting: Mapping[str, Any], part: pd.DataFrame) -> list[str]:
+    """The history labels a setting summarises; for ``nll_base`` (the h = 0 term, the same on
+    every history's row) the first scored one."""
+    wanted = histories(setting["h"])
+    if setting["measure"] == "nll_base":
+        return [min(part["history"].unique(), key=lambda h: (h == "full", h))]
+    return wanted
+
+
+def _group_sizes(result: AggregatedG, *, books: bool) -> str:
+    """The groups' sizes in words: stories, or passages and their books."""
+    if books:
+        return (
+            f"{result.n_a} vs {result.n_b} passages of {result.units_a} vs {result.units_b} books"
+        )
+    return f"{result.n_a} vs {result.n_b} stories"
+
+
 def _effect(
     row: Mapping[str, Any],
     scores: pd.DataFrame,
@@ -115,6 +133,8 @@ def _effect(
     settings: Mapping[str, Any],
     books: Mapping[str, str],
 ) -> Ours:
+    """Our aggregated Hedges' g (:func:`aggregated_g`) of one published effect ``row`` (books
+    resampled when ``books`` maps story → book); missing, with why, when the run lacks it."""
     setting = parse_setting(row["setting"])
     contrast = str(row["group"])
     if contrast not in members:
@@ -128,9 +148,7 @@ def _effect(
     part = scores[scores["formulation"] == formulation]
     if part.empty:
         return Ours.missing(f"formulation {formulation} was not scored")
-    wanted = histories(setting["h"])
-    if setting["measure"] == "nll_base":  # the h = 0 term: the same on every history's row
-        wanted = [min(part["history"].unique(), key=lambda h: (h == "full", h))]
+    wanted = _wanted_histories(setting, part)
     missing = sorted(set(wanted) - set(part["history"]))
     if missing:
         return Ours.missing(f"history sizes {', '.join(missing)} were not scored (nll.max_history)")
@@ -150,9 +168,7 @@ def _effect(
     )
     units = "books" if books else "stories"
     small = min(result.units_a, result.units_b) < settings["min_group_size"]
-    n = f"{result.n_a} vs {result.n_b} stories"
-    if books:
-        n = f"{result.n_a} vs {result.n_b} passages of {result.units_a} vs {result.units_b} books"
+    n = _group_sizes(result, books=bool(books))
     notes = [
         "" if len(models) > 1 or row["model"] != "mean" else "one model: the mean is its value",
         NLL_SIGN if setting["measure"] != "seq" else "",
