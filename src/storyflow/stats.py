@@ -333,13 +333,7 @@ def contrast_effects(
     labels = labels.drop(columns=[c for c in ("text", "topic") if c in labels])  # not labels
     members = contrast_members(labels, contrasts)
     labels = labels.drop_duplicates("story_id").astype({"story_id": str})
-    ids = labels["story_id"]
-    docs = pd.Series(
-        labels["document_id"].to_numpy() if "document_id" in labels else ids.to_numpy(), index=ids
-    )
-    kept = _filter_stories(story_seq, min_sentences)
-    long = _long(kept).astype({"story_id": str})
-    long["document_id"] = long["story_id"].map(docs.astype(str))
+    long = _long_with_documents(story_seq, labels, min_sentences)
     cells = long[[*GROUP_KEY, "measure"]].drop_duplicates().itertuples(index=False, name=None)
     grouped = _group_values(long, contrasts, members)
     rows: list[dict[str, object]] = []
@@ -357,6 +351,30 @@ def contrast_effects(
                 small.setdefault((name, model, formulation, measure), set()).add(history)
             rows.append(row)
     _warn_untested(small, min_group_size)
+    return _effects_table(rows, contrasts)
+
+
+def _long_with_documents(
+    story_seq: pd.DataFrame, labels: pd.DataFrame, min_sentences: int
+) -> pd.DataFrame:
+    """The stories of at least ``min_sentences`` sentences in long form (:func:`_long`), each
+    row with its story's ``document_id`` from ``labels`` (one row per story; the story itself
+    when ``labels`` has no ``document_id``)."""
+    ids = labels["story_id"]
+    docs = pd.Series(
+        labels["document_id"].to_numpy() if "document_id" in labels else ids.to_numpy(), index=ids
+    )
+    kept = _filter_stories(story_seq, min_sentences)
+    long = _long(kept).astype({"story_id": str})
+    long["document_id"] = long["story_id"].map(docs.astype(str))
+    return long
+
+
+def _effects_table(
+    rows: Sequence[Mapping[str, object]], contrasts: Sequence[Mapping[str, object]]
+) -> pd.DataFrame:
+    """The effect rows as a frame of :data:`EFFECT_COLUMNS`, sorted by model, formulation,
+    history, the contrasts' configured order and measure; counts as int, ``tested`` as bool."""
     effects = pd.DataFrame(rows, columns=EFFECT_COLUMNS)
     order = {c["name"]: i for i, c in enumerate(contrasts)}
     effects = effects.assign(_c=effects["contrast"].map(order))
