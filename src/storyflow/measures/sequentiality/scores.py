@@ -100,6 +100,40 @@ def sentence_sequentiality(nll: pd.DataFrame) -> pd.DataFrame:
     return _sort(merged[SENTENCE_COLUMNS], ["model", "formulation", "story_id", "sentence_idx"])
 
 
+def _story_labels(
+    stories: pd.DataFrame, sentence_counts: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Each story's ``story_type`` and ``n_sentences``, one row per story (a ValueError when
+    a table gives a story two)."""
+    types = stories[["story_id", "story_type"]].drop_duplicates()
+    counts = sentence_counts[["story_id", "n_sentences"]].drop_duplicates()
+    for table, name in ((types, "stories table"), (counts, "sentence counts")):
+        dup = table[table["story_id"].duplicated(keep=False)]
+        if not dup.empty:
+            raise ValueError(
+                f"{name} has conflicting rows for stories: {_describe_rows(dup, list(dup.columns))}"
+            )
+    return types, counts
+
+
+def _check_complete(story: pd.DataFrame) -> None:
+    """A ValueError when a story group has no type or sentence count, or fewer (or more)
+    sentences scored (``n_scored``) than it has (``n_sentences``)."""
+    unknown = story[story["story_type"].isna() | story["n_sentences"].isna()]
+    if not unknown.empty:
+        raise ValueError(
+            f"{unknown['story_id'].nunique()} stories are missing from the stories table or the "
+            f"sentence counts: {sorted(unknown['story_id'].unique())[:_MAX_LISTED]}"
+        )
+    incomplete = story[story["n_scored"] != story["n_sentences"]]
+    if not incomplete.empty:
+        raise ValueError(
+            f"{len(incomplete)} story groups do not have all their sentences scored "
+            f"(n_scored vs n_sentences): "
+            f"{_describe_rows(incomplete, [*STORY_KEY, 'n_scored', 'n_sentences'])}"
+        )
+
+
 def story_sequentiality(
     sentence_seq: pd.DataFrame,
     stories: pd.DataFrame,
@@ -141,28 +175,9 @@ def story_sequentiality(
         any_truncated=("truncated", "any"),
     ).reset_index()
 
-    types = stories[["story_id", "story_type"]].drop_duplicates()
-    counts = sentence_counts[["story_id", "n_sentences"]].drop_duplicates()
-    for table, name in ((types, "stories table"), (counts, "sentence counts")):
-        dup = table[table["story_id"].duplicated(keep=False)]
-        if not dup.empty:
-            raise ValueError(
-                f"{name} has conflicting rows for stories: {_describe_rows(dup, list(dup.columns))}"
-            )
+    types, counts = _story_labels(stories, sentence_counts)
     story = story.merge(types, on="story_id", how="left").merge(counts, on="story_id", how="left")
-    unknown = story[story["story_type"].isna() | story["n_sentences"].isna()]
-    if not unknown.empty:
-        raise ValueError(
-            f"{unknown['story_id'].nunique()} stories are missing from the stories table or the "
-            f"sentence counts: {sorted(unknown['story_id'].unique())[:_MAX_LISTED]}"
-        )
-    incomplete = story[story["n_scored"] != story["n_sentences"]]
-    if not incomplete.empty:
-        raise ValueError(
-            f"{len(incomplete)} story groups do not have all their sentences scored "
-            f"(n_scored vs n_sentences): "
-            f"{_describe_rows(incomplete, [*STORY_KEY, 'n_scored', 'n_sentences'])}"
-        )
+    _check_complete(story)
     story["n_sentences"] = story["n_sentences"].astype(int)
     story["any_truncated"] = story["any_truncated"].astype(bool)
     return _sort(story[STORY_COLUMNS], ["model", "formulation", "story_type", "story_id"])
