@@ -21,6 +21,17 @@ from storyflow.comparison.story_table import measure_columns
 from storyflow.comparison.verdicts import mark
 
 
+def _model_free_once(table: pd.DataFrame, labels: pd.DataFrame, free: set[str]) -> pd.DataFrame:
+    """The story table with the ``free`` measures (those that depend on no model, repeated on
+    every model's row) moved to one row per story with model ``""`` (``labels``: the table's
+    first row of each story)."""
+    shared = labels.assign(model="")
+    return pd.concat(
+        [table[table["model"] != ""].drop(columns=list(free & set(table.columns))), shared],
+        ignore_index=True,
+    )
+
+
 def separation(
     table: pd.DataFrame,
     contrasts: Sequence[Mapping[str, object]],
@@ -42,11 +53,7 @@ def separation(
     labels = table.drop_duplicates("story_id")
     free = set(model_free)
     if free:
-        shared = labels.assign(model="")
-        table = pd.concat(
-            [table[table["model"] != ""].drop(columns=list(free & set(table.columns))), shared],
-            ignore_index=True,
-        )
+        table = _model_free_once(table, labels, free)
     members = stats.contrast_members(labels, contrasts)
     rows = []
     for contrast in contrasts:
@@ -62,10 +69,7 @@ def separation(
                 if not (len(a) or len(b)):
                     continue  # the measure was not computed with this model
                 tested = min(len(a), len(b)) >= max(2, min_group_size)
-                if tested:
-                    g, low, high = stats.hedges_g(a, b, confidence)
-                else:
-                    g = low = high = math.nan
+                g, low, high = stats.hedges_g(a, b, confidence) if tested else (math.nan,) * 3
                 rows.append(
                     {
                         "contrast": name,
