@@ -65,6 +65,41 @@ def measure_units(measures: pd.DataFrame, stories: pd.DataFrame) -> pd.DataFrame
     )
 
 
+def _corpus_scores(measures: Sequence[pd.DataFrame], ids: set[str]) -> pd.DataFrame:
+    """The measures' STORY_MEASURES tables as one, without the stories outside ``ids`` (the
+    corpus's; logged per measure). Raises StoryflowError when there is no table or a table
+    repeats a (story, model, measure)."""
+    if not measures:
+        raise StoryflowError("the story table needs at least one measure's story_measures table")
+    scores = pd.concat(measures, ignore_index=True)
+    repeated = scores.duplicated(["story_id", "model", "measure"])
+    if repeated.any():
+        row = scores[repeated].iloc[0]
+        raise StoryflowError(
+            f"measure {row['measure']!r} scores story {row['story_id']!r} (model "
+            f"{row['model']!r}) more than once: two measures write scores under the same name"
+        )
+    outside = ~scores["story_id"].isin(ids)
+    for measure, n in scores[outside].groupby("measure")["story_id"].nunique().items():
+        log.info(
+            "%s: %d scored stories are not in this corpus's stories table (left out)", measure, n
+        )
+    return scores[~outside]
+
+
+def _warn_unscored(scores: pd.DataFrame, measures: Sequence[str], n_stories: int) -> None:
+    """Warn of each measure that scored fewer than the corpus's ``n_stories`` stories."""
+    for measure in measures:
+        scored = scores.loc[scores["measure"] == measure, "story_id"].nunique()
+        if scored < n_stories:
+            log.warning(
+                "%s: %d of the corpus's %d stories have no score (NaN in the story table)",
+                measure,
+                n_stories - scored,
+                n_stories,
+            )
+
+
 def story_table(
     stories: pd.DataFrame,
     sentences: pd.DataFrame,
@@ -78,24 +113,8 @@ def story_table(
     Raises:
         StoryflowError: no measure table was given, or a table repeats a (story, model, measure).
     """
-    if not measures:
-        raise StoryflowError("the story table needs at least one measure's story_measures table")
-    scores = pd.concat(measures, ignore_index=True)
-    repeated = scores.duplicated(["story_id", "model", "measure"])
-    if repeated.any():
-        row = scores[repeated].iloc[0]
-        raise StoryflowError(
-            f"measure {row['measure']!r} scores story {row['story_id']!r} (model "
-            f"{row['model']!r}) more than once: two measures write scores under the same name"
-        )
     ids = set(stories["story_id"])
-    outside = ~scores["story_id"].isin(ids)
-    for measure, n in scores[outside].groupby("measure")["story_id"].nunique().items():
-        log.info(
-            "%s: %d scored stories are not in this corpus's stories table (left out)", measure, n
-        )
-    scores = scores[~outside]
-
+    scores = _corpus_scores(measures, ids)
     labels = stories.drop(columns=[c for c in TEXT_FIELDS if c in stories.columns])
     labels = labels.assign(
         n_sentences=labels["story_id"]
@@ -119,15 +138,7 @@ def story_table(
         failed_measures=[failed_on_row(m, measure_columns, failed) for m in table["model"]]
     )
     table = table[[*order, "failed_measures", *measure_columns]]
-    for measure in measure_columns:
-        scored = scores.loc[scores["measure"] == measure, "story_id"].nunique()
-        if scored < len(ids):
-            log.warning(
-                "%s: %d of the corpus's %d stories have no score (NaN in the story table)",
-                measure,
-                len(ids) - scored,
-                len(ids),
-            )
+    _warn_unscored(scores, measure_columns, len(ids))
     return tables.STORY_TABLE.check(table.reset_index(drop=True))
 
 
