@@ -16,28 +16,10 @@ HANNA_URL = (
 HANNA_HUMAN = "Human"
 
 
-def read_hanna(path: str | Path, limit: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """HANNA LLM stories: one human story per prompt plus each model's story for it.
-
-    The ``Human`` column repeats the prompt's human story on each model's row: it is kept once
-    per prompt. Stories are kept as written (chat artefacts such as a leading ``Human:`` turn
-    included, see ``docs/narrative_sense.md``); ``artefact`` flags stories that contain a
-    speaker label (``Human:``/``Assistant:``/``User:``) so they are counted, not dropped.
-
-    Returns:
-        ``stories`` (story_id, group, text, plus ``prompt_id`` (int, 0-based prompt order),
-        ``row`` (its CSV row, header = 1; a human story: its prompt's first row), ``prompt`` (the
-        writing prompt) and ``artefact`` (bool)); ``group`` = ``"Human"`` or the model name;
-        ``story_id`` = ``"<group>-<prompt_id>"``. A row whose ``Model`` cell is empty keeps
-        group ``""`` and story_id ``"no-model-row<row>"``: the sample excludes it with the
-        reason (:mod:`storyflow.corpora.selection`). And ``counts``: group, n_stories,
-        n_artefact.
-    """
-    table = read_csv_columns(
-        path,
-        ["Prompt", HANNA_HUMAN, "Story", "Model"],
-        f"Download it from {HANNA_URL} into the data mirror (or set narrative_sense.hanna).",
-    )
+def _human_and_model_stories(table: pd.DataFrame) -> pd.DataFrame:
+    """The CSV's stories: each prompt's human story once (from its first row), then every
+    row's model story; columns prompt_id (0-based prompt order), row (CSV row, header = 1),
+    prompt, group and text."""
     prompt_id = pd.Series(pd.factorize(table["Prompt"])[0], index=table.index)
     human = table.assign(prompt_id=prompt_id).drop_duplicates("prompt_id")
     parts = [
@@ -60,7 +42,32 @@ def read_hanna(path: str | Path, limit: int | None = None) -> tuple[pd.DataFrame
             }
         ),
     ]
-    stories = pd.concat(parts, ignore_index=True)
+    return pd.concat(parts, ignore_index=True)
+
+
+def read_hanna(path: str | Path, limit: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """HANNA LLM stories: one human story per prompt plus each model's story for it.
+
+    The ``Human`` column repeats the prompt's human story on each model's row: it is kept once
+    per prompt. Stories are kept as written (chat artefacts such as a leading ``Human:`` turn
+    included, see ``docs/narrative_sense.md``); ``artefact`` flags stories that contain a
+    speaker label (``Human:``/``Assistant:``/``User:``) so they are counted, not dropped.
+
+    Returns:
+        ``stories`` (story_id, group, text, plus ``prompt_id`` (int, 0-based prompt order),
+        ``row`` (its CSV row, header = 1; a human story: its prompt's first row), ``prompt`` (the
+        writing prompt) and ``artefact`` (bool)); ``group`` = ``"Human"`` or the model name;
+        ``story_id`` = ``"<group>-<prompt_id>"``. A row whose ``Model`` cell is empty keeps
+        group ``""`` and story_id ``"no-model-row<row>"``: the sample excludes it with the
+        reason (:mod:`storyflow.corpora.selection`). And ``counts``: group, n_stories,
+        n_artefact.
+    """
+    table = read_csv_columns(
+        path,
+        ["Prompt", HANNA_HUMAN, "Story", "Model"],
+        f"Download it from {HANNA_URL} into the data mirror (or set narrative_sense.hanna).",
+    )
+    stories = _human_and_model_stories(table)
     stories["group"] = stories["group"].str.strip()
     stories["story_id"] = (stories["group"] + "-" + stories["prompt_id"].astype(str)).where(
         stories["group"] != "", "no-model-row" + stories["row"].astype(str)

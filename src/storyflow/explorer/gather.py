@@ -22,7 +22,7 @@ as :data:`storyflow.tables.SENTENCE_SEQUENTIALITY` defines it, so it is exact to
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -295,6 +295,47 @@ def tension_details(
     return labels, per_story
 
 
+def _p_yes_by_question(
+    answers: pd.DataFrame, readers: Sequence[str]
+) -> dict[tuple[str, str, str], list[int | None]]:
+    """(story, version, question) → each reader's P(yes) in thousandths, in the order of
+    ``readers`` (None: that reader did not answer it)."""
+    reader_of = {r: i for i, r in enumerate(readers)}
+    p_yes: dict[tuple[str, str, str], list[int | None]] = {}
+    if not answers.empty:
+        for story, version, question, reader, p in answers[
+            ["story_id", "version", "question_id", "reader", "p_yes"]
+        ].itertuples(index=False):
+            key = (str(story), str(version), str(question))
+            p_yes.setdefault(key, [None] * len(readers))[reader_of[str(reader)]] = milli(float(p))
+    return p_yes
+
+
+def _story_versions(group: pd.DataFrame) -> dict[str, Any]:
+    """One story's passage versions (its FEI_VERSIONS rows): each distinct line once
+    (``lines``), each version with the indices of its lines, and an empty ``questions``."""
+    lines: list[str] = []
+    line_of: dict[str, int] = {}
+    shown = []
+    for row in group.itertuples(index=False):
+        indices = []
+        for line in str(row.text).split("\n"):
+            if line not in line_of:
+                line_of[line] = len(lines)
+                lines.append(line)
+            indices.append(line_of[line])
+        shown.append(
+            {
+                "version": str(row.version),
+                "passage": str(row.passage),
+                "condition": str(row.condition),
+                "k": int(row.k),
+                "lines": indices,
+            }
+        )
+    return {"lines": lines, "versions": shown, "questions": []}
+
+
 def fabula_details(
     versions: pd.DataFrame,
     questions: pd.DataFrame,
@@ -311,36 +352,11 @@ def fabula_details(
     labels = [
         {"reader": r, **_verdict(validity, corpus, "fabula_entropy.answers", r)} for r in readers
     ]
-    reader_of = {r: i for i, r in enumerate(readers)}
-    p_yes: dict[tuple[str, str, str], list[int | None]] = {}
-    if not answers.empty:
-        for story, version, question, reader, p in answers[
-            ["story_id", "version", "question_id", "reader", "p_yes"]
-        ].itertuples(index=False):
-            key = (str(story), str(version), str(question))
-            p_yes.setdefault(key, [None] * len(readers))[reader_of[str(reader)]] = milli(float(p))
-    per_story: dict[str, dict[str, Any]] = {}
-    for story, group in versions.groupby("story_id", sort=False):
-        lines: list[str] = []
-        line_of: dict[str, int] = {}
-        shown = []
-        for row in group.itertuples(index=False):
-            indices = []
-            for line in str(row.text).split("\n"):
-                if line not in line_of:
-                    line_of[line] = len(lines)
-                    lines.append(line)
-                indices.append(line_of[line])
-            shown.append(
-                {
-                    "version": str(row.version),
-                    "passage": str(row.passage),
-                    "condition": str(row.condition),
-                    "k": int(row.k),
-                    "lines": indices,
-                }
-            )
-        per_story[str(story)] = {"lines": lines, "versions": shown, "questions": []}
+    p_yes = _p_yes_by_question(answers, readers)
+    per_story = {
+        str(story): _story_versions(group)
+        for story, group in versions.groupby("story_id", sort=False)
+    }
     for row in questions.itertuples(index=False):
         story = per_story.get(str(row.story_id))
         if story is None:
