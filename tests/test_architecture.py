@@ -1,10 +1,13 @@
 """The library's layers (docs/architecture.md): no import cycle, imports only go down a layer,
-no measure imports another, and the picture in the docs is the graph of the code."""
+no measure imports another, and the picture in the docs is the graph of the code; and units a
+reader can hold: no function over :data:`MAX_LINES` lines without a reason in its docstring."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 from graphlib import CycleError, TopologicalSorter
+from pathlib import Path
 
 import pytest
 from conftest import REPO
@@ -76,3 +79,49 @@ def test_the_docs_show_the_graph_of_the_code() -> None:
         "docs/architecture.md is out of date: paste the output of "
         "`.venv/bin/python tools/import_graph.py` into its mermaid block"
     )
+
+
+#: The most lines (``def`` to last line, docstring included) a function may take without a
+#: docstring sentence that begins "Long because" (issue 38: units a reader can hold).
+MAX_LINES = 60
+
+
+def long_functions(root: Path) -> list[str]:
+    """``file:line function (n lines)`` of every function (methods and nested ones included)
+    under ``root`` longer than :data:`MAX_LINES` whose docstring does not say "Long because"."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            n_lines = node.end_lineno - node.lineno + 1
+            if n_lines > MAX_LINES and "Long because" not in (ast.get_docstring(node) or ""):
+                where = path.relative_to(root.parent)
+                found.append(f"{where}:{node.lineno} {node.name} ({n_lines} lines)")
+    return found
+
+
+def test_no_long_function_without_a_reason() -> None:
+    long = long_functions(REPO / "src" / "storyflow")
+    assert not long, (
+        f"functions over {MAX_LINES} lines: split them into named helpers, or say in the "
+        "docstring why one stays long (a sentence beginning 'Long because'):\n" + "\n".join(long)
+    )
+
+
+def test_the_length_check_names_a_long_function_and_accepts_a_reason(tmp_path: Path) -> None:
+    package = tmp_path / "storyflow"
+    package.mkdir()
+    module = package / "long.py"
+
+    def write(body_lines: int, docstring: str = "") -> None:
+        body = "".join(f"    x{i} = {i}\n" for i in range(body_lines))
+        module.write_text(f"def short():\n    pass\n\n\ndef long():\n{docstring}{body}")
+
+    write(MAX_LINES)  # the def line and MAX_LINES more
+    assert long_functions(package) == [f"storyflow/long.py:5 long ({MAX_LINES + 1} lines)"]
+    write(MAX_LINES, docstring='    """Long because it is a test."""\n')
+    assert long_functions(package) == []
+    write(MAX_LINES - 1)  # exactly MAX_LINES lines
+    assert long_functions(package) == []
