@@ -16,6 +16,7 @@ from storyflow import plan, stats, tables
 from storyflow.comparison import correlation, separation, story_table
 from storyflow.corpora.hanna import human_contrasts
 from storyflow.errors import StoryflowError
+from storyflow.plan.registry import verdict_rules
 
 N = 40
 
@@ -350,7 +351,8 @@ def test_each_story_measure_gets_the_verdict_of_the_models_it_rests_on(
 ) -> None:
     from storyflow.comparison import verdicts
 
-    verdict, failed = verdicts.verdict(_validity(VALIDITY_ROWS), corpus_name, measure, model)
+    validity = _validity(VALIDITY_ROWS)
+    verdict, failed = verdicts.verdict(validity, corpus_name, measure, model, verdict_rules())
     assert verdict == expected
     assert names in failed and (failed == "") == (expected != "failed")
 
@@ -364,7 +366,7 @@ def test_failed_measures_reach_the_story_table_and_every_comparison_table(corpus
     measures = [*measures, _measure(ids, rng.random(N), "plot_holes.p_error", "m1", "share")]
     scores = pd.concat(measures, ignore_index=True)
     validity = _validity([("plot_holes", "hippocorpus", "detector", "m1", "auroc", False)])
-    judged = verdicts.measure_verdicts(scores, validity, "hippocorpus")
+    judged = verdicts.measure_verdicts(scores, validity, "hippocorpus", verdict_rules())
     by_pair = judged.set_index(["measure", "model"])["verdict"]
     assert by_pair[("plot_holes.p_error", "m1")] == "failed"
     assert by_pair[("seq.context", "m1")] == "not checked"
@@ -415,7 +417,9 @@ def test_the_separation_figure_draws_a_failed_measure_hollow_and_names_it(corpus
     ids = stories["story_id"]
     measures = [*measures, _measure(ids, np.arange(N, dtype=float), "plot_holes.p_error", "m1")]
     validity = _validity([("plot_holes", "hippocorpus", "detector", "m1", "auroc", False)])
-    judged = verdicts.measure_verdicts(pd.concat(measures), validity, "hippocorpus")
+    judged = verdicts.measure_verdicts(
+        pd.concat(measures), validity, "hippocorpus", verdict_rules()
+    )
     table = story_table.story_table(stories, sentences, measures, judged)
     contrast = [{"name": "type", "a": {"story_type": "imagined"}, "b": {"story_type": "recalled"}}]
     g = separation.separation(

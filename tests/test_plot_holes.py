@@ -1051,16 +1051,18 @@ def test_the_rule_hands_max_words_and_the_edited_story_types_to_the_model_maker(
 
 def test_the_cost_estimate_counts_the_paper_makers_steps() -> None:
     """Every fact (max_propositions null) and every relevant one tried (attempts null): the
-    estimate assumes estimate.ASSUMED_FACTS facts; one reasoned relevance answer per story, the
+    estimate assumes cost.ASSUMED_FACTS facts; one reasoned relevance answer per story, the
     acts question, and the judge samples of each attempt."""
-    from storyflow import estimate, plan
+    from storyflow import plan
+    from storyflow.measures.plot_holes import cost
 
     paper = merged_config("paper.yaml")
     block = plan.cost.settings(paper)["hippocorpus"]["plot_holes"]["block"]
     stories = pd.DataFrame({"n": [8, 3], "words": [100, 50], "per": [[12.5] * 8, [16] * 3]})
-    rows = list(estimate.plot_hole_rows(stories, block, {"detectors": [], "nli": [], "maker": "m"}))
-    (_, step, model, requests, _, generated) = rows[0]
-    facts = estimate.ASSUMED_FACTS
-    assert (step, model) == ("make flawed stories", "m")
+    models = {"detectors": [], "nli": [], "maker": "m"}
+    (row,) = cost.cost_rows(stories, {"block": block, "models": models})
+    requests, generated = row.requests, row.generated_tokens
+    facts = cost.ASSUMED_FACTS
+    assert (row.stage, row.model) == ("make flawed stories", "m")
     assert requests == 1 + 1 + 1 + facts * (1 + 5)  # list, acts, scores, attempts x (rewrite + 5)
     assert generated > facts * 5 * 4096  # every judge sample may reason up to 4,096 tokens
