@@ -173,8 +173,12 @@ def estimate(
             rate = rates.get(model) or {}
             seconds = _seconds(prompt, generated, rate)
             rows.append(
-                (corpus, measure, stage, model, int(requests), int(prompt), int(generated),
-                 rate.get("prompt"), rate.get("generate"), seconds)
+                tables.LM_COST.row(
+                    corpus=corpus, measure=measure, stage=stage, model=model,
+                    requests=int(requests), prompt_tokens=int(prompt),
+                    generated_tokens=int(generated), prompt_rate=rate.get("prompt"),
+                    generate_rate=rate.get("generate"), expected_s=seconds,
+                )
             )  # fmt: skip
     return tables.LM_COST.frame(rows)
 
