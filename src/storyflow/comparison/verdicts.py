@@ -76,10 +76,14 @@ def measure_verdicts(measures: pd.DataFrame, validity: pd.DataFrame, corpus: str
     """:data:`storyflow.tables.MEASURE_VERDICTS`: one row per (measure, model) of the corpus's
     :data:`storyflow.tables.STORY_MEASURES` rows, with its verdict and failed checks."""
     pairs = measures[["measure", "model"]].drop_duplicates().sort_values(["measure", "model"])
-    rows = [
-        (m, mod, *verdict(validity, corpus, str(m), str(mod)))
-        for m, mod in pairs.itertuples(index=False)
-    ]
+    rows = []
+    for pair in pairs.itertuples(index=False):
+        decided, failed = verdict(validity, corpus, str(pair.measure), str(pair.model))
+        rows.append(
+            tables.MEASURE_VERDICTS.row(
+                measure=pair.measure, model=pair.model, verdict=decided, failed=failed
+            )
+        )
     return tables.MEASURE_VERDICTS.frame(rows)
 
 
