@@ -306,11 +306,13 @@ def test_story_table_of_a_run_holds_every_measure_of_every_story(measures_run) -
 def _validity(rows) -> pd.DataFrame:
     """VALIDITY rows from (measure, corpus, role, model, check, passed)."""
     return tables.VALIDITY.frame(
-        [
-            (m, c, r, mod, chk, 0.5, 0.4, 0.6, 0.6, "value >= threshold", 50, ok, "test")
-            for m, c, r, mod, chk, ok in rows
-        ]
-    )
+        tables.VALIDITY.row(
+            measure=m, corpus=c, role=r, model=mod, check=chk, value=0.5, ci_low=0.4,
+            ci_high=0.6, threshold=0.6, rule="value >= threshold", n=50, passed=ok,
+            detail="test",
+        )
+        for m, c, r, mod, chk, ok in rows
+    )  # fmt: skip
 
 
 VALIDITY_ROWS = [

@@ -188,7 +188,7 @@ def choose(story_id: str, found: Sequence[Candidate], seed: int) -> tuple[Candid
     return candidate, candidate.replacements[int(rng.integers(len(candidate.replacements)))]
 
 
-def _rows(edit: Edit, original: str, provenance: Mapping[str, Any]) -> list[tuple]:
+def _rows(edit: Edit, original: str, provenance: Mapping[str, Any]) -> list[dict[str, Any]]:
     cand = edit.candidate
     c, e = cand.changed, cand.establishing
     proposition = (
@@ -198,27 +198,31 @@ def _rows(edit: Edit, original: str, provenance: Mapping[str, Any]) -> list[tupl
     for version in VERSIONS:
         sents = edit.versions[version]
         flawed = version == "F"
-        target = c - 1 if version == "D" else c
         rows.append(
-            (
-                edit.story_id,
-                f"{edit.story_id}:{MAKER}:{version}",
-                MAKER,
-                version,
-                flawed,
-                len(sents),
-                sents,
-                [c + 1] if flawed else [],
-                [e + 1] if flawed else [],
-                target,
-                cand.cls,
-                proposition,
-                original,
-                "exact",
-                json.dumps(dict(provenance), sort_keys=True),
+            tables.PLOT_HOLE_STORIES.row(
+                story_id=edit.story_id,
+                item_id=f"{edit.story_id}:{MAKER}:{version}",
+                maker=MAKER,
+                version=version,
+                has_error=flawed,
+                n_sentences=len(sents),
+                sentences=sents,
+                error_lines=[c + 1] if flawed else [],
+                contr_lines=[e + 1] if flawed else [],
+                target_idx=c - 1 if version == "D" else c,
+                attribute_class=cand.cls,
+                proposition=proposition,
+                original=original,
+                verification="exact",
+                provenance=json.dumps(dict(provenance), sort_keys=True),
             )
         )
     return rows
+
+
+def _skipped(story_id: str, reason: str) -> dict[str, Any]:
+    """The PLOT_HOLE_SKIPPED row of a story this maker leaves alone, with the reason."""
+    return tables.PLOT_HOLE_SKIPPED.row(story_id=story_id, maker=MAKER, reason=reason)
 
 
 def not_edited_types(stories: pd.DataFrame, story_types: Sequence[str] | None) -> dict[str, str]:
@@ -277,15 +281,14 @@ def make_controlled(
         ids, desc=f"controlled maker ({corpus})", unit="story", file=sys.stderr, mininterval=5.0
     ):
         if story_id in not_edited:
-            skipped.append((story_id, MAKER, not_edited[story_id]))
+            skipped.append(_skipped(story_id, not_edited[story_id]))
             continue
         sents = by_story.get(story_id, [])
         words = sum(len(s.split()) for s in sents)
         if act_bounds(len(sents), min_sentences) is None:
             skipped.append(
-                (
+                _skipped(
                     story_id,
-                    MAKER,
                     f"too short for three acts ({len(sents)} sentences, "
                     f"at least {max(3, min_sentences)} needed)",
                 )
@@ -293,7 +296,9 @@ def make_controlled(
             continue
         if max_words is not None and words > max_words:
             skipped.append(
-                (story_id, MAKER, f"longer than plot_holes.max_words ({words} > {max_words} words)")
+                _skipped(
+                    story_id, f"longer than plot_holes.max_words ({words} > {max_words} words)"
+                )
             )
             continue
         n_eligible += 1
@@ -303,25 +308,25 @@ def make_controlled(
             coverage[cls] += 1
         if not found:
             skipped.append(
-                (story_id, MAKER, "no usable attribute (no value of act 1 repeated later)")
+                _skipped(story_id, "no usable attribute (no value of act 1 repeated later)")
             )
             continue
         usable = [c for c in found if classes is None or c.cls in classes]
         if not usable:
-            skipped.append((story_id, MAKER, "no attribute of the classes used"))
+            skipped.append(_skipped(story_id, "no attribute of the classes used"))
             continue
         coverage["any"] += 1
         candidate, new_value = choose(story_id, usable, seed)
         edit = Edit(story_id, candidate, new_value, versions(sents, candidate, new_value))
         made.extend(_rows(edit, texts[story_id], provenance))
     cover = [
-        (
-            corpus,
-            cls,
-            len(ids),
-            n_eligible,
-            coverage.get(cls, 0),
-            coverage.get(cls, 0) / n_eligible if n_eligible else float("nan"),
+        tables.PLOT_HOLE_COVERAGE.row(
+            corpus=corpus,
+            attribute_class=cls,
+            n_stories=len(ids),
+            n_eligible=n_eligible,
+            n_with_candidate=coverage.get(cls, 0),
+            share=coverage.get(cls, 0) / n_eligible if n_eligible else float("nan"),
         )
         for cls in (*lexicon.CLASS_NAMES, "any")
     ]

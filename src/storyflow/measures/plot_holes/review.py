@@ -202,13 +202,14 @@ def read_reviews(path: str | Path, made: pd.DataFrame, min_annotators: int) -> d
     twice = rated[rated.duplicated(["story_id", "annotator"], keep=False)]
     if len(twice):
         problems.append(f"one annotator rated a story twice in rows {[i + 2 for i in twice.index]}")
-    marks: dict[int, tuple[list[int], list[int]]] = {}
+    #: sheet row → the annotator's lines by column (error_lines, contr_lines)
+    marks: dict[int, dict[str, list[int]]] = {}
     bad_lines = []
     for i, row in rated.iterrows():
         if row["story_id"] not in flawed.index:
             continue
         item = flawed.loc[row["story_id"]]
-        parsed = []
+        parsed: dict[str, list[int]] = {}
         for column, proposed in (
             ("error_lines", item.error_lines),
             ("contr_lines", item.contr_lines),
@@ -216,8 +217,8 @@ def read_reviews(path: str | Path, made: pd.DataFrame, min_annotators: int) -> d
             lines = _parse_lines(row.get(column), int(item.n_sentences))
             if lines is None:
                 bad_lines.append(i + 2)
-            parsed.append(lines or [int(x) for x in proposed])
-        marks[i] = (parsed[0], parsed[1])
+            parsed[column] = lines or [int(x) for x in proposed]
+        marks[i] = parsed
     if bad_lines:
         problems.append(
             f"error_lines or contr_lines that are not line numbers of the story in rows "
@@ -234,8 +235,8 @@ def read_reviews(path: str | Path, made: pd.DataFrame, min_annotators: int) -> d
         item = flawed.loc[story_id]
         reviews[str(story_id)] = majority(
             list(rows["verdict"]),
-            [marks[i][0] for i in rows.index],
-            [marks[i][1] for i in rows.index],
+            [marks[i]["error_lines"] for i in rows.index],
+            [marks[i]["contr_lines"] for i in rows.index],
             (item.error_lines, item.contr_lines),
             min_annotators,
         )
@@ -272,10 +273,10 @@ def apply_reviews(
     rejected = sorted(s for s, r in reviews.items() if r.decision == "no")
     skipped = tables.PLOT_HOLE_SKIPPED.frame(
         [
-            (
-                s,
-                "model",
-                f"rejected by the annotators ({reviews[s].n_yes} of {reviews[s].n_rated} "
+            tables.PLOT_HOLE_SKIPPED.row(
+                story_id=s,
+                maker="model",
+                reason=f"rejected by the annotators ({reviews[s].n_yes} of {reviews[s].n_rated} "
                 "found the error legitimate)",
             )
             for s in rejected
