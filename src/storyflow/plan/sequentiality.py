@@ -140,20 +140,6 @@ def nll_runtime(config: Mapping[str, Any]) -> dict[str, Any]:
     return {k: config["nll"][k] for k in ("tokens_per_second", "shards")}
 
 
-def check_moved_keys(config: Mapping[str, Any]) -> None:
-    """Stop on ``nll.n_gpu_layers``, which moved to each model's ``device`` block.
-
-    Raises:
-        StoryflowError: the config sets it, saying where it goes now.
-    """
-    if config["nll"].get("n_gpu_layers") is not None:
-        raise StoryflowError(
-            f"config: nll.n_gpu_layers ({config['nll']['n_gpu_layers']}) moved to each model: "
-            "set models[].device.n_gpu_layers on the models to offload (every role of a model "
-            "then runs where its NLLs do), and remove nll.n_gpu_layers"
-        )
-
-
 def regressions(config: Mapping[str, Any]) -> tuple[list[str], dict[str, str]]:
     """Regression specifications to fit (``gain_h1`` ...) and those skipped, with the reason."""
     if not config["regression"]["enabled"]:
