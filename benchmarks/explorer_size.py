@@ -192,9 +192,21 @@ def generated_sources(n: int, seed: int = 0):
     )
     for m in measures:
         table[m] = rng.normal(0, 1, len(table))
-    units = tables.MEASURE_UNITS.frame([(m, "unit", " ".join(models), n, 0) for m in measures])
+    units = tables.MEASURE_UNITS.frame(
+        tables.MEASURE_UNITS.row(
+            measure=m, unit="unit", models=" ".join(models), n_stories=n, n_missing=0
+        )
+        for m in measures
+    )
     verdicts = tables.MEASURE_VERDICTS.frame(
-        [("measure.m12", "smollm2-135m-instruct", "failed", "judge embedding balanced_accuracy")]
+        [
+            tables.MEASURE_VERDICTS.row(
+                measure="measure.m12",
+                model="smollm2-135m-instruct",
+                verdict="failed",
+                failed="judge embedding balanced_accuracy",
+            )
+        ]
     )
     return Sources(
         stories=stories,

@@ -5,6 +5,7 @@ import pandas as pd
 from storyflow import tables
 from storyflow.comparison.story_table import measure_units, story_table
 from storyflow.comparison.verdicts import measure_verdicts
+from storyflow.plan.registry import verdict_rules
 from storyflow.runner import run, save
 
 
@@ -14,7 +15,7 @@ def main(smk):
     measures = [tables.read(tables.STORY_MEASURES, path) for path in smk.input.measures]
     validity = tables.read(tables.VALIDITY, smk.input.validity)
     verdicts = measure_verdicts(
-        pd.concat(measures, ignore_index=True), validity, smk.wildcards.corpus
+        pd.concat(measures, ignore_index=True), validity, smk.wildcards.corpus, verdict_rules()
     )
     table = story_table(stories, sentences, measures, verdicts)
     table.to_parquet(smk.output.table, index=False)

@@ -14,7 +14,7 @@ import runpy
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -263,6 +263,17 @@ def model_entry(**entry: object) -> dict:
 
 
 _DEFAULTS = schema_defaults()
+
+
+def sentences_table(texts: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """The SENTENCES table of stories given as story_id → their sentences, in order."""
+    from storyflow import tables
+
+    return tables.SENTENCES.frame(
+        tables.SENTENCES.row(story_id=story_id, sentence_idx=i, text=text)
+        for story_id, sentences in texts.items()
+        for i, text in enumerate(sentences)
+    )
 
 
 def nll_model(name: str, weights: object, settings: object, **spec: object) -> object:

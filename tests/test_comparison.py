@@ -16,6 +16,7 @@ from storyflow import plan, stats, tables
 from storyflow.comparison import correlation, separation, story_table
 from storyflow.corpora.hanna import human_contrasts
 from storyflow.errors import StoryflowError
+from storyflow.plan.registry import verdict_rules
 
 N = 40
 
@@ -305,11 +306,13 @@ def test_story_table_of_a_run_holds_every_measure_of_every_story(measures_run) -
 def _validity(rows) -> pd.DataFrame:
     """VALIDITY rows from (measure, corpus, role, model, check, passed)."""
     return tables.VALIDITY.frame(
-        [
-            (m, c, r, mod, chk, 0.5, 0.4, 0.6, 0.6, "value >= threshold", 50, ok, "test")
-            for m, c, r, mod, chk, ok in rows
-        ]
-    )
+        tables.VALIDITY.row(
+            measure=m, corpus=c, role=r, model=mod, check=chk, value=0.5, ci_low=0.4,
+            ci_high=0.6, threshold=0.6, rule="value >= threshold", n=50, passed=ok,
+            detail="test",
+        )
+        for m, c, r, mod, chk, ok in rows
+    )  # fmt: skip
 
 
 VALIDITY_ROWS = [
@@ -350,7 +353,8 @@ def test_each_story_measure_gets_the_verdict_of_the_models_it_rests_on(
 ) -> None:
     from storyflow.comparison import verdicts
 
-    verdict, failed = verdicts.verdict(_validity(VALIDITY_ROWS), corpus_name, measure, model)
+    validity = _validity(VALIDITY_ROWS)
+    verdict, failed = verdicts.verdict(validity, corpus_name, measure, model, verdict_rules())
     assert verdict == expected
     assert names in failed and (failed == "") == (expected != "failed")
 
@@ -364,7 +368,7 @@ def test_failed_measures_reach_the_story_table_and_every_comparison_table(corpus
     measures = [*measures, _measure(ids, rng.random(N), "plot_holes.p_error", "m1", "share")]
     scores = pd.concat(measures, ignore_index=True)
     validity = _validity([("plot_holes", "hippocorpus", "detector", "m1", "auroc", False)])
-    judged = verdicts.measure_verdicts(scores, validity, "hippocorpus")
+    judged = verdicts.measure_verdicts(scores, validity, "hippocorpus", verdict_rules())
     by_pair = judged.set_index(["measure", "model"])["verdict"]
     assert by_pair[("plot_holes.p_error", "m1")] == "failed"
     assert by_pair[("seq.context", "m1")] == "not checked"
@@ -415,7 +419,9 @@ def test_the_separation_figure_draws_a_failed_measure_hollow_and_names_it(corpus
     ids = stories["story_id"]
     measures = [*measures, _measure(ids, np.arange(N, dtype=float), "plot_holes.p_error", "m1")]
     validity = _validity([("plot_holes", "hippocorpus", "detector", "m1", "auroc", False)])
-    judged = verdicts.measure_verdicts(pd.concat(measures), validity, "hippocorpus")
+    judged = verdicts.measure_verdicts(
+        pd.concat(measures), validity, "hippocorpus", verdict_rules()
+    )
     table = story_table.story_table(stories, sentences, measures, judged)
     contrast = [{"name": "type", "a": {"story_type": "imagined"}, "b": {"story_type": "recalled"}}]
     g = separation.separation(

@@ -13,11 +13,13 @@ from storyflow.lm.connect import job_spec, open_model
 from storyflow.lm.prompts import Messages
 from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import SamplingSettings
+from storyflow.plan.registry import scoring_roles
 
 
 def spec_of(entry: dict) -> ModelSpec:
-    """The spec of a ``models:`` entry as the schema validates it (its defaults filled)."""
-    return ModelSpec.from_config(model_entry(**entry))
+    """The spec of a ``models:`` entry as the schema validates it (its defaults filled) and the
+    plan builds it (the measures' roles that score text)."""
+    return ModelSpec.from_config(model_entry(**entry), scoring_roles())
 
 
 SERVED = spec_of(

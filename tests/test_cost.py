@@ -218,7 +218,18 @@ def test_cost_rows_and_estimate_lines(caplog: pytest.LogCaptureFixture) -> None:
         plan_cost(1, [10] * 5, 9, 512).tokens,
         plan_cost(1, [30] * 20, 9, 512).tokens,
     ]
-    excluded = tables.NLL_EXCLUDED.frame([("c", "m", 1, 9000, 9000, "too long")])
+    excluded = tables.NLL_EXCLUDED.frame(
+        [
+            tables.NLL_EXCLUDED.row(
+                story_id="c",
+                model="m",
+                n_sentences=1,
+                story_tokens=9000,
+                longest_sentence=9000,
+                reason="too long",
+            )
+        ]
+    )
     total = int(cost["planned_tokens"].sum())
     lines = estimate_lines("m", cost, excluded, 512, tokens_per_second=100.0)
     assert lines[0].startswith(f"model m: planned {total:,} tokens (topic ")

@@ -28,18 +28,29 @@ EXPORTS = {
 
 def sentences() -> pd.DataFrame:
     return tables.SENTENCE_SEQUENTIALITY.frame(
-        [
-            ("s1", 0, "m", "topic", "1", 0, False, 2.5, 2.5, 0.0),
-            ("s1", 1, "m", "topic", "full", 1, True, 3.25, 1.0 / 3.0, 3.25 - 1.0 / 3.0),
-            ("007", 0, "m", "context", "1", 0, False, float("nan"), 1.5, float("nan")),
-        ]
-    )
+        tables.SENTENCE_SEQUENTIALITY.row(
+            story_id=story_id, sentence_idx=i, model="m", formulation=formulation,
+            history=history, n_history=n_history, truncated=truncated, nll_base=base,
+            nll_context=context, seq=base - context,
+        )
+        for story_id, i, formulation, history, n_history, truncated, base, context in (
+            ("s1", 0, "topic", "1", 0, False, 2.5, 2.5),
+            ("s1", 1, "topic", "full", 1, True, 3.25, 1.0 / 3.0),
+            ("007", 0, "context", "1", 0, False, float("nan"), 1.5),
+        )
+    )  # fmt: skip
 
 
 def stories() -> pd.DataFrame:
     return tables.STORY_SEQUENTIALITY.frame(
-        [("s1", "imagined", "m", "topic", "full", 2, 1.4583333333333333, 2.875, 1.4166, True)]
-    )
+        [
+            tables.STORY_SEQUENTIALITY.row(
+                story_id="s1", story_type="imagined", model="m", formulation="topic",
+                history="full", n_sentences=2, seq=1.4583333333333333, nll_base=2.875,
+                nll_context=1.4166, any_truncated=True,
+            )
+        ]
+    )  # fmt: skip
 
 
 def test_the_csv_holds_the_parquets_rows_and_columns(tmp_path: Path) -> None:

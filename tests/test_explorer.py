@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REPO
+from conftest import REPO, sentences_table
 
 from storyflow import tables, validity
 from storyflow.comparison.story_table import measure_units, story_table
@@ -57,23 +57,31 @@ def sentence_scores() -> pd.DataFrame:
         for history, context in contexts.items():
             for i, (b, c) in enumerate(zip(base, context, strict=True)):
                 n_history = 0 if i == 0 else (i if history == "full" else min(i, int(history)))
-                rows.append((story, i, model, "context", history, n_history, False, b, c, b - c))
+                rows.append(
+                    tables.SENTENCE_SEQUENTIALITY.row(
+                        story_id=story, sentence_idx=i, model=model, formulation="context",
+                        history=history, n_history=n_history, truncated=False, nll_base=b,
+                        nll_context=c, seq=b - c,
+                    )
+                )  # fmt: skip
     return tables.SENTENCE_SEQUENTIALITY.frame(rows)
 
 
 def stories() -> pd.DataFrame:
     return tables.STORIES.frame(
-        [
-            (s, GROUPS[s], " ".join(SENTENCES[s]), "a topic" if s == "s1" else None, s == "s1")
-            for s in SENTENCES
-        ]
+        tables.STORIES.row(
+            story_id=s,
+            story_type=GROUPS[s],
+            text=" ".join(SENTENCES[s]),
+            topic="a topic" if s == "s1" else None,
+            has_topic=s == "s1",
+        )
+        for s in SENTENCES
     )
 
 
 def sentences() -> pd.DataFrame:
-    return tables.SENTENCES.frame(
-        [(s, i, text) for s, texts in SENTENCES.items() for i, text in enumerate(texts)]
-    )
+    return sentences_table(SENTENCES)
 
 
 def story_measures() -> list[pd.DataFrame]:
@@ -81,16 +89,21 @@ def story_measures() -> list[pd.DataFrame]:
     no-rate and a model-free narrative-sense score, as the measures hand them over."""
     scores = sentence_scores()
     full = scores[scores["history"] == "full"].groupby(["story_id", "model"])["seq"].mean()
-    seq = [(s, m, "sequentiality.context", v, "nats/token") for (s, m), v in full.items()]
-    seq += [("s3", m, "sequentiality.context", np.nan, "nats/token") for m in (GEMMA, SMOL)]
+    row = tables.STORY_MEASURES.row
+    seq = [
+        row(story_id=s, model=m, measure="sequentiality.context", value=v, unit="nats/token")
+        for (s, m), v in [*full.items(), *((("s3", m), np.nan) for m in (GEMMA, SMOL))]
+    ]
     tension = [
-        (s, SMOL, "tension.no_rate.embedding", v, "share of endings (0-1)")
+        row(story_id=s, model=SMOL, measure="tension.no_rate.embedding", value=v,
+            unit="share of endings (0-1)")
         for s, v in (("s1", 0.5), ("s2", 0.25), ("s3", 0.123456))
-    ]
+    ]  # fmt: skip
     sense = [
-        (s, "", "narrative_sense.median_pmi", v, "nats (PMI without ln N)")
+        row(story_id=s, model="", measure="narrative_sense.median_pmi", value=v,
+            unit="nats (PMI without ln N)")
         for s, v in (("s1", -8.58332), ("s2", -7.1), ("s3", -6.0))
-    ]
+    ]  # fmt: skip
     return [tables.STORY_MEASURES.frame(rows) for rows in (seq, tension, sense)]
 
 
@@ -171,12 +184,13 @@ def validity_table() -> pd.DataFrame:
 
 def verdicts() -> pd.DataFrame:
     return tables.MEASURE_VERDICTS.frame(
-        [
+        tables.MEASURE_VERDICTS.row(measure=measure, model=model, verdict=verdict, failed=failed)
+        for measure, model, verdict, failed in (
             ("narrative_sense.median_pmi", "", "not checked", ""),
             ("sequentiality.context", GEMMA, "not checked", ""),
             ("sequentiality.context", SMOL, "not checked", ""),
             ("tension.no_rate.embedding", SMOL, "failed", "judge embedding balanced_accuracy"),
-        ]
+        )
     )
 
 
@@ -185,31 +199,35 @@ def fabula_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     original = "\n".join(SENTENCES["s1"])
     shuffled = "\n".join([SENTENCES["s1"][1], SENTENCES["s1"][0], SENTENCES["s1"][2]])
     versions = tables.FEI_VERSIONS.frame(
-        [
-            ("s1", "original", "plot", "original", 0, 3, original),
-            ("s1", "shuffle", "plot", "shuffle", 1, 3, shuffled),
-        ]
-    )
+        tables.FEI_VERSIONS.row(
+            story_id="s1", version=version, passage="plot", condition=version, k=k, n_lines=3,
+            text=text,
+        )
+        for version, k, text in (("original", 0, original), ("shuffle", 1, shuffled))
+    )  # fmt: skip
     questions = tables.FEI_QUESTIONS.frame(
-        [
-            ("s1", v, "plot", kind, qid, "t", "paper", line, -1, "", text, text, truth)
-            for v in ("original", "shuffle")
-            for kind, qid, line, text, truth in (
-                ("etc", "etc-00", 1, "Is Line 2 incompatible with Line 1?", np.nan),
-                ("control", "ctl-00", -1, 'Does the word "car" occur in the story?', 1.0),
-            )
-        ]
-    )
+        tables.FEI_QUESTIONS.row(
+            story_id="s1", version=v, passage="plot", kind=kind, question_id=qid, template="t",
+            provenance="paper", line=line, word_line=-1, word="", text=text, prior_texts=text,
+            truth=truth,
+        )
+        for v in ("original", "shuffle")
+        for kind, qid, line, text, truth in (
+            ("etc", "etc-00", 1, "Is Line 2 incompatible with Line 1?", np.nan),
+            ("control", "ctl-00", -1, 'Does the word "car" occur in the story?', 1.0),
+        )
+    )  # fmt: skip
     answers = tables.FEI_ANSWERS.frame(
-        [
-            ("s1", v, q, QWEN, "standard", READER, p, p, 0.98, False)
-            for v, q, p in (
-                ("original", "etc-00", 0.8787),
-                ("original", "ctl-00", 0.9),
-                ("shuffle", "etc-00", 0.2),
-            )
-        ]
-    )
+        tables.FEI_ANSWERS.row(
+            story_id="s1", version=v, question_id=q, model=QWEN, variant="standard",
+            reader=READER, p_yes=p, p_yes_raw=p, mass=0.98, low_mass=False,
+        )
+        for v, q, p in (
+            ("original", "etc-00", 0.8787),
+            ("original", "ctl-00", 0.9),
+            ("shuffle", "etc-00", 0.2),
+        )
+    )  # fmt: skip
     return versions, questions, answers
 
 
@@ -217,23 +235,29 @@ def plot_hole_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
     """s2's original (O) and flawed (F) versions, the flaw in line 4 contradicting line 2."""
     flawed = [*SENTENCES["s2"][:3], "We left at midnight."]
     made = tables.PLOT_HOLE_STORIES.frame(
-        [
-            ("s2", "s2:controlled:O", "controlled", "O", False, 4, SENTENCES["s2"], [], [], -1,
-             "time", "", " ".join(SENTENCES["s2"]), "exact", "{}"),
-            ("s2", "s2:controlled:F", "controlled", "F", True, 4, flawed, [4], [2], 3,
-             "time", "noon (sentence 4); line 4 changed", " ".join(SENTENCES["s2"]), "exact", "{}"),
-        ]
+        tables.PLOT_HOLE_STORIES.row(
+            story_id="s2", item_id=f"s2:controlled:{version}", maker="controlled",
+            version=version, has_error=version == "F", n_sentences=4, sentences=sentences,
+            error_lines=error, contr_lines=contr, target_idx=target, attribute_class="time",
+            proposition=proposition, original=" ".join(SENTENCES["s2"]), verification="exact",
+            provenance="{}",
+        )
+        for version, sentences, error, contr, target, proposition in (
+            ("O", SENTENCES["s2"], [], [], -1, ""),
+            ("F", flawed, [4], [2], 3, "noon (sentence 4); line 4 changed"),
+        )
     )  # fmt: skip
     answers = tables.PLOT_HOLE_ANSWERS.frame(
-        [
-            (f"s2:controlled:{v}", "s2", "controlled", v, d, v == "F", p, says, "", status,
-             pe, pc, ceeval, 0)
-            for v, d, p, says, status, pe, pc, ceeval in (
-                ("O", SMOL, 0.1234, False, "not_asked", [], [], 1),
-                ("F", SMOL, 0.91, True, "ok", [4], [2], 1),
-                ("F", f"surprisal:{SMOL}", np.nan, True, "ok", [3], [1], 0),
-            )
-        ]
+        tables.PLOT_HOLE_ANSWERS.row(
+            item_id=f"s2:controlled:{v}", story_id="s2", maker="controlled", version=v,
+            detector=d, has_error=v == "F", p_error=p, says_error=says, answer="",
+            answer_status=status, pred_error=pe, pred_contr=pc, ceeval=ceeval, n_prompt_tokens=0,
+        )
+        for v, d, p, says, status, pe, pc, ceeval in (
+            ("O", SMOL, 0.1234, False, "not_asked", [], [], 1),
+            ("F", SMOL, 0.91, True, "ok", [4], [2], 1),
+            ("F", f"surprisal:{SMOL}", np.nan, True, "ok", [3], [1], 0),
+        )
     )  # fmt: skip
     return made, answers
 
@@ -253,10 +277,22 @@ def sources(**replace: object) -> Sources:
         "validity": validity_table(),
         "sentence_scores": sentence_scores(),
         "tension_curves": tables.TENSION_CURVES.frame(
-            [
-                ("s1", "imagined", SMOL, cut, idx, pct, "embedding", 4, 4, no, 0, no / 4, no / 4)
-                for cut, idx, pct, no in ((0, 0, 0.2, 1), (1, 1, 0.6, 3))
-            ]
+            tables.TENSION_CURVES.row(
+                story_id="s1",
+                story_type="imagined",
+                model=SMOL,
+                cut=cut,
+                sentence_idx=idx,
+                pct=pct,
+                judge="embedding",
+                n_samples=4,
+                n_judged=4,
+                n_no=no,
+                n_unjudged=0,
+                no_rate=no / 4,
+                no_rate_judged=no / 4,
+            )
+            for cut, idx, pct, no in ((0, 0, 0.2, 1), (1, 1, 0.6, 3))
         ),
         "fabula_versions": versions,
         "fabula_questions": questions,

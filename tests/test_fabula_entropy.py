@@ -15,12 +15,13 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import BARE_CONFIG, model_entry, schema_defaults
+from conftest import BARE_CONFIG, model_entry, schema_defaults, sentences_table
 from snakemake.exceptions import WorkflowError
 
 from storyflow import plan, progress, tables, validity
@@ -400,16 +401,24 @@ def test_span_shuffle_never_returns_the_original_order() -> None:
     assert corrupt.span_shuffle(["Same."] * 4, 3, np.random.default_rng(0)) is None
 
 
+def _stories(ids: Sequence[str]) -> pd.DataFrame:
+    """A stories table of ``ids`` (type ``t``, no text or topic: the sentences hold the text)."""
+    return tables.STORIES.frame(
+        tables.STORIES.row(story_id=i, story_type="t", text="", topic=None, has_topic=False)
+        for i in ids
+    )
+
+
 def _corpus() -> tuple[pd.DataFrame, pd.DataFrame]:
-    ids = ["s1", "s2", "s3"]
-    stories = tables.STORIES.frame([(i, "t", "", None, False) for i in ids]).assign(
+    texts = {
+        "s1": STORY,
+        "s2": ["Hi.", "Bye."],
+        "s3": [s.replace("old", "grey") for s in STORY[::-1]],
+    }
+    stories = _stories(list(texts)).assign(
         wrong_ending=["He went to sleep.", None, None], right_ending=[STORY[-1], None, None]
     )
-    texts = [STORY, ["Hi.", "Bye."], [s.replace("old", "grey") for s in STORY[::-1]]]
-    sentences = tables.SENTENCES.frame(
-        [(i, n, line) for i, lines in zip(ids, texts, strict=True) for n, line in enumerate(lines)]
-    )
-    return stories, sentences
+    return stories, sentences_table(texts)
 
 
 SETTINGS = items.ItemSettings(
@@ -500,8 +509,7 @@ def test_etc_shuffles_plot_points_and_ewc_reads_every_segment(tagger) -> None:
     them; EWC reads it in 10-sentence segments, each with its questions and corruption."""
     long = [f"The {w} cat sat on mat number {i}." for i, w in enumerate(["big", "small"] * 8)]
     long += ["The dog barked loudly."] * 1  # 17 sentences
-    stories = tables.STORIES.frame([("s1", "t", "", None, False)])
-    sentences = tables.SENTENCES.frame([("s1", n, t) for n, t in enumerate(long)])
+    stories, sentences = _stories(["s1"]), sentences_table({"s1": long})
     settings = items.ItemSettings(**{**SETTINGS.__dict__, "lines": None, "ewc_k": (1,)})
     made = items.build_items(stories, sentences, tagger, settings, load_antonyms())
     versions = made["versions"].set_index(["version", "passage"])
@@ -546,6 +554,25 @@ def _reader_p(reader: str, q, rng: np.random.Generator) -> float:
     return rng.uniform(0.6, 1.0) if reader == "good" else rng.uniform(0.0, 0.4)
 
 
+def _question(
+    sid: str,
+    version: str,
+    kind: str,
+    qid: str,
+    template: str,
+    provenance: str,
+    text: str,
+    truth: float,
+    line: int = -1,
+) -> dict[str, Any]:
+    """A FEI_QUESTIONS row on the ``plot`` passage, its prior text the question's own."""
+    return tables.FEI_QUESTIONS.row(
+        story_id=sid, version=version, passage="plot", kind=kind, question_id=qid,
+        template=template, provenance=provenance, line=line, word_line=-1, word="", text=text,
+        prior_texts=text, truth=float(truth),
+    )  # fmt: skip
+
+
 def _answers(
     rng: np.random.Generator,
     readers: Sequence[str] = ("good", "bad"),
@@ -556,31 +583,39 @@ def _answers(
     for s in range(n_stories):
         sid = f"s{s:02d}"
         for version, k in (("original", 0), ("shuffle", 1)):
-            v_rows.append((sid, version, "plot", version, k, 5, "x"))
+            v_rows.append(
+                tables.FEI_VERSIONS.row(
+                    story_id=sid, version=version, passage="plot", condition=version, k=k,
+                    n_lines=5, text="x",
+                )
+            )  # fmt: skip
             for j in range(6):
                 q_rows.append(
-                    (sid, version, "plot", "etc", f"etc-{j}", "reorder", "paper", j % 4 + 1, -1,
-                     "", "q", "q", np.nan)
+                    _question(sid, version, "etc", f"etc-{j}", "reorder", "paper", "q", np.nan,
+                              line=j % 4 + 1)
                 )  # fmt: skip
         for j in range(4):
             template = "word_present" if j < 2 else "order"
             q_rows.append(
-                (sid, "original", "plot", "control", f"control-{j}", template, "storyflow", -1,
-                 -1, "", "c", "c", float(j % 2))
+                _question(sid, "original", "control", f"control-{j}", template, "storyflow", "c",
+                          float(j % 2))
             )  # fmt: skip
     questions_ = tables.FEI_QUESTIONS.frame(q_rows)
     for q in questions_.itertuples():
         for reader in readers:
             p = _reader_p(reader, q, rng)
             a_rows.append(
-                (q.story_id, q.version, q.question_id, reader, "standard",
-                 f"{reader}/standard", p, p, 0.5, False)
+                tables.FEI_ANSWERS.row(
+                    story_id=q.story_id, version=q.version, question_id=q.question_id,
+                    model=reader, variant="standard", reader=f"{reader}/standard", p_yes=p,
+                    p_yes_raw=p, mass=0.5, low_mass=False,
+                )
             )  # fmt: skip
     return tables.FEI_VERSIONS.frame(v_rows), questions_, tables.FEI_ANSWERS.frame(a_rows)
 
 
 def _summarize(versions, questions_, answers, n_stories=20, **extra):
-    stories = tables.STORIES.frame([(f"s{s:02d}", "t", "", None, False) for s in range(n_stories)])
+    stories = _stories([f"s{s:02d}" for s in range(n_stories)])
     arguments = {
         "corpus": "c",
         "kinds": ["etc"],
@@ -1031,28 +1066,24 @@ def test_packaged_instruct_reader_orders_true_above_false(packaged_models) -> No
     from storyflow.measures.fabula_entropy import readers
 
     version = tables.FEI_VERSIONS.frame(
-        [("s", "original", "plot", "original", 0, 1, "Tom has a red ball.")]
+        [
+            tables.FEI_VERSIONS.row(
+                story_id="s",
+                version="original",
+                passage="plot",
+                condition="original",
+                k=0,
+                n_lines=1,
+                text="Tom has a red ball.",
+            )
+        ]
     )
     pairs = [
         ("Does Tom have a ball?", "Does Tom have a dog?"),
         ("Is the ball red?", "Is the ball blue?"),
     ]
     rows = [
-        (
-            "s",
-            "original",
-            "plot",
-            "control",
-            f"q{i}{side}",
-            "t",
-            "storyflow",
-            -1,
-            -1,
-            "",
-            text,
-            text,
-            float(side == "t"),
-        )
+        _question("s", "original", "control", f"q{i}{side}", "t", "storyflow", text, side == "t")
         for i, pair in enumerate(pairs)
         for side, text in zip("tf", pair, strict=True)
     ]

@@ -6,13 +6,14 @@ rules file per stage), one report category, and results under ``results/<corpus>
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
 import pytest
 
 from storyflow import plan
-from storyflow.plan.registry import MEASURES, PLAN_FUNCTIONS, rule_folders
+from storyflow.plan.registry import MEASURES, PLAN_NAMES, rule_folders
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = REPO / "workflow" / "rules"
@@ -93,8 +94,10 @@ def test_every_folder_has_its_lookups_apart_from_its_stages(folder: str) -> None
 def test_every_measure_has_a_planning_module_of_the_registrys_shape(measure) -> None:
     module = measure.module
     assert module is getattr(plan, measure.name)
-    assert all(callable(getattr(module, f)) for f in PLAN_FUNCTIONS)
+    assert all(callable(getattr(module, f)) for f in PLAN_NAMES if f.islower())
     assert module.OUT.name == measure.name
+    # its roles are its own: <measure>.<role>, or the measure's name for its one role
+    assert all(r.name.split(".")[0] == measure.name for r in measure.roles)
     assert (REPO / measure.doc).is_file()
     assert (REPO / "src" / "storyflow" / "measures" / measure.name / "__init__.py").is_file()
 
@@ -224,3 +227,89 @@ def test_the_rules_read_the_config_only_through_the_plan() -> None:
                 if not writes:
                     reads.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
     assert not reads, "\n".join(reads)
+
+
+#: Where a measure's name may be spelled by code that is not the measure's own, and why: none of
+#: these lists the measures or chooses among them.
+NAMED_ELSEWHERE = {
+    # the shared data folder <data>/narrative_sense/ (HANNA, ROCStories): a path, not the measure
+    ("src/storyflow/corpora/__init__.py", "narrative_sense"),
+    # the story explorer page's sections, keys of its JSON that explorer/page.js reads
+    ("src/storyflow/explorer/gather.py", "sequentiality"),
+    ("src/storyflow/explorer/gather.py", "tension"),
+    ("src/storyflow/explorer/gather.py", "fabula_entropy"),
+    ("src/storyflow/explorer/gather.py", "plot_holes"),
+    # the regression covariate made of the narrative-sense story scores, and its config switch
+    # regression.narrative_sense (sequentiality's schema)
+    ("src/storyflow/measures/sequentiality/regression.py", "narrative_sense"),
+    ("src/storyflow/plan/sequentiality.py", "narrative_sense"),
+}
+
+
+def _own_files(measure: str) -> set[str]:
+    """The files that are the measure's own: its planning module, package, figures module,
+    rules folder and the scripts its rules run."""
+    src = REPO / "src" / "storyflow"
+    own = [src / "plan" / f"{measure}.py", src / "figures" / f"{measure}.py"]
+    own += (src / "measures" / measure).rglob("*.py")
+    for rules in (RULES / measure).glob("*.smk"):
+        own.append(rules)
+        own += [REPO / "scripts" / s for s in re.findall(r"scripts/(\w+\.py)", rules.read_text())]
+    return {str(p.relative_to(REPO)) for p in own}
+
+
+def _spelled(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of every string literal of a Python file (``__all__`` aside: module names),
+    or of every quoted word of a rules file."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".py":
+        return [
+            (text.count("\n", 0, m.start()) + 1, m.group(2))
+            for m in re.finditer(r"([\"'])([\w.]+)\1", text)
+        ]
+    tree = ast.parse(text)
+    exported = {
+        id(node)
+        for stmt in tree.body
+        if isinstance(stmt, ast.Assign)
+        and any(getattr(t, "id", "") == "__all__" for t in stmt.targets)
+        for node in ast.walk(stmt.value)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in exported
+    ]
+
+
+def test_measures_and_roles_are_named_only_by_the_registry_the_schema_and_their_own_code() -> None:
+    """No code lists the measures or their roles: a measure's name is spelled only in its
+    registry record, the schema and its own files (:data:`NAMED_ELSEWHERE` aside, with reasons);
+    a role's name only in its measure's own files, whose planning module declares it once
+    (``ROLES``); everything else reads them from the registry."""
+    measures = {m.name for m in MEASURES}
+    role_of = {r.name: m.name for m in MEASURES for r in m.roles}
+    own = {name: _own_files(name) for name in measures}
+    files = [*(REPO / "src" / "storyflow").rglob("*.py"), *(REPO / "scripts").glob("*.py")]
+    files += [*RULES.rglob("*.smk"), REPO / "Snakefile"]
+    found = []
+    for path in files:
+        where = str(path.relative_to(REPO))
+        if where == "src/storyflow/plan/registry.py":
+            continue
+        for line, text in _spelled(path):
+            measure = text if text in measures else role_of.get(text)
+            if measure is None or where in own[measure]:
+                continue
+            if text in measures and (where, text) in NAMED_ELSEWHERE:
+                continue
+            found.append(f"{where}:{line} {text!r}")
+    assert not found, "measure or role names spelled outside their measure: " + "; ".join(found)
+    # the planning modules' roles are the schema's (tests/test_schema_mirrors.py), each declared
+    # once: a role name appears once in its planning module
+    for m in MEASURES:
+        module = REPO / "src" / "storyflow" / "plan" / f"{m.name}.py"
+        spelled = [t for _, t in _spelled(module)]
+        assert all(spelled.count(r.name) == 1 for r in m.roles if r.name != m.name), m.name

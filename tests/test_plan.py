@@ -360,5 +360,5 @@ def test_the_registry_is_the_one_list_of_measures(config: dict) -> None:
     assert not any("/tension/" in p for p in plan.final_outputs(off))
     assert not any("/tension/" in f for f in plan.validity.files(off))
     assert set(plan.validity.files(off)) < set(files)
-    with pytest.raises(TypeError, match="lacks OUT, enabled, corpora"):
+    with pytest.raises(TypeError, match="lacks OUT, ROLES, enabled, corpora"):
         plan.registry.Measure("sequentiality", "x", plan.layout, "x")

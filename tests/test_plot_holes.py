@@ -3,10 +3,12 @@ the review sheet, the FlawedFictions reader and the surprisal baseline."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import BARE_CONFIG, defaults, schema_defaults
+from conftest import BARE_CONFIG, defaults, schema_defaults, sentences_table
 from snakemake.exceptions import WorkflowError
 
 from storyflow import tables
@@ -451,24 +453,25 @@ def _answers(statuses: list[str]) -> pd.DataFrame:
         for version in ("O", "F"):
             flawed = version == "F"
             ok = status == "ok"
+            answer = "error: 5; contradicts: 2" if ok else "garbage"
             rows.append(
-                (
-                    f"s{i}:controlled:{version}",
-                    f"s{i}",
-                    "controlled",
-                    version,
-                    "smol",
-                    flawed,
-                    0.9 if flawed else 0.1,
-                    flawed,
-                    "error: 5; contradicts: 2" if flawed and ok else ("garbage" if flawed else ""),
-                    status if flawed else "not_asked",
-                    [5] if flawed and ok else [],
-                    [2] if flawed and ok else [],
-                    ceeval.ceeval_full(
+                tables.PLOT_HOLE_ANSWERS.row(
+                    item_id=f"s{i}:controlled:{version}",
+                    story_id=f"s{i}",
+                    maker="controlled",
+                    version=version,
+                    detector="smol",
+                    has_error=flawed,
+                    p_error=0.9 if flawed else 0.1,
+                    says_error=flawed,
+                    answer=answer if flawed else "",
+                    answer_status=status if flawed else "not_asked",
+                    pred_error=[5] if flawed and ok else [],
+                    pred_contr=[2] if flawed and ok else [],
+                    ceeval=ceeval.ceeval_full(
                         flawed, flawed, [5], [2], *([5], [2]) if ok else (None, None)
                     ),
-                    100,
+                    n_prompt_tokens=100,
                 )
             )
     return tables.PLOT_HOLE_ANSWERS.frame(rows)
@@ -690,7 +693,7 @@ def test_the_maker_asks_the_model_for_the_acts_and_falls_back_to_thirds() -> Non
     leaves the thirds, recorded as such."""
     prompts = {**MAKER_PROMPTS, "acts": "ACTS {n} {story}"}
 
-    def run(reply: str) -> tuple[str, list[tuple]]:
+    def run(reply: str) -> tuple[str, list[dict[str, Any]]]:
         def sample(prompt, k, settings):
             if prompt.startswith("ACTS"):
                 return [reply]
@@ -701,13 +704,13 @@ def test_the_maker_asks_the_model_for_the_acts_and_falls_back_to_thirds() -> Non
         maker = llm_maker.ModelMaker(model, FakeNlp(), settings)
         maker.make("s", SIX)
         (props,) = [p for kind, p, _ in model.prompts if p.startswith("PROPS")]
-        return props, [row for row in maker.log if "acts" in row]
+        return props, [row for row in maker.log if row["step"] == "acts"]
 
     props, logged = run("Act 2: 4, Act 3: 6")
     assert props == "PROPS " + " ".join(SIX[:3]) and len(logged) == 1
     props, logged = run("I cannot tell.")
     assert props == "PROPS " + " ".join(SIX[:2])  # the thirds of six sentences
-    assert any("unparseable:thirds" in row for row in logged)
+    assert any(row["status"] == "unparseable:thirds" for row in logged)
 
 
 def test_a_story_too_long_for_the_window_is_skipped_with_its_reason() -> None:
@@ -910,7 +913,7 @@ def test_the_paper_setting_runs_the_makers_steps_with_the_papers_prompts_and_par
     edit, prop = maker.make("s", SIX)
     assert prop == maker_answers.Proposition("fact 4 holds", "fact 4 fails")
     assert edit.error == [3, 5] and edit.contradicted == [0]
-    steps = [(row[2], row[3]) for row in maker.log]
+    steps = [(row["step"], row["status"]) for row in maker.log]
     assert steps[:3] == [("acts", "ok"), ("propositions", "ok"), ("relevance", "partial:6/7")]
     rewrites = [
         p
@@ -1019,14 +1022,18 @@ def test_the_rule_hands_max_words_and_the_edited_story_types_to_the_model_maker(
     cpu = SimpleNamespace(n_gpu_layers=0)  # the spec's device: the fake model runs nowhere
     monkeypatch.setattr(connect, "job_spec", lambda *args, **kwargs: cpu)
     long = [*SIX[:5], "She parks the red car " + "far " * 40 + "away."]
+    texts = {"s": SIX, "long": long, "llm": SIX}
     tables.STORIES.frame(
-        [("s", "Human", " ".join(SIX), "", False), ("long", "Human", " ".join(long), "", False),
-         ("llm", "GPT-2", " ".join(SIX), "", False)]
-    ).to_parquet(tmp_path / "stories.parquet")  # fmt: skip
-    tables.SENTENCES.frame(
-        [(sid, i, s) for sid, sents in (("s", SIX), ("long", long), ("llm", SIX))
-         for i, s in enumerate(sents)]
-    ).to_parquet(tmp_path / "sentences.parquet")  # fmt: skip
+        tables.STORIES.row(
+            story_id=sid,
+            story_type="GPT-2" if sid == "llm" else "Human",
+            text=" ".join(sents),
+            topic="",
+            has_topic=False,
+        )
+        for sid, sents in texts.items()
+    ).to_parquet(tmp_path / "stories.parquet")
+    sentences_table(texts).to_parquet(tmp_path / "sentences.parquet")
     kinds = (("made", "parquet"), ("skipped", "csv"), ("attempts", "parquet"), ("sheet", "csv"))
     out = {k: str(tmp_path / f"{k}.{ext}") for k, ext in kinds}
     settings = defaults("plot_holes", "model_maker", prompts=MAKER_PROMPTS, max_tokens=32,
@@ -1051,16 +1058,18 @@ def test_the_rule_hands_max_words_and_the_edited_story_types_to_the_model_maker(
 
 def test_the_cost_estimate_counts_the_paper_makers_steps() -> None:
     """Every fact (max_propositions null) and every relevant one tried (attempts null): the
-    estimate assumes estimate.ASSUMED_FACTS facts; one reasoned relevance answer per story, the
+    estimate assumes cost.ASSUMED_FACTS facts; one reasoned relevance answer per story, the
     acts question, and the judge samples of each attempt."""
-    from storyflow import estimate, plan
+    from storyflow import plan
+    from storyflow.measures.plot_holes import cost
 
     paper = merged_config("paper.yaml")
     block = plan.cost.settings(paper)["hippocorpus"]["plot_holes"]["block"]
     stories = pd.DataFrame({"n": [8, 3], "words": [100, 50], "per": [[12.5] * 8, [16] * 3]})
-    rows = list(estimate.plot_hole_rows(stories, block, {"detectors": [], "nli": [], "maker": "m"}))
-    (_, step, model, requests, _, generated) = rows[0]
-    facts = estimate.ASSUMED_FACTS
-    assert (step, model) == ("make flawed stories", "m")
+    models = {"detectors": [], "nli": [], "maker": "m"}
+    (row,) = cost.cost_rows(stories, {"block": block, "models": models})
+    requests, generated = row.requests, row.generated_tokens
+    facts = cost.ASSUMED_FACTS
+    assert (row.stage, row.model) == ("make flawed stories", "m")
     assert requests == 1 + 1 + 1 + facts * (1 + 5)  # list, acts, scores, attempts x (rewrite + 5)
     assert generated > facts * 5 * 4096  # every judge sample may reason up to 4,096 tokens

@@ -30,12 +30,29 @@ def detector(**changes: object) -> detect.DetectorSettings:
 SETTINGS = detector(classify="Q {story}", localize="L {story} {format}")
 
 
-def version(story: str, v: str, sentences: list[str], maker: str = "controlled") -> tuple:
+def version(
+    story: str, v: str, sentences: list[str], maker: str = "controlled"
+) -> dict[str, object]:
+    """The PLOT_HOLE_STORIES row of version ``v`` of ``story`` (F: line 6 contradicts line 1)."""
     flawed = v == "F"
-    return (
-        story, f"{story}:{maker}:{v}", maker, v, flawed, len(sentences), sentences,
-        [6] if flawed else [], [1] if flawed else [], 5 if flawed else -1, "colour", "",
-        " ".join(sentences), "exact", "{}",
+    return tables.PLOT_HOLE_STORIES.row(
+        story_id=story, item_id=f"{story}:{maker}:{v}", maker=maker, version=v, has_error=flawed,
+        n_sentences=len(sentences), sentences=sentences, error_lines=[6] if flawed else [],
+        contr_lines=[1] if flawed else [], target_idx=5 if flawed else -1,
+        attribute_class="colour", proposition="", original=" ".join(sentences),
+        verification="exact", provenance="{}",
+    )  # fmt: skip
+
+
+def answer(
+    sid: str, v: str, p_error: float, *, says: bool, status: str, ceeval: int, maker: str
+) -> dict[str, object]:
+    """Detector ``m``'s PLOT_HOLE_ANSWERS row on version ``v`` of story ``sid`` (no lines
+    predicted, 10 prompt tokens)."""
+    return tables.PLOT_HOLE_ANSWERS.row(
+        item_id=f"{sid}:{maker}:{v}", story_id=sid, maker=maker, version=v, detector="m",
+        has_error=v == "F", p_error=p_error, says_error=says, answer="", answer_status=status,
+        pred_error=[], pred_contr=[], ceeval=ceeval, n_prompt_tokens=10,
     )  # fmt: skip
 
 
@@ -274,7 +291,7 @@ def pairs(score_o, score_f, ceeval_o, ceeval_f) -> pd.DataFrame:
     )  # fmt: skip
 
 
-def by_check(rows: list[tuple]) -> pd.DataFrame:
+def by_check(rows: list[dict[str, object]]) -> pd.DataFrame:
     return validity.frame(rows).set_index("check")
 
 
@@ -314,8 +331,8 @@ def answers_file(path, story_ids, p_o, p_f, *, status_f="not_asked", ceeval_f=0)
         for v, p in (("O", po), ("F", pf)):
             status = status_f if v == "F" else "not_asked"
             rows.append(
-                (f"{sid}:controlled:{v}", sid, "controlled", v, "m", v == "F", p, p > 0.5, "",
-                 status, [], [], 1 if v == "O" else ceeval_f, 10)
+                answer(sid, v, p, says=p > 0.5, status=status, ceeval=1 if v == "O" else ceeval_f,
+                       maker="controlled")
             )  # fmt: skip
     tables.PLOT_HOLE_ANSWERS.frame(rows).to_parquet(path)
     return str(path)
@@ -357,7 +374,13 @@ def test_the_surprisal_role_is_checked_on_its_own_statistic(tmp_path) -> None:
     for sid in ids:
         for v in ("O", "F"):
             nll = [2.0, 2.1, 1.9, 2.0, 2.05, 6.0 if v == "F" else 2.2, 1.95]
-            rows += [(f"{sid}:controlled:{v}", sid, v, "m", i, 5, x) for i, x in enumerate(nll)]
+            rows += [
+                tables.PLOT_HOLE_SURPRISAL.row(
+                    item_id=f"{sid}:controlled:{v}", story_id=sid, version=v, model="m",
+                    sentence_idx=i, n_tokens=5, nll=x,
+                )
+                for i, x in enumerate(nll)
+            ]  # fmt: skip
     path = tmp_path / "nll.parquet"
     tables.PLOT_HOLE_SURPRISAL.frame(rows).to_parquet(path)
     source = validation.Source("validation", made, {("surprisal", "m"): str(path)})
@@ -407,15 +430,12 @@ def hanna(n_prompts: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     for p in range(n_prompts):
         for group, says in (("Human", p % 3 == 0), ("GPT", p % 2 == 0)):
             sid = f"{group}{p}"
-            stories.append((sid, group, f"p{p}"))
+            stories.append({"story_id": sid, "story_type": group, "prompt_id": f"p{p}"})
             rows.append(
-                (f"{sid}:original:O", sid, "original", "O", "m", False, 0.9 if says else 0.1,
-                 says, "", "not_asked", [], [], 1, 10)
+                answer(sid, "O", 0.9 if says else 0.1, says=says, status="not_asked", ceeval=1,
+                       maker="original")
             )  # fmt: skip
-    return (
-        tables.PLOT_HOLE_ANSWERS.frame(rows),
-        pd.DataFrame(stories, columns=["story_id", "story_type", "prompt_id"]),
-    )
+    return tables.PLOT_HOLE_ANSWERS.frame(rows), pd.DataFrame(stories)
 
 
 def test_human_vs_llm_rates_stay_in_range_and_carry_the_verdict() -> None:
@@ -458,14 +478,14 @@ def test_the_pooled_row_sets_each_prompts_llm_mean_against_its_human_story() -> 
     for group, verdicts in says.items():
         for p, flawed in enumerate(verdicts):
             sid = f"{group}{p}"
-            stories.append((sid, group, f"p{p}"))
+            stories.append({"story_id": sid, "story_type": group, "prompt_id": f"p{p}"})
             rows.append(
-                (f"{sid}:original:O", sid, "original", "O", "m", False, 0.9 if flawed else 0.1,
-                 flawed, "", "not_asked", [], [], 1, 10)
+                answer(sid, "O", 0.9 if flawed else 0.1, says=flawed, status="not_asked",
+                       ceeval=1, maker="original")
             )  # fmt: skip
     rates = scoring.human_vs_llm(
         tables.PLOT_HOLE_ANSWERS.frame(rows),
-        pd.DataFrame(stories, columns=["story_id", "story_type", "prompt_id"]),
+        pd.DataFrame(stories),
         human="Human", confidence=0.95, resamples=500, seed=1, min_group_size=5,
         verdicts={"m": (True, "passed")}, best="m",
     ).set_index("group")  # fmt: skip
@@ -542,12 +562,10 @@ def test_failed_detectors_are_drawn_hollow_with_their_interval(tmp_path) -> None
     assert len(ax.lines) >= 3  # an error bar per detector (and the 0.5 line)
     assert any("failed its validity check" in t.get_text() for t in fig.legends[0].get_texts())
     answers = tables.PLOT_HOLE_ANSWERS.frame(
-        [
-            (f"s{i}:controlled:{v}", f"s{i}", "controlled", v, "m", v == "F", 0.5, True, "",
-             "ok", [], [], int(i % 2 == 0), 10)
-            for i in range(12) for v in ("O", "F")
-        ]
-    )  # fmt: skip
+        answer(f"s{i}", v, 0.5, says=True, status="ok", ceeval=int(i % 2 == 0), maker="controlled")
+        for i in range(12)
+        for v in ("O", "F")
+    )
     lengths = [" ".join(["w"] * (50 + 10 * i)) for i in range(12)]
     made = pd.DataFrame({"story_id": [f"s{i}" for i in range(12)], "original": lengths})
     bins = length_bins(answers, made, 0.95)

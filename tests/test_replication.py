@@ -277,11 +277,14 @@ def test_fiction_flows_rows_use_the_models_of_the_tables_kind(tmp_path: Path) ->
     files: dict[str, list[str]] = {"hippocorpus": []}
     for model in ("base-model", "chat-model"):
         rows = [
-            (s, t, model, f, h, 8, rng.normal(shift[t], 1), 3.0, 3.0, False)
+            tables.STORY_SEQUENTIALITY.row(
+                story_id=s, story_type=t, model=model, formulation=f, history=h, n_sentences=8,
+                seq=rng.normal(shift[t], 1), nll_base=3.0, nll_context=3.0, any_truncated=False,
+            )
             for f in ("topic", "context")
             for h in [*map(str, range(10)), "full"]
             for t, s in ids
-        ]
+        ]  # fmt: skip
         frame = tables.STORY_SEQUENTIALITY.frame(rows)
         path = tmp_path / f"{model}.parquet"
         frame.to_parquet(path)
@@ -596,7 +599,7 @@ def _replication(rows: list[tuple[str, str, float, Ours]]) -> pd.DataFrame:
             for k, (i, model, value, _) in enumerate(rows)
         ]
     )  # fmt: skip
-    return agreement.table("fiction_flows", figures, {r[0]: r[3] for r in rows}, RULE)
+    return agreement.table("fiction_flows", figures, {i: ours for i, _, _, ours in rows}, RULE)
 
 
 def test_the_first_page_counts_judged_rows_only_and_says_each_verdict_in_words() -> None:

@@ -8,17 +8,18 @@ its params, and that the former ``nll.n_gpu_layers`` stops the run naming its ne
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
 
-import pytest
 import yaml
 from conftest import model_entry
 
 from storyflow import plan
-from storyflow.errors import StoryflowError
 from storyflow.lm.registry import ModelSpec
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def spec(**entry: object) -> ModelSpec:
@@ -75,10 +76,15 @@ def test_offload_is_a_scoring_setting_only_when_on() -> None:
 
 
 def test_the_former_nll_key_names_its_new_place(default_config: dict) -> None:
-    plan.sequentiality.check_moved_keys(default_config)  # null: nothing to say
+    from storyflow.config_files import schema_problem
+
+    schema = REPO / "workflow" / "schemas" / "config.schema.yaml"
+    assert schema_problem(copy.deepcopy(default_config), schema) is None
     default_config["nll"]["n_gpu_layers"] = -1
-    with pytest.raises(StoryflowError, match=r"models\[\]\.device\.n_gpu_layers"):
-        plan.sequentiality.check_moved_keys(default_config)
+    said = schema_problem(copy.deepcopy(default_config), schema)
+    assert said is not None and said.startswith("config: nll.n_gpu_layers = -1 moved to ")
+    assert "models[].device.n_gpu_layers" in said and "Fix:" in said
+    del default_config["nll"]["n_gpu_layers"]
     settings = plan.sequentiality.nll_settings(
         default_config, "hippocorpus", spec(device={"n_gpu_layers": -1})
     )
@@ -137,5 +143,9 @@ def test_an_offloaded_model_asks_for_a_gpu_in_every_job_that_runs_it(
     old.write_text(yaml.safe_dump({"nll": {"n_gpu_layers": -1}}))
     failed = snakemake(tmp_path / "run", "--dry-run", configfiles=[old], check=False)
     assert failed.returncode != 0
-    assert "nll.n_gpu_layers (-1) moved to each model" in failed.stdout
+    assert re.search(
+        r"config: nll\.n_gpu_layers = -1 \(in .*old\.yaml\) moved to "
+        r"models\[\]\.device\.n_gpu_layers",
+        failed.stdout,
+    ), failed.stdout
     assert "Traceback" not in failed.stdout

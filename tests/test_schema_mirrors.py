@@ -58,7 +58,9 @@ def test_a_constant_that_lists_a_settings_values_equals_the_schemas_enum(path: s
     assert {*values, *schema_only} == set(schema_enum(path)), (module, name)
 
 
-def test_the_roles_that_score_text_are_roles_of_the_schema() -> None:
-    from storyflow.lm.registry import SCORING_ROLES
+def test_the_measures_roles_are_the_schemas_roles() -> None:
+    from storyflow.plan import registry
 
-    assert set(SCORING_ROLES) < set(schema_enum("models.roles"))
+    names = [role.name for role in registry.roles()]
+    assert sorted(names) == sorted(schema_enum("models.roles"))
+    assert set(registry.scoring_roles()) < set(names)

@@ -54,7 +54,9 @@ def test_needs_checks_a_subset_and_rejects_unknown_columns() -> None:
 
 
 def test_frame_and_empty_follow_the_definition() -> None:
-    rows = tables.EXCLUDED.frame([("s1", "recalled", 3, "empty story")])
+    rows = tables.EXCLUDED.frame(
+        [tables.EXCLUDED.row(story_id="s1", story_type="recalled", row=3, reason="empty story")]
+    )
     assert rows.columns.tolist() == tables.EXCLUDED.names
     assert rows["row"].dtype == "int64"
     empty = tables.NLL.empty()
@@ -78,3 +80,18 @@ def test_a_row_by_column_name_is_checked_against_its_table() -> None:
     assert list(frame.columns) == tables.VALIDITY.names and frame["value"].iloc[0] == 0.7
     with pytest.raises(ValueError, match=r"lacks \['detail'\] and has unknown keys \['details'\]"):
         tables.VALIDITY.row(**{k: v for k, v in row.items() if k != "detail"}, details="x")
+
+
+def test_frame_refuses_a_row_by_position_and_a_record_missing_a_column() -> None:
+    """A row in column order could put a value under the wrong column unnoticed: ``frame``
+    takes records by column name only, and each must have every column."""
+    with pytest.raises(TypeError, match=r"record by column name.*not a tuple in column order"):
+        tables.EXCLUDED.frame([("s1", "recalled", 3, "empty story")])
+    with pytest.raises(TypeError, match="not a list in column order"):
+        tables.EXCLUDED.frame([["s1", "recalled", 3, "empty story"]])
+    full = tables.EXCLUDED.row(story_id="s1", story_type="recalled", row=3, reason="empty")
+    with pytest.raises(TypeError, match="excluded stories row"):
+        tables.EXCLUDED.frame([full, ("s2", "recalled", 4, "empty")])  # every row is checked
+    with pytest.raises(ValueError, match=r"lacks \['reason'\] and has unknown keys none"):
+        tables.EXCLUDED.frame([{"story_id": "s1", "story_type": "recalled", "row": 3}])
+    assert tables.EXCLUDED.frame([]).columns.tolist() == tables.EXCLUDED.names

@@ -21,6 +21,20 @@ REPO = Path(__file__).resolve().parents[1]
 WORDS10 = "one two three four five six seven eight nine ten"
 
 
+def cut_columns(
+    story_id: str, story_type: str, model: str, *, cut: int, sentence_idx: int, pct: float
+) -> dict[str, object]:
+    """The columns every table of cuts starts with, by name."""
+    return {
+        "story_id": story_id,
+        "story_type": story_type,
+        "model": model,
+        "cut": cut,
+        "sentence_idx": sentence_idx,
+        "pct": pct,
+    }
+
+
 def cut_settings(**changes: object) -> cuts.CutSettings:
     """``tension.cuts`` with the schema's defaults, ``changes`` applied."""
     return cuts.CutSettings.from_config(defaults("tension", "cuts", **changes))
@@ -551,11 +565,21 @@ def hand_cosines(wins_per_story: list[int], k: int = 4, model: str = "f") -> pd.
     three stories of four."""
     rows = []
     for i, wins in enumerate(wins_per_story):
-        context = (0.5, 0.4) if i % 4 < 3 else (0.3, 0.4)
+        context_right = 0.5 if i % 4 < 3 else 0.3
         for sample in range(k):
             right, wrong = (0.6, 0.2) if sample < wins else (0.3, 0.5)
-            half = "fit" if i % 2 == 0 else "held-out"
-            rows.append((model, f"r{i}", sample, half, right, wrong, *context))
+            rows.append(
+                tables.TENSION_CALIBRATION_COSINES.row(
+                    model=model,
+                    story_id=f"r{i}",
+                    sample=sample,
+                    half="fit" if i % 2 == 0 else "held-out",
+                    right=right,
+                    wrong=wrong,
+                    context_right=context_right,
+                    context_wrong=0.4,
+                )
+            )
     return tables.TENSION_CALIBRATION_COSINES.frame(rows)
 
 
@@ -616,26 +640,27 @@ def test_judge_checks_on_held_out_forecasts() -> None:
 
 
 def test_llm_judge_verdicts_and_the_labels_of_results() -> None:
+    def judgment(sid, sample, ending, score, mass, match, status) -> dict[str, object]:
+        return tables.TENSION_CALIBRATION_JUDGMENTS.row(
+            **cut_columns(sid, "rocstories", "f", cut=0, sentence_idx=3, pct=0.8),
+            sample=sample, judge="llm", score=score, mass=mass, match=match, status=status,
+            ending=ending, half="held-out",
+        )  # fmt: skip
+
     judged = tables.TENSION_CALIBRATION_JUDGMENTS.frame(
-        [
-            (sid, "rocstories", "f", 0, 3, 0.8, sample, "llm", score, 0.9, match, status, ending,
-             "held-out")
-            for sid in ("r1", "r3", "r5", "r7", "r9")
-            for sample in range(2)
-            for ending, score, match, status in (
-                ("right", 0.8, True, "judged"),
-                ("wrong", 0.6 if sample else np.nan, True if sample else None,
-                 "judged" if sample else "empty answer set"),
-            )
-        ]
+        judgment(sid, sample, ending, score, 0.9, match, status)
+        for sid in ("r1", "r3", "r5", "r7", "r9")
+        for sample in range(2)
+        for ending, score, match, status in (
+            ("right", 0.8, True, "judged"),
+            ("wrong", 0.6 if sample else np.nan, True if sample else None,
+             "judged" if sample else "empty answer set"),
+        )
     )  # fmt: skip
     empty = tables.TENSION_CALIBRATION_JUDGMENTS.frame(
-        [
-            ("r1", "rocstories", "f", 0, 3, 0.8, 2, "llm", np.nan, np.nan, None,
-             "empty forecast", ending, "held-out")
-            for ending in ("right", "wrong")
-        ]
-    )  # fmt: skip
+        judgment("r1", 2, ending, np.nan, np.nan, None, "empty forecast")
+        for ending in ("right", "wrong")
+    )
     judged = pd.concat([judged, empty], ignore_index=True)
     wide = tension_validity.model_verdicts(judged)  # a forecast without text was not asked
     assert len(wide) == 10 and wide["wrong_match"].isna().sum() == 5
@@ -673,11 +698,14 @@ def test_figures_draw_failed_models_hollow_and_grey_and_single_stories_without_b
     for model, judge, valid in (("good", "embedding", True), ("bad", "embedding", False)):
         for measure in ("no_rate", "inflection_rate_60", "inflection_rate_120"):
             for group, n in (("x", 10), ("y", 1)):
-                ci = (0.3, 0.6) if n >= 2 else (np.nan, np.nan)
+                low, high = (0.3, 0.6) if n >= 2 else (np.nan, np.nan)
                 rows.append(
-                    (model, judge, 4, group, measure, n, 0.45, 0.1, *ci,
-                     "" if n >= 5 else "1 stories < stats.min_group_size (5): one story",
-                     valid, "" if valid else "forecaster bad pairwise_accuracy")
+                    tables.TENSION_GROUPS.row(
+                        model=model, judge=judge, k=4, story_type=group, measure=measure, n=n,
+                        mean=0.45, sd=0.1, ci_low=low, ci_high=high,
+                        flag="" if n >= 5 else "1 stories < stats.min_group_size (5): one story",
+                        valid=valid, failed="" if valid else "forecaster bad pairwise_accuracy",
+                    )
                 )  # fmt: skip
     groups = tables.TENSION_GROUPS.frame(rows)
     fig = figures.tension_by_group_figure(groups)
@@ -783,23 +811,25 @@ CURVES = {"late_pct": 0.8, "window": 10, "smoothing": 3, "angles": [60, 120], "m
 def one_story_cuts() -> pd.DataFrame:
     """Story s1 cut after sentences 0..3 (pct 0.2..0.8), remainders r0..r3."""
     return tables.TENSION_CUTS.frame(
-        [
-            ("s1", "recalled", "f", cut, cut, 0.2 * (cut + 1), cut + 1, 5, "tokens", f"p{cut}",
-             f"r{cut}")
-            for cut in range(4)
-        ]
+        tables.TENSION_CUTS.row(
+            **cut_columns("s1", "recalled", "f", cut=cut, sentence_idx=cut, pct=0.2 * (cut + 1)),
+            prefix_tokens=cut + 1, story_tokens=5, unit="tokens", prefix=f"p{cut}",
+            remainder=f"r{cut}",
+        )
+        for cut in range(4)
     )  # fmt: skip
 
 
 def two_endings_per_cut(texts: list[tuple[str, str]]) -> pd.DataFrame:
     """Two endings of each cut of :func:`one_story_cuts`, ``texts[cut]``."""
     return tables.TENSION_ENDINGS.frame(
-        [
-            ("s1", "recalled", "f", cut, cut, 0.2 * (cut + 1), sample, 7, text, 3, "stop")
-            for cut, pair in enumerate(texts)
-            for sample, text in enumerate(pair)
-        ]
-    )
+        tables.TENSION_ENDINGS.row(
+            **cut_columns("s1", "recalled", "f", cut=cut, sentence_idx=cut, pct=0.2 * (cut + 1)),
+            sample=sample, seed=7, text=text, n_tokens=3, finish_reason="stop",
+        )
+        for cut, pair in enumerate(texts)
+        for sample, text in enumerate(pair)
+    )  # fmt: skip
 
 
 #: hit: the remainder's direction (cos 1); near: 50 degrees off (cos 0.64); miss: 90 (cos 0)
@@ -819,8 +849,13 @@ def test_judge_endings_reads_the_calibrated_threshold_and_gives_the_curve(
     monkeypatch.setattr(judges, "load_encoder", load_encoder)
     calibration = tmp_path / "calibration.csv"
     tables.TENSION_CALIBRATION.frame(
-        [("f", 2, "e", 1, half, 5, 10, 0, 0.5, 0.9, 0.9, 0.7, 0.3) for half in ("fit", "held")]
-    ).to_csv(calibration, index=False)
+        tables.TENSION_CALIBRATION.row(
+            model="f", k=2, embedding_model="e", seed=1, half=half, n_stories=5, n_forecasts=10,
+            n_empty=0, threshold=0.5, accuracy=0.9, pairwise_accuracy=0.9, mean_right=0.7,
+            mean_wrong=0.3,
+        )
+        for half in ("fit", "held")
+    ).to_csv(calibration, index=False)  # fmt: skip
     settings = {"kind": "embedding", "model": "e", "threshold": None, "chunk_words": 128}
     endings, cuts = two_endings_per_cut(ENDINGS), one_story_cuts()
 
@@ -944,8 +979,11 @@ def test_score_pmi_opens_the_scorer_with_the_longest_story_and_scores_each_cut()
          "text": ["the cat sat", "the cat ran", "a dog barked"]}
     )  # fmt: skip
     cuts = tables.TENSION_CUTS.frame(
-        [("s1", "recalled", "lm", cut, cut, (cut + 1) / 3, 3 * (cut + 1), 9, "tokens", "", "")
-         for cut in range(2)]
+        tables.TENSION_CUTS.row(
+            **cut_columns("s1", "recalled", "lm", cut=cut, sentence_idx=cut, pct=(cut + 1) / 3),
+            prefix_tokens=3 * (cut + 1), story_tokens=9, unit="tokens", prefix="", remainder="",
+        )
+        for cut in range(2)
     )  # fmt: skip
     model = ScoringModel()
     pmi = likelihood.score_pmi(model, cuts, sentences)
@@ -974,8 +1012,11 @@ def test_summarize_reads_the_files_and_picks_the_design_of_the_corpus(tmp_path) 
     )  # fmt: skip
     scores.to_parquet(tmp_path / "scores.parquet")
     pmi = tables.TENSION_PMI.frame(
-        [(sid, g, "lm", 0, 0, 0.5, 4, 2.0, 2.0 - 0.1 * i, 0.1 * i)
-         for i, (sid, g) in enumerate(zip(ids, groups, strict=True))]
+        tables.TENSION_PMI.row(
+            **cut_columns(sid, g, "lm", cut=0, sentence_idx=0, pct=0.5),
+            n_tokens=4, nll_alone=2.0, nll_context=2.0 - 0.1 * i, pmi=0.1 * i,
+        )
+        for i, (sid, g) in enumerate(zip(ids, groups, strict=True))
     )  # fmt: skip
     pmi.to_parquet(tmp_path / "pmi.parquet")
     contrasts = [{"name": "imagined_vs_recalled", "a": "imagined", "b": "recalled"}]

@@ -71,7 +71,21 @@ def forecast_prompt(packaged_models: dict[str, Path]) -> str:
 
 def one_cut(story_id: str = "s", cut: int = 0) -> pd.DataFrame:
     return tables.TENSION_CUTS.frame(
-        [(story_id, "t", FORECASTER, cut, 1, 0.5, 40, 80, "tokens", PREFIX, "The rest.")]
+        [
+            tables.TENSION_CUTS.row(
+                story_id=story_id,
+                story_type="t",
+                model=FORECASTER,
+                cut=cut,
+                sentence_idx=1,
+                pct=0.5,
+                prefix_tokens=40,
+                story_tokens=80,
+                unit="tokens",
+                prefix=PREFIX,
+                remainder="The rest.",
+            )
+        ]
     )
 
 

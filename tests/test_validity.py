@@ -11,6 +11,7 @@ import pytest
 
 from storyflow import tables, validity
 from storyflow.errors import StoryflowError
+from storyflow.measures.sequentiality.validity import contrast_checks
 
 
 def row(corpus: str, model: str, name: str, value: float, threshold: float, role="reader"):
@@ -154,7 +155,7 @@ def test_contrast_checks_test_only_groups_of_the_minimum_size() -> None:
             "n_b": [2, 2, 9],
         }
     )
-    checks = validity.contrast_checks(effects, "books", 5)
+    checks = contrast_checks(effects, "books", 5)
     assert list(checks.columns) == list(tables.VALIDITY.columns)
     checks = checks.set_index("model")
     assert not checks.loc["fiction vs biography", "passed"]

@@ -19,7 +19,18 @@ def _terms(rows: list[tuple[str, int, str, str, int, float, float]]) -> pd.DataF
     """NLL rows from (story, sentence, formulation, history, n_tokens, nll, nll_first)."""
     return tables.NLL.frame(
         [
-            (s, i, "m", f, h, 0 if h == "0" else 1, n, nll, first, False)
+            tables.NLL.row(
+                story_id=s,
+                sentence_idx=i,
+                model="m",
+                formulation=f,
+                history=h,
+                n_history=0 if h == "0" else 1,
+                n_tokens=n,
+                nll=nll,
+                nll_first=first,
+                truncated=False,
+            )
             for s, i, f, h, n, nll, first in rows
         ]
     )

@@ -316,16 +316,22 @@ _SAID_BY_ALLOWED = (
 )
 
 
-#: Keys that moved, and where to: the statistics settings of the measures were merged into the
-#: ``stats`` block (one name each). A config that still sets one is told where it went.
+#: Why the statistics settings moved: the measures' were merged into the one ``stats`` block.
+_ONE_STATS_BLOCK = "every interval, test and group size of every measure reads the one stats block"
+
+#: Keys that moved: where to, and why. A config that still sets one is told both, in one line.
 MOVED = {
-    "validity.bootstrap": "stats.resamples",
-    "validity.seed": "stats.seed",
-    "validity.min_group_size": "stats.min_group_size",
-    "comparison.bootstrap": "stats.resamples",
-    "comparison.seed": "stats.seed",
-    "stats.bootstrap": "stats.resamples",
-    "tension.confidence": "stats.confidence",
+    "validity.bootstrap": ("stats.resamples", _ONE_STATS_BLOCK),
+    "validity.seed": ("stats.seed", _ONE_STATS_BLOCK),
+    "validity.min_group_size": ("stats.min_group_size", _ONE_STATS_BLOCK),
+    "comparison.bootstrap": ("stats.resamples", _ONE_STATS_BLOCK),
+    "comparison.seed": ("stats.seed", _ONE_STATS_BLOCK),
+    "stats.bootstrap": ("stats.resamples", _ONE_STATS_BLOCK),
+    "tension.confidence": ("stats.confidence", _ONE_STATS_BLOCK),
+    "nll.n_gpu_layers": (
+        "models[].device.n_gpu_layers",
+        "set it on each model to offload, so that every role of a model runs where its NLLs do",
+    ),
 }
 
 
@@ -337,13 +343,12 @@ def _phrase(error: Any, sources: Sources) -> str:
     if keyword == "additionalProperties" and isinstance(value, dict):
         known = list(schema.get("properties", {}))
         name = str(next((k for k in value if k not in known), "?"))
-        moved = MOVED.get(_child(_key(path), name))
-        if moved is not None:
+        old = _child(_key(path), name)
+        if old in MOVED:
+            new, why = MOVED[old]
             return (
-                f"config: {_child(_key(path), name)}{_origin([*path, name], sources)} moved to "
-                f"{moved}: every interval, test and group size of every measure reads the one "
-                f"stats block. Fix: set {moved} instead (and remove "
-                f"{_child(_key(path), name)})"
+                f"config: {old} = {value[name]!r}{_origin([*path, name], sources)} moved to {new}: "
+                f"{why}. Fix: set {new} instead (and remove {old})"
             )
         near = difflib.get_close_matches(name, known, n=1)
         guess = f"; did you mean {_child(_key(path), near[0])}?" if near else "."

@@ -19,7 +19,7 @@ pairwise accuracy and an AUC.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,14 @@ import pandas as pd
 from scipy import stats as sps
 
 from storyflow import bootstrap, tables
+
+#: The three verdicts on a story measure computed with a model (a measure's verdict rule,
+#: :attr:`storyflow.plan.registry.Measure.verdict`): its scores describe the stories, the model
+#: (it failed a check of its role), or rest on nothing a check covers.
+VALID, FAILED, NOT_CHECKED = "valid", "failed", "not checked"
+#: A measure's verdict rule: (validity table, corpus, story measure, model) → (verdict, the failed
+#: checks in words, '' unless failed).
+VerdictRule = Callable[[pd.DataFrame, str, str, str], tuple[str, str]]
 
 #: How a check's value decides: the value itself reaches the threshold, or the lower end of its
 #: confidence interval is above it (the statistic is better than the threshold beyond doubt).
@@ -228,35 +236,6 @@ def summary_of(path: str) -> list[str]:
     if not Path(path).is_file():
         return []
     return describe(tables.read(tables.VALIDITY, path))
-
-
-def contrast_checks(effects: pd.DataFrame, corpus: str, minimum: int) -> pd.DataFrame:
-    """Validity rows of a corpus's sequentiality contrasts (measure ``sequentiality``, role
-    ``contrast``, model = the contrast's name, check ``min_group_size``): the smaller group's
-    stories against ``minimum``, from :data:`storyflow.tables.EFFECTS` (largest sizes over the
-    table's cells)."""
-    rows = []
-    for name, group in effects.groupby("contrast", sort=False):
-        n_a, n_b = int(group["n_a"].max()), int(group["n_b"].max())
-        rows.append(
-            check(
-                measure="sequentiality",
-                corpus=corpus,
-                role="contrast",
-                model=str(name),
-                name="min_group_size",
-                value=float(min(n_a, n_b)),
-                ci=(math.nan, math.nan),
-                threshold=float(minimum),
-                rule=RULES[0],
-                n=n_a + n_b,
-                detail=(
-                    f"{group['group_a'].iloc[0]} ({n_a}) vs {group['group_b'].iloc[0]} ({n_b}) "
-                    "stories; a smaller group is reported but not tested"
-                ),
-            )
-        )
-    return frame(rows)
 
 
 def gather(tables_: Sequence[pd.DataFrame]) -> pd.DataFrame:

@@ -78,7 +78,6 @@ MODEL_SPECS = exit_on_config_error(
 )  # typed specs, defaults applied once
 MODELS = list(MODEL_SPECS)
 exit_on_config_error(plan.corpus.check_names, config)
-exit_on_config_error(plan.sequentiality.check_moved_keys, config)
 USER_CORPORA = plan.corpus.user_corpora(
     config
 )  # the user's CSV corpora (config `corpora:`)

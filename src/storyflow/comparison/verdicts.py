@@ -7,7 +7,10 @@ writes the checks to ``results/validity.csv``. :func:`measure_verdicts` reads th
 for every (measure, model) of a corpus's story measures and says, in one word, whether the
 scores describe the stories (``valid``), the model (``failed``, with the failed checks), or
 rest on nothing a check covers (``not checked``: sequentiality and narrative sense, whose
-models score likelihoods rather than do a task; PMI; human readers).
+models score likelihoods rather than do a task; PMI; human readers). Each measure states its own
+rule (:attr:`storyflow.plan.registry.Measure.verdict`, in its package's ``verdict`` module); the
+caller passes the rules in (``storyflow.plan.registry.verdict_rules``), since the registry sits
+above this layer.
 
 :func:`mark` then carries the verdict into the comparison tables: a correlation, an agreement
 or a separation row is ``valid`` only when none of the measures and models it rests on failed.
@@ -20,66 +23,40 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from storyflow import tables
-from storyflow.measures.plot_holes.validation import verdict_of
-from storyflow.measures.tension.validity import labels as tension_labels
-
-VALID, FAILED, NOT_CHECKED = "valid", "failed", "not checked"
-"""The three verdicts of a (measure, model)."""
+from storyflow.validity import FAILED, NOT_CHECKED, VerdictRule
 
 
-def _fabula_entropy(table: pd.DataFrame, corpus: str, label: str) -> tuple[str, str]:
-    """A fabula-entropy score's verdict: ``label`` is a reader (``model/variant``), a model
-    (its variants pooled), ``pooled`` (built from valid readers only) or ``human``."""
-    if label == "human":
-        return NOT_CHECKED, ""
-    if label == "pooled":
-        return VALID, ""
-    mine = table[(table["measure"] == "fabula_entropy") & (table["corpus"] == corpus)]
-    readers = mine[(mine["model"] == label) | mine["model"].astype(str).str.startswith(f"{label}/")]
-    if readers.empty:
-        return NOT_CHECKED, ""
-    bad = readers[~readers["passed"]]
-    if bad.empty:
-        return VALID, ""
-    return FAILED, "; ".join(
-        f"reader {m} {c}" for m, c in zip(bad["model"], bad["check"], strict=True)
-    )
-
-
-def verdict(table: pd.DataFrame, corpus: str, measure: str, model: str) -> tuple[str, str]:
+def verdict(
+    table: pd.DataFrame, corpus: str, measure: str, model: str, rules: Mapping[str, VerdictRule]
+) -> tuple[str, str]:
     """(verdict, the failed checks in words) of one story measure of ``corpus`` computed with
-    ``model`` ('' = none), from the validity ``table`` (:data:`storyflow.tables.VALIDITY`).
-
-    Tension checks its models on ROCStories and plot holes on a validation pool, so their
-    verdicts hold for every corpus; a fabula-entropy reader is checked on each corpus's own
-    controls and judged there."""
-    family = measure.split(".", 1)[0]
-    if not model or family not in ("tension", "fabula_entropy", "plot_holes"):
+    ``model`` ('' = none), from the validity ``table`` (:data:`storyflow.tables.VALIDITY`), by
+    the rule of the measure it belongs to (``rules``: measure name → its rule,
+    ``storyflow.plan.registry.verdict_rules``; a measure with none is not checked)."""
+    rule = rules.get(measure.split(".", 1)[0])
+    if rule is None or not model:
         return NOT_CHECKED, ""
-    if family == "tension":
-        if measure == "tension.pmi":
-            return NOT_CHECKED, ""
-        judge = measure.rsplit(".", 1)[1]
-        passed, failed = tension_labels(table, model, judge)
-        return (VALID, "") if passed else (FAILED, failed)
-    if family == "fabula_entropy":
-        return _fabula_entropy(table, corpus, model)
-    key = f"surprisal:{model}" if measure == "plot_holes.surprisal_f_minus_d" else model
-    checked = verdict_of(table)
-    if key not in checked:
-        return NOT_CHECKED, ""
-    passed, failed = checked[key]
-    return (VALID, "") if passed else (FAILED, f"{key} {failed}")
+    return rule(table, corpus, measure, model)
 
 
-def measure_verdicts(measures: pd.DataFrame, validity: pd.DataFrame, corpus: str) -> pd.DataFrame:
+def measure_verdicts(
+    measures: pd.DataFrame,
+    validity: pd.DataFrame,
+    corpus: str,
+    rules: Mapping[str, VerdictRule],
+) -> pd.DataFrame:
     """:data:`storyflow.tables.MEASURE_VERDICTS`: one row per (measure, model) of the corpus's
-    :data:`storyflow.tables.STORY_MEASURES` rows, with its verdict and failed checks."""
+    :data:`storyflow.tables.STORY_MEASURES` rows, with its verdict and failed checks by the
+    measures' ``rules`` (:func:`verdict`)."""
     pairs = measures[["measure", "model"]].drop_duplicates().sort_values(["measure", "model"])
-    rows = [
-        (m, mod, *verdict(validity, corpus, str(m), str(mod)))
-        for m, mod in pairs.itertuples(index=False)
-    ]
+    rows = []
+    for pair in pairs.itertuples(index=False):
+        word, failed = verdict(validity, corpus, str(pair.measure), str(pair.model), rules)
+        rows.append(
+            tables.MEASURE_VERDICTS.row(
+                measure=pair.measure, model=pair.model, verdict=word, failed=failed
+            )
+        )
     return tables.MEASURE_VERDICTS.frame(rows)
 
 

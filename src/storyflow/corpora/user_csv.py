@@ -76,7 +76,7 @@ def read_csv_stories(
     reasons = reasons.mask(empty, "empty story text").mask(no_letters, NO_LETTERS)
     out = reasons != ""
     excluded = tables.EXCLUDED.frame(
-        (sid, group, row + _FIRST_ROW, reason)
+        tables.EXCLUDED.row(story_id=sid, story_type=group, row=row + _FIRST_ROW, reason=reason)
         for row, sid, group, reason in zip(
             stories.index[out],
             stories["story_id"][out],

@@ -32,7 +32,9 @@ import pandas as pd
 
 from storyflow import tables
 from storyflow.comparison.story_table import measure_columns
-from storyflow.comparison.verdicts import FAILED, verdict
+from storyflow.comparison.verdicts import verdict
+from storyflow.plan.registry import verdict_rules
+from storyflow.validity import FAILED
 
 #: Stored per-sentence and per-cut numbers are integers in thousandths of their unit.
 MILLI = 1000
@@ -147,7 +149,7 @@ def _present(frame: pd.DataFrame | None) -> bool:
 def _verdict(validity: pd.DataFrame, corpus: str, measure: str, model: str) -> dict[str, str]:
     """The verdict of a model behind ``measure`` as the comparison states it (``valid``,
     ``failed`` with the failed checks, ``not checked``)."""
-    word, failed = verdict(validity, corpus, measure, model)
+    word, failed = verdict(validity, corpus, measure, model, verdict_rules())
     return {"verdict": word, "failed": failed}
 
 

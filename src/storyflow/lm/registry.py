@@ -12,7 +12,7 @@ downloaded here: :mod:`storyflow.lm.tokenizer`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,11 +20,6 @@ from storyflow.errors import StoryflowError
 from storyflow.lm.tokenizer import tokenizer_source
 from storyflow.settings import settings_from
 
-#: Roles that score given text token by token (log-probabilities of its tokens). A served model
-#: takes them through its completions endpoint's prompt log-probabilities
-#: (storyflow.lm.backends.served), planned and read with its tokenizer, so it needs
-#: ``source.server.tokenizer`` and the completions API.
-SCORING_ROLES = ("sequentiality", "tension.pmi", "plot_holes.surprisal")
 #: Settings of a served model that change no answer (where and how fast it is reached): kept out
 #: of :meth:`ModelSpec.scoring_settings`, so a server on another node re-runs nothing.
 SERVER_RUNTIME = ("base_url", "api_key_env", "concurrency", "timeout", "retries", "backoff")
@@ -55,8 +50,16 @@ class ModelSpec:
     device: Mapping[str, Any] = field(compare=False)
 
     @classmethod
-    def from_config(cls, entry: Mapping[str, Any]) -> ModelSpec:
-        """The spec of one validated ``models:`` entry, ``prompt: auto`` resolved."""
+    def from_config(
+        cls, entry: Mapping[str, Any], scoring_roles: Collection[str] = ()
+    ) -> ModelSpec:
+        """The spec of one validated ``models:`` entry, ``prompt: auto`` resolved.
+
+        ``scoring_roles``: the roles that score given text token by token (log-probabilities of
+        its tokens; :func:`storyflow.plan.registry.scoring_roles`). A served model takes them
+        through its completions endpoint's prompt log-probabilities
+        (storyflow.lm.backends.served), planned and read with its tokenizer, so with one of them
+        it needs ``source.server.tokenizer`` and the completions API."""
         where = f"models ({entry['name']})" if "name" in entry else "models"
         spec = settings_from(cls, entry, where=where)  # every key there, or an error naming it
         name, roles, mode = spec.name, spec.roles, spec.prompt
@@ -83,7 +86,7 @@ class ModelSpec:
             if server["api"] is None:  # auto: text when storyflow can render the prompt
                 can_render = mode == "plain" or bool(server["tokenizer"])
                 server["api"] = "completions" if can_render else "chat"
-            scoring = ", ".join(r for r in roles if r in SCORING_ROLES)
+            scoring = ", ".join(r for r in roles if r in scoring_roles)
             if scoring and not server["tokenizer"]:
                 raise StoryflowError(
                     f"config: model {name!r} is served and takes the role(s) {scoring}, which "
@@ -115,7 +118,7 @@ class ModelSpec:
         """Whether the model runs behind an OpenAI-compatible server (no local weights).
 
         Such a model samples and answers closed choices (docs/lm.md) and scores text token by
-        token (the roles of :data:`SCORING_ROLES`) through its server's prompt
+        token (:func:`storyflow.plan.registry.scoring_roles`) through its server's prompt
         log-probabilities.
         """
         return "server" in self.source
@@ -186,18 +189,9 @@ class ModelSpec:
             backend=backend,
             dtype=dtype,
             prompt=prompt,
-            roles=("sequentiality",),
+            roles=(),  # no config: nothing chooses it for a role
             device={"n_gpu_layers": n_gpu_layers, "threads": None, "mem_mb": None},
         )
-
-    def has_role(self, role: str) -> bool:
-        """Whether ``role`` (one of the schema's ``models[].roles``) is among the model's roles."""
-        return role in self.roles
-
-
-def models_with_role(specs: Mapping[str, ModelSpec], role: str) -> list[str]:
-    """The models whose ``roles`` include ``role``, in config order."""
-    return [name for name, spec in specs.items() if spec.has_role(role)]
 
 
 def weight_models(specs: Mapping[str, ModelSpec]) -> list[str]:
@@ -206,11 +200,14 @@ def weight_models(specs: Mapping[str, ModelSpec]) -> list[str]:
     return [name for name, spec in specs.items() if not spec.served]
 
 
-def model_specs(entries: Sequence[Mapping[str, Any]]) -> dict[str, ModelSpec]:
-    """The config's ``models:`` list as specs by name (names must be unique)."""
+def model_specs(
+    entries: Sequence[Mapping[str, Any]], scoring_roles: Collection[str] = ()
+) -> dict[str, ModelSpec]:
+    """The config's ``models:`` list as specs by name (names must be unique; ``scoring_roles``:
+    :meth:`ModelSpec.from_config`'s)."""
     specs: dict[str, ModelSpec] = {}
     for entry in entries:
-        spec = ModelSpec.from_config(entry)
+        spec = ModelSpec.from_config(entry, scoring_roles)
         if spec.name in specs:
             raise StoryflowError(f"config: model name {spec.name!r} is used twice in `models`")
         specs[spec.name] = spec

@@ -16,6 +16,10 @@ from storyflow.plan.statistics import settings as shared_statistics
 #: ``results/<corpus>/fabula_entropy/``
 OUT = Layout("fabula_entropy")
 
+#: The models it uses: readers that answer the yes/no questions.
+READER_ROLE = roles.Role("fabula_entropy.reader", ("fabula_entropy", "readers"))
+ROLES = (READER_ROLE,)
+
 # --- the files, each named once (wildcards: {corpus}, {model} the reader)
 #: The passage versions (original and corrupted), their questions, the corruptions made and the
 #: stories left out (:data:`storyflow.tables.FEI_VERSIONS` ...).
@@ -94,14 +98,11 @@ def readers(config: Mapping[str, Any]) -> list[str]:
     [] when the stage is off."""
     if not enabled(config):
         return []
-    readers = roles.role_models(
-        config, "fabula_entropy.readers", config["fabula_entropy"]["readers"],
-        "fabula_entropy.reader",
-    )  # fmt: skip
+    readers = READER_ROLE.models(config)
     if not readers:
         raise StoryflowError(
-            "config: fabula_entropy is enabled but no model reads: give a model the role "
-            "fabula_entropy.reader (models[].roles) or name readers in fabula_entropy.readers"
+            f"config: fabula_entropy is enabled but no model reads: give a model the role "
+            f"{READER_ROLE.name} (models[].roles) or name readers in {READER_ROLE.setting}"
         )
     return readers
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import storyflow.plan.registry as registry
+import storyflow.plan.sequentiality as sequentiality
 from storyflow.errors import StoryflowError
 
 
@@ -55,18 +57,12 @@ def resolve_alternatives(
     return config
 
 
-#: Config keys naming models of ``models`` for a role (null: the models with that role).
-MODEL_REFERENCES: tuple[tuple[str, ...], ...] = (
-    ("tension", "forecasters"),
-    ("tension", "judges"),
-    ("tension", "pmi", "models"),
-    ("fabula_entropy", "readers"),
-    ("plot_holes", "detectors"),
-    ("plot_holes", "surprisal_models"),
-    ("plot_holes", "model_maker", "model"),
-    ("plot_holes", "nli", "models"),
-    ("regression", "models"),
-)
+def model_references() -> list[tuple[str, ...]]:
+    """The config keys that name models of ``models`` for a role (null: the models with that
+    role): each measure's roles' keys (:func:`storyflow.plan.registry.roles`), and
+    ``regression.models``, which chooses among the sequentiality scorers."""
+    keys = [role.key for role in (*registry.roles(), sequentiality.REGRESSED_ROLE)]
+    return [key for key in keys if key]
 
 
 def resolve_model_references(
@@ -77,13 +73,13 @@ def resolve_model_references(
     Snakemake replaces the ``models`` list of an earlier config file but merges the measure
     blocks key by key, so a model list named by the default config (``tension.forecasters:
     [smollm2-135m-instruct]``) would survive into a config whose ``models`` no longer holds that
-    model. For each key of :data:`MODEL_REFERENCES` set only by sources before the last one
+    model. For each key of :func:`model_references` set only by sources before the last one
     that sets ``models``, the key is reset to None (the models with the role, from the new list).
     Returns the keys reset (changed in place).
     """
     last_models = max((i for i, s in enumerate(sources) if s and "models" in s), default=-1)
     reset = []
-    for path in MODEL_REFERENCES:
+    for path in model_references():
         setters = [i for i, s in enumerate(sources) if path[-1] in _block(s, path[:-1])]
         if setters and max(setters) < last_models:
             block = _block(config, path[:-1])

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import storyflow.plan.registry as registry
 from storyflow.lm.registry import ModelSpec, model_specs
 from storyflow.plan.layout import RESULTS, Layout, fill
 
@@ -23,8 +24,9 @@ CHECKPOINT = "resources/models/{model}.checkpoint.json"
 
 def specs(config: Mapping[str, Any]) -> dict[str, ModelSpec]:
     """The config's ``models:`` as typed specs by name (:func:`storyflow.lm.registry.model_specs`:
-    ``prompt`` and ``backend`` resolved, what the schema cannot check checked)."""
-    return model_specs(config["models"])
+    ``prompt`` and ``backend`` resolved, what the schema cannot check checked, the roles that
+    score text among it: :func:`storyflow.plan.registry.scoring_roles`)."""
+    return model_specs(config["models"], registry.scoring_roles())
 
 
 def weights(spec: ModelSpec) -> str:

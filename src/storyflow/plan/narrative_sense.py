@@ -6,12 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import storyflow.plan.roles as roles
 from storyflow.corpora import corpus_kind
 from storyflow.plan.layout import Layout, fill
 
 #: ``results/<corpus>/narrative_sense/``; the shared lemma and PMI tables in
 #: ``results/narrative_sense/``
 OUT = Layout("narrative_sense")
+
+#: It uses no language model (PMI of content lemmas over a reference corpus).
+ROLES: tuple[roles.Role, ...] = ()
 
 # --- the files, each named once (wildcards: {corpus}, {source})
 #: A source corpus's stories as content lemmas (:data:`storyflow.tables.LEMMAS`).
@@ -98,9 +102,15 @@ def settings(config: Mapping[str, Any]) -> dict[str, Any]:
     return {k: ns[k] for k in keys}
 
 
+def references(config: Mapping[str, Any]) -> list[str]:
+    """The reference corpora whose lemma pairs make the PMI table
+    (``narrative_sense.reference``)."""
+    return list(config["narrative_sense"]["reference"])
+
+
 def reference_lemmas(config: Mapping[str, Any]) -> list[str]:
     """The lemma tables of the reference corpora (the PMI table's input)."""
-    return [fill(LEMMAS, source=name) for name in config["narrative_sense"]["reference"]]
+    return [fill(LEMMAS, source=name) for name in references(config)]
 
 
 def score_inputs(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:

@@ -17,6 +17,16 @@ from storyflow.plan.statistics import settings as shared_statistics
 #: ``results/plot_holes/``
 OUT = Layout("plot_holes")
 
+#: The models it uses: detectors of plot holes, the surprisal baseline's scorers, the paper's
+#: maker of flawed stories (one model) and the NLI baseline's classifiers.
+DETECTOR_ROLE = roles.Role("plot_holes.detector", ("plot_holes", "detectors"))
+SURPRISAL_ROLE = roles.Role(
+    "plot_holes.surprisal", ("plot_holes", "surprisal_models"), scores_text=True
+)
+MAKER_ROLE = roles.Role("plot_holes.maker", ("plot_holes", "model_maker", "model"))
+NLI_ROLE = roles.Role("plot_holes.nli", ("plot_holes", "nli", "models"))
+ROLES = (DETECTOR_ROLE, SURPRISAL_ROLE, MAKER_ROLE, NLI_ROLE)
+
 # --- the files, each named once (wildcards: {corpus}, {maker}, {model})
 #: A maker's story pairs (original and flawed) and the stories it skipped.
 MADE = OUT("made/{maker}.parquet")
@@ -92,8 +102,7 @@ def detectors(config: Mapping[str, Any]) -> list[str]:
     """The detector models (``plot_holes.detectors``; null = the role plot_holes.detector)."""
     if not enabled(config):
         return []
-    names = config["plot_holes"]["detectors"]
-    return roles.role_models(config, "plot_holes.detectors", names, "plot_holes.detector")
+    return DETECTOR_ROLE.models(config)
 
 
 def surprisal_models(config: Mapping[str, Any]) -> list[str]:
@@ -101,8 +110,7 @@ def surprisal_models(config: Mapping[str, Any]) -> list[str]:
     plot_holes.surprisal); a served one needs its tokenizer (plan.roles.role_models)."""
     if not enabled(config):
         return []
-    names = config["plot_holes"]["surprisal_models"]
-    return roles.role_models(config, "plot_holes.surprisal_models", names, "plot_holes.surprisal")
+    return SURPRISAL_ROLE.models(config)
 
 
 def maker_model(config: Mapping[str, Any]) -> str | None:
@@ -110,14 +118,11 @@ def maker_model(config: Mapping[str, Any]) -> str | None:
     plot_holes.maker), or None: the controlled maker only."""
     if not enabled(config):
         return None
-    name = config["plot_holes"]["model_maker"]["model"]
-    chosen = roles.role_models(
-        config, "plot_holes.model_maker.model", None if name is None else [name], "plot_holes.maker"
-    )
+    chosen = MAKER_ROLE.models(config)
     if len(chosen) > 1:
         raise StoryflowError(
-            f"config: models {', '.join(chosen)} all have the role plot_holes.maker; give it to "
-            "one model, or name one in plot_holes.model_maker.model"
+            f"config: models {', '.join(chosen)} all have the role {MAKER_ROLE.name}; give it "
+            f"to one model, or name one in {MAKER_ROLE.setting}"
         )
     return chosen[0] if chosen else None
 
@@ -183,8 +188,14 @@ def nli_models(config: Mapping[str, Any]) -> list[str]:
     [] = no NLI baseline)."""
     if not enabled(config):
         return []
-    names = config["plot_holes"]["nli"]["models"]
-    return roles.role_models(config, "plot_holes.nli.models", names, "plot_holes.nli")
+    return NLI_ROLE.models(config)
+
+
+def sampling(config: Mapping[str, Any]) -> dict[str, Any]:
+    """How the detectors answer: ``plot_holes.detection``'s ``format`` (closed questions or the
+    paper's reasoned answer) and ``temperature``."""
+    detection = config["plot_holes"]["detection"]
+    return {k: detection[k] for k in ("format", "temperature")}
 
 
 def pool_pairs(config: Mapping[str, Any]) -> int:

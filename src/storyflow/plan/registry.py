@@ -15,7 +15,13 @@ category and points at its planning module, which answers, from the validated co
 * ``validity_tables(config)``: the validity tables it writes (gathered into
   ``results/validity.csv``);
 * ``cost_settings(config)``: per corpus, its language-model stages' settings (the cost estimate
-  of ``storyflow.estimate``; {} for a measure that asks no model questions).
+  of ``storyflow.estimate``; {} for a measure that asks no model questions);
+* ``ROLES``: the roles it gives models (:class:`storyflow.plan.roles.Role`: the values of
+  ``models[].roles`` and the config keys that name each role's models).
+
+The record itself holds what is not planning: the display name, the summary, the replicated
+paper, the rows of the language-model cost estimate and the rule that turns validity checks into
+a verdict on each of its story measures.
 
 Everything that lists the measures derives from :data:`MEASURES`: rule all
 (:func:`storyflow.plan.final_outputs`), the rules the Snakefile includes (:func:`rule_folders`),
@@ -26,22 +32,38 @@ first page and the layout tests.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+import pandas as pd
+
+import storyflow.measures.fabula_entropy.cost as fabula_entropy_cost
+import storyflow.measures.fabula_entropy.verdict as fabula_entropy_verdict
+import storyflow.measures.plot_holes.cost as plot_holes_cost
+import storyflow.measures.plot_holes.verdict as plot_holes_verdict
+import storyflow.measures.tension.cost as tension_cost
+import storyflow.measures.tension.verdict as tension_verdict
 import storyflow.plan.fabula_entropy as fabula_entropy
 import storyflow.plan.narrative_sense as narrative_sense
 import storyflow.plan.plot_holes as plot_holes
 import storyflow.plan.sequentiality as sequentiality
 import storyflow.plan.tension as tension
+from storyflow.lm.budget import StageCost
 from storyflow.plan.layout import Layout
+from storyflow.plan.roles import Role
+from storyflow.validity import VerdictRule
 
 Config = Mapping[str, Any]
+#: A measure's cost rows: (per story its sentence count ``n``, ``words``, sentence word counts
+#: ``per`` and texts ``texts``; the measure's cost settings of one corpus) → its stages' costs.
+CostRows = Callable[[pd.DataFrame, Mapping[str, Any]], Iterable[StageCost]]
 
 #: What every measure's planning module defines (see the module docstring).
-PLAN_FUNCTIONS = (
+PLAN_NAMES = (
+    "OUT",
+    "ROLES",
     "enabled",
     "corpora",
     "final_outputs",
@@ -53,20 +75,26 @@ PLAN_FUNCTIONS = (
 @dataclass(frozen=True)
 class Measure:
     """One measure: its ``name`` (config key, rules folder, results folder, package), the
-    report ``category`` its tables and figures go to, its planning ``module``, a ``summary`` in
-    words for the report's first page (what it measures, in what unit), and the ``paper`` it
-    replicates, if any (its published results, ``storyflow/data/published/<paper>.yaml``,
-    compared by ``storyflow.replication``; the paper's text is ``<paper>.txt`` of the papers
-    folder)."""
+    report ``category`` its tables and figures go to (its display name), its planning
+    ``module``, a ``summary`` in words for the report's first page (what it measures, in what
+    unit), the ``paper`` it replicates, if any (its published results,
+    ``storyflow/data/published/<paper>.yaml``, compared by ``storyflow.replication``; the
+    paper's text is ``<paper>.txt`` of the papers folder), ``cost_rows``: how it counts what
+    its stages will ask models of a corpus (``(stories, its cost settings) →``
+    :class:`~storyflow.lm.budget.StageCost` rows; None when it asks none), and ``verdict``: the
+    rule that turns the validity table into a verdict on each of its story measures (None:
+    its models score likelihoods rather than do a task, and no check covers them)."""
 
     name: str
     category: str
     module: ModuleType
     summary: str
     paper: str | None = None
+    cost_rows: CostRows | None = None
+    verdict: VerdictRule | None = None
 
     def __post_init__(self) -> None:
-        missing = [f for f in ("OUT", *PLAN_FUNCTIONS) if not hasattr(self.module, f)]
+        missing = [f for f in PLAN_NAMES if not hasattr(self.module, f)]
         if missing:
             raise TypeError(f"storyflow.plan.{self.name} lacks {', '.join(missing)}")
         if Layout(self.name) != self.module.OUT:
@@ -76,6 +104,11 @@ class Measure:
     def out(self) -> Layout:
         """Its result folders."""
         return self.module.OUT
+
+    @property
+    def roles(self) -> tuple[Role, ...]:
+        """The roles it gives models (its planning module's ``ROLES``)."""
+        return tuple(self.module.ROLES)
 
     @property
     def doc(self) -> str:
@@ -124,6 +157,8 @@ MEASURES: tuple[Measure, ...] = (
         "(Sui et al.) the share of forecast endings that miss the real one as a story unfolds "
         "(the no-rate, 0-1), per group",
         "hundred_endings_tension",
+        tension_cost.cost_rows,
+        tension_verdict.verdict,
     ),
     Measure(
         "fabula_entropy",
@@ -132,6 +167,8 @@ MEASURES: tuple[Measure, ...] = (
         "(Castricato et al.) the entropy of readers' yes/no answers about a story (bits), "
         "original against corrupted versions",
         "fabula_entropy_indexing",
+        fabula_entropy_cost.cost_rows,
+        fabula_entropy_verdict.verdict,
     ),
     Measure(
         "plot_holes",
@@ -140,6 +177,8 @@ MEASURES: tuple[Measure, ...] = (
         "(Ahuja et al.) continuity errors made in the stories and how well detectors find "
         "them (CEEval-Full, 0-1)",
         "flawed_fictions",
+        plot_holes_cost.cost_rows,
+        plot_holes_verdict.verdict,
     ),
 )
 
@@ -165,3 +204,20 @@ def measure(name: str) -> Measure:
 def rule_folders() -> list[str]:
     """The folders of ``workflow/rules/`` the Snakefile includes, in order."""
     return [*BEFORE, *names(), *AFTER]
+
+
+def roles() -> list[Role]:
+    """Every measure's roles, in :data:`MEASURES` order: the schema's ``models[].roles``."""
+    return [role for m in MEASURES for role in m.roles]
+
+
+def scoring_roles() -> list[str]:
+    """The roles that score given text token by token (:attr:`Role.scores_text`): a served
+    model takes them only with its tokenizer and the completions API."""
+    return [role.name for role in roles() if role.scores_text]
+
+
+def verdict_rules() -> dict[str, VerdictRule]:
+    """Each measure's verdict rule, by name (those with none are not checked): what
+    :func:`storyflow.comparison.verdicts.measure_verdicts` applies."""
+    return {m.name: m.verdict for m in MEASURES if m.verdict is not None}

@@ -121,10 +121,9 @@ def settings(config: Mapping[str, Any], paper: str) -> dict[str, Any]:
         },
     }
     if paper == "narrative_sense_pmi":
-        common["reference"] = list(config["narrative_sense"]["reference"])
+        common["reference"] = narrative_sense.references(config)
     if paper == "flawed_fictions":
-        detection = config["plot_holes"]["detection"]
-        common["detection"] = {k: detection[k] for k in ("format", "temperature")}
+        common["detection"] = plot_holes.sampling(config)
     if paper == "fiction_flows":
         common["min_sentences"] = config["stats"]["min_sentences"]
         common["contrasts"] = {

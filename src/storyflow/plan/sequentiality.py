@@ -16,6 +16,12 @@ from storyflow.plan.layout import Layout, fill
 #: ``results/<corpus>/sequentiality/``
 OUT = Layout("sequentiality")
 
+#: The models it uses: scorers of the sentences' NLLs (the role is the measure's name), of
+#: which ``regression.models`` chooses those whose sentences enter the regressions.
+SCORER_ROLE = roles.Role("sequentiality", scores_text=True)
+REGRESSED_ROLE = roles.Role(SCORER_ROLE.name, ("regression", "models"), scores_text=True)
+ROLES = (SCORER_ROLE,)
+
 # --- the files, each named once (wildcards: {corpus}, {model}, {shard}, {spec})
 #: Each model's NLL plan: planned passes and tokens per story (:data:`storyflow.tables.NLL_COST`).
 NLL_COST = OUT.table("nll_cost/{model}.csv")
@@ -74,11 +80,12 @@ def shards(config: Mapping[str, Any]) -> list[str]:
 
 def models(config: Mapping[str, Any]) -> list[str]:
     """The models that score NLLs for sequentiality: those with the role ``sequentiality``."""
-    chosen = roles.models_with_role(config, "sequentiality")
+    chosen = SCORER_ROLE.models(config)
     if not chosen:
         raise StoryflowError(
-            "config: no model has the role sequentiality (models[].roles), so nothing scores "
-            "the NLLs of the sequentiality analysis; add sequentiality to a local model's roles"
+            f"config: no model has the role {SCORER_ROLE.name} (models[].roles), so nothing "
+            "scores the NLLs of the sequentiality analysis; add "
+            f"{SCORER_ROLE.name} to a local model's roles"
         )
     return chosen
 
@@ -133,20 +140,6 @@ def nll_runtime(config: Mapping[str, Any]) -> dict[str, Any]:
     return {k: config["nll"][k] for k in ("tokens_per_second", "shards")}
 
 
-def check_moved_keys(config: Mapping[str, Any]) -> None:
-    """Stop on ``nll.n_gpu_layers``, which moved to each model's ``device`` block.
-
-    Raises:
-        StoryflowError: the config sets it, saying where it goes now.
-    """
-    if config["nll"].get("n_gpu_layers") is not None:
-        raise StoryflowError(
-            f"config: nll.n_gpu_layers ({config['nll']['n_gpu_layers']}) moved to each model: "
-            "set models[].device.n_gpu_layers on the models to offload (every role of a model "
-            "then runs where its NLLs do), and remove nll.n_gpu_layers"
-        )
-
-
 def regressions(config: Mapping[str, Any]) -> tuple[list[str], dict[str, str]]:
     """Regression specifications to fit (``gain_h1`` ...) and those skipped, with the reason."""
     if not config["regression"]["enabled"]:
@@ -181,9 +174,7 @@ def regression_models(config: Mapping[str, Any]) -> list[str]:
     """The models whose sentences enter the regressions: ``regression.models``, or (null) every
     model with the role sequentiality (:func:`models`), in config order."""
     every = models(config)
-    chosen = roles.role_models(
-        config, "regression.models", config["regression"]["models"], "sequentiality"
-    )
+    chosen = REGRESSED_ROLE.models(config)
     outside = [name for name in chosen if name not in every]
     if outside:
         raise StoryflowError(
@@ -219,7 +210,8 @@ def narrative_sense_covariate(config: Mapping[str, Any], corpus: str) -> list[st
 
 def validity_tables(config: Mapping[str, Any]) -> list[str]:
     """None of its own: its contrasts' group sizes are checked on :data:`EFFECT_SIZES` when the
-    validity table is gathered (:func:`storyflow.validity.contrast_checks`)."""
+    validity table is gathered
+    (:func:`storyflow.measures.sequentiality.validity.contrast_checks`)."""
     del config
     return []
 

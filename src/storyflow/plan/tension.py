@@ -15,6 +15,12 @@ from storyflow.plan.statistics import settings as shared_statistics
 #: ``results/<corpus>/tension/``; the calibration and validity checks in ``results/tension/``
 OUT = Layout("tension")
 
+#: The models it uses: forecasters of endings, LLM judges of them, the PMI baseline's scorers.
+FORECASTER_ROLE = roles.Role("tension.forecaster", ("tension", "forecasters"))
+JUDGE_ROLE = roles.Role("tension.judge", ("tension", "judges"))
+PMI_ROLE = roles.Role("tension.pmi", ("tension", "pmi", "models"), scores_text=True)
+ROLES = (FORECASTER_ROLE, JUDGE_ROLE, PMI_ROLE)
+
 # --- the files, each named once (wildcards: {corpus}, {model} the forecaster, {judge})
 #: Where each story is cut, and the stories left out.
 CUTS = OUT("cuts/{model}.parquet")
@@ -62,20 +68,18 @@ def models_and_corpora(config: Mapping[str, Any]) -> dict[str, list[str]]:
     tension = config["tension"]
     if not tension["enabled"]:
         return {"corpora": [], "forecasters": [], "judges": [], "pmi_models": []}
-    forecasters = roles.role_models(
-        config, "tension.forecasters", tension["forecasters"], "tension.forecaster"
-    )
+    forecasters = FORECASTER_ROLE.models(config)
     if not forecasters:
         raise StoryflowError(
-            "config: tension is enabled but no model forecasts endings: give a model the role "
-            "tension.forecaster (models[].roles) or name one in tension.forecasters"
+            f"config: tension is enabled but no model forecasts endings: give a model the role "
+            f"{FORECASTER_ROLE.name} (models[].roles) or name one in {FORECASTER_ROLE.setting}"
         )
-    named = tension["judges"]
+    named = JUDGE_ROLE.named(config)
     if named is None:
-        judges = [EMBEDDING_JUDGE, *roles.models_with_role(config, "tension.judge")]
+        judges = [EMBEDDING_JUDGE, *roles.models_with_role(config, JUDGE_ROLE)]
     else:
         models = [j for j in named if j != EMBEDDING_JUDGE]
-        roles.role_models(config, "tension.judges", models, "tension.judge")
+        roles.role_models(config, JUDGE_ROLE.setting, models, JUDGE_ROLE)
         judges = list(named)
     for corpus in tension["corpora"]:
         corpus_kind(config, corpus)
@@ -83,9 +87,7 @@ def models_and_corpora(config: Mapping[str, Any]) -> dict[str, list[str]]:
         "corpora": list(tension["corpora"]),
         "forecasters": forecasters,
         "judges": judges,
-        "pmi_models": roles.role_models(
-            config, "tension.pmi.models", tension["pmi"]["models"], "tension.pmi"
-        ),
+        "pmi_models": PMI_ROLE.models(config),
     }
 
 

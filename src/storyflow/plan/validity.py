@@ -22,5 +22,6 @@ def files(config: Mapping[str, Any]) -> list[str]:
 
 def effect_tables(config: Mapping[str, Any]) -> list[str]:
     """The sequentiality effect sizes of every analysed corpus, whose contrasts' group sizes
-    the gathered validity table checks (:func:`storyflow.validity.contrast_checks`)."""
+    the gathered validity table checks
+    (:func:`storyflow.measures.sequentiality.validity.contrast_checks`)."""
     return [fill(sequentiality.EFFECT_SIZES, corpus=c) for c in sequentiality.corpora(config)]

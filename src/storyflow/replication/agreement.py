@@ -309,7 +309,7 @@ def table(
         row(paper, p, ours.get(str(p["id"]), Ours.missing("no counterpart in storyflow")), rule)
         for p in published.to_dict("records")
     ]
-    return tables.REPLICATION.frame(pd.DataFrame(rows, columns=tables.REPLICATION.names))
+    return tables.REPLICATION.frame(rows)
 
 
 def computed(frame: pd.DataFrame) -> pd.Series:

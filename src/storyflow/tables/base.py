@@ -80,20 +80,26 @@ class Table:
             )
         return {c: values[c] for c in self.names}
 
-    def frame(
-        self, rows: Iterable[Sequence[Any] | Mapping[str, Any]] | pd.DataFrame
-    ) -> pd.DataFrame:
-        """``rows`` as this table: records by column name (:meth:`row`'s), tuples in column
-        order, or a frame holding the columns."""
+    def frame(self, rows: Iterable[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFrame:
+        """``rows`` as this table, with its dtypes: records by column name, each checked by
+        :meth:`row` (every column, no other key; ValueError), or a frame holding the columns
+        (those beyond them are dropped unless ``extra``).
+
+        A row given by position (a tuple or list in column order) is refused (TypeError): build
+        it by name, e.g. with :meth:`row`."""
         if isinstance(rows, pd.DataFrame):
             frame = rows[self.names] if not self.extra else rows
         else:
-            rows = list(rows)
-            if rows and isinstance(rows[0], Mapping):
-                rows = [self.row(**r) for r in rows]
-                frame = pd.DataFrame.from_records(rows, columns=self.names)
-            else:
-                frame = pd.DataFrame(rows, columns=self.names)
+            records = []
+            for r in rows:
+                if not isinstance(r, Mapping):
+                    raise TypeError(
+                        f"a {self.name} row must be a record by column name (a mapping, e.g. "
+                        f"from Table.row(column=value, ...)), not a {type(r).__name__} in column "
+                        f"order: {r!r:.100}"
+                    )
+                records.append(self.row(**r))
+            frame = pd.DataFrame.from_records(records, columns=self.names)
         if frame.empty:
             return self.empty() if not self.extra else frame.astype(dict(self.columns))
         return frame.astype(dict(self.columns))

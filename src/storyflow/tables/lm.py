@@ -73,13 +73,15 @@ LM_COST = Table(
         "prompt_rate": "float64",
         "generate_rate": "float64",
         "expected_s": "float64",
+        "shrink": "object",
     },
     key=("corpus", "stage", "model"),
     doc="What one language-model stage of a corpus will cost with one model, estimated before "
     "it runs (storyflow.estimate): requests = questions or prompts sent; prompt_tokens = tokens "
     "the model evaluates (words x 1.3); generated_tokens = tokens it writes (upper bounds); "
     "prompt_rate, generate_rate: tokens/s from cost.rates (NaN: none configured); expected_s: "
-    "seconds at those rates (NaN without a rate). A judge's row counts every forecaster's endings.",
+    "seconds at those rates (NaN without a rate); shrink: the config keys that lower the row. "
+    "A judge's row counts every forecaster's endings.",
 )
 
 NLL_EXCLUDED = Table(

@@ -111,10 +111,17 @@ def exclusion_reason(
     return "; ".join(reasons) if reasons else None
 
 
-def excluded_row(story: StoryTokens, model: str, reason: str) -> tuple[Any, ...]:
-    """One row (columns of ``EXCLUDED_DTYPES``)."""
+def excluded_row(story: StoryTokens, model: str, reason: str) -> dict[str, Any]:
+    """One :data:`storyflow.tables.NLL_EXCLUDED` row (a record by column name)."""
     lengths = [len(s) for s in story.sentences]
-    return (story.story_id, model, len(lengths), sum(lengths), max(lengths, default=0), reason)
+    return tables.NLL_EXCLUDED.row(
+        story_id=story.story_id,
+        model=model,
+        n_sentences=len(lengths),
+        story_tokens=sum(lengths),
+        longest_sentence=max(lengths, default=0),
+        reason=reason,
+    )
 
 
 def story_costs(
@@ -124,24 +131,25 @@ def story_costs(
     max_history: int,
     capacity: int,
     beyond_window: BeyondWindow = "shared",
-) -> list[tuple[Any, ...]]:
-    """Cost rows (columns of ``COST_DTYPES``) of one story, one per formulation it has."""
+) -> list[dict[str, Any]]:
+    """:data:`storyflow.tables.NLL_COST` rows (records by column name) of one story, one per
+    formulation it has."""
     lengths = [len(s) for s in story.sentences]
     rows = []
     for formulation, prefix_len in prefixes.items():
         cost = plan_cost(prefix_len, lengths, max_history, capacity, beyond_window)
         rows.append(
-            (
-                story.story_id,
-                model,
-                formulation,
-                len(lengths),
-                sum(lengths),
-                max(lengths),
-                prefix_len,
-                prefix_len + sum(lengths) > capacity,
-                cost.passes,
-                cost.tokens,
+            tables.NLL_COST.row(
+                story_id=story.story_id,
+                model=model,
+                formulation=formulation,
+                n_sentences=len(lengths),
+                story_tokens=sum(lengths),
+                longest_sentence=max(lengths),
+                prefix_tokens=prefix_len,
+                beyond_window=prefix_len + sum(lengths) > capacity,
+                passes=cost.passes,
+                planned_tokens=cost.tokens,
             )
         )
     return rows
@@ -270,14 +278,14 @@ def corpus_estimate(
         planned = int(cost["planned_tokens"].sum())
         seconds = planned / tokens_per_second if tokens_per_second else float("nan")
         rows.append(
-            (
-                model,
-                int(cost["story_id"].nunique()),
-                len(excluded[model]),
-                int(cost["passes"].sum()),
-                planned,
-                float(tokens_per_second) if tokens_per_second else float("nan"),
-                seconds,
+            tables.NLL_ESTIMATE.row(
+                model=model,
+                n_stories=int(cost["story_id"].nunique()),
+                n_excluded=len(excluded[model]),
+                passes=int(cost["passes"].sum()),
+                planned_tokens=planned,
+                tokens_per_second=float(tokens_per_second) if tokens_per_second else float("nan"),
+                expected_seconds=seconds,
             )
         )
     return tables.NLL_ESTIMATE.frame(rows)

@@ -195,25 +195,26 @@ def story_rows(
     model: str,
     formulation: str,
     max_history: int,
-) -> list[tuple[Any, ...]]:
-    """Long-format rows (columns of ``NLL_DTYPES``) of one story and formulation."""
+) -> list[dict[str, Any]]:
+    """Long-format :data:`storyflow.tables.NLL` rows (records by column name) of one story and
+    formulation."""
     rows = []
     for i in range(len(story.sentences)):
         for label in history_labels(max_history):
             requested = 0 if label == FULL else max(0, i - int(label))
             term = terms[(requested, i)]
             rows.append(
-                (
-                    story.story_id,
-                    i,
-                    model,
-                    formulation,
-                    label,
-                    i - term.context_start,
-                    term.n_tokens,
-                    term.nll,
-                    term.nll_first,
-                    term.context_start > requested,
+                tables.NLL.row(
+                    story_id=story.story_id,
+                    sentence_idx=i,
+                    model=model,
+                    formulation=formulation,
+                    history=label,
+                    n_history=i - term.context_start,
+                    n_tokens=term.n_tokens,
+                    nll=term.nll,
+                    nll_first=term.nll_first,
+                    truncated=term.context_start > requested,
                 )
             )
     return rows
@@ -279,7 +280,7 @@ def _screen(
     chat: ChatPrompt | None,
     capacity: int,
     settings: NllSettings,
-) -> tuple[list[StoryTokens], list[dict[str, int]], list[tuple]]:
+) -> tuple[list[StoryTokens], list[dict[str, int]], list[dict[str, Any]]]:
     """The ``stories`` tokenized (``texts``: story_id → sentences; ``chat``: the chat frame,
     None for plain prompts) and screened against a window of at most ``capacity`` tokens:
     the stories kept, their prefix tokens per formulation, and the NLL_EXCLUDED rows of
@@ -397,13 +398,13 @@ def score_corpus(
 
 def _score_plan(
     scorer: Scorer, plan: CorpusPlan, model_name: str, settings: NllSettings
-) -> list[tuple[Any, ...]]:
+) -> list[dict[str, Any]]:
     """The NLL rows of every story of ``plan``, scored by ``scorer`` in the plan's window;
     progress (stories and planned tokens) and the passes and tokens evaluated are logged."""
     planned = plan.cost.groupby("story_id", sort=False)["planned_tokens"].sum()
     progress = Progress(model_name, len(plan.stories), plan.planned_tokens, log)
     counter = PassCounter()
-    rows: list[tuple[Any, ...]] = []
+    rows: list[dict[str, Any]] = []
     began = time.perf_counter()
     for story in tqdm(plan.stories, desc=f"NLL {model_name}", unit="story"):
         terms = score_story(

@@ -127,6 +127,17 @@ class Pool:
         """The readers as the tables list them."""
         return self.label or ",".join(self.readers)
 
+    def columns(self) -> dict[str, Any]:
+        """The pool's columns of the story-index and comparison tables, by name."""
+        return {
+            "pool": self.name,
+            "readers": self.listed,
+            "n_readers": len(self.readers),
+            "population": self.population,
+            "valid": self.valid,
+            "note": self.note,
+        }
+
 
 # --- the readers' validity check -------------------------------------------------------------
 
@@ -423,10 +434,7 @@ def story_indices(
         .reset_index()
         .merge(_labels(versions), on=["story_id", "version"])
     )
-    info = pd.DataFrame(
-        [(p.name, p.listed, len(p.readers), p.population, p.valid, p.note) for p in pools],
-        columns=["pool", "readers", "n_readers", "population", "valid", "note"],
-    )
+    info = pd.DataFrame([p.columns() for p in pools])
     return tables.FEI_STORY_INDICES.frame(story.merge(info, on="pool"))
 
 
@@ -514,15 +522,36 @@ def compare_versions(
             n = len(d)
             tested = n >= stats.min_group_size
             wil = sps.wilcoxon(d).pvalue if tested and np.any(d != 0) else math.nan
-            g = hedges_g(a, b, stats.confidence) if tested else (math.nan,) * 3
-            diff = stats.mean_ci(d) if tested else (float(d.mean()), math.nan, math.nan)
+            g, g_low, g_high = hedges_g(a, b, stats.confidence) if tested else (math.nan,) * 3
+            diff, diff_low, diff_high = (
+                stats.mean_ci(d) if tested else (float(d.mean()), math.nan, math.nan)
+            )
+            mean_o, low_o, high_o = stats.mean_ci(b)
+            mean_c, low_c, high_c = stats.mean_ci(a)
             rows.append(
-                (
-                    pool_name, p.listed, len(p.readers), p.population, p.valid, p.note, kind,
-                    version, measure, pool_name == lead and measure == headline, n, tested,
-                    *stats.mean_ci(b), *stats.mean_ci(a), *diff, float(wil), *g,
+                tables.FEI_COMPARISON.row(
+                    **p.columns(),
+                    kind=kind,
+                    condition=version,
+                    measure=measure,
+                    headline=pool_name == lead and measure == headline,
+                    n=n,
+                    tested=tested,
+                    mean_original=mean_o,
+                    ci_low_original=low_o,
+                    ci_high_original=high_o,
+                    mean_corrupted=mean_c,
+                    ci_low_corrupted=low_c,
+                    ci_high_corrupted=high_c,
+                    diff=diff,
+                    diff_ci_low=diff_low,
+                    diff_ci_high=diff_high,
+                    wilcoxon_p=float(wil),
+                    g=g,
+                    g_ci_low=g_low,
+                    g_ci_high=g_high,
                 )
-            )  # fmt: skip
+            )
     return tables.FEI_COMPARISON.frame(rows)
 
 
@@ -534,12 +563,22 @@ def version_means(indices: pd.DataFrame, stats: Statistics, headline: str) -> pd
     keys = ["pool", "valid", "n_readers", "population", "kind", "version", "condition", "k"]
     lead = headline_pool(list(indices["pool"].unique()))
     for key, group in indices.groupby(keys, sort=False):
+        named = dict(zip(keys, key, strict=True))
         for measure in INDICES:
             values = group[measure].to_numpy(float)
+            mean, low, high = stats.mean_ci(values)
             rows.append(
-                (*key, measure, key[0] == lead and measure == headline, len(values),
-                 len(values) < stats.min_group_size, *stats.mean_ci(values))
-            )  # fmt: skip
+                tables.FEI_DOSE.row(
+                    **named,
+                    measure=measure,
+                    headline=named["pool"] == lead and measure == headline,
+                    n=len(values),
+                    small_group=len(values) < stats.min_group_size,
+                    mean=mean,
+                    ci_low=low,
+                    ci_high=high,
+                )
+            )
     table = tables.FEI_DOSE.frame(rows)
     return table.sort_values(["pool", "kind", "k", "version", "measure"], kind="stable")
 
@@ -580,7 +619,13 @@ def story_measures(
                     if measure == "hard" and single:
                         value = math.nan
                     rows.append(
-                        (sid, label, f"fabula_entropy.{kind}_{measure}", float(value), "bits")
+                        tables.STORY_MEASURES.row(
+                            story_id=sid,
+                            model=label,
+                            measure=f"fabula_entropy.{kind}_{measure}",
+                            value=float(value),
+                            unit="bits",
+                        )
                     )
     return tables.STORY_MEASURES.frame(rows)
 

@@ -26,7 +26,7 @@ plot points (:func:`.questions.point_content`), the same text in every version.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,37 +84,76 @@ class ItemSettings:
 
 
 class _Collector:
-    """The rows of one corpus's tables as they are made."""
+    """The rows of one corpus's tables as they are made (records by column name)."""
 
     def __init__(self) -> None:
-        self.versions: list[tuple] = []
-        self.questions: list[tuple] = []
-        self.corruptions: list[tuple] = []
-        self.excluded: list[tuple] = []
+        self.versions: list[dict[str, Any]] = []
+        self.questions: list[dict[str, Any]] = []
+        self.corruptions: list[dict[str, Any]] = []
+        self.excluded: list[dict[str, Any]] = []
 
     def version(self, sid: str, version: str, passage: str, condition: str, k: int, lines):
-        self.versions.append((sid, version, passage, condition, k, len(lines), "\n".join(lines)))
+        self.versions.append(
+            tables.FEI_VERSIONS.row(
+                story_id=sid,
+                version=version,
+                passage=passage,
+                condition=condition,
+                k=k,
+                n_lines=len(lines),
+                text="\n".join(lines),
+            )
+        )
 
     def question(self, sid, version, passage, kind, qid, q: Mapping[str, Any], text, truth):
         template = q["template"]
-        line, word_line = q.get("line", -1), q.get("word_line", -1)
-        prior = questions.prior_texts(kind, q)
         self.questions.append(
-            (
-                sid,
-                version,
-                passage,
-                kind,
-                qid,
-                template,
-                questions.provenance(kind, template),
-                line,
-                word_line,
-                q.get("word", ""),
-                text,
-                "\n".join(prior),
-                truth,
+            tables.FEI_QUESTIONS.row(
+                story_id=sid,
+                version=version,
+                passage=passage,
+                kind=kind,
+                question_id=qid,
+                template=template,
+                provenance=questions.provenance(kind, template),
+                line=q.get("line", -1),
+                word_line=q.get("word_line", -1),
+                word=q.get("word", ""),
+                text=text,
+                prior_texts="\n".join(questions.prior_texts(kind, q)),
+                truth=truth,
             )
+        )
+
+    def corrupted(
+        self,
+        sid: str,
+        version: str,
+        passage: str,
+        kind: str,
+        attempt: int,
+        changes: Iterable[corrupt.Change],
+    ) -> None:
+        """The changed lines of a corrupted ``version``, made at ``attempt``."""
+        self.corruptions += [
+            tables.FEI_CORRUPTIONS.row(
+                story_id=sid,
+                version=version,
+                passage=passage,
+                kind=kind,
+                attempt=attempt,
+                line=c.line,
+                original=c.original,
+                changed=c.changed,
+                detail=c.detail,
+            )
+            for c in changes
+        ]
+
+    def exclude(self, sid: str, kind: str, condition: str, reason: str) -> None:
+        """A story (``condition`` "") or one of its versions left out, with the reason."""
+        self.excluded.append(
+            tables.FEI_EXCLUDED.row(story_id=sid, kind=kind, condition=condition, reason=reason)
         )
 
 
@@ -133,7 +172,7 @@ def build_items(
         group = by_story.get(sid)
         if group is None or group.empty:
             for kind in settings.kinds:
-                out.excluded.append((sid, kind, "", "the story has no sentences"))
+                out.exclude(sid, kind, "", "the story has no sentences")
             continue
         texts = group["text"] if settings.lines is None else group["text"].head(settings.lines)
         lines = [" ".join(str(t).split()) for t in texts]
@@ -176,9 +215,7 @@ def _etc(sid: str, lines, points, content, story, settings: ItemSettings, out: _
     span-shuffled version and the wrong-ending version where they can be made, and the ETC
     questions asked of each; a story with fewer points than the span is excluded."""
     if len(points) < settings.span:
-        out.excluded.append(
-            (sid, "etc", "", f"{len(points)} plot point(s): ETC shuffles {settings.span}")
-        )
+        out.exclude(sid, "etc", "", f"{len(points)} plot point(s): ETC shuffles {settings.span}")
         return
     made = ["original"]
     if _etc_shuffle(sid, points, settings, out):
@@ -191,29 +228,22 @@ def _etc(sid: str, lines, points, content, story, settings: ItemSettings, out: _
                 [*lines[:-1], " ".join(wrong.split())], settings.plot_points
             )
             out.version(sid, "wrong_ending", PLOT, "wrong_ending", 1, new)
-            out.corruptions.append(
-                (
-                    sid,
-                    "wrong_ending",
-                    PLOT,
-                    "etc",
-                    0,
-                    len(points) - 1,
-                    points[-1],
-                    new[-1],
-                    "right ending -> wrong ending",
-                )
+            ending = corrupt.Change(
+                line=len(points) - 1,
+                token=-1,
+                original=points[-1],
+                changed=new[-1],
+                detail="right ending -> wrong ending",
             )
+            out.corrupted(sid, "wrong_ending", PLOT, "etc", 0, [ending])
             made.append("wrong_ending")
         else:
-            out.excluded.append(
-                (
-                    sid,
-                    "etc",
-                    "wrong_ending",
-                    "the story's last line read is not the right ending (the sentence split "
-                    "differs, or fabula_entropy lines cuts the story)",
-                )
+            out.exclude(
+                sid,
+                "etc",
+                "wrong_ending",
+                "the story's last line read is not the right ending (the sentence split "
+                "differs, or fabula_entropy lines cuts the story)",
             )
     rng = item_rng(settings.seed, f"{sid}/etc")
     names = questions.template_names("etc", settings.templates)
@@ -235,13 +265,10 @@ def _etc_shuffle(sid: str, points, settings: ItemSettings, out: _Collector) -> b
         if result is not None:
             new, changes = result
             out.version(sid, "shuffle", PLOT, "shuffle", 1, new)
-            out.corruptions += [
-                (sid, "shuffle", PLOT, "etc", attempt, c.line, c.original, c.changed, c.detail)
-                for c in changes
-            ]
+            out.corrupted(sid, "shuffle", PLOT, "etc", attempt, changes)
             return True
-    out.excluded.append(
-        (sid, "etc", "shuffle", f"no span changed the story in {settings.retries} attempt(s)")
+    out.exclude(
+        sid, "etc", "shuffle", f"no span changed the story in {settings.retries} attempt(s)"
     )
     return False
 
@@ -251,8 +278,8 @@ def _ewc(
 ) -> None:
     slots = questions.descriptive_slots(docs)
     if not slots:
-        out.excluded.append(
-            (sid, "ewc", "", f"{passage}: no adjective or adverb modifying an entity or event")
+        out.exclude(
+            sid, "ewc", "", f"{passage}: no adjective or adverb modifying an entity or event"
         )
         return
     tokens = [[(t.text, t.whitespace_) for t in doc] for doc in docs]
@@ -273,22 +300,17 @@ def _ewc(
             if result is not None:
                 new, changes = result
                 out.version(sid, version, passage, "antonym", k, new)
-                out.corruptions += [
-                    (sid, version, passage, "ewc", attempt, c.line, c.original, c.changed, c.detail)
-                    for c in changes
-                ]
+                out.corrupted(sid, version, passage, "ewc", attempt, changes)
                 made[version] = {**made["original"], **{(c.line, c.token): c.word for c in changes}}
                 break
         else:
             swappable = sum(1 for s in slots if lexicon.get((s.word.lower(), s.pos)))
-            out.excluded.append(
-                (
-                    sid,
-                    "ewc",
-                    version,
-                    f"{passage}: {swappable} descriptive word(s) with an antonym, {k} needed "
-                    f"({settings.retries} attempt(s))",
-                )
+            out.exclude(
+                sid,
+                "ewc",
+                version,
+                f"{passage}: {swappable} descriptive word(s) with an antonym, {k} needed "
+                f"({settings.retries} attempt(s))",
             )
     for i, q in enumerate(chosen):
         for version, words in made.items():

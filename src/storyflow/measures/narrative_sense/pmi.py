@@ -120,9 +120,9 @@ def lemmatize(
         )
     ]
     table = stories.drop(columns="text").reset_index(drop=True)
-    table["n_words"] = np.array([o[0] for o in out], dtype=np.int64)
-    table["lemmas"] = [o[1] for o in out]
-    table["positions"] = [o[2] for o in out]
+    table["n_words"] = np.array([n_words for n_words, _, _ in out], dtype=np.int64)
+    table["lemmas"] = [lemmas for _, lemmas, _ in out]
+    table["positions"] = [positions for _, _, positions in out]
     return table
 
 

@@ -118,22 +118,22 @@ def read_benchmark(
         )
         version = "F" if flawed else "O"
         rows.append(
-            (
-                story_id,
-                f"{story_id}:{MAKER}:{version}",
-                MAKER,
-                version,
-                flawed,
-                len(sents),
-                sents,
-                error,
-                contr,
-                error[0] - 1 if error else -1,
-                "benchmark",
-                str(record.get(names["explanation"], "")),
-                " ".join(sents),
-                "published",
-                json.dumps({"maker": MAKER, "file": str(path)}),
+            tables.PLOT_HOLE_STORIES.row(
+                story_id=story_id,
+                item_id=f"{story_id}:{MAKER}:{version}",
+                maker=MAKER,
+                version=version,
+                has_error=flawed,
+                n_sentences=len(sents),
+                sentences=sents,
+                error_lines=error,
+                contr_lines=contr,
+                target_idx=error[0] - 1 if error else -1,
+                attribute_class="benchmark",
+                proposition=str(record.get(names["explanation"], "")),
+                original=" ".join(sents),
+                verification="published",
+                provenance=json.dumps({"maker": MAKER, "file": str(path)}),
             )
         )
     return tables.PLOT_HOLE_STORIES.frame(rows)

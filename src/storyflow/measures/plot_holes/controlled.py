@@ -187,7 +187,7 @@ def choose(story_id: str, found: Sequence[Candidate], seed: int) -> tuple[Candid
     return candidate, candidate.replacements[int(rng.integers(len(candidate.replacements)))]
 
 
-def _rows(edit: Edit, original: str, provenance: Mapping[str, Any]) -> list[tuple]:
+def _rows(edit: Edit, original: str, provenance: Mapping[str, Any]) -> list[dict[str, Any]]:
     cand = edit.candidate
     c, e = cand.changed, cand.establishing
     proposition = (
@@ -197,27 +197,31 @@ def _rows(edit: Edit, original: str, provenance: Mapping[str, Any]) -> list[tupl
     for version in VERSIONS:
         sents = edit.versions[version]
         flawed = version == "F"
-        target = c - 1 if version == "D" else c
         rows.append(
-            (
-                edit.story_id,
-                f"{edit.story_id}:{MAKER}:{version}",
-                MAKER,
-                version,
-                flawed,
-                len(sents),
-                sents,
-                [c + 1] if flawed else [],
-                [e + 1] if flawed else [],
-                target,
-                cand.cls,
-                proposition,
-                original,
-                "exact",
-                json.dumps(dict(provenance), sort_keys=True),
+            tables.PLOT_HOLE_STORIES.row(
+                story_id=edit.story_id,
+                item_id=f"{edit.story_id}:{MAKER}:{version}",
+                maker=MAKER,
+                version=version,
+                has_error=flawed,
+                n_sentences=len(sents),
+                sentences=sents,
+                error_lines=[c + 1] if flawed else [],
+                contr_lines=[e + 1] if flawed else [],
+                target_idx=c - 1 if version == "D" else c,
+                attribute_class=cand.cls,
+                proposition=proposition,
+                original=original,
+                verification="exact",
+                provenance=json.dumps(dict(provenance), sort_keys=True),
             )
         )
     return rows
+
+
+def _skipped(story_id: str, reason: str) -> dict[str, Any]:
+    """The PLOT_HOLE_SKIPPED row of a story this maker leaves alone, with the reason."""
+    return tables.PLOT_HOLE_SKIPPED.row(story_id=story_id, maker=MAKER, reason=reason)
 
 
 def not_edited_types(stories: pd.DataFrame, story_types: Sequence[str] | None) -> dict[str, str]:
@@ -247,18 +251,18 @@ def sentence_lists(sentences: pd.DataFrame) -> dict[Any, list[str]]:
 
 def _coverage_rows(
     corpus: str, coverage: Mapping[str, int], n_stories: int, n_eligible: int
-) -> list[tuple]:
+) -> list[dict[str, Any]]:
     """PLOT_HOLE_COVERAGE rows: for each attribute class and ``any``, the eligible stories
     with a candidate of it (``coverage``: class → stories) and their share of the
     ``n_eligible`` (NaN when none is eligible)."""
     return [
-        (
-            corpus,
-            cls,
-            n_stories,
-            n_eligible,
-            coverage.get(cls, 0),
-            coverage.get(cls, 0) / n_eligible if n_eligible else float("nan"),
+        tables.PLOT_HOLE_COVERAGE.row(
+            corpus=corpus,
+            attribute_class=cls,
+            n_stories=n_stories,
+            n_eligible=n_eligible,
+            n_with_candidate=coverage.get(cls, 0),
+            share=coverage.get(cls, 0) / n_eligible if n_eligible else float("nan"),
         )
         for cls in (*lexicon.CLASS_NAMES, "any")
     ]
@@ -345,7 +349,7 @@ def make_controlled(
             coverage.update({c.cls for c in found})
             edit = _edit_story(story_id, sents, found, classes, seed)
         if isinstance(edit, str):
-            skipped.append((story_id, MAKER, edit))
+            skipped.append(_skipped(story_id, edit))
             continue
         coverage["any"] += 1
         made.extend(_rows(edit, texts[story_id], provenance))

@@ -123,6 +123,22 @@ FORMAT_KEYS: dict[str, tuple[str, ...]] = {
 TOO_LONG = "too_long"
 
 
+def answer_row(item: Any, detector: str, **answer: Any) -> dict[str, Any]:
+    """A PLOT_HOLE_ANSWERS row: ``detector``'s answer on the story version ``item`` (a
+    PLOT_HOLE_STORIES row read by attribute, e.g. from ``itertuples``); ``answer`` names the
+    other columns (p_error, says_error, answer, answer_status, pred_error, pred_contr, ceeval,
+    n_prompt_tokens)."""
+    return tables.PLOT_HOLE_ANSWERS.row(
+        item_id=item.item_id,
+        story_id=item.story_id,
+        maker=item.maker,
+        version=item.version,
+        detector=detector,
+        has_error=bool(item.has_error),
+        **answer,
+    )
+
+
 def fit_window(model: LanguageModel, needs: Sequence[int], n_ctx: int | None) -> int | None:
     """The most tokens a prompt and its answer may take, and a local model's window.
 
@@ -284,7 +300,7 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
     asker = FORMATS[settings.format](model, settings)
     planned = _plan_texts(asker, items)
     limit = fit_window(model, [p.need for p in planned.values()], settings.n_ctx)
-    rows: list[tuple] = []
+    rows: list[dict[str, Any]] = []
     too_long: list[str] = []
     started = time.perf_counter()
     for item in LoggedBar(
@@ -311,21 +327,17 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
             verdict.contradicts,
         )
         rows.append(
-            (
-                item.item_id,
-                item.story_id,
-                item.maker,
-                item.version,
+            answer_row(
+                item,
                 model.name,
-                bool(item.has_error),
-                verdict.p_error,
-                verdict.says,
-                verdict.answer,
-                verdict.status,
-                list(verdict.error or []),
-                list(verdict.contradicts or []),
-                0 if verdict.no_verdict else score,
-                plan.tokens,
+                p_error=verdict.p_error,
+                says_error=verdict.says,
+                answer=verdict.answer,
+                answer_status=verdict.status,
+                pred_error=list(verdict.error or []),
+                pred_contr=list(verdict.contradicts or []),
+                ceeval=0 if verdict.no_verdict else score,
+                n_prompt_tokens=plan.tokens,
             )
         )
     _log_detection(model, len(items), asker.asked, too_long, limit, started)
@@ -383,23 +395,18 @@ def baseline_answers(items: pd.DataFrame, seed: int) -> pd.DataFrame:
     """PLOT_HOLE_ANSWERS rows of the ``baseline:always-no`` and ``baseline:random`` detectors."""
     rows = []
     for item in items.itertuples(index=False):
-        truth = (item.has_error, item.error_lines, item.contr_lines)
         rows.append(
-            (
-                item.item_id,
-                item.story_id,
-                item.maker,
-                item.version,
+            answer_row(
+                item,
                 "baseline:always-no",
-                bool(item.has_error),
-                0.0,
-                False,
-                "",
-                "not_asked",
-                [],
-                [],
-                ceeval_full(truth[0], False),
-                0,
+                p_error=0.0,
+                says_error=False,
+                answer="",
+                answer_status="not_asked",
+                pred_error=[],
+                pred_contr=[],
+                ceeval=ceeval_full(item.has_error, False),
+                n_prompt_tokens=0,
             )
         )
         rng = item_rng(seed, item.item_id)
@@ -407,21 +414,19 @@ def baseline_answers(items: pd.DataFrame, seed: int) -> pd.DataFrame:
         pe = [int(rng.integers(1, item.n_sentences + 1))] if says else []
         pc = [int(rng.integers(1, item.n_sentences + 1))] if says else []
         rows.append(
-            (
-                item.item_id,
-                item.story_id,
-                item.maker,
-                item.version,
+            answer_row(
+                item,
                 "baseline:random",
-                bool(item.has_error),
-                0.5,
-                says,
-                "",
-                "ok" if says else "not_asked",
-                pe,
-                pc,
-                ceeval_full(truth[0], says, truth[1], truth[2], pe, pc),
-                0,
+                p_error=0.5,
+                says_error=says,
+                answer="",
+                answer_status="ok" if says else "not_asked",
+                pred_error=pe,
+                pred_contr=pc,
+                ceeval=ceeval_full(
+                    item.has_error, says, item.error_lines, item.contr_lines, pe, pc
+                ),
+                n_prompt_tokens=0,
             )
         )
     return tables.PLOT_HOLE_ANSWERS.frame(rows)

@@ -160,7 +160,8 @@ class ModelMaker:
     def __init__(self, model: Any, nlp: Any, settings: MakerSettings) -> None:
         self.model, self.nlp, self.s = model, nlp, settings
         self.mode = model.mode
-        self.log: list[tuple] = []
+        #: PLOT_HOLE_ATTEMPTS rows, one per step and attempt
+        self.log: list[dict[str, Any]] = []
         #: story_id → the first judge sample that said yes (shown to the annotators)
         self.explanations: dict[str, str] = {}
 
@@ -186,7 +187,16 @@ class ModelMaker:
 
     def _record(self, story: str, attempt: int, step: str, status: str, prompt: Any, output: str):
         text = prompt if isinstance(prompt, str) else prompt.text  # messages for a chat API
-        self.log.append((story, attempt, step, status, text, output))
+        self.log.append(
+            tables.PLOT_HOLE_ATTEMPTS.row(
+                story_id=story,
+                attempt=attempt,
+                step=step,
+                status=status,
+                prompt=text,
+                output=output,
+            )
+        )
 
     @staticmethod
     def fields(sentences: Sequence[str], bounds: tuple[int, int]) -> dict[str, str]:
@@ -501,28 +511,28 @@ def _rows(
     prop: Proposition,
     original: str,
     provenance: str,
-) -> list[tuple]:
+) -> list[dict[str, Any]]:
     """The PLOT_HOLE_STORIES rows (versions O and F) of one kept edit; ``provenance``: JSON."""
     rows = []
     target = edit.error[0]
     for version, sents_v, flawed in (("O", sents, False), ("F", edit.sentences, True)):
         rows.append(
-            (
-                story_id,
-                f"{story_id}:{MAKER}:{version}",
-                MAKER,
-                version,
-                flawed,
-                len(sents_v),
-                list(sents_v),
-                [i + 1 for i in edit.error] if flawed else [],
-                [i + 1 for i in edit.contradicted] if flawed else [],
-                target,
-                "proposition",
-                prop.negated,
-                original,
-                "unverified",
-                provenance,
+            tables.PLOT_HOLE_STORIES.row(
+                story_id=story_id,
+                item_id=f"{story_id}:{MAKER}:{version}",
+                maker=MAKER,
+                version=version,
+                has_error=flawed,
+                n_sentences=len(sents_v),
+                sentences=list(sents_v),
+                error_lines=[i + 1 for i in edit.error] if flawed else [],
+                contr_lines=[i + 1 for i in edit.contradicted] if flawed else [],
+                target_idx=target,
+                attribute_class="proposition",
+                proposition=prop.negated,
+                original=original,
+                verification="unverified",
+                provenance=provenance,
             )
         )
     return rows
@@ -556,7 +566,9 @@ def make_with_model(
         sents = by_story.get(story_id, [])
         result = left_out.get(story_id) or maker.make(story_id, sents, window)
         if isinstance(result, str):
-            skipped.append((story_id, MAKER, result))
+            skipped.append(
+                tables.PLOT_HOLE_SKIPPED.row(story_id=story_id, maker=MAKER, reason=result)
+            )
             continue
         edit, prop = result
         provenance = json.dumps(
@@ -570,8 +582,10 @@ def make_with_model(
             sort_keys=True,
         )
         made.extend(_rows(story_id, sents, edit, prop, texts[story_id], provenance))
-    counts = pd.Series([r[3] for r in maker.log]).value_counts().to_dict() if maker.log else {}
-    reasons = pd.Series([r[2].split(" (")[0] for r in skipped]).value_counts().to_dict()
+    counts = (
+        pd.Series([r["status"] for r in maker.log]).value_counts().to_dict() if maker.log else {}
+    )
+    reasons = pd.Series([r["reason"].split(" (")[0] for r in skipped]).value_counts().to_dict()
     log.info(
         "model maker: %d stories, %d made, %d skipped %s; step statuses %s",
         len(texts),

@@ -41,7 +41,13 @@ from storyflow.lm.connect import LanguageModel
 from storyflow.lm.prompts import Prompt
 from storyflow.measures.plot_holes.acts import act_bounds
 from storyflow.measures.plot_holes.ceeval import ceeval_full
-from storyflow.measures.plot_holes.detect import TOO_LONG, fit_window, question_prompt, yes_no
+from storyflow.measures.plot_holes.detect import (
+    TOO_LONG,
+    answer_row,
+    fit_window,
+    question_prompt,
+    yes_no,
+)
 from storyflow.progress import LoggedBar
 from storyflow.settings import settings_from
 
@@ -191,21 +197,19 @@ def nli_answers(model: LanguageModel, items: pd.DataFrame, settings: NliSettings
         pe, pc = ([max(best_pair)], [min(best_pair)]) if says and best_pair else ([], [])
         status = "ok" if says else ("not_asked" if fits else TOO_LONG)
         rows.append(
-            (
-                item.item_id,
-                item.story_id,
-                item.maker,
-                item.version,
+            answer_row(
+                item,
                 PREFIX + model.name,
-                bool(item.has_error),
-                best,
-                says,
-                f"error: {pe[0]}; contradicts: {pc[0]}" if pe else "",
-                status,
-                pe,
-                pc,
-                ceeval_full(item.has_error, says, item.error_lines, item.contr_lines, pe, pc),
-                n_tokens,
+                p_error=best,
+                says_error=says,
+                answer=f"error: {pe[0]}; contradicts: {pc[0]}" if pe else "",
+                answer_status=status,
+                pred_error=pe,
+                pred_contr=pc,
+                ceeval=ceeval_full(
+                    item.has_error, says, item.error_lines, item.contr_lines, pe, pc
+                ),
+                n_prompt_tokens=n_tokens,
             )
         )
     _warn_left_out(no_pairs, too_long, settings.min_sentences, limit)

@@ -180,18 +180,19 @@ def _with_annotators(sheet: pd.DataFrame, path: str | Path, min_annotators: int)
 
 def _marked_lines(
     rated: pd.DataFrame, flawed: pd.DataFrame
-) -> tuple[dict[int, tuple[list[int], list[int]]], list[int]]:
-    """Sheet row → the (error, contradicted) lines its annotator marked (1-based; the
-    maker's proposed lines where a cell is blank or unreadable), for the ``rated`` rows of a
-    story in ``flawed`` (the F versions by story_id); and the file lines (header = 1) of the
-    rows with a cell that is not line numbers of the story."""
-    marks: dict[int, tuple[list[int], list[int]]] = {}
+) -> tuple[dict[int, dict[str, list[int]]], list[int]]:
+    """Sheet row → the lines its annotator marked by column (``error_lines``,
+    ``contr_lines``: 1-based; the maker's proposed lines where a cell is blank or
+    unreadable), for the ``rated`` rows of a story in ``flawed`` (the F versions by
+    story_id); and the file lines (header = 1) of the rows with a cell that is not line
+    numbers of the story."""
+    marks: dict[int, dict[str, list[int]]] = {}
     bad_lines: list[int] = []
     for i, row in rated.iterrows():
         if row["story_id"] not in flawed.index:
             continue
         item = flawed.loc[row["story_id"]]
-        parsed = []
+        parsed: dict[str, list[int]] = {}
         for column, proposed in (
             ("error_lines", item.error_lines),
             ("contr_lines", item.contr_lines),
@@ -199,8 +200,8 @@ def _marked_lines(
             lines = _parse_lines(row.get(column), int(item.n_sentences))
             if lines is None:
                 bad_lines.append(i + 2)
-            parsed.append(lines or [int(x) for x in proposed])
-        marks[i] = (parsed[0], parsed[1])
+            parsed[column] = lines or [int(x) for x in proposed]
+        marks[i] = parsed
     return marks, bad_lines
 
 
@@ -266,8 +267,8 @@ def read_reviews(path: str | Path, made: pd.DataFrame, min_annotators: int) -> d
         item = flawed.loc[story_id]
         reviews[str(story_id)] = majority(
             list(rows["verdict"]),
-            [marks[i][0] for i in rows.index],
-            [marks[i][1] for i in rows.index],
+            [marks[i]["error_lines"] for i in rows.index],
+            [marks[i]["contr_lines"] for i in rows.index],
             (item.error_lines, item.contr_lines),
             min_annotators,
         )
@@ -304,10 +305,10 @@ def apply_reviews(
     rejected = sorted(s for s, r in reviews.items() if r.decision == "no")
     skipped = tables.PLOT_HOLE_SKIPPED.frame(
         [
-            (
-                s,
-                "model",
-                f"rejected by the annotators ({reviews[s].n_yes} of {reviews[s].n_rated} "
+            tables.PLOT_HOLE_SKIPPED.row(
+                story_id=s,
+                maker="model",
+                reason=f"rejected by the annotators ({reviews[s].n_yes} of {reviews[s].n_rated} "
                 "found the error legitimate)",
             )
             for s in rejected

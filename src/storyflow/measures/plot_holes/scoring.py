@@ -154,15 +154,15 @@ def left_out_table(answers: pd.DataFrame, corpus: str) -> pd.DataFrame:
     out = answers[answers["answer_status"] == TOO_LONG]
     return tables.PLOT_HOLE_LEFT_OUT.frame(
         [
-            (
-                corpus,
-                row.detector,
-                row.item_id,
-                row.story_id,
-                row.maker,
-                row.version,
-                int(row.n_prompt_tokens),
-                "prompt and answer longer than the window (plot_holes.detection.n_ctx or "
+            tables.PLOT_HOLE_LEFT_OUT.row(
+                corpus=corpus,
+                detector=row.detector,
+                item_id=row.item_id,
+                story_id=row.story_id,
+                maker=row.maker,
+                version=row.version,
+                n_prompt_tokens=int(row.n_prompt_tokens),
+                reason="prompt and answer longer than the window (plot_holes.detection.n_ctx or "
                 "the model's trained context): not asked",
             )
             for row in out.itertuples(index=False)
@@ -191,8 +191,15 @@ def story_measures(
             missing += math.isnan(d)
             if math.isnan(p):
                 unread.append(f"{story} ({model})")
-            rows.append((story, model, "plot_holes.p_error", float(p), "share (0-1)"))
-            rows.append((story, model, "plot_holes.surprisal_f_minus_d", float(d), "nats/token"))
+            for measure, value, unit in (
+                ("plot_holes.p_error", p, "share (0-1)"),
+                ("plot_holes.surprisal_f_minus_d", d, "nats/token"),
+            ):
+                rows.append(
+                    tables.STORY_MEASURES.row(
+                        story_id=story, model=model, measure=measure, value=float(value), unit=unit
+                    )
+                )
     if unread:
         log.warning(
             "plot_holes.p_error is NaN for %d story × model pair(s): the story was left out for "
@@ -207,7 +214,7 @@ def story_measures(
             "in skipped.csv) or the model is not a surprisal model",
             missing,
         )
-    return pd.DataFrame(rows, columns=["story_id", "model", "measure", "value", "unit"])
+    return tables.STORY_MEASURES.frame(rows)
 
 
 def _verdicts_by_prompt(
@@ -310,24 +317,26 @@ def human_vs_llm(
             if small:
                 low = high = math.nan
             rows.append(
-                (
-                    detector,
-                    group,
-                    n,
-                    float(pair[human].mean()) if n else math.nan,
-                    *human_ci,
-                    float(pair[group].mean()) if n else math.nan,
-                    *llm_ci,
-                    mean,
-                    low,
-                    high,
-                    small,
-                    valid,
-                    verdict,
-                    detector == best,
+                tables.PLOT_HOLE_RATES.row(
+                    detector=detector,
+                    group=group,
+                    n_prompts=n,
+                    rate_human=float(pair[human].mean()) if n else math.nan,
+                    rate_human_ci_low=human_ci[0],
+                    rate_human_ci_high=human_ci[1],
+                    rate_llm=float(pair[group].mean()) if n else math.nan,
+                    rate_llm_ci_low=llm_ci[0],
+                    rate_llm_ci_high=llm_ci[1],
+                    difference=mean,
+                    ci_low=low,
+                    ci_high=high,
+                    small_group=small,
+                    valid=valid,
+                    validity=verdict,
+                    best=detector == best,
                 )
             )
-    if any(r[12] for r in rows):
+    if any(r["small_group"] for r in rows):
         log.warning(
             "HANNA human-vs-LLM rates on fewer than %d prompts (stats.min_group_size): "
             "differences reported without intervals (the shares keep their Wilson intervals)",
@@ -371,22 +380,22 @@ def detection_items(
     for story in stories.itertuples(index=False):
         sents = by_story.get(str(story.story_id), [])
         rows.append(
-            (
-                str(story.story_id),
-                f"{story.story_id}:original:O",
-                "original",
-                "O",
-                False,
-                len(sents),
-                sents,
-                [],
-                [],
-                -1,
-                "",
-                "",
-                story.text,
-                "none",
-                "{}",
+            tables.PLOT_HOLE_STORIES.row(
+                story_id=str(story.story_id),
+                item_id=f"{story.story_id}:original:O",
+                maker="original",
+                version="O",
+                has_error=False,
+                n_sentences=len(sents),
+                sentences=sents,
+                error_lines=[],
+                contr_lines=[],
+                target_idx=-1,
+                attribute_class="",
+                proposition="",
+                original=story.text,
+                verification="none",
+                provenance="{}",
             )
         )
     shown = [m[m["version"].isin(["O", "F"])] for m in made]
@@ -503,7 +512,7 @@ def score_corpus(
         ),
         surprisal=summary,
         answers=answers,
-        story_measures=tables.STORY_MEASURES.frame(measures),
+        story_measures=measures,
         left_out=left_out_table(answers, corpus),
     )
 

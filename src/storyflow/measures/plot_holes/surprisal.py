@@ -40,6 +40,7 @@ from storyflow import tables
 from storyflow.lm.backends import Scorer
 from storyflow.lm.connect import LanguageModel
 from storyflow.measures.plot_holes.ceeval import ceeval_full
+from storyflow.measures.plot_holes.detect import answer_row
 from storyflow.progress import LoggedBar
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,17 @@ def score_versions(scorer: Scorer, made: pd.DataFrame, model: str, n_ctx: int) -
         nlls = sentence_nlls(scorer, list(item.sentences), n_ctx)
         too_long += any(math.isnan(x) for _, x in nlls)
         for i, (n, nll) in enumerate(nlls):
-            rows.append((item.item_id, item.story_id, item.version, model, i, n, nll))
+            rows.append(
+                tables.PLOT_HOLE_SURPRISAL.row(
+                    item_id=item.item_id,
+                    story_id=item.story_id,
+                    version=item.version,
+                    model=model,
+                    sentence_idx=i,
+                    n_tokens=n,
+                    nll=nll,
+                )
+            )
     if too_long:
         log.warning("%d version(s) longer than n_ctx = %d tokens: NLL NaN", too_long, n_ctx)
     return tables.PLOT_HOLE_SURPRISAL.frame(rows)
@@ -220,21 +231,17 @@ def surprisal_answers(
                 pc = [int(np.argmax(overlap)) + 1] if overlap else []
         score = ceeval_full(item.has_error, says, item.error_lines, item.contr_lines, pe, pc)
         rows.append(
-            (
-                item.item_id,
-                item.story_id,
-                item.maker,
-                item.version,
+            answer_row(
+                item,
                 f"surprisal:{model}",
-                bool(item.has_error),
-                math.nan,
-                says,
-                "",
-                "ok" if says else "not_asked",
-                pe,
-                pc,
-                score,
-                0,
+                p_error=math.nan,
+                says_error=says,
+                answer="",
+                answer_status="ok" if says else "not_asked",
+                pred_error=pe,
+                pred_contr=pc,
+                ceeval=score,
+                n_prompt_tokens=0,
             )
         )
     return tables.PLOT_HOLE_ANSWERS.frame(rows)

@@ -253,7 +253,7 @@ def _auroc(pairs: Sequence[tuple[float, float]]) -> float:
 
 def role_checks(
     pairs: pd.DataFrame, role: str, model: str, settings: CheckSettings, detail: str
-) -> list[tuple]:
+) -> list[dict[str, Any]]:
     """The three VALIDITY rows of one model in one role (module docstring) from
     :func:`pairs_of`'s pairs."""
     units = list(zip(pairs["score_O"], pairs["score_F"], strict=True))

@@ -87,8 +87,11 @@ def score_unconditional(
         keys, requests, score_requests(scorer, requests), strict=True
     ):
         rows.append(
-            (story_id, idx, model_name, CONTEXT, BASE_HISTORY, 0, len(target),
-             -float(np.mean(logprobs)), -float(logprobs[0]), False)
+            tables.NLL.row(
+                story_id=story_id, sentence_idx=idx, model=model_name, formulation=CONTEXT,
+                history=BASE_HISTORY, n_history=0, n_tokens=len(target),
+                nll=-float(np.mean(logprobs)), nll_first=-float(logprobs[0]), truncated=False,
+            )
         )  # fmt: skip
     return tables.NLL.frame(rows)
 

@@ -82,18 +82,18 @@ def calibration_cuts(
         prefix_tokens = count(story.context)
         story_tokens = prefix_tokens + count(" " + story.right_ending)
         rows.append(
-            (
-                story.story_id,
-                "rocstories",
-                model,
-                0,
-                3,
-                prefix_tokens / story_tokens,
-                prefix_tokens,
-                story_tokens,
-                unit,
-                story.context,
-                story.right_ending,
+            tables.TENSION_CUTS.row(
+                story_id=story.story_id,
+                story_type="rocstories",
+                model=model,
+                cut=0,
+                sentence_idx=3,
+                pct=prefix_tokens / story_tokens,
+                prefix_tokens=prefix_tokens,
+                story_tokens=story_tokens,
+                unit=unit,
+                prefix=story.context,
+                remainder=story.right_ending,
             )
         )
     return tables.TENSION_CUTS.frame(rows)
@@ -204,24 +204,26 @@ def calibrate_threshold(
         half_ids = {sid for sid, h in halves.items() if h == half}
         n_all = int(endings["story_id"].isin(half_ids).sum())
         rows.append(
-            (
-                model,
-                k,
-                embedding_model,
-                seed,
-                half,
-                len(half_ids),
-                len(part),
-                n_all - len(part),
-                threshold,
-                float((np.sum(right >= threshold) + np.sum(wrong < threshold)) / (2 * len(part))),
-                float(np.mean(right > wrong)),
-                float(right.mean()),
-                float(wrong.mean()),
+            tables.TENSION_CALIBRATION.row(
+                model=model,
+                k=k,
+                embedding_model=embedding_model,
+                seed=seed,
+                half=half,
+                n_stories=len(half_ids),
+                n_forecasts=len(part),
+                n_empty=n_all - len(part),
+                threshold=threshold,
+                accuracy=float(
+                    (np.sum(right >= threshold) + np.sum(wrong < threshold)) / (2 * len(part))
+                ),
+                pairwise_accuracy=float(np.mean(right > wrong)),
+                mean_right=float(right.mean()),
+                mean_wrong=float(wrong.mean()),
             )
         )
     table = tables.TENSION_CALIBRATION.frame(rows)
-    held_out = table.iloc[1]
+    held_out = table.set_index("half").loc["held-out"]
     log.info(
         "%s: embedding judge threshold %.4f; held-out accuracy %.3f (pairwise %.3f) over %d "
         "forecasts of %d stories",

@@ -101,22 +101,30 @@ def too_small(n: int, settings: Intervals, what: str = "stories") -> str:
     return f"{n} {what} < stats.min_group_size ({settings.min_group_size}): not tested"
 
 
-def mean_interval(
-    values: np.ndarray, settings: Intervals
-) -> tuple[float, float, float, float, str]:
-    """(mean, SD, CI low, CI high, flag) of a group's values: the percentile-bootstrap CI of
-    the mean (:func:`storyflow.validity.mean_ci`; NaN for a single story). A group below
-    ``min_group_size`` keeps its interval (inside the statistic's range at any n), flagged as
-    resting on few stories."""
+def mean_interval(values: np.ndarray, settings: Intervals) -> dict[str, float | str]:
+    """The columns mean, sd, ci_low, ci_high and flag of a group's values: the
+    percentile-bootstrap CI of the mean (:func:`storyflow.validity.mean_ci`; NaN for a single
+    story). A group below ``min_group_size`` keeps its interval (inside the statistic's range
+    at any n), flagged as resting on few stories."""
     n = len(values)
     if n == 0:
-        return math.nan, math.nan, math.nan, math.nan, "no story with a value"
-    sd = float(values.std(ddof=1)) if n >= 2 else math.nan
+        return {
+            "mean": math.nan,
+            "sd": math.nan,
+            "ci_low": math.nan,
+            "ci_high": math.nan,
+            "flag": "no story with a value",
+        }
     mean, low, high = validity.mean_ci(
         values, confidence=settings.confidence, resamples=settings.resamples, seed=settings.seed
     )
-    flag = too_small(n, settings)
-    return mean, sd, low, high, flag.replace("not tested", "an interval of few stories")
+    return {
+        "mean": mean,
+        "sd": float(values.std(ddof=1)) if n >= 2 else math.nan,
+        "ci_low": low,
+        "ci_high": high,
+        "flag": too_small(n, settings).replace("not tested", "an interval of few stories"),
+    }
 
 
 def group_means(
@@ -134,7 +142,15 @@ def group_means(
     ):
         values = grp["value"].to_numpy(float)
         rows.append(
-            (model, judge, k, group, measure, len(values), *mean_interval(values, settings))
+            {
+                "model": model,
+                "judge": judge,
+                "k": k,
+                "story_type": group,
+                "measure": measure,
+                "n": len(values),
+                **mean_interval(values, settings),
+            }
         )
     columns = [c for c in tables.TENSION_GROUPS.names if c not in ("valid", "failed")]
     frame = pd.DataFrame(rows, columns=columns)
@@ -319,7 +335,11 @@ def likelihood_vs_sampled(stories: pd.DataFrame, pmi: pd.DataFrame) -> pd.DataFr
             if len(both) >= 3 and both["no_rate"].std() > 0 and both["pmi"].std() > 0:
                 res = sps.spearmanr(both["pmi"], both["no_rate"])
                 rho, p = float(res.statistic), float(res.pvalue)
-            rows.append((model, judge, scorer, len(both), rho, p))
+            rows.append(
+                tables.TENSION_LIKELIHOOD.row(
+                    model=model, judge=judge, pmi_model=scorer, n=len(both), spearman_rho=rho, p=p
+                )
+            )
     return tables.TENSION_LIKELIHOOD.frame(rows)
 
 

@@ -127,26 +127,34 @@ def plan_cuts(
         counts = sentence_tokens(sents, count)
         cuts, reason = story_cuts(sents, counts, settings)
         if reason is not None:
-            excluded.append((story.story_id, story.story_type, model, len(sents), reason))
+            excluded.append(
+                tables.TENSION_EXCLUDED.row(
+                    story_id=story.story_id,
+                    story_type=story.story_type,
+                    model=model,
+                    n_sentences=len(sents),
+                    reason=reason,
+                )
+            )
             continue
         for number, (i, pct, prefix_tokens) in enumerate(cuts):
             rows.append(
-                (
-                    story.story_id,
-                    story.story_type,
-                    model,
-                    number,
-                    i,
-                    pct,
-                    prefix_tokens,
-                    sum(counts),
-                    unit,
-                    " ".join(sents[: i + 1]),
-                    " ".join(sents[i + 1 :]),
+                tables.TENSION_CUTS.row(
+                    story_id=story.story_id,
+                    story_type=story.story_type,
+                    model=model,
+                    cut=number,
+                    sentence_idx=i,
+                    pct=pct,
+                    prefix_tokens=prefix_tokens,
+                    story_tokens=sum(counts),
+                    unit=unit,
+                    prefix=" ".join(sents[: i + 1]),
+                    remainder=" ".join(sents[i + 1 :]),
                 )
             )
-    for sid, _, _, _, reason in excluded:
-        log.info("story %s excluded: %s", sid, reason)
+    for row in excluded:
+        log.info("story %s excluded: %s", row["story_id"], row["reason"])
     log.info(
         "%d cuts in %d stories; %d stories excluded; pct counted in %s",
         len(rows),

@@ -98,18 +98,18 @@ def sample_endings(
         seed = cut_seed(settings.seed, cut.story_id, cut.cut)
         for sample in sampler.sample(prompt, k, replace(settings, seed=seed)):
             rows.append(
-                (
-                    cut.story_id,
-                    cut.story_type,
-                    cut.model,
-                    cut.cut,
-                    cut.sentence_idx,
-                    cut.pct,
-                    sample.index,
-                    seed,
-                    sample.text.strip(),
-                    len(sample.tokens),
-                    sample.finish_reason,
+                tables.TENSION_ENDINGS.row(
+                    story_id=cut.story_id,
+                    story_type=cut.story_type,
+                    model=cut.model,
+                    cut=cut.cut,
+                    sentence_idx=cut.sentence_idx,
+                    pct=cut.pct,
+                    sample=sample.index,
+                    seed=seed,
+                    text=sample.text.strip(),
+                    n_tokens=len(sample.tokens),
+                    finish_reason=sample.finish_reason,
                 )
             )
     endings = tables.TENSION_ENDINGS.frame(rows)

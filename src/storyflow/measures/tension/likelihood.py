@@ -65,17 +65,17 @@ def cut_pmi(
             nll_context = float(-logprobs[offset:].mean())
             nll_alone = float(-scorer.logprobs(start, remainder).mean())
             rows.append(
-                (
-                    story_id,
-                    cut.story_type,
-                    model,
-                    cut.cut,
-                    cut.sentence_idx,
-                    cut.pct,
-                    len(remainder),
-                    nll_alone,
-                    nll_context,
-                    nll_alone - nll_context,
+                tables.TENSION_PMI.row(
+                    story_id=story_id,
+                    story_type=cut.story_type,
+                    model=model,
+                    cut=cut.cut,
+                    sentence_idx=cut.sentence_idx,
+                    pct=cut.pct,
+                    n_tokens=len(remainder),
+                    nll_alone=nll_alone,
+                    nll_context=nll_context,
+                    pmi=nll_alone - nll_context,
                 )
             )
     return tables.TENSION_PMI.frame(rows)

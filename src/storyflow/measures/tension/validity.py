@@ -91,7 +91,9 @@ def _share(units: Sequence[tuple[int, int]]) -> float:
     return float(wins / n) if n else math.nan
 
 
-def forecaster_check(cosines: pd.DataFrame, forecaster: str, settings: CheckSettings) -> tuple:
+def forecaster_check(
+    cosines: pd.DataFrame, forecaster: str, settings: CheckSettings
+) -> dict[str, Any]:
     """The forecaster's ``pairwise_accuracy`` row (:data:`tables.VALIDITY`) from its
     calibration cosines (:data:`tables.TENSION_CALIBRATION_COSINES`, both halves)."""
     mine = cosines[cosines["model"] == forecaster]
@@ -204,7 +206,7 @@ def judge_rows(
     judge: str,
     settings: CheckSettings,
     decision: str,
-) -> list[tuple]:
+) -> list[dict[str, Any]]:
     """A judge's rows (:data:`tables.VALIDITY`) on one forecaster's held-out forecasts.
 
     ``verdicts``: one row per forecast: story_id, right_score, wrong_score (the judge's score
