@@ -78,39 +78,9 @@ class ModelSpec:
                 "give the model's GGUF (source.path or source.hub) to run it with llama.cpp"
             )
         if "server" in source:
-            server = source["server"] = dict(source["server"])
-            if server["tokenizer"]:  # a wrong path stops here, before any job
-                tokenizer_source(
-                    str(server["tokenizer"]), f"config: model {name!r}: source.server.tokenizer"
-                )
-            if server["api"] is None:  # auto: text when storyflow can render the prompt
-                can_render = mode == "plain" or bool(server["tokenizer"])
-                server["api"] = "completions" if can_render else "chat"
-            scoring = ", ".join(r for r in roles if r in scoring_roles)
-            if scoring and not server["tokenizer"]:
-                raise StoryflowError(
-                    f"config: model {name!r} is served and takes the role(s) {scoring}, which "
-                    "score text token by token, planned and read with the model's tokenizer: "
-                    "set source.server.tokenizer (its GGUF, Hugging Face folder or hub id)"
-                )
-            if scoring and server["api"] == "chat":
-                raise StoryflowError(
-                    f"config: model {name!r} takes the role(s) {scoring}, which need the "
-                    "completions API's prompt log-probabilities: use api: completions"
-                )
-            if server["api"] == "chat" and mode != "chat":
-                raise StoryflowError(
-                    f"config: model {name!r}: api chat sends messages to the server's chat "
-                    "template, so the model's prompt must be chat (variant instruct, or prompt: "
-                    "chat); use api: completions for a base model"
-                )
-            if server["api"] == "completions" and mode == "chat" and not server["tokenizer"]:
-                raise StoryflowError(
-                    f"config: model {name!r}: its prompts use a chat template, which storyflow "
-                    "renders itself for the completions API: set source.server.tokenizer to the "
-                    "model's Hugging Face tokenizer folder or hub id (org/name), or its GGUF file "
-                    "(its template and vocabulary are read, no weights), or use api: chat"
-                )
+            source["server"] = _server_settings(
+                name, source["server"], mode, [r for r in roles if r in scoring_roles]
+            )
         return replace(spec, prompt=mode, backend=backend, source=source)
 
     @property
@@ -192,6 +162,49 @@ class ModelSpec:
             roles=(),  # no config: nothing chooses it for a role
             device={"n_gpu_layers": n_gpu_layers, "threads": None, "mem_mb": None},
         )
+
+
+def _server_settings(
+    name: str, given: Mapping[str, Any], mode: str, scoring: Sequence[str]
+) -> dict[str, Any]:
+    """A served model's ``source.server`` with ``api: null`` resolved (completions when
+    storyflow can render the prompt: a plain one, or a tokenizer to apply the chat template;
+    else chat), checked against its prompt ``mode`` and the ``scoring`` roles it takes (they
+    need the tokenizer and the completions API); a wrong tokenizer path stops here."""
+    server = dict(given)
+    if server["tokenizer"]:  # a wrong path stops here, before any job
+        tokenizer_source(
+            str(server["tokenizer"]), f"config: model {name!r}: source.server.tokenizer"
+        )
+    if server["api"] is None:  # auto: text when storyflow can render the prompt
+        can_render = mode == "plain" or bool(server["tokenizer"])
+        server["api"] = "completions" if can_render else "chat"
+    scoring_roles = ", ".join(scoring)
+    if scoring_roles and not server["tokenizer"]:
+        raise StoryflowError(
+            f"config: model {name!r} is served and takes the role(s) {scoring_roles}, which "
+            "score text token by token, planned and read with the model's tokenizer: "
+            "set source.server.tokenizer (its GGUF, Hugging Face folder or hub id)"
+        )
+    if scoring_roles and server["api"] == "chat":
+        raise StoryflowError(
+            f"config: model {name!r} takes the role(s) {scoring_roles}, which need the "
+            "completions API's prompt log-probabilities: use api: completions"
+        )
+    if server["api"] == "chat" and mode != "chat":
+        raise StoryflowError(
+            f"config: model {name!r}: api chat sends messages to the server's chat "
+            "template, so the model's prompt must be chat (variant instruct, or prompt: "
+            "chat); use api: completions for a base model"
+        )
+    if server["api"] == "completions" and mode == "chat" and not server["tokenizer"]:
+        raise StoryflowError(
+            f"config: model {name!r}: its prompts use a chat template, which storyflow "
+            "renders itself for the completions API: set source.server.tokenizer to the "
+            "model's Hugging Face tokenizer folder or hub id (org/name), or its GGUF file "
+            "(its template and vocabulary are read, no weights), or use api: chat"
+        )
+    return server
 
 
 def weight_models(specs: Mapping[str, ModelSpec]) -> list[str]:

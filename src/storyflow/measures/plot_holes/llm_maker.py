@@ -504,6 +504,21 @@ def _open_window(maker: ModelMaker, by_story: Mapping[str, Sequence[str]]) -> in
     return window
 
 
+def _provenance(maker: ModelMaker, model: str, story_id: str, prop: Proposition) -> str:
+    """The provenance (JSON) of a kept edit: the maker, its ``model`` and seed, the proposition
+    negated and the judge's explanation (the first sample that said yes)."""
+    return json.dumps(
+        {
+            "maker": MAKER,
+            "model": model,
+            "seed": maker.s.seed,
+            "counterfactual_of": prop.fact,
+            "judge_explanation": maker.explanations.get(story_id, ""),
+        },
+        sort_keys=True,
+    )
+
+
 def _rows(
     story_id: str,
     sents: Sequence[str],
@@ -571,16 +586,7 @@ def make_with_model(
             )
             continue
         edit, prop = result
-        provenance = json.dumps(
-            {
-                "maker": MAKER,
-                "model": model,
-                "seed": maker.s.seed,
-                "counterfactual_of": prop.fact,
-                "judge_explanation": maker.explanations.get(story_id, ""),
-            },
-            sort_keys=True,
-        )
+        provenance = _provenance(maker, model, story_id, prop)
         made.extend(_rows(story_id, sents, edit, prop, texts[story_id], provenance))
     counts = (
         pd.Series([r["status"] for r in maker.log]).value_counts().to_dict() if maker.log else {}

@@ -269,17 +269,21 @@ def _rate_intervals(
     confidence: float,
     resamples: int,
     seed: int,
+    *,
+    tested: bool,
 ) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float, float]]:
     """The Wilson intervals of the human share and of the group's (``hits`` of ``count``
     stories), and the mean difference group − human over prompts (share) with its percentile
-    bootstrap interval."""
+    bootstrap interval (NaN when the group is too small to be ``tested``)."""
     from storyflow import validity
 
     diff = (pair[group] - pair[human]).to_numpy()
     human_ci = validity.wilson_interval(int(pair[human].sum()), len(pair), confidence)
     llm_ci = validity.wilson_interval(hits, count, confidence)
-    difference = validity.mean_ci(diff, confidence=confidence, resamples=resamples, seed=seed)
-    return human_ci, llm_ci, difference
+    mean, low, high = validity.mean_ci(diff, confidence=confidence, resamples=resamples, seed=seed)
+    if not tested:
+        low = high = math.nan
+    return human_ci, llm_ci, (mean, low, high)
 
 
 def human_vs_llm(
@@ -312,10 +316,8 @@ def human_vs_llm(
             n = len(pair)
             small = n < min_group_size
             human_ci, llm_ci, (mean, low, high) = _rate_intervals(
-                pair, human, group, hits, count, confidence, resamples, seed
+                pair, human, group, hits, count, confidence, resamples, seed, tested=not small
             )
-            if small:
-                low = high = math.nan
             rows.append(
                 tables.PLOT_HOLE_RATES.row(
                     detector=detector,

@@ -223,6 +223,13 @@ def calibrate_threshold(
             )
         )
     table = tables.TENSION_CALIBRATION.frame(rows)
+    _log_held_out(model, threshold, table)
+    return threshold, table
+
+
+def _log_held_out(model: str, threshold: float, table: pd.DataFrame) -> None:
+    """Log the embedding judge's cosine ``threshold`` and its accuracy and pairwise accuracy
+    (shares) on the held-out half of the calibration ``table``."""
     held_out = table.set_index("half").loc["held-out"]
     log.info(
         "%s: embedding judge threshold %.4f; held-out accuracy %.3f (pairwise %.3f) over %d "
@@ -234,7 +241,6 @@ def calibrate_threshold(
         held_out["n_forecasts"],
         held_out["n_stories"],
     )
-    return threshold, table
 
 
 def judge_calibration(
