@@ -125,7 +125,9 @@ def plot_hole_rows(stories: pd.DataFrame, block: Mapping[str, Any], models: Mapp
         if block["nli"]["pairs"] == "all":
             count = n * (n - 1)
         else:  # act 1 x acts 2-3, acts as the stage cuts them
-            act1 = act_bounds(n, block["min_sentences"])[0]
+            bounds = act_bounds(n, block["min_sentences"])
+            assert bounds is not None  # fits: n >= min_sentences >= 3 (the config schema)
+            act1 = bounds[0]
             count = act1 * (n - act1)
         pairs += 2 * count
         words_in_pairs += 2 * count * 2 * float(np.mean(per))

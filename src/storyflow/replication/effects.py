@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 #: How a model's g values over history sizes become one number.
-OVER_HISTORIES = {"median": np.nanmedian, "mean": np.nanmean}
+OVER_HISTORIES: dict[str, Callable[..., Any]] = {"median": np.nanmedian, "mean": np.nanmean}
 
 
 @dataclass(frozen=True)

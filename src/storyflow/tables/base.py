@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -90,7 +90,8 @@ class Table:
         else:
             rows = list(rows)
             if rows and isinstance(rows[0], Mapping):
-                rows = [self.row(**r) for r in rows]
+                # records: the first row is a mapping, so every row is
+                rows = [self.row(**cast(Mapping[str, Any], r)) for r in rows]
                 frame = pd.DataFrame.from_records(rows, columns=self.names)
             else:
                 frame = pd.DataFrame(rows, columns=self.names)

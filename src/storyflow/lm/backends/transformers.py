@@ -67,6 +67,11 @@ class TransformersModel:
         self.torch = torch
         self.device = device
         self.n_seq, self.n_batch = n_seq, n_batch
+        # any causal LM and its tokenizer (of_loaded takes them built elsewhere); transformers'
+        # annotations do not type the calls made here (its `to`, under functools.wraps, reads
+        # as unbound, and `decode` as returning str or a list)
+        self.model: Any
+        self.tokenizer: Any
         path = Path(model)
         self.vocab = vocab  # the planner's (storyflow.lm.backends.registry), else built here
         if path.suffix == ".gguf":

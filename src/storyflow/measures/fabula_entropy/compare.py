@@ -235,7 +235,13 @@ def _reader_check(
         f"{len(c)} control questions of {n_stories} stories (word present or absent, line "
         f"order; known answers)"
     )
-    common = {"measure": MEASURE, "corpus": corpus, "role": ROLE, "model": reader, "n": len(c)}
+    common: dict[str, Any] = {
+        "measure": MEASURE,
+        "corpus": corpus,
+        "role": ROLE,
+        "model": reader,
+        "n": len(c),
+    }
     checks = [
         validity.check(
             **common,

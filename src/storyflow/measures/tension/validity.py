@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -91,7 +92,9 @@ def _share(units: Sequence[tuple[int, int]]) -> float:
     return float(wins / n) if n else math.nan
 
 
-def forecaster_check(cosines: pd.DataFrame, forecaster: str, settings: CheckSettings) -> tuple:
+def forecaster_check(
+    cosines: pd.DataFrame, forecaster: str, settings: CheckSettings
+) -> dict[str, Any]:
     """The forecaster's ``pairwise_accuracy`` row (:data:`tables.VALIDITY`) from its
     calibration cosines (:data:`tables.TENSION_CALIBRATION_COSINES`, both halves)."""
     mine = cosines[cosines["model"] == forecaster]
@@ -169,7 +172,7 @@ def judge_rows(
     judge: str,
     settings: CheckSettings,
     decision: str,
-) -> list[tuple]:
+) -> list[dict[str, Any]]:
     """A judge's rows (:data:`tables.VALIDITY`) on one forecaster's held-out forecasts.
 
     ``verdicts``: one row per forecast: story_id, right_score, wrong_score (the judge's score
@@ -270,12 +273,12 @@ def checks(
     cosine threshold and where it comes from (:func:`embedding_threshold`, for the detail);
     ``model_judgments``: LLM judge → its calibration verdicts on this forecaster's forecasts;
     ``judges``: the judges configured (``embedding`` and/or LLM judges), in order."""
-    threshold, threshold_source = threshold
+    cosine_threshold, threshold_source = threshold
     rows = [forecaster_check(cosines, forecaster, settings)]
     for judge in judges:
         if judge == EMBEDDING:
-            verdicts = embedding_verdicts(cosines[cosines["model"] == forecaster], threshold)
-            decision = f"match when the cosine >= {threshold:.4f} ({threshold_source})"
+            verdicts = embedding_verdicts(cosines[cosines["model"] == forecaster], cosine_threshold)
+            decision = f"match when the cosine >= {cosine_threshold:.4f} ({threshold_source})"
         else:
             verdicts = model_verdicts(model_judgments[judge])
             decision = "match when P(Y) > 0.5 (no fit)"
@@ -320,7 +323,7 @@ def label_frame(frame: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def read_checks(paths: Sequence[str]) -> pd.DataFrame:
+def read_checks(paths: Sequence[str | Path]) -> pd.DataFrame:
     """The forecasters' validity tables, concatenated (an empty table for no path)."""
     if not paths:
         return tables.VALIDITY.empty()
