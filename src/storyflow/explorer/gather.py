@@ -128,13 +128,13 @@ class Explorer:
     details: list[dict[str, Any]]
 
 
-def milli(value: float) -> int | None:
-    """``value`` in thousandths of its unit, rounded to an integer (``None`` for NaN)."""
+def milli(value: float | None) -> int | None:
+    """``value`` in thousandths of its unit, rounded to an integer (``None`` for NaN or None)."""
     return None if value is None or not math.isfinite(value) else round(value * MILLI)
 
 
-def rounded(value: float) -> float | None:
-    """``value`` to :data:`DIGITS` significant digits (``None`` for NaN)."""
+def rounded(value: float | None) -> float | None:
+    """``value`` to :data:`DIGITS` significant digits (``None`` for NaN or None)."""
     if value is None or not math.isfinite(value):
         return None
     return float(f"{value:.{DIGITS}g}")

@@ -101,7 +101,7 @@ class TransformersModel:
         self.tokens_evaluated = 0
         self.tokens_padded = 0  # batched passes: rows x width, padding included
         self._stem: list[int] | None = None
-        self._cache = None
+        self._cache: Any = None  # the stem's KV cache (a transformers Cache)
 
     @classmethod
     def of_loaded(

@@ -39,7 +39,7 @@ forecasts) passed every check; :func:`labels` says which failed.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,7 +76,9 @@ class CheckSettings:
         return settings_from(cls, params, where="validity and stats.confidence")
 
 
-def _interval(units: Sequence[Any], statistic, settings: CheckSettings) -> tuple[float, float]:
+def _interval(
+    units: Sequence[Any], statistic: Callable[[list[Any]], float], settings: CheckSettings
+) -> tuple[float, float]:
     return bootstrap.units_interval(
         units,
         statistic,
