@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,7 +157,9 @@ def _by_story(part: pd.DataFrame, column: str) -> list[tuple[np.ndarray, np.ndar
     ]
 
 
-def _pooled_stat(statistic):
+def _pooled_stat(
+    statistic: Callable[[np.ndarray, np.ndarray], float],
+) -> Callable[[Sequence[tuple[np.ndarray, np.ndarray]]], float]:
     def apply(units: Sequence[tuple[np.ndarray, np.ndarray]]) -> float:
         p = np.concatenate([u[0] for u in units])
         truth = np.concatenate([u[1] for u in units])
@@ -246,7 +248,13 @@ def _reader_check(
         f"{len(c)} control questions of {n_stories} stories (word present or absent, line "
         f"order; known answers)"
     )
-    common = {"measure": MEASURE, "corpus": corpus, "role": ROLE, "model": reader, "n": len(c)}
+    common: dict[str, Any] = {
+        "measure": MEASURE,
+        "corpus": corpus,
+        "role": ROLE,
+        "model": reader,
+        "n": len(c),
+    }
     checks = [
         validity.check(
             **common,
