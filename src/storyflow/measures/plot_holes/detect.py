@@ -381,7 +381,7 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
 
 def baseline_answers(items: pd.DataFrame, seed: int) -> pd.DataFrame:
     """PLOT_HOLE_ANSWERS rows of the ``baseline:always-no`` and ``baseline:random`` detectors."""
-    rows: list[tuple] = []
+    rows: list[dict[str, Any]] = []
     for item in items.itertuples(index=False):
         rows.append(
             answer_row(
