@@ -82,22 +82,10 @@ def headline_pool(names: Sequence[str]) -> str:
     return next((n for n in HEADLINE_POOLS if n in names), "all")
 
 
-@dataclass(frozen=True)
-class Statistics:
-    """How intervals and tests are computed: ``confidence`` (stats.confidence), ``resamples``
-    and ``seed`` of the percentile bootstrap (stats.resamples, stats.seed) and
-    ``min_group_size`` (stats.min_group_size: a smaller contrast is not tested; every mean
-    keeps its interval)."""
-
-    confidence: float
-    resamples: int
-    seed: int
-    min_group_size: int
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> Statistics:
-        """From the rule's params (the stats block, through plan.statistics)."""
-        return settings_from(cls, params, where="stats")
+class Statistics(bootstrap.Statistics):
+    """The ``stats`` block (:class:`storyflow.bootstrap.Statistics`) with the intervals fabula
+    entropy draws from it: a smaller contrast than ``min_group_size`` is not tested; every mean
+    keeps its interval."""
 
     def mean_ci(self, values: np.ndarray) -> tuple[float, float, float]:
         """Mean and percentile bootstrap CI (inside the statistic's range at any n; NaN bounds
