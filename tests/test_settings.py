@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from conftest import REPO, defaults, schema_defaults
 
-from storyflow import plan
+from storyflow import bootstrap, plan
 from storyflow.corpora.books import PassageSettings
 from storyflow.errors import StoryflowError
 from storyflow.lm.nll.engine import NllSettings
@@ -21,7 +21,6 @@ from storyflow.measures.plot_holes.detect import DetectorSettings
 from storyflow.measures.plot_holes.llm_maker import MakerSettings
 from storyflow.measures.plot_holes.nli import NliSettings
 from storyflow.measures.tension import validity as tension_validity
-from storyflow.measures.tension.compare import Intervals
 from storyflow.measures.tension.curves import CurveSettings
 from storyflow.measures.tension.cuts import CutSettings
 from storyflow.settings import settings_from
@@ -30,7 +29,7 @@ from storyflow.settings import settings_from
 SETTINGS_CLASSES = (
     CutSettings,
     CurveSettings,
-    Intervals,
+    bootstrap.Statistics,
     tension_validity.CheckSettings,
     NllSettings,
     ModelSpec,
@@ -90,7 +89,7 @@ def test_every_settings_class_builds_from_the_default_config() -> None:
     assert CutSettings.from_config(tension["cuts"]).max_pct == tension["cuts"]["max_pct"]
     assert CurveSettings.from_config(tension["curves"]).angles == tuple(tension["curves"]["angles"])
     # every interval reads the one stats block, under its names, through the plan
-    intervals = Intervals.from_params(plan.tension.intervals(config))
+    intervals = bootstrap.Statistics.from_params(plan.tension.intervals(config))
     assert (intervals.resamples, intervals.seed) == (stats["resamples"], stats["seed"])
     assert intervals.min_group_size == stats["min_group_size"] == 5
     tension_checks = tension_validity.CheckSettings.from_params(plan.tension.check_settings(config))

@@ -1,4 +1,8 @@
-"""The repository's own style gates: ruff, snakefmt and Snakemake's linter must be clean."""
+"""The repository's own style gates: ruff, snakefmt, Snakemake's linter and mypy must be clean.
+
+mypy checks src/storyflow with pyproject.toml's [tool.mypy] settings; its cache is
+``.mypy_cache`` (ignored by git), so a run after the first reads only the files that changed.
+"""
 
 from __future__ import annotations
 
@@ -29,8 +33,9 @@ BIN = Path(sys.executable).parent
             "--config",
             "data=" + json.dumps({"mirror": str(DATA_MIRROR)}),
         ],
+        [str(BIN / "mypy")],
     ],
-    ids=["ruff-check", "ruff-format", "snakefmt", "snakemake-lint"],
+    ids=["ruff-check", "ruff-format", "snakefmt", "snakemake-lint", "mypy"],
 )
 def test_style_gate(command: list[str]) -> None:
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)

@@ -13,6 +13,7 @@ import scipy.stats as sps
 from conftest import defaults, schema_defaults
 
 from storyflow import tables, validity
+from storyflow.bootstrap import Statistics
 from storyflow.errors import StoryflowError
 from storyflow.measures.tension import calibration, compare, curves, cuts, forecast, judges
 from storyflow.measures.tension import validity as tension_validity
@@ -45,9 +46,9 @@ def curve_settings(**changes: object) -> curves.CurveSettings:
     return curves.CurveSettings.from_config(defaults("tension", "curves", **changes))
 
 
-def intervals(**changes: object) -> compare.Intervals:
+def intervals(**changes: object) -> Statistics:
     """The tension intervals the plan passes, at the schema's defaults, ``changes`` applied."""
-    return compare.Intervals.from_params(
+    return Statistics.from_params(
         {k: defaults("stats")[k] for k in ("confidence", "resamples", "seed", "min_group_size")}
         | changes
     )

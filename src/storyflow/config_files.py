@@ -146,7 +146,9 @@ def _registry(schema_path: Path) -> Any:
         contents = _read_yaml_schema(Path(url2pathname(urlparse(uri).path)))
         return Resource.from_contents(contents, default_specification=DRAFT202012)
 
-    return Registry(retrieve=retrieve)
+    # referencing's attrs field `_retrieve` takes `retrieve` (alias=), which its stub's
+    # dataclass_transform does not tell mypy
+    return Registry(retrieve=retrieve)  # type: ignore[call-arg]
 
 
 def _filling_validator(schema: Mapping[str, Any], schema_path: str | Path | None = None) -> Any:

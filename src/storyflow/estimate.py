@@ -62,7 +62,10 @@ def estimate(
     rows = []
     for corpus, stages in settings.items():
         for name, block in stages.items():
-            for row in registry.measure(name).cost_rows(lengths[corpus], block):
+            count = registry.measure(name).cost_rows
+            if count is None:
+                raise TypeError(f"measure {name} gives cost settings but no cost_rows")
+            for row in count(lengths[corpus], block):
                 rate = rates.get(row.model) or {}
                 rows.append(
                     tables.LM_COST.row(

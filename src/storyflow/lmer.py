@@ -105,13 +105,14 @@ def _route_r_console() -> None:
     """Send what R prints to the log instead of stdout (rpy2's default)."""
     from rpy2.rinterface_lib import callbacks
 
-    def write(text: str) -> None:
-        if text.strip():
-            log.info("R: %s", text.rstrip())
+    # the parameter named as rpy2's default callbacks name it (`s`)
+    def write(s: str) -> None:
+        if s.strip():
+            log.info("R: %s", s.rstrip())
 
-    def write_error(text: str) -> None:
-        if text.strip():
-            log.warning("R: %s", text.rstrip())
+    def write_error(s: str) -> None:
+        if s.strip():
+            log.warning("R: %s", s.rstrip())
 
     callbacks.consolewrite_print = write
     callbacks.consolewrite_warnerror = write_error

@@ -218,7 +218,7 @@ def duration(seconds: float) -> str:
     return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
 
 
-class LoggedBar(tqdm):
+class LoggedBar(tqdm):  # type: ignore[misc]  # tqdm ships no types: a class of Any
     """A tqdm progress bar (on stderr) that also logs its progress (module docstring).
 
     Takes tqdm's arguments, and ``every`` (seconds between two log lines; None:

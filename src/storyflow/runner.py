@@ -127,7 +127,7 @@ def progress_path(smk: Any) -> Path | None:
     """The job's progress file (:mod:`storyflow.progress`): keyed by its rule, params and
     inputs (never by its threads or resources, which change no answer)."""
     params = getattr(smk, "params", None)
-    if hasattr(params, "items"):
+    if params is not None and hasattr(params, "items"):
         items = params.items()
     else:
         items = vars(params or SimpleNamespace()).items()

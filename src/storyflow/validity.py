@@ -217,13 +217,13 @@ def describe(table: pd.DataFrame) -> list[str]:
                 words = "; ".join(check_in_words(r) for r in mine.to_dict("records"))
                 bad.append(f"{model}: {words}")
             said.setdefault((good, tuple(bad)), []).append(str(corpus))
-        parts = []
-        for (good, bad), corpora in said.items():
-            text = f"{len(good)} of {len(good) + len(bad)}"
+        parts: list[str] = []
+        for (good, failed), corpora in said.items():
+            text = f"{len(good)} of {len(good) + len(failed)}"
             text += f" {noun} valid" if not parts else ""
             text += f" on {', '.join(corpora)}"
             text += f" ({', '.join(good)})" if good else ""
-            text += f" (failed: {'; '.join(bad)})" if bad else ""
+            text += f" (failed: {'; '.join(failed)})" if failed else ""
             parts.append(text)
         lines.append(f"{str(measure).replace('_', ' ')}: {'; '.join(parts)}")
     return lines

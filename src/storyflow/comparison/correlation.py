@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -69,7 +70,12 @@ def _pair(
         return row | dict.fromkeys(
             ("rho", "rho_low", "rho_high", "partial", "partial_low", "partial_high"), math.nan
         )
-    options = {"resamples": resamples, "confidence": confidence, "seed": seed, "paired": True}
+    options: dict[str, Any] = {
+        "resamples": resamples,
+        "confidence": confidence,
+        "seed": seed,
+        "paired": True,
+    }
     row["rho"] = float(spearman(x, y))
     row["rho_low"], row["rho_high"] = bootstrap.interval((x, y), spearman, **options)
     if np.ptp(z) > 0:

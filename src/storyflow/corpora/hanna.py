@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -89,7 +89,7 @@ def read_hanna(path: str | Path, limit: int | None = None) -> tuple[pd.DataFrame
     return stories, counts
 
 
-def human_contrasts(story_types: Sequence[str]) -> list[dict[str, object]]:
+def human_contrasts(story_types: Sequence[str]) -> list[Mapping[str, object]]:
     """HANNA's contrasts: the human story vs each LLM's, and vs all LLMs' together.
 
     ``story_types``: the groups present (``"Human"`` and the LLM names). Each contrast is a

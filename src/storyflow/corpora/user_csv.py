@@ -72,7 +72,8 @@ def read_csv_stories(
         )
     empty = text == ""
     no_letters = ~empty & ~text.str.contains(LETTER, regex=True)
-    reasons = pd.Series("", index=text.index).mask(no_group, empty_group_reason(named["group"]))
+    group_reason = empty_group_reason(str(named["group"]))  # a required key: a column name
+    reasons = pd.Series("", index=text.index).mask(no_group, group_reason)
     reasons = reasons.mask(empty, "empty story text").mask(no_letters, NO_LETTERS)
     out = reasons != ""
     excluded = tables.EXCLUDED.frame(

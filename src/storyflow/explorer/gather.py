@@ -130,13 +130,13 @@ class Explorer:
     details: list[dict[str, Any]]
 
 
-def milli(value: float) -> int | None:
-    """``value`` in thousandths of its unit, rounded to an integer (``None`` for NaN)."""
+def milli(value: float | None) -> int | None:
+    """``value`` in thousandths of its unit, rounded to an integer (``None`` for NaN or None)."""
     return None if value is None or not math.isfinite(value) else round(value * MILLI)
 
 
-def rounded(value: float) -> float | None:
-    """``value`` to :data:`DIGITS` significant digits (``None`` for NaN)."""
+def rounded(value: float | None) -> float | None:
+    """``value`` to :data:`DIGITS` significant digits (``None`` for NaN or None)."""
     if value is None or not math.isfinite(value):
         return None
     return float(f"{value:.{DIGITS}g}")
@@ -485,9 +485,9 @@ def gather(corpus: str, sources: Sources) -> Explorer:
                 details[s]["sequentiality"] = entry
     if _present(sources.tension_curves):
         index["tension"], curves = tension_details(sources.tension_curves, sources.validity, corpus)
-        for s, entry in curves.items():
+        for s, points in curves.items():
             if s in details:
-                details[s]["tension"] = entry
+                details[s]["tension"] = points
     if _present(sources.fabula_versions) and sources.fabula_questions is not None:
         index["readers"], fabula = fabula_details(
             sources.fabula_versions,
@@ -503,7 +503,7 @@ def gather(corpus: str, sources: Sources) -> Explorer:
         index["detectors"], holes = plot_hole_details(
             sources.plot_hole_stories, sources.plot_hole_answers, texts, sources.validity, corpus
         )
-        for s, entry in holes.items():
+        for s, versions in holes.items():
             if s in details:
-                details[s]["plot_holes"] = entry
+                details[s]["plot_holes"] = versions
     return Explorer(index=index, details=[details[s] for s in ids])

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from matplotlib import colormaps
 from matplotlib.figure import Figure
+from matplotlib.typing import ColorType
 
 STORY_TYPE_COLORS = {
     "recalled": "#1f77b4",
@@ -28,20 +29,22 @@ _CONTRAST_PALETTE = [colormaps["Dark2"](i) for i in range(8)]
 FONT_SIZE = 8
 
 
-def story_type_colors(story_types: Iterable[str]) -> dict[str, object]:
+def story_type_colors(story_types: Iterable[str]) -> dict[str, ColorType]:
     """Colour per story type: fixed for known types, the next unused palette colour otherwise.
 
     Deterministic: the same set of story types always gets the same colours.
     """
     types = sorted(set(story_types))
-    colors: dict[str, object] = {t: STORY_TYPE_COLORS[t] for t in types if t in STORY_TYPE_COLORS}
+    colors: dict[str, ColorType] = {
+        t: STORY_TYPE_COLORS[t] for t in types if t in STORY_TYPE_COLORS
+    }
     free = [c for c in _FALLBACK if c not in colors.values()]
     for i, t in enumerate(t for t in types if t not in colors):
         colors[t] = free[i % len(free)]
     return colors
 
 
-def contrast_colors(contrasts: Sequence[str]) -> dict[str, object]:
+def contrast_colors(contrasts: Sequence[str]) -> dict[str, ColorType]:
     """Colour per contrast, in the given order (the config's order)."""
     return {c: _CONTRAST_PALETTE[i % len(_CONTRAST_PALETTE)] for i, c in enumerate(contrasts)}
 

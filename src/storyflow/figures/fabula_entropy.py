@@ -16,6 +16,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.typing import ColorType
 
 from storyflow.figures.common import FONT_SIZE, save, story_type_colors, unique
 from storyflow.measures.fabula_entropy.compare import INDICES
@@ -49,7 +50,7 @@ def headline_pool(pools: Sequence[str]) -> str:
     return "pooled" if "pooled" in pools else "all"
 
 
-def _interval(ax, x: float, row: pd.Series, color, filled: bool) -> None:
+def _interval(ax: Axes, x: float, row: pd.Series, color: ColorType, filled: bool) -> None:
     """The mean at ``x`` with its CI bar (none when the table gives none)."""
     low, high = row["ci_low"], row["ci_high"]
     err = None

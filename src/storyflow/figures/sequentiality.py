@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from scipy import stats as sps
 
 from storyflow import tables
@@ -62,7 +64,7 @@ def _grid(
     models: list[str],
     formulations: list[str],
     *,
-    sharey: str | bool,
+    sharey: Literal["none", "all", "row", "col"] | bool,
     width_per_panel: float,
     height_per_panel: float,
     legend_rows: int,
@@ -462,7 +464,7 @@ def _error_points(
     )
 
 
-def _legend_handle(axes: np.ndarray, label: str) -> object:
+def _legend_handle(axes: np.ndarray, label: str) -> Line2D:
     """The first line labelled ``label`` in any panel (for the figure legend)."""
     for ax in axes.flat:
         for line in ax.get_lines():

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.typing import ColorType
 
 from storyflow.figures.common import FONT_SIZE, save, story_type_colors, unique
 from storyflow.measures.tension.curves import moving_average, reversals
@@ -49,7 +51,7 @@ def _verdict(rows: pd.DataFrame) -> tuple[bool, str]:
 
 
 def _draw_means(
-    ax, x: np.ndarray, rows: pd.DataFrame, *, marker: str, color: object, filled: bool
+    ax: Axes, x: np.ndarray, rows: pd.DataFrame, *, marker: str, color: ColorType, filled: bool
 ) -> None:
     """Means at ``x`` with their CIs as error bars; rows without a CI as hollow points alone."""
     mean = rows["mean"].to_numpy(float)

@@ -30,7 +30,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from storyflow import progress as job_progress
 from storyflow.errors import StoryflowError
@@ -140,6 +140,7 @@ class LanguageModel:
         """The texts of the tokens of ``text`` (no special tokens) in the model's tokenizer
         (a served model's answers read the listed first token with them)."""
         tokenizer = self.tokenizer
+        assert tokenizer is not None  # asked only of a model with a tokenizer
         return [tokenizer.piece(i) for i in tokenizer.encode(text)]
 
     @property
@@ -208,7 +209,7 @@ class LanguageModel:
             for i in missing:
                 self.progress.put(keys[i], asked[i])
                 found[i] = asked[i]
-        return found
+        return cast(list[ClosedAnswer], found)  # every missing answer filled above
 
     def sample(self, prompt: Prompt, k: int, settings: SamplingSettings) -> list[Sample]:
         """Samples 0..k-1 of ``prompt`` (sample k seeded by ``(settings.seed, k)``).
@@ -223,12 +224,13 @@ class LanguageModel:
             if stored is not None:
                 return stored
         samples = self._sample(prompt, k, settings)
-        if key is not None:
+        if key is not None and self.progress is not None:
             self.progress.put(key, samples)
         return samples
 
     def _sample(self, prompt: Prompt, k: int, settings: SamplingSettings) -> list[Sample]:
-        samples = self._open_sampler().sample(prompt, k, settings)
+        # a Messages prompt is made only for a served model, whose sampler (HttpBackend) takes it
+        samples = self._open_sampler().sample(prompt, k, settings)  # type: ignore[arg-type]
         if self.spec.served and self.tokenizer is not None:
             tokenizer = self.tokenizer
             samples = [replace(s, tokens=tuple(tokenizer.encode(s.text))) for s in samples]

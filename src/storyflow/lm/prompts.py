@@ -208,7 +208,12 @@ class ChatPrompt:
 
     def prefix_text(self, formulation: str, topic: str | None) -> str:
         """The rendered template up to the start of the assistant's content."""
-        rendered = render_chat(self.template, self.messages(formulation, topic), **self.special)
+        rendered = render_chat(
+            self.template,
+            self.messages(formulation, topic),
+            add_generation_prompt=False,
+            **self.special,
+        )
         if rendered.count(_MARK) != 1:
             raise StoryflowError("the chat template does not place the assistant content once")
         return rendered[: rendered.index(_MARK)]

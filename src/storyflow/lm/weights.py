@@ -688,9 +688,8 @@ def provenance(spec: Any, weights: str | Path | None) -> dict[str, Any]:
         row["commit"] = hub_commit(source["hub"])
     else:
         location = str(source["path"])
-    exists = file is not None and file.exists()
     return row | {
         "location": location,
         "weights": str(file) if file is not None else "",
-        "bytes": float(file.stat().st_size) if exists else float("nan"),
+        "bytes": float(file.stat().st_size) if file is not None and file.exists() else float("nan"),
     }

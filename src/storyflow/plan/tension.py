@@ -143,7 +143,7 @@ def check_settings(config: Mapping[str, Any]) -> dict[str, Any]:
 
 def intervals(config: Mapping[str, Any]) -> dict[str, Any]:
     """How the tension group means and contrasts.contrasts are summarised (a rule's ``params``;
-    :class:`storyflow.measures.tension.compare.Intervals`): the level ``stats.confidence``,
+    :class:`storyflow.bootstrap.Statistics`): the level ``stats.confidence``,
     and the bootstrap resamples and seed and the smallest group of the shared statistics
     settings (:mod:`storyflow.plan.statistics`)."""
     return shared_statistics(config, "confidence", "resamples", "seed", "min_group_size")

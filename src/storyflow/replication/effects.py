@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 #: How a model's g values over history sizes become one number.
-OVER_HISTORIES = {"median": np.nanmedian, "mean": np.nanmean}
+OVER_HISTORIES: dict[str, Callable[..., Any]] = {"median": np.nanmedian, "mean": np.nanmean}
 
 
 @dataclass(frozen=True)
@@ -44,11 +45,11 @@ class AggregatedG:
     units_b: int
 
 
-def _g(weights_a: np.ndarray, weights_b: np.ndarray, x: np.ndarray, seen: np.ndarray):
+def _g(weights_a: np.ndarray, weights_b: np.ndarray, x: np.ndarray, seen: np.ndarray) -> np.ndarray:
     """Hedges' g of every cell (columns of ``x``) for every weighting (rows of the weights):
     weights count how often each story (column of the weights) is drawn."""
 
-    def moments(weights: np.ndarray):
+    def moments(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = weights @ seen
         mean = (weights @ x) / n
         var = ((weights @ x**2) - n * mean**2) / (n - 1)

@@ -27,7 +27,6 @@ else ``unclear``.
 """
 
 from storyflow.corpora.books.corpus import (
-    POV_LABELS,
     PassageSettings,
     PassageTables,
     book_passages,
@@ -56,6 +55,7 @@ from storyflow.corpora.books.passages import (
 from storyflow.corpora.books.patterns import (
     FIRST_PERSON,
     MANIFEST_COLUMNS,
+    POV_LABELS,
     THIRD_PERSON,
 )
 from storyflow.corpora.books.point_of_view import (

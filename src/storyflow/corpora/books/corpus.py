@@ -278,8 +278,8 @@ def sample_book_passages(
     """
     manifest = read_manifest(
         manifest_path,
-        id_column=columns["id"],
-        genre_column=columns["genre"],
+        id_column=str(columns["id"]),  # id and genre: required column names
+        genre_column=str(columns["genre"]),
         path_column=columns["path"],
         path_template=path_template,
     )

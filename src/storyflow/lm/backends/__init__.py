@@ -39,6 +39,11 @@ class Scorer(Protocol):
         """ln p(continuation[t] | prefix + continuation[:t]) for each t (natural log, float64)."""
         ...
 
+    @property
+    def tokens_evaluated(self) -> int:
+        """Tokens run through the model so far (all calls)."""
+        ...
+
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     """How many leading tokens ``a`` and ``b`` share."""

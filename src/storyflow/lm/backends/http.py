@@ -240,8 +240,10 @@ class HttpBackend:
             usage.get(k) for k in ("total_tokens", "prompt_tokens", "completion_tokens")
         )
         if not isinstance(total, int):
-            both = isinstance(prompt, int) and isinstance(completion, int)
-            total = prompt + completion if both else None
+            if isinstance(prompt, int) and isinstance(completion, int):
+                total = prompt + completion
+            else:
+                total = None
         with self._count_lock:
             if total is not None:
                 self.tokens_reported += total

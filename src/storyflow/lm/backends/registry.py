@@ -186,7 +186,9 @@ class LlamaCpp(Backend):
                 n_gpu_layers=gpu,
                 branches=placement.branches,
             )
-        options = {} if placement.n_batch is None else {"n_batch": placement.n_batch}
+        options: dict[str, Any] = (
+            {} if placement.n_batch is None else {"n_batch": placement.n_batch}
+        )
         return LlamaCppScorer(
             self.local_weights(),
             n_ctx=placement.n_ctx,
@@ -286,6 +288,7 @@ class Server(Backend):
 
     def _pieces(self, text: str) -> list[str]:
         tokenizer = self.tokenizer()
+        assert tokenizer is not None  # asked only when source.server names a tokenizer
         return [tokenizer.piece(i) for i in tokenizer.encode(text)]
 
     @functools.cache  # noqa: B019

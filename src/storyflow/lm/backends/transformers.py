@@ -67,6 +67,11 @@ class TransformersModel:
         self.torch = torch
         self.device = device
         self.n_seq, self.n_batch = n_seq, n_batch
+        # any causal LM and its tokenizer (of_loaded takes them built elsewhere); transformers'
+        # annotations do not type the calls made here (its `to`, under functools.wraps, reads
+        # as unbound, and `decode` as returning str or a list)
+        self.model: Any
+        self.tokenizer: Any
         path = Path(model)
         self.vocab = vocab  # the planner's (storyflow.lm.backends.registry), else built here
         if path.suffix == ".gguf":
@@ -96,7 +101,7 @@ class TransformersModel:
         self.tokens_evaluated = 0
         self.tokens_padded = 0  # batched passes: rows x width, padding included
         self._stem: list[int] | None = None
-        self._cache = None
+        self._cache: Any = None  # the stem's KV cache (a transformers Cache)
 
     @classmethod
     def of_loaded(

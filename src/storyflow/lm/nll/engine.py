@@ -86,8 +86,10 @@ class NllSettings:
         """From the validated ``nll:`` block (or the rule's params taken from it: they leave out
         the throughput-only ``shards`` and ``tokens_per_second``) and the rule's ``threads``;
         ``n_batch`` and ``n_seq`` null become the device's defaults. ``tokens_per_second``: the
-        rate of the expected-time lines, None (as in the jobs) for none."""
-        gpu = block["n_gpu_layers"] or 0  # the model's (plan.sequentiality.nll_settings)
+        rate of the expected-time lines, None (as in the jobs) for none. ``n_gpu_layers`` is the
+        model's (``models[].device``), which ``plan.sequentiality.nll_settings`` adds to the
+        rule's params; the config's ``nll`` block alone runs on the CPU (0)."""
+        gpu = int(block.get("n_gpu_layers") or 0)
         return settings_from(
             cls,
             block,

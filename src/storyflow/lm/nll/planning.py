@@ -207,10 +207,10 @@ def plan_passes(
     passes = []
     while pending:
         c = min(pending)
-        targets = pending.pop(c)
-        stop = min(max(targets) + 1, fit_stop(c))  # sentences c..stop-1 fit
+        by_target = pending.pop(c)
+        stop = min(max(by_target) + 1, fit_stop(c))  # sentences c..stop-1 fit
         fitting = {}
-        for i, requested in sorted(targets.items()):
+        for i, requested in sorted(by_target.items()):
             if i < stop:
                 fitting[i] = requested
                 continue

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,22 +82,10 @@ def headline_pool(names: Sequence[str]) -> str:
     return next((n for n in HEADLINE_POOLS if n in names), "all")
 
 
-@dataclass(frozen=True)
-class Statistics:
-    """How intervals and tests are computed: ``confidence`` (stats.confidence), ``resamples``
-    and ``seed`` of the percentile bootstrap (stats.resamples, stats.seed) and
-    ``min_group_size`` (stats.min_group_size: a smaller contrast is not tested; every mean
-    keeps its interval)."""
-
-    confidence: float
-    resamples: int
-    seed: int
-    min_group_size: int
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> Statistics:
-        """From the rule's params (the stats block, through plan.statistics)."""
-        return settings_from(cls, params, where="stats")
+class Statistics(bootstrap.Statistics):
+    """The ``stats`` block (:class:`storyflow.bootstrap.Statistics`) with the intervals fabula
+    entropy draws from it: a smaller contrast than ``min_group_size`` is not tested; every mean
+    keeps its interval."""
 
     def mean_ci(self, values: np.ndarray) -> tuple[float, float, float]:
         """Mean and percentile bootstrap CI (inside the statistic's range at any n; NaN bounds
@@ -157,7 +145,9 @@ def _by_story(part: pd.DataFrame, column: str) -> list[tuple[np.ndarray, np.ndar
     ]
 
 
-def _pooled_stat(statistic):
+def _pooled_stat(
+    statistic: Callable[[np.ndarray, np.ndarray], float],
+) -> Callable[[Sequence[tuple[np.ndarray, np.ndarray]]], float]:
     def apply(units: Sequence[tuple[np.ndarray, np.ndarray]]) -> float:
         p = np.concatenate([u[0] for u in units])
         truth = np.concatenate([u[1] for u in units])
@@ -266,7 +256,13 @@ def _reader_check(
         f"{len(c)} control questions of {n_stories} stories (word present or absent, line "
         f"order; known answers)"
     )
-    common = {"measure": MEASURE, "corpus": corpus, "role": ROLE, "model": reader, "n": len(c)}
+    common: dict[str, Any] = {
+        "measure": MEASURE,
+        "corpus": corpus,
+        "role": ROLE,
+        "model": reader,
+        "n": len(c),
+    }
     checks = [
         validity.check(
             **common,

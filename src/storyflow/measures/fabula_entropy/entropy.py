@@ -33,10 +33,10 @@ from storyflow.errors import StoryflowError
 
 def binary_entropy(p: float | Sequence[float] | np.ndarray) -> np.ndarray:
     """h(p) = −p log2 p − (1 − p) log2(1 − p) in bits, elementwise; 0 at p = 0 and p = 1."""
-    p = np.clip(np.asarray(p, dtype=float), 0.0, 1.0)
+    q = np.clip(np.asarray(p, dtype=float), 0.0, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = -(p * np.log2(p)) - (1 - p) * np.log2(1 - p)
-    return np.where((p <= 0) | (p >= 1), 0.0, terms)
+        terms = -(q * np.log2(q)) - (1 - q) * np.log2(1 - q)
+    return np.where((q <= 0) | (q >= 1), 0.0, terms)
 
 
 def sampled_hard(p_yes: np.ndarray, samples: int) -> np.ndarray:

@@ -200,7 +200,9 @@ class PairTable:
         return cls(pd.read_parquet(vocabulary_path), pd.read_parquet(pairs_path))
 
 
-def _story_spans(lemmas: Sequence[str], positions: Sequence[int], index: pd.Index):
+def _story_spans(
+    lemmas: Sequence[str], positions: Sequence[int], index: pd.Index
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unique in-vocabulary ids (sorted) with each one's first and last position."""
     frame = pd.DataFrame({"id": index.get_indexer(list(lemmas)), "pos": np.asarray(positions)})
     frame = frame[frame["id"] >= 0]
@@ -273,7 +275,9 @@ def count_pairs(lemmas: pd.DataFrame, min_stories: int, chunk: int = 500) -> Pai
 # ----------------------------------------------------------------------------- scoring
 
 
-def pair_scores(ids: np.ndarray, table: PairTable, codes: np.ndarray | None = None):
+def pair_scores(
+    ids: np.ndarray, table: PairTable, codes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """PMI of all pairs of the unique vocabulary ids ``ids`` and whether each pair was seen."""
     codes = table.codes if codes is None else codes
     ids = np.unique(ids)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -258,7 +259,12 @@ def assess_corpus(
     folds (:func:`assess_cross_fitted`); any other against the PMI table of the references
     (``pairs`` and ``vocabulary``: its files, rule count_pairs), its stories cut to
     ``max_tokens``."""
-    settings = {"top_pairs": top_pairs, "weighting": weighting, "alpha": alpha, "seed": seed}
+    settings: dict[str, Any] = {
+        "top_pairs": top_pairs,
+        "weighting": weighting,
+        "alpha": alpha,
+        "seed": seed,
+    }
     if cross_fitted:
         return assess_cross_fitted(
             lemmas,

@@ -36,7 +36,9 @@ def cost_rows(stories: pd.DataFrame, settings: Mapping[str, Any]) -> Iterator[St
         yield _maker(fits, block["model_maker"], models["maker"])
 
 
-def _detection(fits: pd.DataFrame, block: Mapping[str, Any], detectors: list[str]):
+def _detection(
+    fits: pd.DataFrame, block: Mapping[str, Any], detectors: list[str]
+) -> Iterator[StageCost]:
     words = float(fits["words"].sum())
     shown = 2 * len(fits)
     detection = block["detection"]
@@ -49,13 +51,17 @@ def _detection(fits: pd.DataFrame, block: Mapping[str, Any], detectors: list[str
         )  # fmt: skip
 
 
-def _nli(fits: pd.DataFrame, block: Mapping[str, Any], classifiers: list[str]):
+def _nli(
+    fits: pd.DataFrame, block: Mapping[str, Any], classifiers: list[str]
+) -> Iterator[StageCost]:
     pairs = words_in_pairs = 0.0
     for n, per in zip(fits["n"], fits["per"], strict=True):
         if block["nli"]["pairs"] == "all":
             count = n * (n - 1)
         else:  # act 1 x acts 2-3, acts as the stage cuts them
-            act1 = act_bounds(n, block["min_sentences"])[0]
+            bounds = act_bounds(n, block["min_sentences"])
+            assert bounds is not None  # fits: n >= min_sentences >= 3 (the config schema)
+            act1 = bounds[0]
             count = act1 * (n - act1)
         pairs += 2 * count
         words_in_pairs += 2 * count * 2 * float(np.mean(per))

@@ -214,6 +214,8 @@ class ClosedFormat:
     localization read strictly (:func:`.ceeval.parse_localization`)."""
 
     def __init__(self, model: LanguageModel, settings: DetectorSettings) -> None:
+        # this format's keys (FORMAT_KEYS) are set; only the other format's are None
+        assert settings.max_tokens is not None
         self.model, self.settings = model, settings
         self.options = yes_no(model)
         self.greedy = SamplingSettings(temperature=0, max_tokens=settings.max_tokens, stop=("\n",))
@@ -221,6 +223,7 @@ class ClosedFormat:
 
     def plan(self, sents: tuple[str, ...]) -> Planned:
         s = self.settings
+        assert s.classify is not None and s.localize is not None and s.max_tokens is not None
         prompt = _prompt(self.model, s.classify, sents)
         ask = _prompt(self.model, s.localize, sents)
         size = self.model.count(prompt)
@@ -254,13 +257,18 @@ class PaperFormat:
         self.answers: dict[tuple[str, ...], tuple[str, str | None, Localization]] = {}
 
     def plan(self, sents: tuple[str, ...]) -> Planned:
-        prompt = _paper_prompt(self.model, self.settings.detect, sents)
+        s = self.settings
+        assert s.detect is not None and s.reasoning_tokens is not None  # this format's keys
+        prompt = _paper_prompt(self.model, s.detect, sents)
         size = self.model.count(prompt)
-        return Planned(prompt, prompt, size, size + self.settings.reasoning_tokens + 8)
+        return Planned(prompt, prompt, size, size + s.reasoning_tokens + 8)
 
     def verdict(self, item: Any, sents: tuple[str, ...], planned: Planned) -> Verdict:
         s = self.settings
         if sents not in self.answers:
+            # this format's keys (FORMAT_KEYS) are set
+            assert s.temperature is not None and s.reasoning_tokens is not None
+            assert s.seed is not None
             reasoning = SamplingSettings(
                 temperature=s.temperature,
                 max_tokens=s.reasoning_tokens,
@@ -287,7 +295,10 @@ class PaperFormat:
 
 
 #: The answer formats (``plot_holes.detection.format``), each its own way of asking and reading.
-FORMATS = {"closed": ClosedFormat, "paper": PaperFormat}
+FORMATS: dict[str, type[ClosedFormat] | type[PaperFormat]] = {
+    "closed": ClosedFormat,
+    "paper": PaperFormat,
+}
 
 
 def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings) -> pd.DataFrame:
@@ -393,7 +404,7 @@ def _log_detection(
 
 def baseline_answers(items: pd.DataFrame, seed: int) -> pd.DataFrame:
     """PLOT_HOLE_ANSWERS rows of the ``baseline:always-no`` and ``baseline:random`` detectors."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for item in items.itertuples(index=False):
         rows.append(
             answer_row(

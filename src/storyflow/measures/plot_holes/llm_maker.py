@@ -185,7 +185,9 @@ class ModelMaker:
         )
         return [s.text for s in self.model.sample(prompt, k, settings)]
 
-    def _record(self, story: str, attempt: int, step: str, status: str, prompt: Any, output: str):
+    def _record(
+        self, story: str, attempt: int, step: str, status: str, prompt: Any, output: str
+    ) -> None:
         text = prompt if isinstance(prompt, str) else prompt.text  # messages for a chat API
         self.log.append(
             tables.PLOT_HOLE_ATTEMPTS.row(
@@ -283,7 +285,9 @@ class ModelMaker:
         )
         return scores
 
-    def _acts(self, story_id: str, sentences: Sequence[str], thirds: tuple[int, int]):
+    def _acts(
+        self, story_id: str, sentences: Sequence[str], thirds: tuple[int, int]
+    ) -> tuple[int, int]:
         """The acts' bounds the model names (:func:`parse_act_lines`, :func:`parse_acts`), else
         ``thirds`` (recorded)."""
         fields = self.fields(sentences, thirds)

@@ -378,7 +378,7 @@ def detection_items(
         sid: g.sort_values("sentence_idx")["text"].tolist()
         for sid, g in sentences.groupby("story_id", sort=False)
     }
-    rows = []
+    rows: list[dict[str, Any]] = []
     for story in stories.itertuples(index=False):
         sents = by_story.get(str(story.story_id), [])
         rows.append(

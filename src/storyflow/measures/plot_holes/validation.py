@@ -258,7 +258,7 @@ def role_checks(
     :func:`pairs_of`'s pairs."""
     units = list(zip(pairs["score_O"], pairs["score_F"], strict=True))
     n = len(units)
-    boot = {"confidence": settings.confidence, "resamples": settings.resamples}
+    boot: dict[str, Any] = {"confidence": settings.confidence, "resamples": settings.resamples}
     auroc = _auroc(units) if n else math.nan
     auroc_ci = bootstrap.units_interval(units, _auroc, seed=settings.seed, **boot)
     gain = ((pairs["ceeval_O"] + pairs["ceeval_F"]) / 2 - 0.5).to_numpy(float)
@@ -360,7 +360,7 @@ def check_detectors(
     roles = sorted(
         {key for s in sources for key in s.files}, key=lambda k: (ROLES.index(k[0]), k[1])
     )
-    rows = []
+    rows: list[dict[str, Any]] = []
     for role, model in roles:
         parts, counts = [], {}
         for source in sources:

@@ -33,7 +33,6 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +41,8 @@ import pandas as pd
 from scipy import stats as sps
 
 from storyflow import bootstrap, tables, validity
+from storyflow.bootstrap import Statistics
 from storyflow.measures.tension.validity import label_frame, read_checks
-from storyflow.settings import settings_from
 from storyflow.stats import contrast_members, group_label, hedges_g, welch_t
 
 log = logging.getLogger(__name__)
@@ -57,24 +56,6 @@ UNITS = {
     "pmi": "nats/token",
 }
 KEY = ["model", "judge"]
-
-
-@dataclass(frozen=True)
-class Intervals:
-    """How groups and contrasts are summarised: ``confidence`` level (``stats.confidence``),
-    ``resamples`` and ``seed`` of the bootstrap (``stats.resamples``, ``stats.seed``) and the
-    smallest group that gets an interval or a test (``stats.min_group_size``); built with
-    :meth:`from_params`."""
-
-    confidence: float
-    resamples: int
-    seed: int
-    min_group_size: int
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> Intervals:
-        """From a rule's params (the plan's tension intervals, taken from the validated config)."""
-        return settings_from(cls, params, where="stats.confidence and validity")
 
 
 def measure_columns(stories: pd.DataFrame) -> list[str]:
@@ -94,14 +75,14 @@ def long_scores(stories: pd.DataFrame) -> pd.DataFrame:
     return long.dropna(subset=["value"])
 
 
-def too_small(n: int, settings: Intervals, what: str = "stories") -> str:
+def too_small(n: int, settings: Statistics, what: str = "stories") -> str:
     """The flag of a group of ``n`` ``what`` below ``min_group_size`` ('' when large enough)."""
     if n >= settings.min_group_size:
         return ""
     return f"{n} {what} < stats.min_group_size ({settings.min_group_size}): not tested"
 
 
-def mean_interval(values: np.ndarray, settings: Intervals) -> dict[str, float | str]:
+def mean_interval(values: np.ndarray, settings: Statistics) -> dict[str, float | str]:
     """The columns mean, sd, ci_low, ci_high and flag of a group's values: the
     percentile-bootstrap CI of the mean (:func:`storyflow.validity.mean_ci`; NaN for a single
     story). A group below ``min_group_size`` keeps its interval (inside the statistic's range
@@ -130,7 +111,7 @@ def mean_interval(values: np.ndarray, settings: Intervals) -> dict[str, float | 
 def group_means(
     stories: pd.DataFrame,
     k: int,
-    settings: Intervals,
+    settings: Statistics,
     checks: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Mean, SD and CI per model × judge × story type × measure (:data:`tables.TENSION_GROUPS`),
@@ -163,7 +144,7 @@ EFFECT_STATISTICS = [
 ]  # fmt: skip
 
 
-def _paired_row(a: np.ndarray, b: np.ndarray, settings: Intervals) -> dict[str, object]:
+def _paired_row(a: np.ndarray, b: np.ndarray, settings: Statistics) -> dict[str, object]:
     """The mean paired difference ``a`` − ``b`` with its bootstrap CI (pairs resampled), paired
     t, Wilcoxon and Hedges' g of ``a`` − ``b`` (same prompts in the same order); below
     ``min_group_size`` pairs only the difference."""
@@ -189,7 +170,7 @@ def _paired_row(a: np.ndarray, b: np.ndarray, settings: Intervals) -> dict[str, 
     return out
 
 
-def difference_ci(a: np.ndarray, b: np.ndarray, settings: Intervals) -> tuple[float, float]:
+def difference_ci(a: np.ndarray, b: np.ndarray, settings: Statistics) -> tuple[float, float]:
     """Percentile-bootstrap CI of mean(a) − mean(b), each group resampled on its own
     (:func:`storyflow.bootstrap.interval`)."""
 
@@ -217,7 +198,7 @@ def paired_effects(
     stories: pd.DataFrame,
     labels: pd.DataFrame,
     k: int,
-    settings: Intervals,
+    settings: Statistics,
     checks: pd.DataFrame | None = None,
     reference: str = "Human",
 ) -> pd.DataFrame:
@@ -271,7 +252,7 @@ def contrast_effects(
     labels: pd.DataFrame,
     contrasts: Sequence[Mapping[str, object]],
     k: int,
-    settings: Intervals,
+    settings: Statistics,
     checks: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Unpaired contrasts (the difference of means a − b with its bootstrap CI, Welch's t,
@@ -416,7 +397,7 @@ def summarize(
             likelihood comparison and no PMI measure).
         validity_files: The forecasters' validity tables (:data:`tables.VALIDITY`).
         k: Endings per cut (``tension.k``).
-        intervals: :class:`Intervals` settings (:meth:`Intervals.from_params`).
+        intervals: The ``stats`` block (:class:`storyflow.bootstrap.Statistics`).
         contrasts: The corpus's contrasts (unpaired corpora: :func:`contrast_effects`).
         forecasters, judges, pmi_models: The models and judges of the story measures.
 
@@ -429,7 +410,7 @@ def summarize(
     statistics = pd.concat([pd.read_parquet(f) for f in scores], ignore_index=True)
     story_pmi_table = tables.read_all(tables.TENSION_PMI, pmi) if pmi else None
     checks = read_checks(list(validity_files))
-    settings = Intervals.from_params(intervals)
+    settings = Statistics.from_params(intervals)
     groups = group_means(statistics, k, settings, checks)
     if "prompt_id" in labels.columns:
         effects = paired_effects(statistics, labels, k, settings, checks)

@@ -91,7 +91,7 @@ def cut_no_rates(judgments: pd.DataFrame) -> pd.DataFrame:
     return tables.TENSION_CURVES.frame(out.sort_values(["story_id", "cut"], kind="stable"))
 
 
-def moving_average(values: Sequence[float], width: int = 3) -> np.ndarray:
+def moving_average(values: Sequence[float] | np.ndarray, width: int = 3) -> np.ndarray:
     """Centred moving average over ``width`` points (fewer at the ends: what is there)."""
     series = pd.Series(np.asarray(values, dtype=float))
     return series.rolling(width, center=True, min_periods=1).mean().to_numpy()
@@ -102,7 +102,7 @@ def moving_average(values: Sequence[float], width: int = 3) -> np.ndarray:
 TIE = 1e-9
 
 
-def unit_square(values: Sequence[float]) -> np.ndarray:
+def unit_square(values: Sequence[float] | np.ndarray) -> np.ndarray:
     """``values`` min-max scaled to [0, 1]; all zeros when they are all equal (within
     :data:`TIE`)."""
     arr = np.asarray(values, dtype=float)
@@ -118,7 +118,7 @@ def vertex_angle(before: Sequence[float], vertex: Sequence[float], after: Sequen
     return math.degrees(math.acos(max(-1.0, min(1.0, cos))))
 
 
-def flat_runs(values: Sequence[float]) -> list[tuple[int, int]]:
+def flat_runs(values: Sequence[float] | np.ndarray) -> list[tuple[int, int]]:
     """``(first, last)`` position of each run of equal neighbouring values (within
     :data:`TIE`), in order; a value unlike its neighbours is a run of one."""
     y = np.asarray(values, dtype=float)
@@ -133,7 +133,7 @@ def flat_runs(values: Sequence[float]) -> list[tuple[int, int]]:
 
 
 def reversals(
-    pct: Sequence[float], no_rate: Sequence[float], smoothing: int
+    pct: Sequence[float] | np.ndarray, no_rate: Sequence[float] | np.ndarray, smoothing: int
 ) -> list[tuple[int, int, float]]:
     """The reversals of the smoothed, rescaled curve: ``(first, last, angle)``.
 
@@ -160,7 +160,7 @@ def reversals(
     return found
 
 
-def post_spike_convergence(no_rate: Sequence[float], window: int = 10) -> list[float]:
+def post_spike_convergence(no_rate: Sequence[float] | np.ndarray, window: int = 10) -> list[float]:
     """For each peak (a cut strictly above both neighbours), the percentage change from its
     no-rate to the minimum of the next ``window`` cuts: (min − peak) / peak × 100 (percent,
     negative: the next cut is below the peak, and a peak is above 0)."""
@@ -176,8 +176,8 @@ def curve_statistics(
     pct: Sequence[float], no_rate: Sequence[float], settings: CurveSettings
 ) -> dict[str, float]:
     """The statistics of one curve (cuts with a no-rate, in story order)."""
-    pct, y = np.asarray(pct, float), np.asarray(no_rate, float)
-    late = y[pct >= settings.late_pct]
+    x, y = np.asarray(pct, float), np.asarray(no_rate, float)
+    late = y[x >= settings.late_pct]
     stats = {
         "n_cuts": len(y),
         "no_rate": float(y.mean()) if len(y) else math.nan,
@@ -186,7 +186,7 @@ def curve_statistics(
     enough = len(y) >= settings.min_cuts
     changes = post_spike_convergence(y, settings.window) if enough else []
     stats["post_spike_convergence"] = float(np.mean(changes)) if changes else math.nan
-    turns = reversals(pct, y, settings.smoothing) if enough else []
+    turns = reversals(x, y, settings.smoothing) if enough else []
     for alpha in settings.angles:
         stats[angle_column(alpha)] = (
             sum(angle <= alpha for *_, angle in turns) / len(y) if enough else math.nan

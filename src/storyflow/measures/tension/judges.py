@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
@@ -52,7 +53,16 @@ JUDGED, EMPTY_FORECAST, EMPTY_ANSWERS = "judged", "empty forecast", "empty answe
 YES_NO = {"Y": ["Y", " Y", "Yes", " Yes"], "N": ["N", " N", "No", " No"]}
 
 
-def _verdicts(endings: pd.DataFrame, judge: str, scores, matches, masses, statuses) -> pd.DataFrame:
+def _verdicts(
+    endings: pd.DataFrame,
+    judge: str,
+    scores: ArrayLike,
+    matches: ArrayLike,
+    masses: ArrayLike,
+    statuses: ArrayLike,
+) -> pd.DataFrame:
+    """The judgments table: ``endings``' keys with the judge's columns (each one value per
+    ending, or one value for all)."""
     frame = endings[["story_id", "story_type", "model", "cut", "sentence_idx", "pct", "sample"]]
     frame = frame.assign(judge=judge, score=scores, mass=masses, match=matches, status=statuses)
     return tables.TENSION_JUDGMENTS.frame(frame)

@@ -39,8 +39,9 @@ forecasts) passed every check; :func:`labels` says which failed.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -75,7 +76,9 @@ class CheckSettings:
         return settings_from(cls, params, where="validity and stats.confidence")
 
 
-def _interval(units: Sequence[Any], statistic, settings: CheckSettings) -> tuple[float, float]:
+def _interval(
+    units: Sequence[Any], statistic: Callable[[list[Any]], float], settings: CheckSettings
+) -> tuple[float, float]:
     return bootstrap.units_interval(
         units,
         statistic,
@@ -300,12 +303,12 @@ def checks(
     cosine threshold and where it comes from (:func:`embedding_threshold`, for the detail);
     ``model_judgments``: LLM judge → its calibration verdicts on this forecaster's forecasts;
     ``judges``: the judges configured (``embedding`` and/or LLM judges), in order."""
-    threshold, threshold_source = threshold
+    cosine_threshold, threshold_source = threshold
     rows = [forecaster_check(cosines, forecaster, settings)]
     for judge in judges:
         if judge == EMBEDDING:
-            verdicts = embedding_verdicts(cosines[cosines["model"] == forecaster], threshold)
-            decision = f"match when the cosine >= {threshold:.4f} ({threshold_source})"
+            verdicts = embedding_verdicts(cosines[cosines["model"] == forecaster], cosine_threshold)
+            decision = f"match when the cosine >= {cosine_threshold:.4f} ({threshold_source})"
         else:
             verdicts = model_verdicts(model_judgments[judge])
             decision = "match when P(Y) > 0.5 (no fit)"
@@ -350,7 +353,7 @@ def label_frame(frame: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def read_checks(paths: Sequence[str]) -> pd.DataFrame:
+def read_checks(paths: Sequence[str | Path]) -> pd.DataFrame:
     """The forecasters' validity tables, concatenated (an empty table for no path)."""
     if not paths:
         return tables.VALIDITY.empty()

@@ -142,7 +142,7 @@ class SubjectPronounResolver:
             c.lemma_.lower() for c in subject.children if c.dep_ == "compound"
         }
         if subject.pos_ in {"NOUN", "PROPN"}:
-            if subject.tag_ in {"NNS", "NNPS"} or "Plur" in subject.morph.get("Number"):
+            if subject.tag_ in {"NNS", "NNPS"} or "Plur" in subject.morph.get("Number", None):
                 keys |= PLURAL
             elif subject.pos_ == "PROPN" or subject.ent_type_ == "PERSON":
                 keys |= PERSON_SINGULAR
