@@ -15,7 +15,7 @@ from matplotlib.patches import Rectangle
 
 from storyflow.figures.common import FONT_SIZE, contrast_colors, save, unique
 
-FAILED_STYLE = {"color": "grey", "markerfacecolor": "none", "linestyle": "--"}
+FAILED_STYLE: dict[str, Any] = {"color": "grey", "markerfacecolor": "none", "linestyle": "--"}
 """How a result resting on a model that failed its validity check is drawn."""
 
 
@@ -131,14 +131,18 @@ def plot_separation(separation: pd.DataFrame, paths: Sequence[str | Path], *, dp
 
 
 def _draw_model_effects(
-    ax: Axes, rows_m: pd.DataFrame, y: np.ndarray, model: str, colors: Mapping[str, object]
+    ax: Axes, rows_m: pd.DataFrame, y: np.ndarray, model: str, colors: Mapping[str, Any]
 ) -> None:
     """One model's markers in a contrast's forest: Hedges' g with its CI for each measure
     (``rows_m``, one row per measure, at heights ``y``) that has one; hollow and grey where the
     measure rests on a model that failed its validity check."""
     ok = rows_m["g"].notna().to_numpy()
     valid = rows_m["valid"].fillna(True).astype(bool).to_numpy()
-    for keep, style in ((ok & valid, {}), (ok & ~valid, FAILED_STYLE)):
+    styles: list[tuple[np.ndarray, dict[str, Any]]] = [
+        (ok & valid, {}),
+        (ok & ~valid, FAILED_STYLE),
+    ]
+    for keep, style in styles:
         if not keep.any():
             continue
         g = rows_m["g"].to_numpy(float)[keep]

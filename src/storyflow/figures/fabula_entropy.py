@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.typing import ColorType
 
@@ -127,7 +129,7 @@ def _draw_versions(
     versions: Sequence[str],
     measure: str,
     means: pd.DataFrame,
-    colors: Mapping[str, object],
+    colors: Mapping[str, ColorType],
     valid: bool,
 ) -> None:
     """One panel of the distributions: per story version with stories (x = its place in
@@ -141,7 +143,9 @@ def _draw_versions(
     parts = ax.violinplot(
         [d for _, d in filled], positions=[x for x, _ in filled], showmedians=False
     )
-    for body, (x, _) in zip(parts["bodies"], filled, strict=True):
+    # matplotlib's stubs type the bodies as one Collection; violinplot returns a list of them
+    bodies = cast("list[PolyCollection]", parts["bodies"])
+    for body, (x, _) in zip(bodies, filled, strict=True):
         color = colors[versions[x]] if valid else FAILED
         body.set_facecolor(color if valid else "none")
         body.set_edgecolor(color)

@@ -116,7 +116,7 @@ def _finish_axes(axes: np.ndarray, positions: dict[str, float], y_label: str) ->
         ax.set_ylabel(y_label, fontsize=FONT_SIZE + 1)
 
 
-def _split(df: pd.DataFrame, positions: dict[str, float]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _split(df: pd.DataFrame, positions: Mapping[str, float]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rows of finite h (sorted by x) and the "full" rows, each with an ``x`` column."""
     df = df.assign(x=df["history"].map(positions)).sort_values("x")
     return df[df["history"] != FULL], df[df["history"] == FULL]
