@@ -10,11 +10,14 @@ import copy
 import json
 import logging
 import os
+import re
 import runpy
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -36,6 +39,70 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("full"):
         config.option.markexpr = ""  # select every test, whatever pyproject's addopts say
+    quick_slurm_clients()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _SLURM.quick is not None:
+        _restore_slurm_conf()
+        shutil.rmtree(_SLURM.quick.parent, ignore_errors=True)
+        _SLURM.quick = None
+
+
+# --- SLURM's clients without a controller ----------------------------------------------------
+
+#: SLURM_CONF as this pytest process found it (None: unset) and the quick copy that replaces it.
+_SLURM = SimpleNamespace(found=None, quick=None)
+
+
+def quick_slurm_clients() -> None:
+    """Every Snakemake start loads the SLURM executor plugin, which asks ``scontrol show config``
+    for MinJobAge (for its help text). Where SLURM is installed but its controller is not running
+    (tools/slurm/stop.sh ran, in this session or any before it), scontrol retries for SLURM's
+    MessageTimeout, 10 s, and finds nothing: about 9 s of every Snakemake start, local runs and
+    dry runs included (a dry run of the tiny config: 14 s, 4 s without). So the test session's
+    processes read a copy of slurm.conf whose only change is ``MessageTimeout=1``: scontrol then
+    gives up at once, and the plugin's answer (no MinJobAge) is the same. No local run talks to
+    SLURM otherwise; the SLURM tests put the real configuration back (:func:`real_slurm_conf`)."""
+    conf = Path(os.environ.get("SLURM_CONF", "/etc/slurm/slurm.conf"))
+    if not shutil.which("scontrol") or not conf.is_file():
+        return
+    lines = conf.read_text().splitlines()
+    if any(re.match(r"\s*include\b", line, re.I) for line in lines):
+        return  # its includes may be relative to its folder: leave it alone
+    folder = Path(tempfile.mkdtemp(prefix="storyflow-tests-slurm-"))
+    quick = folder / "slurm.conf"
+    kept = [line for line in lines if not re.match(r"\s*MessageTimeout\s*=", line, re.I)]
+    quick.write_text("\n".join([*kept, "MessageTimeout=1", ""]))
+    try:
+        subprocess.run(["scontrol", "show", "config"], env={**os.environ, "SLURM_CONF": str(quick)},
+                       capture_output=True, timeout=5, check=False)  # fmt: skip
+    except subprocess.TimeoutExpired:  # not quicker after all: keep the configuration as found
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    _SLURM.found, _SLURM.quick = os.environ.get("SLURM_CONF"), quick
+    os.environ["SLURM_CONF"] = str(quick)
+
+
+def _restore_slurm_conf() -> None:
+    if _SLURM.found is None:
+        os.environ.pop("SLURM_CONF", None)
+    else:
+        os.environ["SLURM_CONF"] = _SLURM.found
+
+
+@contextmanager
+def real_slurm_conf() -> Iterator[None]:
+    """SLURM_CONF as the test session found it, for the tests of a real SLURM cluster (their
+    start.sh may rewrite slurm.conf, and their jobs wait on the controller as users' do)."""
+    if _SLURM.quick is None:
+        yield
+        return
+    _restore_slurm_conf()
+    try:
+        yield
+    finally:
+        os.environ["SLURM_CONF"] = str(_SLURM.quick)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -43,7 +110,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     Snakemake start waits about 10 s: the SLURM executor plugin, loaded with Snakemake's command
     line, asks ``scontrol show config`` for MinJobAge, and scontrol retries the stopped
     controller for SLURM's MessageTimeout (docs/cluster.md, "A SLURM cluster on this
-    machine"). Run after them, the other tests' 73 Snakemake starts took 12 minutes longer."""
+    machine"). Run after them, the other tests' 73 Snakemake starts took 12 minutes longer.
+    (A cluster stopped before this session costs the same: see :func:`quick_slurm_clients`.)"""
     items.sort(key=lambda item: item.get_closest_marker("slurm") is not None)  # stable
 
 

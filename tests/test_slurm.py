@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import pytest
 import yaml
+from conftest import real_slurm_conf
 
 if TYPE_CHECKING:
     from conftest import Snakemake
@@ -65,14 +66,15 @@ def slurm_cluster() -> Iterator[None]:
         pytest.skip("needs root: tools/slurm/start.sh installs and starts the SLURM daemons")
     if not (shutil.which("apt-get") or shutil.which("slurmctld")):
         pytest.skip("no apt-get to install SLURM (Debian/Ubuntu packages) and no SLURM installed")
-    was_up = cluster_is_up()
-    started = subprocess.run(
-        [START], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200
-    )
-    assert started.returncode == 0, f"tools/slurm/start.sh failed:\n{started.stdout[-4000:]}"
-    yield
-    if not was_up:
-        subprocess.run([STOP], check=False, timeout=300)
+    with real_slurm_conf():  # not the session's quick copy (conftest.quick_slurm_clients)
+        was_up = cluster_is_up()
+        started = subprocess.run(
+            [START], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200
+        )
+        assert started.returncode == 0, f"tools/slurm/start.sh failed:\n{started.stdout[-4000:]}"
+        yield
+        if not was_up:
+            subprocess.run([STOP], check=False, timeout=300)
 
 
 def job_stats(output: str) -> dict[str, int]:
