@@ -31,6 +31,7 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -387,7 +388,7 @@ def _group_values(
     long: pd.DataFrame,
     contrasts: Sequence[Mapping[str, object]],
     members: Mapping[str, tuple[set[str], set[str]]],
-) -> dict[tuple[object, str], dict[tuple, tuple[np.ndarray, int]]]:
+) -> dict[tuple[object, str], dict[tuple[Any, ...], tuple[np.ndarray, int]]]:
     """Per (contrast, side a or b) and cell (model, formulation, history, measure): the
     group's story values (nats/token) and its number of distinct documents."""
     grouped = {}
@@ -403,7 +404,7 @@ def _group_values(
 
 def _effect_row(
     contrast: Mapping[str, object],
-    key: tuple,
+    key: tuple[Any, ...],
     group_a: tuple[np.ndarray, int],
     group_b: tuple[np.ndarray, int],
     confidence: float,

@@ -205,7 +205,10 @@ def download_url(config: Mapping[str, Any], name: str) -> str | None:
 
 
 def read_texts(
-    config_or_kind: Mapping[str, Any] | str, name: str, path: str | Path, settings: Mapping
+    config_or_kind: Mapping[str, Any] | str,
+    name: str,
+    path: str | Path,
+    settings: Mapping[str, Any],
 ) -> pd.DataFrame:
     """Corpus ``name``'s stories as texts with their group: story_id, group, text, labels.
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -124,7 +125,7 @@ SAMPLED = ("hanna", "rocstories")
 
 
 def sample_corpus(
-    corpus: str, path: str | Path, settings: dict
+    corpus: str, path: str | Path, settings: dict[str, Any]
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The stories, exclusions and counts of ``corpus`` (one of :data:`SAMPLED`) as config
     ``stories.<corpus>`` (``settings``) draws them."""

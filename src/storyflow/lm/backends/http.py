@@ -217,7 +217,9 @@ class HttpBackend:
 
     # --- sampling ---------------------------------------------------------------------------------
 
-    def _request(self, prompt: Prompt, body: dict[str, Any]) -> tuple[dict[str, Any], dict]:
+    def _request(
+        self, prompt: Prompt, body: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """(first choice, usage) of ``body`` sent for ``prompt``: text to ``/completions``,
         messages to ``/chat/completions``."""
         if isinstance(prompt, Messages):

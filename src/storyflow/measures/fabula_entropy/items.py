@@ -26,7 +26,7 @@ plot points (:func:`.questions.point_content`), the same text in every version.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,7 +92,9 @@ class _Collector:
         self.corruptions: list[dict[str, Any]] = []
         self.excluded: list[dict[str, Any]] = []
 
-    def version(self, sid: str, version: str, passage: str, condition: str, k: int, lines):
+    def version(
+        self, sid: str, version: str, passage: str, condition: str, k: int, lines: Sequence[str]
+    ) -> None:
         self.versions.append(
             tables.FEI_VERSIONS.row(
                 story_id=sid,
@@ -105,7 +107,20 @@ class _Collector:
             )
         )
 
-    def question(self, sid, version, passage, kind, qid, q: Mapping[str, Any], text, truth):
+    def question(
+        self,
+        sid: str,
+        version: str,
+        passage: str,
+        kind: str,
+        qid: str,
+        q: Mapping[str, Any],
+        text: str,
+        truth: float,
+    ) -> None:
+        """One question of a version (:data:`storyflow.tables.FEI_QUESTIONS`): ``q`` its
+        template and the line and word it asks about; ``truth`` a control's known answer (1
+        yes, 0 no), NaN for a question about the story."""
         template = q["template"]
         self.questions.append(
             tables.FEI_QUESTIONS.row(
@@ -210,7 +225,15 @@ def build_items(
     }
 
 
-def _etc(sid: str, lines, points, content, story, settings: ItemSettings, out: _Collector) -> None:
+def _etc(
+    sid: str,
+    lines: list[str],
+    points: list[str],
+    content: list[questions.PointContent],
+    story: Any,
+    settings: ItemSettings,
+    out: _Collector,
+) -> None:
     """The ETC items of one story (its plot ``points``, from ``lines``): the original, the
     span-shuffled version and the wrong-ending version where they can be made, and the ETC
     questions asked of each; a story with fewer points than the span is excluded."""
@@ -254,7 +277,7 @@ def _etc(sid: str, lines, points, content, story, settings: ItemSettings, out: _
             out.question(sid, version, PLOT, "etc", f"etc-{i:02d}", q, text, float("nan"))
 
 
-def _etc_shuffle(sid: str, points, settings: ItemSettings, out: _Collector) -> bool:
+def _etc_shuffle(sid: str, points: list[str], settings: ItemSettings, out: _Collector) -> bool:
     """The span-shuffled version of one story's plot ``points`` (the first of
     ``settings.retries`` seeded attempts that changes the story) and its corruptions; False
     when no attempt did (excluded, with the reason)."""
@@ -274,7 +297,14 @@ def _etc_shuffle(sid: str, points, settings: ItemSettings, out: _Collector) -> b
 
 
 def _ewc(
-    sid: str, passage: str, lines, docs, n_questions: int, settings: ItemSettings, lexicon, out
+    sid: str,
+    passage: str,
+    lines: list[str],
+    docs: list[Any],
+    n_questions: int,
+    settings: ItemSettings,
+    lexicon: dict[tuple[str, str], list[str]],
+    out: _Collector,
 ) -> None:
     slots = questions.descriptive_slots(docs)
     if not slots:

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -70,7 +70,7 @@ def load_lemmatizer(name: str) -> Language:
 
 
 def content_lemmas(
-    doc: Iterable, max_tokens: int | None = None, *, count_punctuation: bool
+    doc: Iterable[Any], max_tokens: int | None = None, *, count_punctuation: bool
 ) -> tuple[int, list[str], list[int]]:
     """``(n_words, lemmas, positions)`` of a spaCy doc, truncated to ``max_tokens`` tokens.
 

@@ -187,7 +187,7 @@ def difference_ci(a: np.ndarray, b: np.ndarray, settings: Statistics) -> tuple[f
     )
 
 
-def _labelled_effects(rows: list[dict], checks: pd.DataFrame | None) -> pd.DataFrame:
+def _labelled_effects(rows: list[dict[str, Any]], checks: pd.DataFrame | None) -> pd.DataFrame:
     columns = [c for c in tables.TENSION_EFFECTS.names if c not in ("valid", "failed")]
     frame = pd.DataFrame(rows, columns=columns)
     checks = tables.VALIDITY.empty() if checks is None else checks
