@@ -95,3 +95,22 @@ def test_frame_refuses_a_row_by_position_and_a_record_missing_a_column() -> None
     with pytest.raises(ValueError, match=r"lacks \['reason'\] and has unknown keys none"):
         tables.EXCLUDED.frame([{"story_id": "s1", "story_type": "recalled", "row": 3}])
     assert tables.EXCLUDED.frame([]).columns.tolist() == tables.EXCLUDED.names
+
+
+def test_a_partial_frame_checks_each_record_against_the_columns_it_promises() -> None:
+    """Records of a table but the columns the caller adds next (the validity labels): a record
+    lacking one of the others, or holding a key the table does not have, is refused by name,
+    where a plain ``pd.DataFrame(rows, columns=...)`` would fill NaN or drop the value."""
+    from storyflow.tables.base import Table
+
+    table = Table("t", {"a": "int64", "b": "float64", "valid": "bool"})
+    frame = table.partial([{"a": 1, "b": 0.5}], omit=("valid",))
+    assert list(frame.columns) == ["a", "b"] and frame.loc[0, "b"] == 0.5
+    with pytest.raises(ValueError, match=r"lacks \['b'\]"):
+        table.partial([{"a": 1}], omit=("valid",))
+    with pytest.raises(ValueError, match=r"unknown keys \['c'\]"):
+        table.partial([{"a": 1, "b": 0.5, "c": 2}], omit=("valid",))
+    with pytest.raises(ValueError, match="not columns"):
+        table.partial([], omit=("label",))
+    extra = table.partial([{"a": 1, "b": 0.5, "x": 3}], omit=("valid",), extra=("x",))
+    assert list(extra.columns) == ["a", "b", "x"]

@@ -48,7 +48,6 @@ log = logging.getLogger(__name__)
 SCORE_TERMS = ("seq", "nll_base", "nll_context")
 GROUP_KEY = ["model", "formulation", "history"]
 SUMMARY_COLUMNS = tables.SUMMARY.names
-EFFECT_COLUMNS = tables.EFFECTS.names
 
 
 def _as_array(values: Sequence[float] | np.ndarray | pd.Series, name: str) -> np.ndarray:
@@ -374,9 +373,10 @@ def _long_with_documents(
 def _effects_table(
     rows: Sequence[Mapping[str, object]], contrasts: Sequence[Mapping[str, object]]
 ) -> pd.DataFrame:
-    """The effect rows as a frame of :data:`EFFECT_COLUMNS`, sorted by model, formulation,
-    history, the contrasts' configured order and measure; counts as int, ``tested`` as bool."""
-    effects = pd.DataFrame(rows, columns=EFFECT_COLUMNS)
+    """The effect rows as a frame of :data:`storyflow.tables.EFFECTS` (each record checked
+    against its columns), sorted by model, formulation, history, the contrasts' configured
+    order and measure; counts as int, ``tested`` as bool."""
+    effects = tables.EFFECTS.partial(rows)
     order = {c["name"]: i for i, c in enumerate(contrasts)}
     effects = effects.assign(_c=effects["contrast"].map(order))
     effects = _sort(effects, [*GROUP_KEY, "_c", "measure"]).drop(columns="_c")

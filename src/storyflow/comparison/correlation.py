@@ -28,7 +28,7 @@ from scipy import stats as sps
 
 from storyflow import bootstrap, tables
 from storyflow.comparison.story_table import measure_columns
-from storyflow.comparison.verdicts import mark
+from storyflow.comparison.verdicts import LABELS, mark
 
 MIN_STORIES = 5
 """Fewest stories with both scores for a correlation (fewer: NaN, with n in the row)."""
@@ -125,7 +125,7 @@ def correlations(
                     stat |= dict.fromkeys(("partial", "partial_low", "partial_high"), math.nan)
             for first, second in dict.fromkeys([(a, b), (b, a)]):  # in order: a set's is random
                 rows.append({"model": model, "measure_a": first, "measure_b": second} | stat)
-    frame = pd.DataFrame(rows, columns=tables.MEASURE_CORRELATIONS.names[:-2])
+    frame = tables.MEASURE_CORRELATIONS.partial(rows, omit=LABELS)
     frame = mark(frame, _verdicts(verdicts), [("measure_a", "model"), ("measure_b", "model")])
     return tables.MEASURE_CORRELATIONS.frame(frame)
 
@@ -162,7 +162,7 @@ def model_agreement(
                     "rho_high": stat["rho_high"],
                 }
             )
-    frame = pd.DataFrame(rows, columns=tables.MODEL_AGREEMENT.names[:-2])
+    frame = tables.MODEL_AGREEMENT.partial(rows, omit=LABELS)
     frame = mark(frame, _verdicts(verdicts), [("measure", "model_a"), ("measure", "model_b")])
     return tables.MODEL_AGREEMENT.frame(frame)
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from storyflow import stats, tables
 from storyflow.comparison.story_table import measure_columns
-from storyflow.comparison.verdicts import mark
+from storyflow.comparison.verdicts import LABELS, mark
 
 
 def _model_free_once(table: pd.DataFrame, labels: pd.DataFrame, free: set[str]) -> pd.DataFrame:
@@ -87,7 +87,7 @@ def separation(
                         "tested": tested,
                     }
                 )
-    frame = pd.DataFrame(rows, columns=tables.MEASURE_SEPARATION.names[:-2])
+    frame = tables.MEASURE_SEPARATION.partial(rows, omit=LABELS)
     if verdicts is None:
         verdicts = tables.MEASURE_VERDICTS.frame([])
     return tables.MEASURE_SEPARATION.frame(mark(frame, verdicts, [("measure", "model")]))

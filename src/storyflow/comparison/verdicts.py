@@ -77,6 +77,10 @@ def failed_on_row(
     return " ".join(m for m in measures if (m, model) in failed)
 
 
+#: The columns :func:`mark` adds to a comparison table.
+LABELS = ("valid", "failed")
+
+
 def mark(
     frame: pd.DataFrame,
     verdicts: pd.DataFrame,

@@ -71,14 +71,37 @@ class Table:
     def row(self, **values: Any) -> dict[str, Any]:
         """One row of this table by column name: every column, no other key (ValueError
         naming the missing and unknown ones)."""
-        missing = [c for c in self.names if c not in values]
-        unknown = [k for k in values if k not in self.columns]
+        self._check_keys(values, self.names)
+        return {c: values[c] for c in self.names}
+
+    def partial(
+        self,
+        rows: Iterable[Mapping[str, Any]],
+        omit: Sequence[str] = (),
+        extra: Sequence[str] = (),
+    ) -> pd.DataFrame:
+        """``rows`` as a frame of this table's columns but ``omit`` (those the caller adds
+        next, such as the validity labels ``valid`` and ``failed``), then ``extra`` ones (a
+        table with ``extra`` columns): each record checked as :meth:`row` checks one, so no
+        value is dropped or left out unseen. Pass the result on to :meth:`frame`."""
+        unknown = [c for c in omit if c not in self.columns]
+        if unknown:
+            raise ValueError(f"{unknown} are not columns of the {self.name} table")
+        names = [c for c in self.names if c not in omit] + list(extra)
+        records = list(rows)
+        for record in records:
+            self._check_keys(record, names)
+        return pd.DataFrame(records, columns=names)
+
+    def _check_keys(self, values: Mapping[str, Any], names: Sequence[str]) -> None:
+        """ValueError naming the ``names`` a record lacks and the keys it has beyond them."""
+        missing = [c for c in names if c not in values]
+        unknown = [k for k in values if k not in names]
         if missing or unknown:
             raise ValueError(
                 f"a {self.name} row lacks {missing or 'nothing'} and has unknown keys "
                 f"{unknown or 'none'}"
             )
-        return {c: values[c] for c in self.names}
 
     def frame(self, rows: Iterable[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFrame:
         """``rows`` as this table, with its dtypes: records by column name, each checked by

@@ -145,8 +145,7 @@ def scores_table(
                 "validity": validity,
             }
         )
-    frame = pd.DataFrame(rows, columns=tables.PLOT_HOLE_SCORES.names)
-    return tables.PLOT_HOLE_SCORES.frame(frame)
+    return tables.PLOT_HOLE_SCORES.frame(tables.PLOT_HOLE_SCORES.partial(rows))
 
 
 def left_out_table(answers: pd.DataFrame, corpus: str) -> pd.DataFrame:

@@ -56,6 +56,8 @@ UNITS = {
     "pmi": "nats/token",
 }
 KEY = ["model", "judge"]
+#: The validity labels a table gets from the checks (:func:`label_frame`), after its rows.
+LABELS = ("valid", "failed")
 
 
 def measure_columns(stories: pd.DataFrame) -> list[str]:
@@ -133,8 +135,7 @@ def group_means(
                 **mean_interval(values, settings),
             }
         )
-    columns = [c for c in tables.TENSION_GROUPS.names if c not in ("valid", "failed")]
-    frame = pd.DataFrame(rows, columns=columns)
+    frame = tables.TENSION_GROUPS.partial(rows, omit=LABELS)
     checks = tables.VALIDITY.empty() if checks is None else checks
     return tables.TENSION_GROUPS.frame(label_frame(frame, checks))
 
@@ -188,8 +189,7 @@ def difference_ci(a: np.ndarray, b: np.ndarray, settings: Statistics) -> tuple[f
 
 
 def _labelled_effects(rows: list[dict[str, Any]], checks: pd.DataFrame | None) -> pd.DataFrame:
-    columns = [c for c in tables.TENSION_EFFECTS.names if c not in ("valid", "failed")]
-    frame = pd.DataFrame(rows, columns=columns)
+    frame = tables.TENSION_EFFECTS.partial(rows, omit=LABELS)
     checks = tables.VALIDITY.empty() if checks is None else checks
     return tables.TENSION_EFFECTS.frame(label_frame(frame, checks))
 

@@ -218,6 +218,6 @@ def story_statistics(curves: pd.DataFrame, settings: CurveSettings) -> pd.DataFr
                 "no_rate_judged": float(judged_only.mean()) if len(judged_only) else math.nan,
             }
         )
-    columns = [*tables.TENSION_STORIES.names, *map(angle_column, settings.angles)]
-    frame = pd.DataFrame(rows, columns=columns)
+    angles = [angle_column(a) for a in settings.angles]
+    frame = tables.TENSION_STORIES.partial(rows, extra=angles)
     return tables.TENSION_STORIES.frame(frame)
