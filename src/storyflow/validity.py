@@ -33,7 +33,7 @@ from storyflow import bootstrap, tables
 #: (it failed a check of its role), or rest on nothing a check covers.
 VALID, FAILED, NOT_CHECKED = "valid", "failed", "not checked"
 #: A measure's verdict rule: (validity table, corpus, story measure, model) → (verdict, the failed
-#: checks in words, '' unless failed).
+#: checks in words, '' unless failed); a measure computed with no model ('') never reaches it.
 VerdictRule = Callable[[pd.DataFrame, str, str, str], tuple[str, str]]
 
 #: How a check's value decides: the value itself reaches the threshold, or the lower end of its

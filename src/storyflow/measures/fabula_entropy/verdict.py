@@ -14,7 +14,7 @@ def verdict(table: pd.DataFrame, corpus: str, measure: str, model: str) -> tuple
     variant passed), ``pooled`` (built from valid readers only: valid) or ``human`` (not
     checked). A reader is checked on each corpus's own controls, so the verdict is per corpus.
     ``measure`` is any of the stage's story measures: they share the verdict."""
-    if not model or model == "human":
+    if model == "human":
         return NOT_CHECKED, ""
     if model == "pooled":
         return VALID, ""

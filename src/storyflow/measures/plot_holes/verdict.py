@@ -16,8 +16,6 @@ def verdict(table: pd.DataFrame, corpus: str, measure: str, model: str) -> tuple
     the validity ``table``: the detector's checks on the validation pool
     (:func:`storyflow.measures.plot_holes.validation.verdict_of`), which hold for every
     ``corpus``."""
-    if not model:
-        return NOT_CHECKED, ""
     key = f"surprisal:{model}" if measure == SURPRISAL_MEASURE else model
     checked = verdict_of(table)
     if key not in checked:

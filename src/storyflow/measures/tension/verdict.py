@@ -16,7 +16,7 @@ def verdict(table: pd.DataFrame, corpus: str, measure: str, model: str) -> tuple
     forecaster ``model``, from the validity ``table``: valid when the forecaster and the judge
     passed their checks (:func:`storyflow.measures.tension.validity.labels`). The checks run on
     ROCStories and hold for every ``corpus``."""
-    if not model or measure == PMI_MEASURE:
+    if measure == PMI_MEASURE:
         return NOT_CHECKED, ""
     judge = measure.rsplit(".", 1)[1]
     passed, failed = labels(table, model, judge)
