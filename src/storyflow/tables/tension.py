@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from storyflow.tables.base import Table
 
+#: A story of the corpus and the forecaster model that reads it.
+_STORY = {"story_id": "object", "story_type": "object", "model": "object"}
+
 _CUT = {
-    "story_id": "object",
-    "story_type": "object",
-    "model": "object",
+    **_STORY,
     "cut": "int64",
     "sentence_idx": "int64",
     "pct": "float64",
@@ -34,9 +35,7 @@ TENSION_CUTS = Table(
 TENSION_EXCLUDED = Table(
     "tension excluded stories",
     {
-        "story_id": "object",
-        "story_type": "object",
-        "model": "object",
+        **_STORY,
         "n_sentences": "int64",
         "reason": "object",
     },
@@ -98,9 +97,7 @@ TENSION_CURVES = Table(
 TENSION_STORIES = Table(
     "tension stories",
     {
-        "story_id": "object",
-        "story_type": "object",
-        "model": "object",
+        **_STORY,
         "judge": "object",
         "n_cuts": "int64",
         "n_unjudged": "int64",
@@ -180,13 +177,7 @@ TENSION_CALIBRATION_COSINES = Table(
 TENSION_CALIBRATION_JUDGMENTS = Table(
     "tension calibration judgments",
     {
-        **_CUT,
-        "sample": "int64",
-        "judge": "object",
-        "score": "float64",
-        "mass": "float64",
-        "match": "boolean",
-        "status": "object",
+        **TENSION_JUDGMENTS.columns,
         "ending": "object",
         "half": "object",
     },
