@@ -159,15 +159,20 @@ _POOL_DOC = (
     "0 on every question; one reader sampled: its own uncertainty; readers that failed)."
 )
 
+#: The reader pool a row rests on (see _POOL_DOC).
+_POOL = {
+    "pool": "object",
+    "readers": "object",
+    "n_readers": "int64",
+    "population": "int64",
+    "valid": "bool",
+    "note": "object",
+}
+
 FEI_STORY_INDICES = Table(
     "fabula-entropy story indices",
     {
-        "pool": "object",
-        "readers": "object",
-        "n_readers": "int64",
-        "population": "int64",
-        "valid": "bool",
-        "note": "object",
+        **_POOL,
         "story_id": "object",
         "version": "object",
         "condition": "object",
@@ -191,12 +196,7 @@ FEI_STORY_INDICES = Table(
 FEI_COMPARISON = Table(
     "fabula-entropy original vs corrupted",
     {
-        "pool": "object",
-        "readers": "object",
-        "n_readers": "int64",
-        "population": "int64",
-        "valid": "bool",
-        "note": "object",
+        **_POOL,
         "kind": "object",
         "condition": "object",
         "measure": "object",
