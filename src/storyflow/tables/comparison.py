@@ -4,6 +4,7 @@ models' agreement and the measures' separation of groups."""
 from __future__ import annotations
 
 from storyflow.tables.base import Table
+from storyflow.tables.shared import VALIDITY_LABELS
 
 STORY_TABLE = Table(
     "story table",
@@ -67,8 +68,7 @@ MEASURE_CORRELATIONS = Table(
         "partial": "float64",
         "partial_low": "float64",
         "partial_high": "float64",
-        "valid": "bool",
-        "failed": "object",
+        **VALIDITY_LABELS,
     },
     key=("model", "measure_a", "measure_b"),
     doc="Spearman's rho of two story-level measures over the n stories with both (pairwise "
@@ -85,8 +85,7 @@ MODEL_AGREEMENT = Table(
         "model_a": "object",
         "model_b": "object",
         **_CORRELATION,
-        "valid": "bool",
-        "failed": "object",
+        **VALIDITY_LABELS,
     },
     key=("measure", "model_a", "model_b"),
     doc="Spearman's rho between two models' story scores of one measure, bootstrap CI, n; "
@@ -110,8 +109,7 @@ MEASURE_SEPARATION = Table(
         "g_low": "float64",
         "g_high": "float64",
         "tested": "bool",
-        "valid": "bool",
-        "failed": "object",
+        **VALIDITY_LABELS,
     },
     key=("contrast", "model", "measure"),
     doc="Hedges' g (group a minus group b, unitless) with its CI, for every contrast, model and "

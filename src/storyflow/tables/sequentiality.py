@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from storyflow.tables.base import Table
 from storyflow.tables.lm import CELL_COLUMNS, TERM_COLUMNS
+from storyflow.tables.shared import GROUP_SUMMARY
 
 SENTENCE_SEQUENTIALITY = Table(
     "sentence sequentiality",
@@ -41,13 +42,7 @@ SUMMARY = Table(
     "sequentiality summary",
     {
         **CELL_COLUMNS,
-        "story_type": "object",
-        "measure": "object",
-        "n": "int64",
-        "mean": "float64",
-        "sd": "float64",
-        "ci_low": "float64",
-        "ci_high": "float64",
+        **GROUP_SUMMARY,
     },
     doc="Mean, SD and t-based CI of story-level measures per story type (nats/token).",
 )

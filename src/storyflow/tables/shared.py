@@ -1,9 +1,25 @@
 """The tables every measure writes: its validity checks and its story measures (what the comparison
-reads)."""
+reads); and the column groups that mean the same in several measures' tables."""
 
 from __future__ import annotations
 
 from storyflow.tables.base import Table
+
+#: A story-level measure summarised over the stories of one story type: n stories with a value,
+#: their mean and SD, and the mean's confidence interval (in the measure's unit).
+GROUP_SUMMARY = {
+    "story_type": "object",
+    "measure": "object",
+    "n": "int64",
+    "mean": "float64",
+    "sd": "float64",
+    "ci_low": "float64",
+    "ci_high": "float64",
+}
+
+#: A result's validity labels: valid, whether every model it rests on passed its validity
+#: checks; failed, what did not ('' when valid; each table's doc says in which words).
+VALIDITY_LABELS = {"valid": "bool", "failed": "object"}
 
 VALIDITY = Table(
     "validity",

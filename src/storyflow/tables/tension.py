@@ -4,6 +4,7 @@ the group comparisons."""
 from __future__ import annotations
 
 from storyflow.tables.base import Table
+from storyflow.tables.shared import GROUP_SUMMARY, VALIDITY_LABELS
 
 #: A story of the corpus and the forecaster model that reads it.
 _STORY = {"story_id": "object", "story_type": "object", "model": "object"}
@@ -194,16 +195,9 @@ TENSION_GROUPS = Table(
         "model": "object",
         "judge": "object",
         "k": "int64",
-        "story_type": "object",
-        "measure": "object",
-        "n": "int64",
-        "mean": "float64",
-        "sd": "float64",
-        "ci_low": "float64",
-        "ci_high": "float64",
+        **GROUP_SUMMARY,
         "flag": "object",
-        "valid": "bool",
-        "failed": "object",
+        **VALIDITY_LABELS,
     },
     doc="Mean, SD (n - 1) and percentile-bootstrap CI (over stories, inside the statistic's "
     "range) of a tension story statistic per group (forecaster, judge, K); n = stories with a "
@@ -242,8 +236,7 @@ TENSION_EFFECTS = Table(
         "g_ci_high": "float64",
         "tested": "bool",
         "flag": "object",
-        "valid": "bool",
-        "failed": "object",
+        **VALIDITY_LABELS,
     },
     doc="Group a vs b: diff = mean difference a - b with its percentile-bootstrap CI (paired: "
     "mean of the per-prompt differences, prompts resampled; unpaired: difference of means, "
