@@ -35,16 +35,58 @@ from storyflow.settings import settings_from
 
 
 @dataclass(frozen=True)
-class Statistics:
-    """The config's ``stats`` block as a rule's params hand it over (``plan.statistics``):
-    ``confidence`` level of every interval (0-1), ``resamples`` and ``seed`` of the percentile
-    bootstrap (:func:`interval`), and ``min_group_size``, the fewest stories a group needs to
-    be tested or compared (a smaller one keeps its mean and interval, and says why it is not
-    tested)."""
+class Resampling:
+    """The percentile bootstrap's settings, from the config's ``stats`` block: the
+    ``confidence`` level of every interval (0-1), the ``resamples`` drawn and the generator's
+    ``seed`` (:func:`interval`). Its methods are this module's intervals drawn with them."""
 
     confidence: float
     resamples: int
     seed: int
+
+    def interval(
+        self, samples: Sequence[Any], statistic: Callable[..., Any], **options: Any
+    ) -> tuple[float, float]:
+        """:func:`interval` with these settings (``options``: its ``paired``, ``vectorized``,
+        ``min_size``)."""
+        return interval(
+            samples,
+            statistic,
+            confidence=self.confidence,
+            resamples=self.resamples,
+            seed=self.seed,
+            **options,
+        )
+
+    def units_interval(
+        self, units: Sequence[Any], statistic: Callable[[list[Any]], float]
+    ) -> tuple[float, float]:
+        """:func:`units_interval` with these settings."""
+        return units_interval(
+            units, statistic, confidence=self.confidence, resamples=self.resamples, seed=self.seed
+        )
+
+    def mean_ci(self, values: Sequence[float] | np.ndarray) -> tuple[float, float, float]:
+        """Mean of ``values`` (NaN values left out) and its interval (:func:`mean_interval`):
+        for bounded quantities (shares, no-rates, entropies) whose t interval would leave
+        their range at small n. NaN bounds with fewer than 2 values, all NaN with none."""
+        x = np.asarray(values, float)
+        x = x[~np.isnan(x)]
+        if len(x) == 0:
+            return math.nan, math.nan, math.nan
+        low, high = mean_interval(
+            x, confidence=self.confidence, resamples=self.resamples, seed=self.seed
+        )
+        return float(x.mean()), low, high
+
+
+@dataclass(frozen=True)
+class Statistics(Resampling):
+    """The config's ``stats`` block as a rule's params hand it over (``plan.statistics``): the
+    bootstrap's settings (:class:`Resampling`) and ``min_group_size``, the fewest stories a
+    group needs to be tested or compared (a smaller one keeps its mean and interval, and says
+    why it is not tested)."""
+
     min_group_size: int
 
     @classmethod

@@ -80,13 +80,8 @@ def mean_ci(
 ) -> tuple[float, float, float]:
     """Mean of ``values`` and its percentile bootstrap interval: for bounded quantities (shares,
     no-rates, entropies) whose t interval would leave their range at small n. NaN bounds with
-    fewer than 2 values."""
-    x = np.asarray(values, float)
-    x = x[~np.isnan(x)]
-    if len(x) == 0:
-        return math.nan, math.nan, math.nan
-    low, high = bootstrap.mean_interval(x, confidence=confidence, resamples=resamples, seed=seed)
-    return float(x.mean()), low, high
+    fewer than 2 values (:meth:`storyflow.bootstrap.Resampling.mean_ci`)."""
+    return bootstrap.Resampling(confidence, resamples, seed).mean_ci(values)
 
 
 def decide(value: float, ci_low: float, threshold: float, rule: str) -> bool:

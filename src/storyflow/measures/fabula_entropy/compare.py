@@ -37,7 +37,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from storyflow import bootstrap, tables, validity
+from storyflow import tables, validity
+from storyflow.bootstrap import Statistics
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy.entropy import binary_entropy, human_p_yes, pool
 from storyflow.settings import settings_from
@@ -80,20 +81,6 @@ def headline_pool(names: Sequence[str]) -> str:
     """The pool the headline rests on: ``pooled`` (the valid readers) when there is one, else
     ``all`` (every reader; its rows say they are not valid)."""
     return next((n for n in HEADLINE_POOLS if n in names), "all")
-
-
-class Statistics(bootstrap.Statistics):
-    """The ``stats`` block (:class:`storyflow.bootstrap.Statistics`) with the intervals fabula
-    entropy draws from it: a smaller contrast than ``min_group_size`` is not tested; every mean
-    keeps its interval."""
-
-    def mean_ci(self, values: np.ndarray) -> tuple[float, float, float]:
-        """Mean and percentile bootstrap CI (inside the statistic's range at any n; NaN bounds
-        for fewer than two values). ``min_group_size`` gates tests, not intervals."""
-        x = np.asarray(values, float)
-        return validity.mean_ci(
-            x, confidence=self.confidence, resamples=self.resamples, seed=self.seed
-        )
 
 
 @dataclass(frozen=True)
@@ -203,13 +190,7 @@ def _control_intervals(c: pd.DataFrame, stats: Statistics) -> dict[str, tuple[fl
     accuracy (``balanced``) over stories (a story's controls resampled together)."""
     units = _by_story(c, "p_yes")
     return {
-        name: bootstrap.units_interval(
-            units,
-            _pooled_stat(stat),
-            confidence=stats.confidence,
-            resamples=stats.resamples,
-            seed=stats.seed,
-        )
+        name: stats.units_interval(units, _pooled_stat(stat))
         for name, stat in (("auc", _auc), ("balanced", _balanced))
     }
 

@@ -17,5 +17,7 @@ Modules:
   measures, the human-vs-LLM detection rates, the benchmark's scores;
 - :mod:`.ceeval`: the CEEval-Full metric, classification scores, bootstrap CIs, baselines;
 - :mod:`.review`: the review sheet (one row per story and annotator) and the annotators'
-  majority; :mod:`.benchmark`: the published FlawedFictions files.
+  majority; :mod:`.benchmark`: the published FlawedFictions files;
+- :mod:`.versions`: a story version's row and item id, as every maker writes them, and the pass
+  over the versions that detectors and baselines make.
 """

@@ -22,6 +22,7 @@ import pandas as pd
 from storyflow import tables
 from storyflow.corpora.base import read_csv_columns, read_utf8
 from storyflow.errors import InputDataError, StoryflowError
+from storyflow.measures.plot_holes.versions import version_row
 
 MAKER = "flawedfictions"
 FIELDS = {
@@ -118,14 +119,11 @@ def read_benchmark(
         )
         version = "F" if flawed else "O"
         rows.append(
-            tables.PLOT_HOLE_STORIES.row(
-                story_id=story_id,
-                item_id=f"{story_id}:{MAKER}:{version}",
-                maker=MAKER,
-                version=version,
-                has_error=flawed,
-                n_sentences=len(sents),
-                sentences=sents,
+            version_row(
+                story_id,
+                MAKER,
+                version,
+                sents,
                 error_lines=error,
                 contr_lines=contr,
                 target_idx=error[0] - 1 if error else -1,

@@ -34,6 +34,7 @@ import pandas as pd
 from storyflow import tables
 from storyflow.measures.plot_holes import lexicon
 from storyflow.measures.plot_holes.acts import act_bounds
+from storyflow.measures.plot_holes.versions import version_row
 from storyflow.progress import LoggedBar
 from storyflow.seeds import item_rng
 
@@ -198,14 +199,11 @@ def _rows(edit: Edit, original: str, provenance: Mapping[str, Any]) -> list[dict
         sents = edit.versions[version]
         flawed = version == "F"
         rows.append(
-            tables.PLOT_HOLE_STORIES.row(
-                story_id=edit.story_id,
-                item_id=f"{edit.story_id}:{MAKER}:{version}",
-                maker=MAKER,
-                version=version,
-                has_error=flawed,
-                n_sentences=len(sents),
-                sentences=sents,
+            version_row(
+                edit.story_id,
+                MAKER,
+                version,
+                sents,
                 error_lines=[c + 1] if flawed else [],
                 contr_lines=[e + 1] if flawed else [],
                 target_idx=c - 1 if version == "D" else c,

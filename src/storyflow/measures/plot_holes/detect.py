@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import logging
 import math
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -52,7 +51,7 @@ from storyflow.measures.plot_holes.ceeval import (
     paper_answer,
     parse_localization,
 )
-from storyflow.progress import LoggedBar
+from storyflow.measures.plot_holes.versions import each_version
 from storyflow.seeds import item_rng, stable_hash
 from storyflow.settings import settings_from
 
@@ -314,14 +313,7 @@ def detect(model: LanguageModel, items: pd.DataFrame, settings: DetectorSettings
     rows: list[dict[str, Any]] = []
     too_long: list[str] = []
     started = time.perf_counter()
-    for item in LoggedBar(
-        items.itertuples(index=False),
-        total=len(items),
-        desc=f"detect ({model.name})",
-        unit="story",
-        file=sys.stderr,
-        mininterval=5.0,
-    ):
+    for item in each_version(items, f"detect ({model.name})"):
         sents = tuple(item.sentences)
         plan = planned[sents]
         if limit is None or plan.need <= limit:

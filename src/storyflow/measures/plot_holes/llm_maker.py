@@ -89,6 +89,7 @@ from storyflow.measures.plot_holes.maker_edits import (
     tagged_story,
 )
 from storyflow.measures.plot_holes.review import review_sheet
+from storyflow.measures.plot_holes.versions import version_row
 from storyflow.progress import LoggedBar
 from storyflow.sentences import load_spacy
 from storyflow.settings import settings_from
@@ -536,14 +537,11 @@ def _rows(
     target = edit.error[0]
     for version, sents_v, flawed in (("O", sents, False), ("F", edit.sentences, True)):
         rows.append(
-            tables.PLOT_HOLE_STORIES.row(
-                story_id=story_id,
-                item_id=f"{story_id}:{MAKER}:{version}",
-                maker=MAKER,
-                version=version,
-                has_error=flawed,
-                n_sentences=len(sents_v),
-                sentences=list(sents_v),
+            version_row(
+                story_id,
+                MAKER,
+                version,
+                sents_v,
                 error_lines=[i + 1 for i in edit.error] if flawed else [],
                 contr_lines=[i + 1 for i in edit.contradicted] if flawed else [],
                 target_idx=target,

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import logging
 import math
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +47,7 @@ from storyflow.measures.plot_holes.detect import (
     question_prompt,
     yes_no,
 )
-from storyflow.progress import LoggedBar
+from storyflow.measures.plot_holes.versions import each_version
 from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
@@ -177,14 +176,7 @@ def nli_answers(model: LanguageModel, items: pd.DataFrame, settings: NliSettings
     limit = fit_window(model, [size + 8 for _, size in prompts.values()], settings.n_ctx)
     cache: dict[tuple[str, str], float] = {}
     rows, no_pairs, too_long = [], [], []
-    for item in LoggedBar(
-        items.itertuples(index=False),
-        total=len(items),
-        desc=f"nli ({model.name})",
-        unit="story",
-        file=sys.stderr,
-        mininterval=5.0,
-    ):
+    for item in each_version(items, f"nli ({model.name})"):
         sents = list(item.sentences)
         keys = [((sents[i], sents[j]), (i, j)) for i, j in pair_sets[item.item_id]]
         fits = limit is None or all(prompts[k][1] + 8 <= limit for k, _ in keys)

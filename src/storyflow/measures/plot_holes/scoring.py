@@ -18,6 +18,7 @@ import pandas as pd
 from storyflow import tables
 from storyflow.measures.plot_holes.ceeval import UNREAD, score_detector
 from storyflow.measures.plot_holes.detect import TOO_LONG
+from storyflow.measures.plot_holes.versions import version_row
 from storyflow.tables.plot_holes import ALL_LLMS
 
 log = logging.getLogger(__name__)
@@ -381,14 +382,11 @@ def detection_items(
     for story in stories.itertuples(index=False):
         sents = by_story.get(str(story.story_id), [])
         rows.append(
-            tables.PLOT_HOLE_STORIES.row(
-                story_id=str(story.story_id),
-                item_id=f"{story.story_id}:original:O",
-                maker="original",
-                version="O",
-                has_error=False,
-                n_sentences=len(sents),
-                sentences=sents,
+            version_row(
+                str(story.story_id),
+                "original",
+                "O",
+                sents,
                 error_lines=[],
                 contr_lines=[],
                 target_idx=-1,

@@ -29,7 +29,6 @@ from __future__ import annotations
 import logging
 import math
 import re
-import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -41,7 +40,7 @@ from storyflow.lm.backends import Scorer
 from storyflow.lm.connect import LanguageModel
 from storyflow.measures.plot_holes.ceeval import ceeval_full
 from storyflow.measures.plot_holes.detect import answer_row
-from storyflow.progress import LoggedBar
+from storyflow.measures.plot_holes.versions import each_version
 
 log = logging.getLogger(__name__)
 
@@ -68,14 +67,7 @@ def score_versions(scorer: Scorer, made: pd.DataFrame, model: str, n_ctx: int) -
     """PLOT_HOLE_SURPRISAL rows for every version of ``made`` (PLOT_HOLE_STORIES rows)."""
     rows = []
     too_long = 0
-    for item in LoggedBar(
-        made.itertuples(index=False),
-        total=len(made),
-        desc=f"surprisal ({model})",
-        unit="version",
-        file=sys.stderr,
-        mininterval=5.0,
-    ):
+    for item in each_version(made, f"surprisal ({model})", unit="version"):
         nlls = sentence_nlls(scorer, list(item.sentences), n_ctx)
         too_long += any(math.isnan(x) for _, x in nlls)
         for i, (n, nll) in enumerate(nlls):

@@ -206,18 +206,15 @@ def validation_pool(
 
 
 @dataclass(frozen=True)
-class CheckSettings:
+class CheckSettings(bootstrap.Resampling):
     """Thresholds and intervals (config ``validity.detector``, ``stats.resamples``,
-    ``stats.seed`` and ``stats.confidence``) and the attribute ``classes`` of the pairs
-    checked (``plot_holes.validation.classes``; None: every class). Defaults and ranges are the
-    config schema's."""
+    ``stats.seed`` and ``stats.confidence``: :class:`storyflow.bootstrap.Resampling`) and the
+    attribute ``classes`` of the pairs checked (``plot_holes.validation.classes``; None: every
+    class). Defaults and ranges are the config schema's."""
 
     min_auroc: float
     min_ceeval_gain: float
     min_pairs: int
-    confidence: float
-    resamples: int
-    seed: int
     classes: tuple[str, ...] | None
 
     @classmethod
@@ -258,11 +255,10 @@ def role_checks(
     :func:`pairs_of`'s pairs."""
     units = list(zip(pairs["score_O"], pairs["score_F"], strict=True))
     n = len(units)
-    boot: dict[str, Any] = {"confidence": settings.confidence, "resamples": settings.resamples}
     auroc = _auroc(units) if n else math.nan
-    auroc_ci = bootstrap.units_interval(units, _auroc, seed=settings.seed, **boot)
+    auroc_ci = settings.units_interval(units, _auroc)
     gain = ((pairs["ceeval_O"] + pairs["ceeval_F"]) / 2 - 0.5).to_numpy(float)
-    mean, low, high = validity.mean_ci(gain, seed=settings.seed, **boot)
+    mean, low, high = settings.mean_ci(gain)
     return [
         validity.check(
             measure=MEASURE,

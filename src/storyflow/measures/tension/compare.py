@@ -1,7 +1,7 @@
 """Tension across groups of stories: group means, contrasts, and the tables other stages read.
 
 - :func:`group_means`: per forecaster × judge × story type × measure, the mean, SD (n − 1) and a
-  percentile-bootstrap CI over stories (:func:`storyflow.validity.mean_ci`: inside the
+  percentile-bootstrap CI over stories (:meth:`storyflow.bootstrap.Resampling.mean_ci`: inside the
   statistic's range, where a t interval of a share at n = 4 reaches below 0 or above 1). NaN
   values (e.g. a story with no peak) are left out and not counted. Every group of two or more
   stories gets its interval; one with fewer than ``stats.min_group_size`` stories is flagged
@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from storyflow import bootstrap, tables, validity
+from storyflow import tables
 from storyflow.bootstrap import Statistics
 from storyflow.measures.tension.validity import label_frame, read_checks
 from storyflow.stats import contrast_members, group_label, hedges_g, welch_t
@@ -86,9 +86,9 @@ def too_small(n: int, settings: Statistics, what: str = "stories") -> str:
 
 def mean_interval(values: np.ndarray, settings: Statistics) -> dict[str, float | str]:
     """The columns mean, sd, ci_low, ci_high and flag of a group's values: the
-    percentile-bootstrap CI of the mean (:func:`storyflow.validity.mean_ci`; NaN for a single
-    story). A group below ``min_group_size`` keeps its interval (inside the statistic's range
-    at any n), flagged as resting on few stories."""
+    percentile-bootstrap CI of the mean (:meth:`storyflow.bootstrap.Resampling.mean_ci`; NaN for
+    a single story). A group below ``min_group_size`` keeps its interval (inside the statistic's
+    range at any n), flagged as resting on few stories."""
     n = len(values)
     if n == 0:
         return {
@@ -98,9 +98,7 @@ def mean_interval(values: np.ndarray, settings: Statistics) -> dict[str, float |
             "ci_high": math.nan,
             "flag": "no story with a value",
         }
-    mean, low, high = validity.mean_ci(
-        values, confidence=settings.confidence, resamples=settings.resamples, seed=settings.seed
-    )
+    mean, low, high = settings.mean_ci(values)
     return {
         "mean": mean,
         "sd": float(values.std(ddof=1)) if n >= 2 else math.nan,
@@ -157,9 +155,7 @@ def _paired_row(a: np.ndarray, b: np.ndarray, settings: Statistics) -> dict[str,
     out["tested"] = not out["flag"]
     if not out["tested"]:
         return out
-    _, out["diff_ci_low"], out["diff_ci_high"] = validity.mean_ci(
-        diff, confidence=settings.confidence, resamples=settings.resamples, seed=settings.seed
-    )
+    _, out["diff_ci_low"], out["diff_ci_high"] = settings.mean_ci(diff)
     if diff.std() > 0:
         res = sps.ttest_rel(a, b)
         out["t"], out["p_t"] = float(res.statistic), float(res.pvalue)
@@ -178,14 +174,7 @@ def difference_ci(a: np.ndarray, b: np.ndarray, settings: Statistics) -> tuple[f
     def difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
         return x.mean(axis=axis) - y.mean(axis=axis)
 
-    return bootstrap.interval(
-        (a, b),
-        difference,
-        confidence=settings.confidence,
-        resamples=settings.resamples,
-        seed=settings.seed,
-        min_size=1,
-    )
+    return settings.interval((a, b), difference, min_size=1)
 
 
 def _labelled_effects(rows: list[dict[str, Any]], checks: pd.DataFrame | None) -> pd.DataFrame:

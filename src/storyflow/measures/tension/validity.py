@@ -39,7 +39,7 @@ forecasts) passed every check; :func:`labels` says which failed.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,15 +57,12 @@ CHANCE = 0.5
 
 
 @dataclass(frozen=True)
-class CheckSettings:
+class CheckSettings(bootstrap.Resampling):
     """Thresholds and interval settings of the checks (config ``validity`` and
-    the ``stats`` block): ``confidence`` level, ``resamples`` and ``seed`` of the bootstrap,
-    ``min_pairwise`` (forecaster), ``min_balanced_accuracy`` and ``min_judge_pairwise``
-    (judge)."""
+    the ``stats`` block): ``confidence`` level, ``resamples`` and ``seed`` of the bootstrap
+    (:class:`storyflow.bootstrap.Resampling`), ``min_pairwise`` (forecaster),
+    ``min_balanced_accuracy`` and ``min_judge_pairwise`` (judge)."""
 
-    confidence: float
-    resamples: int
-    seed: int
     min_pairwise: float
     min_balanced_accuracy: float
     min_judge_pairwise: float
@@ -74,18 +71,6 @@ class CheckSettings:
     def from_params(cls, params: Mapping[str, Any]) -> CheckSettings:
         """From a rule's params (the plan's tension check settings, from the validated config)."""
         return settings_from(cls, params, where="validity and stats.confidence")
-
-
-def _interval(
-    units: Sequence[Any], statistic: Callable[[list[Any]], float], settings: CheckSettings
-) -> tuple[float, float]:
-    return bootstrap.units_interval(
-        units,
-        statistic,
-        confidence=settings.confidence,
-        resamples=settings.resamples,
-        seed=settings.seed,
-    )
 
 
 def _share(units: Sequence[tuple[int, int]]) -> float:
@@ -102,8 +87,6 @@ def forecaster_check(
     mine = cosines[cosines["model"] == forecaster]
     wins = mine.assign(win=mine["right"] > mine["wrong"])
     units = [(int(g["win"].sum()), len(g)) for _, g in wins.groupby("story_id", sort=False)]
-    value = _share(units)
-    ci = _interval(units, _share, settings)
     stories = mine.drop_duplicates("story_id")
     echo = float((stories["context_right"] > stories["context_wrong"]).mean())
     return validity.check(
@@ -112,8 +95,8 @@ def forecaster_check(
         role="forecaster",
         model=forecaster,
         name="pairwise_accuracy",
-        value=value,
-        ci=ci,
+        value=_share(units),
+        ci=settings.units_interval(units, _share),
         threshold=settings.min_pairwise,
         rule=validity.RULES[1],
         n=len(mine),
@@ -217,38 +200,29 @@ def judge_rows(
     ``decision``: how the verdict was made, in words (for the detail)."""
     units, pairs = _judge_counts(verdicts)
     value = _balanced(units) if units else math.nan
-    ci = _interval(units, _balanced, settings)
+    ci = settings.units_interval(units, _balanced)
     n = len(verdicts)
     detail = _judge_detail(n, forecaster, units, decision)
-    return [
+    balanced = [  # one balanced accuracy, decided two ways
         validity.check(
             measure=MEASURE,
             corpus=CORPUS,
             role="judge",
             model=judge,
-            name=f"balanced_accuracy[{forecaster}]",
+            name=f"{name}[{forecaster}]",
             value=value,
             ci=ci,
-            threshold=settings.min_balanced_accuracy,
-            rule=validity.RULES[0],
+            threshold=threshold,
+            rule=rule,
             n=n,
             detail=detail,
-        ),
-        validity.check(
-            measure=MEASURE,
-            corpus=CORPUS,
-            role="judge",
-            model=judge,
-            name=f"balanced_accuracy_vs_chance[{forecaster}]",
-            value=value,
-            ci=ci,
-            threshold=CHANCE,
-            rule=validity.RULES[1],
-            n=n,
-            detail=detail,
-        ),
-        _judge_pairwise(pairs, forecaster, judge, settings),
+        )
+        for name, threshold, rule in (
+            ("balanced_accuracy", settings.min_balanced_accuracy, validity.RULES[0]),
+            ("balanced_accuracy_vs_chance", CHANCE, validity.RULES[1]),
+        )
     ]
+    return [*balanced, _judge_pairwise(pairs, forecaster, judge, settings)]
 
 
 def _judge_pairwise(
@@ -257,7 +231,6 @@ def _judge_pairwise(
     """The judge's pairwise-accuracy row (:data:`tables.VALIDITY`): the share of forecasts it
     scores higher against the right ending than the wrong one (``pairs`` per story:
     :func:`_judge_counts`), with its bootstrap interval over stories."""
-    pairwise, pair_ci = _share(pairs), _interval(pairs, _share, settings)
     n_pairs = sum(p[1] for p in pairs)
     return validity.check(
         measure=MEASURE,
@@ -265,8 +238,8 @@ def _judge_pairwise(
         role="judge",
         model=judge,
         name=f"pairwise_accuracy[{forecaster}]",
-        value=pairwise,
-        ci=pair_ci,
+        value=_share(pairs),
+        ci=settings.units_interval(pairs, _share),
         threshold=settings.min_judge_pairwise,
         rule=validity.RULES[1],
         n=n_pairs,
