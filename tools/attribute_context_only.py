@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+from replication_markdown import markdown_table
 from snakemake.utils import update_config
 
 from storyflow import config_files, tables
@@ -183,9 +184,7 @@ def main() -> None:
     result = pd.concat(found, ignore_index=True)
     if args.out:
         result.to_csv(args.out, index=False)
-    print()
-    print("| figure | published | " + " | ".join(VARIANTS) + " |")
-    print("|---|---|" + "---|" * len(VARIANTS))
+    rows = []
     for row_id in ROWS:
         part = result[result["id"] == row_id].set_index("variant")
         if part.empty:
@@ -195,8 +194,9 @@ def main() -> None:
             f" {part.loc[v, 'verdict']}"
             for v in VARIANTS
         ]
-        published = part["published"].iloc[0]
-        print(f"| {row_id} | {published:.3g} | " + " | ".join(cells) + " |")
+        rows.append([row_id, f"{part['published'].iloc[0]:.3g}", *cells])
+    print()
+    print(markdown_table(["figure", "published", *VARIANTS], rows))
 
 
 if __name__ == "__main__":

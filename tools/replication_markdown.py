@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from storyflow import tables
@@ -34,6 +35,43 @@ def _ours(row: dict) -> str:
     return f"{number(value)}{interval}"
 
 
+#: The table's columns.
+HEADER = (
+    "figure (line)",
+    "published",
+    "ours [95% CI]",
+    "n",
+    "models",
+    "validity",
+    "verdict",
+    "CI covers",
+)
+
+
+def _cells(row: dict) -> list[object]:
+    """A replication row's cells, in the columns of :data:`HEADER`."""
+    line = str(row["source"]).split(" l. ", 1)[-1]
+    return [
+        f"{row['id']} (l. {line})",
+        _published(row),
+        _ours(row),
+        row["n"],
+        row["models"],
+        row["validity"],
+        f"**{row['verdict']}**: {row['reason']}",
+        row["ci_covers"],
+    ]
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """A Markdown table: the ``header`` line, its rule, one line per row (cells as text)."""
+
+    def line(cells: Sequence[object]) -> str:
+        return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+    return "\n".join([line(header), "|" + "---|" * len(header), *map(line, rows)])
+
+
 def markdown(path: Path, every: bool = False) -> str:
     """The Markdown table of the replication table at ``path``."""
     frame = tables.read(tables.REPLICATION, path)
@@ -44,19 +82,7 @@ def markdown(path: Path, every: bool = False) -> str:
     text = ["published_direction", "ours_direction", "n", "models", "validity", "reason"]
     cells = frame[[*text, "ci_covers"]].astype(object)  # empty columns are read as float
     frame = frame.assign(**cells.fillna({c: "" for c in text} | {"ci_covers": "n/a"}))
-    lines = [
-        "| figure (line) | published | ours [95% CI] | n | models | validity | verdict "
-        "| CI covers |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for row in frame.to_dict("records"):
-        line = str(row["source"]).split(" l. ", 1)[-1]
-        lines.append(
-            f"| {row['id']} (l. {line}) | {_published(row)} | {_ours(row)} | {row['n']} | "
-            f"{row['models']} | {row['validity']} | **{row['verdict']}**: {row['reason']} | "
-            f"{row['ci_covers']} |"
-        )
-    return "\n".join(lines)
+    return markdown_table(HEADER, [_cells(row) for row in frame.to_dict("records")])
 
 
 def main() -> None:

@@ -96,6 +96,16 @@ _TYPE_WORDS = {
     "object": "a block of keys",
     "null": "null",
 }
+#: The JSON schema type of a value read from a config file (bool first: a bool is an int).
+_SCHEMA_TYPES: dict[type, str] = {
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
 
 
 def _read_yaml_schema(path: Path) -> dict[str, Any]:
@@ -223,19 +233,11 @@ def _show(value: Any) -> str:
 
 
 def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a text (string)"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a block of keys"
-    return "null" if value is None else type(value).__name__
+    """What a config value is, in the words of :data:`_TYPE_WORDS` (its JSON schema type)."""
+    for python_type, schema_type in _SCHEMA_TYPES.items():
+        if isinstance(value, python_type):
+            return _TYPE_WORDS[schema_type]
+    return type(value).__name__
 
 
 def _allowed(schema: Any) -> str:

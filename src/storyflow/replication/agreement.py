@@ -23,7 +23,7 @@ as a separate statement about size.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -77,6 +77,14 @@ class Ours:
     def computed(self) -> bool:
         """Whether this run gives a value or a direction."""
         return math.isfinite(self.value) or bool(self.direction)
+
+
+def result_table(
+    table: tables.Table, files: Mapping[str, Sequence[str]], key: str
+) -> pd.DataFrame | None:
+    """The run's result table given as ``files[key]`` (read and checked as ``table``), or None
+    when the run does not make it (the measure behind it is not run)."""
+    return tables.read(table, files[key][0]) if key in files else None
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ import pandas as pd
 
 from storyflow import stats, tables
 from storyflow.measures.sequentiality.covariates import SENTENCE_MEASURES
-from storyflow.replication.agreement import Ours
+from storyflow.replication.agreement import Ours, result_table
 from storyflow.replication.effects import AggregatedG, aggregated_g
 
 #: The paper's model names (Tables A1-A9) as (family, size, variant) of a storyflow model entry.
@@ -254,9 +254,7 @@ def ours(
             if "document_id" in labels
             else {}
         )
-    coefficients = (
-        tables.read(tables.COEFFICIENTS, files["regression"][0]) if "regression" in files else None
-    )
+    coefficients = result_table(tables.COEFFICIENTS, files, "regression")
     found: dict[str, Ours] = {}
     for row in published.to_dict("records"):
         corpus = str(row["corpus"])

@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from storyflow import tables
-from storyflow.replication.agreement import Ours
+from storyflow.replication.agreement import Ours, result_table
 from storyflow.tables.plot_holes import ALL_LLMS
 from storyflow.validity import wilson_interval
 
@@ -153,16 +153,8 @@ def ours(
     published: pd.DataFrame, files: Mapping[str, Sequence[str]], settings: Mapping[str, Any]
 ) -> dict[str, Ours]:
     """Our figure for every published FlawedFictions row, by id (see the module docstring)."""
-    scores = (
-        tables.read(tables.PLOT_HOLE_SCORES, files["benchmark_scores"][0])
-        if "benchmark_scores" in files
-        else None
-    )
-    rates = (
-        tables.read(tables.PLOT_HOLE_RATES, files["hanna_rates"][0])
-        if "hanna_rates" in files
-        else None
-    )
+    scores = result_table(tables.PLOT_HOLE_SCORES, files, "benchmark_scores")
+    rates = result_table(tables.PLOT_HOLE_RATES, files, "hanna_rates")
     found: dict[str, Ours] = {}
     for row in published.to_dict("records"):
         if row["quantity"] == "detection_rate":

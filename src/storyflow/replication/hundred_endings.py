@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from storyflow import tables
-from storyflow.replication.agreement import Ours
+from storyflow.replication.agreement import Ours, result_table
 
 #: The HANNA contrast that stands for "human-written above LLM-written".
 HUMAN_VS_LLM = "Human vs all LLMs"
@@ -65,11 +65,7 @@ def ours(
 ) -> dict[str, Ours]:
     """Our figure for every published 100-Endings row, by id (see the module docstring)."""
     del settings
-    effects = (
-        tables.read(tables.TENSION_EFFECTS, files["hanna_effects"][0])
-        if "hanna_effects" in files
-        else None
-    )
+    effects = result_table(tables.TENSION_EFFECTS, files, "hanna_effects")
     found: dict[str, Ours] = {}
     for row in published.to_dict("records"):
         direction = str(row["direction"])

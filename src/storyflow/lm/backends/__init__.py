@@ -6,9 +6,10 @@ sampling and answer layers import them, never the other way round.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -43,6 +44,31 @@ class Scorer(Protocol):
     def tokens_evaluated(self) -> int:
         """Tokens run through the model so far (all calls)."""
         ...
+
+
+class BatchScorer(ABC):
+    """A :class:`Scorer` that tokenizes with its ``vocab`` (the NLL planner's vocabulary:
+    ``tokenize``, ``start_token``) and scores every pass through :meth:`logprobs_batch`."""
+
+    vocab: Any
+
+    def tokenize(self, text: str) -> list[int]:
+        return self.vocab.tokenize(text)
+
+    @property
+    def start_token(self) -> int:
+        return self.vocab.start_token
+
+    def logprobs(self, prefix: Sequence[int], continuation: Sequence[int]) -> np.ndarray:
+        """ln p(continuation[t] | prefix + continuation[:t]) for each t (natural log, float64):
+        a batch of one request."""
+        return self.logprobs_batch([(prefix, continuation)])[0]
+
+    @abstractmethod
+    def logprobs_batch(
+        self, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
+    ) -> list[np.ndarray]:
+        """Log-probs of each (prefix, continuation) request, in the order of ``requests``."""
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

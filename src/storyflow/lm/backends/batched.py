@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from storyflow.errors import StoryflowError
-from storyflow.lm.backends import common_prefix, model_file
+from storyflow.lm.backends import BatchScorer, common_prefix, model_file
 from storyflow.lm.backends.llama_lowlevel import SequenceContext
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ PAD_SHARE = 0.9  # a pass joins a batch when its length is at least this share o
 BRANCH_PAD_SHARE = 0.5
 
 
-class BatchedLlamaCppScorer:
+class BatchedLlamaCppScorer(BatchScorer):
     """llama.cpp scorer evaluating up to ``n_seq`` passes per batch (``logprobs_batch``).
 
     ``n_ctx`` is the longest sequence a pass needs (the engine's window); every sequence gets a
@@ -129,17 +129,6 @@ class BatchedLlamaCppScorer:
         from storyflow.lm.backends.llama_cpp import VocabOnly
 
         return VocabOnly(self.path)
-
-    def tokenize(self, text: str) -> list[int]:
-        return self.vocab.tokenize(text)
-
-    @property
-    def start_token(self) -> int:
-        return self.vocab.start_token
-
-    def logprobs(self, prefix: Sequence[int], continuation: Sequence[int]) -> np.ndarray:
-        """ln p(continuation[t] | prefix + continuation[:t]) for each t (natural log, float64)."""
-        return self.logprobs_batch([(prefix, continuation)])[0]
 
     def logprobs_batch(
         self, requests: Sequence[tuple[Sequence[int], Sequence[int]]]

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from storyflow.errors import StoryflowError
+from storyflow.lm.backends import BatchScorer
 from storyflow.lm.backends.http import HttpBackend
 from storyflow.lm.backends.llama_cpp import END_OF_TEXT
 
@@ -45,7 +46,7 @@ NEEDS = (
 )
 
 
-class ServedScorer:
+class ServedScorer(BatchScorer):
     """The NLL engine's scorer on a served model (module docstring).
 
     ``backend``: the model's HTTP client; ``vocab``: its tokenizer as the planner reads it
@@ -59,21 +60,10 @@ class ServedScorer:
         self.send_ids: bool | None = None  # found on the first pass
         self._probe = threading.Lock()
 
-    def tokenize(self, text: str) -> list[int]:
-        return self.vocab.tokenize(text)
-
-    @property
-    def start_token(self) -> int:
-        return self.vocab.start_token
-
     @property
     def tokens_evaluated(self) -> int:
         """Tokens the server reports having processed (each answer's ``usage``)."""
         return self.backend.tokens_evaluated
-
-    def logprobs(self, prefix: Sequence[int], continuation: Sequence[int]) -> np.ndarray:
-        """ln p(continuation[t] | prefix + continuation[:t]) from the server, natural log."""
-        return self.logprobs_batch([(prefix, continuation)])[0]
 
     def logprobs_batch(
         self, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
