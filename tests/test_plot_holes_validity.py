@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import defaults
+from conftest import defaults, validity_check
 from test_plot_holes import STORY, FakeModel
 
 from storyflow import tables, validity
@@ -505,34 +505,13 @@ def test_the_pooled_row_sets_each_prompts_llm_mean_against_its_human_story() -> 
 def test_best_is_the_valid_detector_with_the_largest_gain() -> None:
     rows = []
     for model, auroc_low, gain in (("a", 0.6, 0.1), ("b", 0.7, 0.2), ("c", 0.4, 0.3)):
+        detector = {"measure": "plot_holes", "corpus": "all", "role": "detector", "model": model,
+                    "rule": "ci_low > threshold", "n": 60}  # fmt: skip
         rows += [
-            validity.check(
-                measure="plot_holes",
-                corpus="all",
-                role="detector",
-                model=model,
-                name="auroc",
-                value=0.8,
-                ci=(auroc_low, 0.9),
-                threshold=0.5,
-                rule="ci_low > threshold",
-                n=60,
-                detail="",
-            ),
-            validity.check(
-                measure="plot_holes",
-                corpus="all",
-                role="detector",
-                model=model,
-                name="ceeval_minus_always_no",
-                value=gain,
-                ci=(0.05, 0.4),
-                threshold=0.0,
-                rule="ci_low > threshold",
-                n=60,
-                detail="",
-            ),
-        ]
+            validity_check(**detector, name="auroc", value=0.8, ci=(auroc_low, 0.9), threshold=0.5),
+            validity_check(**detector, name="ceeval_minus_always_no", value=gain, ci=(0.05, 0.4),
+                           threshold=0.0),
+        ]  # fmt: skip
     table = validity.frame(rows)
     assert scoring.best_detector(table) == "b"  # c has the largest gain but failed
     assert scoring.best_detector(table[table["model"] == "c"]) is None
