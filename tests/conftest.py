@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import math
 import os
 import re
 import runpy
@@ -350,6 +351,19 @@ def sentences_table(texts: Mapping[str, Sequence[str]]) -> pd.DataFrame:
         for story_id, sentences in texts.items()
         for i, text in enumerate(sentences)
     )
+
+
+def validity_check(*, value: float, threshold: float, **fields: object) -> dict[str, object]:
+    """One row of the validity table as :func:`storyflow.validity.check` builds it (its verdict
+    decided there): ``value`` against ``threshold``, and unless ``fields`` say otherwise the
+    check ``control_auc`` of reader ``m`` of fabula entropy on rocstories, decided by the value
+    (``validity.RULES[0]``), with no interval, on 40 items, without detail."""
+    from storyflow import validity
+
+    check = {"measure": "fabula_entropy", "corpus": "rocstories", "role": "reader", "model": "m",
+             "name": "control_auc", "ci": (math.nan, math.nan), "rule": validity.RULES[0], "n": 40,
+             "detail": ""}  # fmt: skip
+    return validity.check(**{**check, **fields, "value": value, "threshold": threshold})
 
 
 def nll_model(name: str, weights: object, settings: object, **spec: object) -> object:

@@ -191,40 +191,32 @@ def pair(nlp, matcher, first: str, second: str) -> pd.Series:
     return out.iloc[1]
 
 
-def test_lemma_overlap(full_nlp, matcher) -> None:
-    # {dog, chase, ball} vs {dog, find, ball, quickly}: 2 shared of 5
-    row = pair(full_nlp, matcher, "The dog chased the ball.", "The dog found the ball quickly.")
-    assert row["lemma_overlap_h1"] == pytest.approx(2 / 5)
-    row = pair(full_nlp, matcher, "I walked home.", "She ran home.")  # {walk, home} {run, home}
-    assert row["lemma_overlap_h1"] == pytest.approx(1 / 3)
+@pytest.mark.parametrize(
+    ("previous", "sentence", "column", "expected"),
+    [
+        # {dog, chase, ball} vs {dog, find, ball, quickly}: 2 shared of 5
+        ("The dog chased the ball.", "The dog found the ball quickly.", "lemma_overlap_h1", 2 / 5),
+        ("I walked home.", "She ran home.", "lemma_overlap_h1", 1 / 3),  # {walk, home} {run, home}
+        # {VBD} vs {MD, VB}: nothing shared -> distance 1
+        ("I walked home.", "I will walk home.", "tense_distance_h1", 1.0),
+        ("I walked home.", "She ran fast.", "tense_distance_h1", 0.0),
+        # {VBD} vs {VBD, VBG}: 1 − 1/2
+        ("I walked home.", "I was walking home.", "tense_distance_h1", 0.5),
+        # agent of "John went ..." = {john, he, she} (gender unknown); mentions of "He bought
+        # milk." = {he, milk}: 1 shared of 4
+        ("John went to the store.", "He bought milk.", "agent_continuity_h1", 1 / 4),
+        ("John went to the store.", "They bought milk.", "agent_continuity_h1", 0.0),
+        ("I went home.", "I slept.", "agent_continuity_h1", 1.0),
+    ],
+)
+def test_pair_covariates(full_nlp, matcher, previous, sentence, column, expected) -> None:
+    row = pair(full_nlp, matcher, previous, sentence)
+    assert row[column] == pytest.approx(expected)
 
 
-def test_tense_distance(full_nlp, matcher) -> None:
-    # {VBD} vs {MD, VB}: nothing shared -> distance 1
-    assert pair(full_nlp, matcher, "I walked home.", "I will walk home.")[
-        "tense_distance_h1"
-    ] == pytest.approx(1.0)
-    assert pair(full_nlp, matcher, "I walked home.", "She ran fast.")[
-        "tense_distance_h1"
-    ] == pytest.approx(0.0)
-    # {VBD} vs {VBD, VBG}: 1 − 1/2
-    assert pair(full_nlp, matcher, "I walked home.", "I was walking home.")[
-        "tense_distance_h1"
-    ] == pytest.approx(0.5)
-
-
-def test_agent_continuity(full_nlp, matcher) -> None:
-    # agent of "John went ..." = {john, he, she} (gender unknown); mentions of "He bought milk."
-    # = {he, milk}: 1 shared of 4
+def test_the_agent_is_found_by_the_subject_pronoun_heuristic(full_nlp, matcher) -> None:
     row = pair(full_nlp, matcher, "John went to the store.", "He bought milk.")
-    assert row["agent_continuity_h1"] == pytest.approx(1 / 4)
     assert row["agent"] == "He"
-    assert pair(full_nlp, matcher, "John went to the store.", "They bought milk.")[
-        "agent_continuity_h1"
-    ] == pytest.approx(0.0)
-    assert pair(full_nlp, matcher, "I went home.", "I slept.")[
-        "agent_continuity_h1"
-    ] == pytest.approx(1.0)
     assert set(row[["agent_source"]]) == {"subject-pronoun-heuristic"}
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REPO, sentences_table
+from conftest import REPO, sentences_table, validity_check
 
 from storyflow import tables, validity
 from storyflow.comparison.story_table import measure_units, story_table
@@ -113,73 +113,23 @@ def validity_table() -> pd.DataFrame:
     rules = validity.RULES
     return validity.frame(
         [
-            validity.check(
-                measure="tension",
-                corpus="rocstories",
-                role="forecaster",
-                model=SMOL,
-                name="pairwise_accuracy",
-                value=0.62,
-                ci=(0.55, 0.7),
-                threshold=0.5,
-                rule=rules[1],
-                n=64,
-                detail="",
-            ),
-            validity.check(
-                measure="tension",
-                corpus="rocstories",
-                role="judge",
-                model="embedding",
-                name=f"balanced_accuracy[{SMOL}]",
-                value=0.55,
-                ci=(0.45, 0.65),
-                threshold=0.6,
-                rule=rules[0],
-                n=32,
-                detail="",
-            ),
-            validity.check(
-                measure="fabula_entropy",
-                corpus=CORPUS,
-                role="reader",
-                model=READER,
-                name="balanced_accuracy",
-                value=0.64,
-                ci=(0.58, 0.7),
-                threshold=0.7,
-                rule=rules[0],
-                n=81,
-                detail="",
-            ),
-            validity.check(
-                measure="plot_holes",
-                corpus="all",
-                role="detector",
-                model=SMOL,
-                name="auroc",
-                value=0.8,
-                ci=(0.7, 0.9),
-                threshold=0.5,
-                rule=rules[1],
-                n=54,
-                detail="",
-            ),
-            validity.check(
-                measure="plot_holes",
-                corpus="all",
-                role="surprisal",
-                model=SMOL,
-                name="auroc",
-                value=0.49,
-                ci=(0.46, 0.51),
-                threshold=0.5,
-                rule=rules[1],
-                n=54,
-                detail="",
-            ),
+            validity_check(measure="tension", role="forecaster", model=SMOL,
+                           name="pairwise_accuracy", value=0.62, ci=(0.55, 0.7), threshold=0.5,
+                           rule=rules[1], n=64),
+            validity_check(measure="tension", role="judge", model="embedding",
+                           name=f"balanced_accuracy[{SMOL}]", value=0.55, ci=(0.45, 0.65),
+                           threshold=0.6, n=32),
+            validity_check(measure="fabula_entropy", corpus=CORPUS, role="reader", model=READER,
+                           name="balanced_accuracy", value=0.64, ci=(0.58, 0.7), threshold=0.7,
+                           n=81),
+            validity_check(measure="plot_holes", corpus="all", role="detector", model=SMOL,
+                           name="auroc", value=0.8, ci=(0.7, 0.9), threshold=0.5, rule=rules[1],
+                           n=54),
+            validity_check(measure="plot_holes", corpus="all", role="surprisal", model=SMOL,
+                           name="auroc", value=0.49, ci=(0.46, 0.51), threshold=0.5,
+                           rule=rules[1], n=54),
         ]
-    )
+    )  # fmt: skip
 
 
 def verdicts() -> pd.DataFrame:

@@ -554,6 +554,14 @@ def _reader_p(reader: str, q, rng: np.random.Generator) -> float:
     return rng.uniform(0.6, 1.0) if reader == "good" else rng.uniform(0.0, 0.4)
 
 
+def _version(sid: str, version: str, k: int, *, n_lines: int, text: str) -> dict[str, Any]:
+    """A FEI_VERSIONS row of the ``plot`` passage, its condition the version's name."""
+    return tables.FEI_VERSIONS.row(
+        story_id=sid, version=version, passage="plot", condition=version, k=k, n_lines=n_lines,
+        text=text,
+    )  # fmt: skip
+
+
 def _question(
     sid: str,
     version: str,
@@ -583,12 +591,7 @@ def _answers(
     for s in range(n_stories):
         sid = f"s{s:02d}"
         for version, k in (("original", 0), ("shuffle", 1)):
-            v_rows.append(
-                tables.FEI_VERSIONS.row(
-                    story_id=sid, version=version, passage="plot", condition=version, k=k,
-                    n_lines=5, text="x",
-                )
-            )  # fmt: skip
+            v_rows.append(_version(sid, version, k, n_lines=5, text="x"))
             for j in range(6):
                 q_rows.append(
                     _question(sid, version, "etc", f"etc-{j}", "reorder", "paper", "q", np.nan,
@@ -1066,17 +1069,7 @@ def test_packaged_instruct_reader_orders_true_above_false(packaged_models) -> No
     from storyflow.measures.fabula_entropy import readers
 
     version = tables.FEI_VERSIONS.frame(
-        [
-            tables.FEI_VERSIONS.row(
-                story_id="s",
-                version="original",
-                passage="plot",
-                condition="original",
-                k=0,
-                n_lines=1,
-                text="Tom has a red ball.",
-            )
-        ]
+        [_version("s", "original", 0, n_lines=1, text="Tom has a red ball.")]
     )
     pairs = [
         ("Does Tom have a ball?", "Does Tom have a dog?"),

@@ -8,6 +8,7 @@ import math
 import pandas as pd
 import pytest
 from conftest import defaults, model_entry
+from test_plot_holes import STORY as CAR_STORY
 
 from storyflow.measures.plot_holes import surprisal
 
@@ -85,14 +86,7 @@ def test_nli_baseline_asks_every_pair_once_and_localizes_at_the_top_pair(package
 
     nlp = load_spacy("en_core_web_sm", exclude=("lemmatizer",))  # the maker needs the parser
 
-    story = [
-        "My sister bought a red car on Monday.",
-        "She was very happy with it.",
-        "We drove to the lake.",
-        "The weather was fine.",
-        "We ate sandwiches by the water.",
-        "Then my sister parked the red car near the road.",
-    ]
+    story = CAR_STORY[:6]  # the red car in the first and the last line, for the maker to edit
     stories = pd.DataFrame({"story_id": ["s1"], "text": [" ".join(story)]})
     sentences = pd.DataFrame({"story_id": ["s1"] * 6, "sentence_idx": range(6), "text": story})
     made, _, _ = controlled.make_controlled(

@@ -10,10 +10,10 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import defaults
+from conftest import BARE_CONFIG, defaults, schema_defaults, validity_check
 from test_plot_holes import STORY, FakeModel
 
-from storyflow import tables, validity
+from storyflow import plan, tables, validity
 from storyflow.measures.plot_holes import detect, nli, scoring, validation
 from storyflow.tables.plot_holes import ALL_LLMS
 
@@ -60,6 +60,20 @@ def flawed(sentences: list[str]) -> list[str]:
     return [*sentences[:5], sentences[5].replace("red", "blue"), *sentences[6:]]
 
 
+def scores_by_detector(answers: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """The PLOT_HOLE_SCORES rows, by detector, of ``answers`` (by item_id) on the controlled
+    ``items`` of corpus t: 95 % intervals of 500 resamples, unparseable answers scored wrong."""
+    return scoring.scores_table(
+        answers.reset_index(),
+        items.assign(maker="controlled"),
+        "t",
+        confidence=0.95,
+        resamples=500,
+        seed=1,
+        unparseable="wrong",
+    ).set_index("detector")
+
+
 # --- stories too long for the window: left out, listed, never a "no" --------------------------
 def test_a_version_beyond_the_window_is_left_out_with_its_twin_and_listed() -> None:
     long = [*STORY[:6], " ".join(["and then we walked on"] * 60) + "."]
@@ -77,17 +91,7 @@ def test_a_version_beyond_the_window_is_left_out_with_its_twin_and_listed() -> N
     assert answers.loc["long:controlled:O", "answer_status"] == detect.TOO_LONG
     assert math.isnan(answers.loc["long:controlled:F", "p_error"])
     assert answers.loc["short:controlled:O", "answer_status"] == "not_asked"
-    made = items.assign(maker="controlled")
-    scores = scoring.scores_table(
-        answers.reset_index(),
-        made,
-        "t",
-        confidence=0.95,
-        resamples=500,
-        seed=1,
-        unparseable="wrong",
-    )
-    row = scores.set_index("detector").loc["fake"]
+    row = scores_by_detector(answers, items).loc["fake"]
     # before: the long story counted as a "no" (a right answer on its original)
     assert (row["n"], row["n_left_out"], row["specificity"]) == (2, 2, 1.0)
     left = scoring.left_out_table(answers.reset_index(), "t")
@@ -180,17 +184,7 @@ def test_the_paper_format_reads_the_decision_and_matches_the_quoted_lines() -> N
     assert got["o"] == {"p_error": 0.0, "answer_status": "not_asked", "ceeval": 1}
     # the unmatched quote counts as unparseable in the scores (n_unparseable) and under the
     # exclude policy leaves with its story
-    made = items.assign(maker="controlled")
-    row = scoring.scores_table(
-        answers.reset_index(),
-        made,
-        "t",
-        confidence=0.95,
-        resamples=500,
-        seed=1,
-        unparseable="wrong",
-    )
-    assert row.set_index("detector").loc["fake", "n_unparseable"] == 3
+    assert scores_by_detector(answers, items).loc["fake", "n_unparseable"] == 3
 
 
 def test_the_paper_decision_reads_the_paper_sentences() -> None:
@@ -272,14 +266,19 @@ def test_nli_over_every_ordered_pair_localizes_the_later_sentence_as_the_error()
 
 
 # --- the checks on known pairs -------------------------------------------------------------------
-CHECK = validation.CheckSettings(
-    min_auroc=0.5,
-    min_ceeval_gain=0.0,
-    min_pairs=10,
-    confidence=0.95,
-    resamples=500,
-    seed=3,
-    classes=None,
+#: A config whose detector checks need only 10 pairs, with 95 % intervals of 500 resamples, seed 3.
+SMALL_POOL = schema_defaults(
+    {
+        **BARE_CONFIG,
+        "stats": {"resamples": 500, "seed": 3},
+        "validity": {"detector": {"min_pairs": 10}},
+    }
+)
+#: The detectors' checks as the plan sets them from :data:`SMALL_POOL`, at the schema's
+#: thresholds (AUROC 0.5, CEEval gain 0), on the pairs of every attribute class (None: only a
+#: caller asks for that).
+CHECK = validation.CheckSettings.from_params(
+    {**plan.plot_holes.settings(SMALL_POOL)["checks"], "classes": None}
 )
 
 
@@ -505,34 +504,13 @@ def test_the_pooled_row_sets_each_prompts_llm_mean_against_its_human_story() -> 
 def test_best_is_the_valid_detector_with_the_largest_gain() -> None:
     rows = []
     for model, auroc_low, gain in (("a", 0.6, 0.1), ("b", 0.7, 0.2), ("c", 0.4, 0.3)):
+        detector = {"measure": "plot_holes", "corpus": "all", "role": "detector", "model": model,
+                    "rule": "ci_low > threshold", "n": 60}  # fmt: skip
         rows += [
-            validity.check(
-                measure="plot_holes",
-                corpus="all",
-                role="detector",
-                model=model,
-                name="auroc",
-                value=0.8,
-                ci=(auroc_low, 0.9),
-                threshold=0.5,
-                rule="ci_low > threshold",
-                n=60,
-                detail="",
-            ),
-            validity.check(
-                measure="plot_holes",
-                corpus="all",
-                role="detector",
-                model=model,
-                name="ceeval_minus_always_no",
-                value=gain,
-                ci=(0.05, 0.4),
-                threshold=0.0,
-                rule="ci_low > threshold",
-                n=60,
-                detail="",
-            ),
-        ]
+            validity_check(**detector, name="auroc", value=0.8, ci=(auroc_low, 0.9), threshold=0.5),
+            validity_check(**detector, name="ceeval_minus_always_no", value=gain, ci=(0.05, 0.4),
+                           threshold=0.0),
+        ]  # fmt: skip
     table = validity.frame(rows)
     assert scoring.best_detector(table) == "b"  # c has the largest gain but failed
     assert scoring.best_detector(table[table["model"] == "c"]) is None

@@ -131,9 +131,15 @@ def progress_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == "storyflow.progress"]
 
 
-def test_a_long_loop_logs_done_total_rate_and_time_left_at_intervals(caplog) -> None:
+@pytest.fixture
+def clock(caplog: pytest.LogCaptureFixture) -> FakeClock:
+    """A clock for a LoggedBar, with storyflow.progress's INFO lines captured
+    (:func:`progress_lines`)."""
     caplog.set_level("INFO", logger="storyflow.progress")
-    clock = FakeClock()
+    return FakeClock()
+
+
+def test_a_long_loop_logs_done_total_rate_and_time_left_at_intervals(clock, caplog) -> None:
     seen = []
     for story in progress.LoggedBar(
         range(10), desc="NLL m", unit="story", every=60, clock=clock, disable=None
@@ -150,9 +156,7 @@ def test_a_long_loop_logs_done_total_rate_and_time_left_at_intervals(caplog) -> 
     ]
 
 
-def test_a_bar_updated_by_hand_logs_its_rate_and_ends_once(caplog) -> None:
-    caplog.set_level("INFO", logger="storyflow.progress")
-    clock = FakeClock()
+def test_a_bar_updated_by_hand_logs_its_rate_and_ends_once(clock, caplog) -> None:
     bar = progress.LoggedBar(total=400, desc="validation pool", unit="pair", every=30, clock=clock)
     clock.now += 10
     bar.update(100)  # 10 s: not yet a line
@@ -167,9 +171,7 @@ def test_a_bar_updated_by_hand_logs_its_rate_and_ends_once(caplog) -> None:
     ]
 
 
-def test_a_loop_of_unknown_length_and_a_disabled_bar(caplog) -> None:
-    caplog.set_level("INFO", logger="storyflow.progress")
-    clock = FakeClock()
+def test_a_loop_of_unknown_length_and_a_disabled_bar(clock, caplog) -> None:
     for _ in progress.LoggedBar(iter("abc"), desc="judge", every=0, clock=clock):
         clock.now += 2
     assert progress_lines(caplog)[1:] == [

@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import jinja2
 import pytest
+from conftest import validity_check
 from docutils.core import publish_string
 
 from storyflow import validity
@@ -50,73 +51,23 @@ def strict_html(text: str) -> str:
 
 def validity_summary() -> list[str]:
     """The first page's validity lines of a run where a judge, a detector and a reader fail."""
+    smol = "smollm2-135m-instruct"
     rows = [
-        validity.check(
-            measure="tension",
-            corpus="rocstories",
-            role="judge",
-            model="smollm2-135m-instruct",
-            name="balanced_accuracy[smollm2-135m-instruct]",
-            value=0.55,
-            ci=(0.48, 0.61),
-            threshold=0.6,
-            rule=validity.RULES[0],
-            n=40,
-            detail="",
-        ),
-        validity.check(
-            measure="tension",
-            corpus="rocstories",
-            role="forecaster",
-            model="smollm2-135m-instruct",
-            name="pairwise_accuracy",
-            value=0.62,
-            ci=(0.53, 0.72),
-            threshold=0.5,
-            rule=validity.RULES[1],
-            n=64,
-            detail="",
-        ),
-        validity.check(
-            measure="plot_holes",
-            corpus="validation",
-            role="detector",
-            model="smollm2-135m-instruct",
-            name="auroc",
-            value=0.51,
-            ci=(0.40, 0.62),
-            threshold=0.5,
-            rule=validity.RULES[1],
-            n=50,
-            detail="",
-        ),
-        validity.check(
-            measure="fabula_entropy",
-            corpus="hippocorpus",
-            role="reader",
-            model="qwen2.5-coder-1.5b-instruct/standard",
-            name="balanced_accuracy",
-            value=0.64,
-            ci=(0.55, 0.73),
-            threshold=0.7,
-            rule=validity.RULES[0],
-            n=54,
-            detail="",
-        ),
-        validity.check(
-            measure="sequentiality",
-            corpus="books",
-            role="contrast",
-            model="fiction vs biography",
-            name="min_group_size",
-            value=2,
-            ci=(math.nan, math.nan),
-            threshold=5,
-            rule=validity.RULES[0],
-            n=6,
-            detail="",
-        ),
-    ]
+        validity_check(measure="tension", role="judge", model=smol,
+                       name=f"balanced_accuracy[{smol}]", value=0.55, ci=(0.48, 0.61),
+                       threshold=0.6),
+        validity_check(measure="tension", role="forecaster", model=smol, name="pairwise_accuracy",
+                       value=0.62, ci=(0.53, 0.72), threshold=0.5, rule=validity.RULES[1], n=64),
+        validity_check(measure="plot_holes", corpus="validation", role="detector", model=smol,
+                       name="auroc", value=0.51, ci=(0.40, 0.62), threshold=0.5,
+                       rule=validity.RULES[1], n=50),
+        validity_check(measure="fabula_entropy", corpus="hippocorpus", role="reader",
+                       model="qwen2.5-coder-1.5b-instruct/standard", name="balanced_accuracy",
+                       value=0.64, ci=(0.55, 0.73), threshold=0.7, n=54),
+        validity_check(measure="sequentiality", corpus="books", role="contrast",
+                       model="fiction vs biography", name="min_group_size", value=2, threshold=5,
+                       n=6),
+    ]  # fmt: skip
     return validity.describe(validity.frame(rows))
 
 

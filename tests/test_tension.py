@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats as sps
-from conftest import defaults, schema_defaults
+from conftest import BARE_CONFIG, defaults, schema_defaults
 
-from storyflow import tables, validity
+from storyflow import plan, tables, validity
 from storyflow.bootstrap import Statistics
 from storyflow.errors import StoryflowError
 from storyflow.measures.tension import calibration, compare, curves, cuts, forecast, judges
@@ -584,13 +584,13 @@ def hand_cosines(wins_per_story: list[int], k: int = 4, model: str = "f") -> pd.
     return tables.TENSION_CALIBRATION_COSINES.frame(rows)
 
 
-CHECKS = tension_validity.CheckSettings(
-    confidence=0.95,
-    resamples=1000,
-    seed=5,
-    min_pairwise=0.5,
-    min_balanced_accuracy=0.6,
-    min_judge_pairwise=0.5,
+#: The tension checks' settings as the plan passes them, at the schema's thresholds (pairwise
+#: accuracy 0.5 for the forecaster and the judge, balanced accuracy 0.6 for the judge), with 95 %
+#: intervals of 1,000 resamples, seed 5.
+CHECKS = tension_validity.CheckSettings.from_params(
+    plan.tension.check_settings(
+        schema_defaults({**BARE_CONFIG, "stats": {"resamples": 1000, "seed": 5}})
+    )
 )
 
 

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import validity_check
 
 from storyflow import tables, validity
 from storyflow.errors import StoryflowError
@@ -15,18 +16,8 @@ from storyflow.measures.sequentiality.validity import contrast_checks
 
 
 def row(corpus: str, model: str, name: str, value: float, threshold: float, role="reader"):
-    return validity.check(
-        measure="fabula_entropy",
-        corpus=corpus,
-        role=role,
-        model=model,
-        name=name,
-        value=value,
-        ci=(math.nan, math.nan),
-        threshold=threshold,
-        rule=validity.RULES[0],
-        n=40,
-        detail="",
+    return validity_check(
+        corpus=corpus, model=model, name=name, value=value, threshold=threshold, role=role
     )
 
 
@@ -97,32 +88,11 @@ def test_report_counts_models_of_a_role() -> None:
 def test_a_failed_check_is_said_in_words_with_its_value_and_threshold() -> None:
     """The report names what a failed check measured, its value and what it missed, never the
     check's id: a judge's CI below chance, a count below its minimum, a statistic not computed."""
-    judge = validity.check(
-        measure="tension",
-        corpus="rocstories",
-        role="judge",
-        model="smol",
-        name="balanced_accuracy_vs_chance[smol]",
-        value=0.55,
-        ci=(0.48, 0.61),
-        threshold=0.5,
-        rule=validity.RULES[1],
-        n=40,
-        detail="",
-    )
-    pairs = validity.check(
-        measure="plot_holes",
-        corpus="validation",
-        role="detector",
-        model="smol",
-        name="pairs",
-        value=8.0,
-        ci=(math.nan, math.nan),
-        threshold=50.0,
-        rule=validity.RULES[0],
-        n=8,
-        detail="",
-    )
+    judge = validity_check(measure="tension", role="judge", model="smol",
+                           name="balanced_accuracy_vs_chance[smol]", value=0.55, ci=(0.48, 0.61),
+                           threshold=0.5, rule=validity.RULES[1])  # fmt: skip
+    pairs = validity_check(measure="plot_holes", corpus="validation", role="detector", model="smol",
+                           name="pairs", value=8.0, threshold=50.0, n=8)  # fmt: skip
     lines = validity.describe(
         validity.frame([judge, pairs, row("rocstories", "r", "control_auc", math.nan, 0.8)])
     )
