@@ -13,7 +13,6 @@ from storyflow.corpora.books import PassageSettings
 from storyflow.errors import StoryflowError
 from storyflow.lm.nll.engine import NllSettings
 from storyflow.lm.registry import ModelSpec
-from storyflow.measures.fabula_entropy.compare import Statistics
 from storyflow.measures.fabula_entropy.items import ItemSettings
 from storyflow.measures.fabula_entropy.readers import ReaderSettings
 from storyflow.measures.plot_holes import validation
@@ -37,7 +36,6 @@ SETTINGS_CLASSES = (
     DetectorSettings,
     MakerSettings,
     validation.CheckSettings,
-    Statistics,
     ReaderSettings,
     ItemSettings,
     PassageSettings,
@@ -108,7 +106,7 @@ def test_every_settings_class_builds_from_the_default_config() -> None:
     detector_checks = plan.plot_holes.settings(config)["checks"]
     assert validation.CheckSettings.from_params(detector_checks).resamples == stats["resamples"]
     assert plan.plot_holes.settings(config)["scoring"]["resamples"] == stats["resamples"]
-    statistics = Statistics.from_params(plan.fabula_entropy.statistics(config))
+    statistics = bootstrap.Statistics.from_params(plan.fabula_entropy.statistics(config))
     assert (statistics.resamples, statistics.seed) == (stats["resamples"], stats["seed"])
     reading = {k: fei[k] for k in ("variants", "labels", "calibration", "min_mass", "n_ctx")}
     assert ReaderSettings.from_params(reading).variants == tuple(fei["variants"])

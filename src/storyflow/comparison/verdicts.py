@@ -78,7 +78,7 @@ def failed_on_row(
 
 
 #: The columns :func:`mark` adds to a comparison table.
-LABELS = ("valid", "failed")
+LABELS = tuple(tables.VALIDITY_LABELS)
 
 
 def mark(

@@ -84,6 +84,7 @@ from storyflow.tables.sequentiality import (
 from storyflow.tables.shared import (
     STORY_MEASURES,
     VALIDITY,
+    VALIDITY_LABELS,
 )
 from storyflow.tables.tension import (
     TENSION_CALIBRATION,
@@ -165,6 +166,7 @@ __all__ = [
     "TENSION_STORIES",
     "TEXT_COLUMNS",
     "VALIDITY",
+    "VALIDITY_LABELS",
     "Table",
     "TableError",
     "parquet_to_csv",

@@ -57,7 +57,7 @@ UNITS = {
 }
 KEY = ["model", "judge"]
 #: The validity labels a table gets from the checks (:func:`label_frame`), after its rows.
-LABELS = ("valid", "failed")
+LABELS = tuple(tables.VALIDITY_LABELS)
 
 
 def measure_columns(stories: pd.DataFrame) -> list[str]:
