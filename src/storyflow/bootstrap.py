@@ -24,33 +24,30 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any
 
 import numpy as np
 from scipy import stats as sps
 
-from storyflow.settings import settings_from
+from storyflow.settings import FromParams
 
 
 @dataclass(frozen=True)
-class Statistics:
+class Statistics(FromParams):
     """The config's ``stats`` block as a rule's params hand it over (``plan.statistics``):
     ``confidence`` level of every interval (0-1), ``resamples`` and ``seed`` of the percentile
     bootstrap (:func:`interval`), and ``min_group_size``, the fewest stories a group needs to
     be tested or compared (a smaller one keeps its mean and interval, and says why it is not
     tested)."""
 
+    WHERE = "stats"
+
     confidence: float
     resamples: int
     seed: int
     min_group_size: int
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> Self:
-        """From a rule's params (the ``stats`` block, through ``storyflow.plan.statistics``)."""
-        return settings_from(cls, params, where="stats")
 
 
 def interval(
