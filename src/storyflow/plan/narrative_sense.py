@@ -102,6 +102,13 @@ def settings(config: Mapping[str, Any]) -> dict[str, Any]:
     return {k: ns[k] for k in keys}
 
 
+def score_settings(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
+    """How target ``corpus`` is scored and tested (rule ``score_narrative_sense``'s params;
+    :class:`storyflow.measures.narrative_sense.threshold.ScoreSettings`): :func:`settings` and
+    whether it is :func:`cross_fitted`."""
+    return {**settings(config), "cross_fitted": cross_fitted(config, corpus)}
+
+
 def references(config: Mapping[str, Any]) -> list[str]:
     """The reference corpora whose lemma pairs make the PMI table
     (``narrative_sense.reference``)."""
