@@ -106,6 +106,13 @@ def book_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def passage_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What the passage sample depends on (rule ``sample_passages``'s params;
+    :class:`storyflow.corpora.books.PassageSampleSettings`): :func:`book_settings` but where a
+    book missing from the mirror is fetched from."""
+    return {key: value for key, value in book_settings(config).items() if key != "url"}
+
+
 def user_corpora(config: Mapping[str, Any]) -> list[str]:
     """The user's CSV corpora (the names under ``corpora``), in config order."""
     return list(config["corpora"])
