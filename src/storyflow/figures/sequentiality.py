@@ -33,6 +33,7 @@ from scipy import stats as sps
 from storyflow import tables
 from storyflow.figures.common import (
     FONT_SIZE,
+    FigureSettings,
     contrast_colors,
     save,
     story_type_colors,
@@ -65,16 +66,15 @@ def _grid(
     formulations: list[str],
     *,
     sharey: Literal["none", "all", "row", "col"] | bool,
-    width_per_panel: float,
-    height_per_panel: float,
+    settings: FigureSettings,
     legend_rows: int,
 ) -> tuple[Figure, np.ndarray]:
     """Figure and a 2-D array of axes, rows = model, columns = formulation."""
     legend_height = 0.25 + 0.18 * legend_rows
     fig = Figure(
         figsize=(
-            width_per_panel * len(formulations),
-            height_per_panel * len(models) + legend_height,
+            settings.width_per_panel * len(formulations),
+            settings.height_per_panel * len(models) + legend_height,
         ),
         layout="constrained",
     )
@@ -129,10 +129,7 @@ def _labels_as_text(df: pd.DataFrame) -> pd.DataFrame:
 def plot_sequentiality(
     summary: pd.DataFrame,
     paths: Sequence[str | Path],
-    *,
-    dpi: int,
-    width_per_panel: float,
-    height_per_panel: float,
+    settings: FigureSettings,
 ) -> Figure:
     """Figure A: mean story-level sequentiality against history size, one line per story type.
 
@@ -140,8 +137,7 @@ def plot_sequentiality(
         summary: Output of :func:`storyflow.stats.summarize`; rows with ``measure == "seq"`` are
             drawn (mean and ``ci_low``/``ci_high``, nats/token).
         paths: Files to write (format from the extension).
-        dpi: Resolution of raster formats.
-        width_per_panel, height_per_panel: Panel size in inches.
+        settings: The resolution of raster formats and the panel size.
 
     Returns:
         The figure (already saved), for inspection.
@@ -163,15 +159,14 @@ def plot_sequentiality(
     models = unique(data["model"])
     formulations = _formulations(data["formulation"])
     types = sorted(data["story_type"].unique())
-    ncols = _legend_columns(types, width_per_panel * len(formulations))
+    ncols = _legend_columns(types, settings.width_per_panel * len(formulations))
     colors = story_type_colors(types)
     positions = _x_positions(data["history"])
     fig, axes = _grid(
         models,
         formulations,
         sharey="col",
-        width_per_panel=width_per_panel,
-        height_per_panel=height_per_panel,
+        settings=settings,
         legend_rows=_legend_rows(types, ncols),
     )
     offsets = _dodge(len(types), width=0.5)
@@ -180,7 +175,7 @@ def plot_sequentiality(
         _draw_type_means(ax, panel, types, colors, offsets, positions)
     _finish_axes(axes, positions, SEQ_LABEL)
     _figure_legend(fig, axes, types, ncols, "story type (mean and confidence interval)")
-    save(fig, paths, dpi)
+    save(fig, paths, settings.dpi)
     return fig
 
 
@@ -231,10 +226,7 @@ def _figure_legend(
 def plot_effect_sizes(
     effects: pd.DataFrame,
     paths: Sequence[str | Path],
-    *,
-    dpi: int,
-    width_per_panel: float,
-    height_per_panel: float,
+    settings: FigureSettings,
 ) -> Figure:
     """Figure B: Hedges' g of sequentiality against history size, one line per contrast.
 
@@ -245,8 +237,7 @@ def plot_effect_sizes(
             ``tested`` (groups below ``stats.min_group_size``) is named in the legend with
             its group sizes and not drawn.
         paths: Files to write (format from the extension).
-        dpi: Resolution of raster formats.
-        width_per_panel, height_per_panel: Panel size in inches.
+        settings: The resolution of raster formats and the panel size.
 
     Returns:
         The figure (already saved), for inspection.
@@ -263,14 +254,13 @@ def plot_effect_sizes(
     contrasts = unique(data["contrast"])
     labels = _contrast_labels(data, contrasts)
     colors = contrast_colors(contrasts)
-    ncols = _legend_columns(labels, width_per_panel * len(formulations))
+    ncols = _legend_columns(labels, settings.width_per_panel * len(formulations))
     positions = _x_positions(data["history"])
     fig, axes = _grid(
         models,
         formulations,
         sharey=True,
-        width_per_panel=width_per_panel,
-        height_per_panel=height_per_panel,
+        settings=settings,
         legend_rows=_legend_rows(labels, ncols),
     )
     offsets = _dodge(len(contrasts), width=0.45)
@@ -280,7 +270,7 @@ def plot_effect_sizes(
     _finish_axes(axes, positions, "Hedges' g")
     title = "contrast (g > 0: first group more sequential; bars: confidence interval)"
     _figure_legend(fig, axes, labels, ncols, title)
-    save(fig, paths, dpi)
+    save(fig, paths, settings.dpi)
     return fig
 
 
@@ -329,11 +319,9 @@ def _draw_effects(
 def plot_contrast_sequentiality(
     effects: pd.DataFrame,
     paths: Sequence[str | Path],
+    settings: FigureSettings,
     *,
     confidence: float,
-    dpi: int,
-    width_per_panel: float,
-    height_per_panel: float,
 ) -> Figure:
     """Mean sequentiality of the two groups of each contrast against history size.
 
@@ -359,8 +347,7 @@ def plot_contrast_sequentiality(
         models,
         keys,
         sharey="row",
-        width_per_panel=width_per_panel,
-        height_per_panel=height_per_panel,
+        settings=settings,
         legend_rows=1,
     )
     names = data.drop_duplicates("contrast").set_index("contrast")
@@ -380,7 +367,7 @@ def plot_contrast_sequentiality(
         f"group means and {confidence:.0%} confidence intervals (a: first-named group)",
         fontsize=FONT_SIZE + 1,
     )
-    save(fig, paths, dpi)
+    save(fig, paths, settings.dpi)
     return fig
 
 
