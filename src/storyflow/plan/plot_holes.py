@@ -98,6 +98,21 @@ def edited_story_types(config: Mapping[str, Any], corpus: str) -> list[str] | No
     return [str(block["human_group"])]
 
 
+def maker_job(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
+    """What the model maker's run on ``corpus`` depends on (rule ``make_model_plot_holes``'s
+    params; :class:`storyflow.measures.plot_holes.llm_maker.MakerJob`): ``plot_holes.model_maker``
+    without its ``model`` and ``verdicts``, the stage's seed, story limits and the story types
+    it may edit (:func:`edited_story_types`)."""
+    block = config["plot_holes"]
+    return {
+        "maker": {k: v for k, v in block["model_maker"].items() if k not in ("model", "verdicts")},
+        "seed": block["seed"],
+        "min_sentences": block["min_sentences"],
+        "max_words": block["max_words"],
+        "story_types": edited_story_types(config, corpus),
+    }
+
+
 def detectors(config: Mapping[str, Any]) -> list[str]:
     """The detector models (``plot_holes.detectors``; null = the role plot_holes.detector)."""
     if not enabled(config):
@@ -248,7 +263,6 @@ def settings(config: Mapping[str, Any]) -> dict[str, Any]:
         "surprisal_n_ctx": block["detection"]["n_ctx"],
         "surprisal_z": block["detection"]["surprisal_z"],
         "min_annotators": block["model_maker"]["min_annotators"],
-        "maker": {k: v for k, v in block["model_maker"].items() if k not in ("model", "verdicts")},
         "verdicts": [block["model_maker"]["verdicts"]] if block["model_maker"]["verdicts"] else [],
         "scoring": {
             "seed": block["seed"],
