@@ -11,7 +11,7 @@ import pandas as pd
 
 import storyflow.plan.sequentiality as sequentiality
 from storyflow.errors import StoryflowError
-from storyflow.plan.layout import Layout, fill
+from storyflow.plan.layout import Layout, each_corpus, fill
 from storyflow.plan.registry import rule_folders
 
 #: ``results/<corpus>/corpus/``
@@ -149,4 +149,4 @@ def check_names(config: Mapping[str, Any]) -> None:
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """Each analysed corpus's sample counts (rule all)."""
-    return [fill(SAMPLE_COUNTS, corpus=c) for c in sequentiality.corpora(config)]
+    return each_corpus(sequentiality.corpora(config), SAMPLE_COUNTS)

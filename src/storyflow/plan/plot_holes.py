@@ -10,7 +10,7 @@ from typing import Any
 import storyflow.plan.roles as roles
 from storyflow.corpora import corpus_kind
 from storyflow.errors import StoryflowError
-from storyflow.plan.layout import Layout, fill
+from storyflow.plan.layout import Layout, each_corpus, fill
 from storyflow.plan.statistics import settings as shared_statistics
 
 #: ``results/<corpus>/plot_holes/``; the validation pool and the detectors' verdicts in
@@ -343,14 +343,10 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
     chosen = corpora(config)
     if not chosen:
         return []
-    outputs = [
-        fill(path, corpus=c)
-        for c in chosen
-        for path in (SCORES, COVERAGE, LEFT_OUT, STORY_MEASURES, CEEVAL_FIGURE.png)
-    ]
+    outputs = each_corpus(chosen, SCORES, COVERAGE, LEFT_OUT, STORY_MEASURES, CEEVAL_FIGURE.png)
     outputs.append(VALIDITY)
     if "model" in makers(config):
-        outputs += [fill(REVIEW_SHEET, corpus=c) for c in chosen]
+        outputs += each_corpus(chosen, REVIEW_SHEET)
     if "hanna" in chosen:
         outputs.append(fill(DETECTION_RATES, corpus="hanna"))
     if benchmark(config):

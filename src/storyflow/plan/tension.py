@@ -11,7 +11,7 @@ import storyflow.plan.roles as roles
 from storyflow.corpora import corpus_kind
 from storyflow.corpora.selection import SAMPLED
 from storyflow.errors import StoryflowError
-from storyflow.plan.layout import Layout, fill
+from storyflow.plan.layout import Layout, each_corpus, fill
 from storyflow.plan.statistics import settings as shared_statistics
 
 #: ``results/<corpus>/tension/``; the calibration and validity checks in ``results/tension/``
@@ -184,18 +184,15 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The stage's final tables, calibration and validity tables and figures (rule all); []
     when it is off."""
     chosen = models_and_corpora(config)
-    outputs = [
-        fill(path, corpus=c)
-        for c in chosen["corpora"]
-        for path in (
-            GROUP_MEANS,
-            EFFECTS,
-            LIKELIHOOD_VS_SAMPLED,
-            STORY_MEASURES,
-            BY_GROUP_FIGURE.png,
-            INFLECTION_RATES_FIGURE.png,
-        )
-    ]
+    outputs = each_corpus(
+        chosen["corpora"],
+        GROUP_MEANS,
+        EFFECTS,
+        LIKELIHOOD_VS_SAMPLED,
+        STORY_MEASURES,
+        BY_GROUP_FIGURE.png,
+        INFLECTION_RATES_FIGURE.png,
+    )
     outputs += [
         CURVES_FIGURE.of(corpus=c, model=m, judge=j).png
         for c in chosen["corpora"]
