@@ -2,17 +2,18 @@
 
 from storyflow import tables
 from storyflow.figures import sequentiality as figures
+from storyflow.figures.common import FigureSettings
 from storyflow.runner import run
 
 
 def main(smk):
+    effects = tables.read(tables.EFFECTS, smk.input["table"])
+    settings = FigureSettings.from_params(smk.params["figures"])
     figures.plot_contrast_sequentiality(
-        tables.read(tables.EFFECTS, smk.input["table"]),
+        effects,
         [smk.output["png"], smk.output["pdf"]],
+        settings,
         confidence=float(smk.params["confidence"]),
-        dpi=int(smk.params["dpi"]),
-        width_per_panel=float(smk.params["width_per_panel"]),
-        height_per_panel=float(smk.params["height_per_panel"]),
     )
 
 

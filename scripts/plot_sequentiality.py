@@ -2,17 +2,14 @@
 
 from storyflow import tables
 from storyflow.figures import sequentiality as figures
+from storyflow.figures.common import FigureSettings
 from storyflow.runner import run
 
 
 def main(smk):
-    figures.plot_sequentiality(
-        tables.read(tables.SUMMARY, smk.input["table"]),
-        [smk.output["png"], smk.output["pdf"]],
-        dpi=int(smk.params["dpi"]),
-        width_per_panel=float(smk.params["width_per_panel"]),
-        height_per_panel=float(smk.params["height_per_panel"]),
-    )
+    summary = tables.read(tables.SUMMARY, smk.input["table"])
+    settings = FigureSettings.from_params(smk.params["figures"])
+    figures.plot_sequentiality(summary, [smk.output["png"], smk.output["pdf"]], settings)
 
 
 run(main, snakemake)

@@ -1,7 +1,7 @@
 """Rule sample_passages: prose passages of the sampled books, split into sentences, with POV."""
 
-from storyflow.corpora.books import sample_book_passages
-from storyflow.runner import run, save
+from storyflow.corpora.books import PassageSampleSettings, sample_book_passages
+from storyflow.runner import run, save_fields
 
 
 def main(smk):
@@ -9,22 +9,11 @@ def main(smk):
     passages = sample_book_passages(
         smk.input.manifest,
         list(smk.input.books),
-        ids=list(p.ids),
-        columns=p.columns,
-        path_template=p.path_template,
-        passages=p.passages,
-        pov=p.pov,
-        seed=p.seed,
-        spacy_model=p.spacy_model,
+        list(p.ids),
+        PassageSampleSettings.from_params(p.settings),
+        p.spacy_model,
     )
-    save(
-        smk.output,
-        stories=passages.stories,
-        sentences=passages.sentences,
-        counts=passages.counts,
-        sample=passages.sample,
-        pov=passages.pov,
-    )
+    save_fields(smk.output, passages)
 
 
 run(main, snakemake)

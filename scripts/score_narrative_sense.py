@@ -9,31 +9,23 @@ from storyflow.runner import run, save
 
 def main(smk):
     log = logging.getLogger("storyflow.score_narrative_sense")
-    p = smk.params
+    settings = threshold.ScoreSettings.from_params(smk.params.settings)
     lemmas = tables.read(tables.LEMMAS, smk.input.lemmas)
-    excluded = length_filter.short_sets(lemmas, p.min_tokens)
+    excluded = length_filter.short_sets(lemmas, settings.min_tokens)
     tested = threshold.assess_corpus(
         lemmas,
         excluded,
-        cross_fitted=p.cross_fitted,
+        settings,
         pairs=smk.input.get("pairs"),
         vocabulary=smk.input.get("vocabulary"),
         references=list(smk.input.get("reference", [])),
-        max_tokens=p.max_tokens,
-        folds=p.folds,
-        reference_max_tokens=p.reference_max_tokens,
-        min_stories=p.min_stories,
-        top_pairs=p.top_pairs,
-        weighting=p.random_story,
-        alpha=p.alpha,
-        seed=p.seed,
     )
     summary = threshold.group_table(tested)
     save(smk.output, scores=tested, table=summary, excluded=excluded)
     log.info(
         "%d stories left out by the short-set filter (min_tokens %s): %s",
         len(excluded),
-        p.min_tokens,
+        settings.min_tokens,
         smk.output.excluded,
     )
     for row in summary.itertuples(index=False):

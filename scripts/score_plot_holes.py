@@ -3,7 +3,7 @@ verdict), surprisal contrasts, story measures and the versions left out for leng
 
 from storyflow import tables
 from storyflow.measures.plot_holes.scoring import score_corpus
-from storyflow.runner import run, save
+from storyflow.runner import run, save_fields
 
 
 def main(smk):
@@ -20,14 +20,7 @@ def main(smk):
         detectors=list(smk.params.detectors),
         surprisal_models=list(smk.params.surprisal_models),
     )
-    save(
-        smk.output,
-        scores=outputs.scores,
-        surprisal=outputs.surprisal,
-        answers=outputs.answers,
-        story_measures=outputs.story_measures,
-        left_out=outputs.left_out,
-    )
+    save_fields(smk.output, outputs)
 
 
 run(main, snakemake)

@@ -295,20 +295,23 @@ def test_sample_book_passages_reads_the_given_book_files_and_gives_every_table(
     texts.mkdir()
     for name in ("a", "b"):
         (texts / f"{name}.txt").write_text(synthetic_book())
-    columns = {"id": "gutenberg_id", "genre": "category", "path": None, "pov_hint": "pov_hint"}
-    passages = {"per_book": 2, "sentences": 8, "margin": 0.1, "max_tries": 200}
-    pov = {"genres": ["fiction"], "first_rate": 1.0, "third_rate": 1.0}
+    sampling = books.PassageSampleSettings.from_params(
+        {
+            "columns": {
+                "id": "gutenberg_id",
+                "genre": "category",
+                "path": None,
+                "pov_hint": "pov_hint",
+            },
+            "path_template": "{genre}/{id}.txt",
+            "passages": {"per_book": 2, "sentences": 8, "margin": 0.1, "max_tries": 200},
+            "pov": {"genres": ["fiction"], "first_rate": 1.0, "third_rate": 1.0},
+            "seed": 7,
+        }
+    )
     with caplog.at_level("INFO", logger="storyflow.corpora.books"):
         result = books.sample_book_passages(
-            manifest,
-            [texts / "b.txt", texts / "a.txt"],
-            ids=["b", "a"],
-            columns=columns,
-            path_template="{genre}/{id}.txt",
-            passages=passages,
-            pov=pov,
-            seed=7,
-            spacy_model="en_core_web_sm",
+            manifest, [texts / "b.txt", texts / "a.txt"], ["b", "a"], sampling, "en_core_web_sm"
         )
     assert result.stories["story_id"].tolist() == ["b-p1", "b-p2", "a-p1", "a-p2"]
     assert result.stories["story_type"].tolist() == ["biography"] * 2 + ["fiction-unclear"] * 2

@@ -10,6 +10,7 @@ import pytest
 from conftest import run_script
 from matplotlib.figure import Figure
 
+from storyflow.figures.common import FigureSettings
 from storyflow.figures.sequentiality import (
     FORMULATION_TITLES,
     contrast_colors,
@@ -21,7 +22,7 @@ from storyflow.figures.sequentiality import (
 
 ROOT = Path(__file__).resolve().parents[1]
 HISTORIES = ["1", "2", "3", "full"]
-SIZE = {"dpi": 80, "width_per_panel": 3.0, "height_per_panel": 2.4}
+SIZE = FigureSettings(dpi=80, width_per_panel=3.0, height_per_panel=2.4)
 
 
 def make_summary(models=("m1", "m2"), formulations=("topic", "context")) -> pd.DataFrame:
@@ -99,7 +100,7 @@ def assert_files(paths: list[Path]) -> None:
 def test_plot_sequentiality_panels_and_lines(tmp_path: Path) -> None:
     paths = [tmp_path / "a.png", tmp_path / "sub" / "a.pdf"]
     paths[1].parent.mkdir()  # Snakemake makes the folders of a rule's outputs
-    fig = plot_sequentiality(make_summary(), paths, **SIZE)
+    fig = plot_sequentiality(make_summary(), paths, SIZE)
     assert_files(paths)
     axes = panels(fig)
     assert len(axes) == 4  # 2 models x 2 formulations
@@ -131,7 +132,7 @@ def test_plot_sequentiality_panels_and_lines(tmp_path: Path) -> None:
 
 def test_plot_sequentiality_single_panel(tmp_path: Path) -> None:
     summary = make_summary(models=("m1",), formulations=("context",))
-    fig = plot_sequentiality(summary, [tmp_path / "a.png"], **SIZE)
+    fig = plot_sequentiality(summary, [tmp_path / "a.png"], SIZE)
     axes = panels(fig)
     assert len(axes) == 1
     assert axes[0].get_title() == "context only (SEQ′)"
@@ -143,7 +144,7 @@ def test_one_finite_history_still_draws_its_interval(tmp_path: Path) -> None:
     the point gets an error bar (every plotted mean has its interval)."""
     summary = make_summary(models=("m1",), formulations=("context",))
     summary = summary[summary["history"].isin(["1", "full"])]
-    fig = plot_sequentiality(summary, [tmp_path / "a.png"], **SIZE)
+    fig = plot_sequentiality(summary, [tmp_path / "a.png"], SIZE)
     (ax,) = panels(fig)
     bars = [c for c in ax.containers if hasattr(c, "has_yerr") and c.has_yerr]
     at_h1 = [b for b in bars if list(b.lines[0].get_xdata()) == [1.0]]
@@ -154,7 +155,7 @@ def test_one_finite_history_still_draws_its_interval(tmp_path: Path) -> None:
 
 def test_plot_effect_sizes_panels_and_lines(tmp_path: Path) -> None:
     paths = [tmp_path / "b.png", tmp_path / "b.pdf"]
-    fig = plot_effect_sizes(make_effects(), paths, **SIZE)
+    fig = plot_effect_sizes(make_effects(), paths, SIZE)
     assert_files(paths)
     axes = panels(fig)
     assert len(axes) == 4
@@ -175,7 +176,7 @@ def test_untested_contrasts_are_named_with_their_sizes(tmp_path: Path) -> None:
     small = effects["contrast"] == "retold_vs_recalled"
     effects = effects.assign(tested=~small, n_a=2, n_b=2)
     effects.loc[small, ["g", "g_ci_low", "g_ci_high"]] = np.nan
-    fig = plot_effect_sizes(effects, [tmp_path / "b.png"], **SIZE)
+    fig = plot_effect_sizes(effects, [tmp_path / "b.png"], SIZE)
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert legend == ["imagined vs recalled", "retold vs recalled (not tested: 2 vs 2 stories)"]
 
@@ -185,7 +186,7 @@ def test_plot_contrast_sequentiality_draws_both_groups_with_t_intervals(tmp_path
         mean_a=0.3, mean_b=0.1, sd_a=0.2, sd_b=0.1, n_a=5, n_b=4
     )
     paths = [tmp_path / "c.png", tmp_path / "c.pdf"]
-    fig = plot_contrast_sequentiality(effects, paths, confidence=0.95, **SIZE)
+    fig = plot_contrast_sequentiality(effects, paths, SIZE, confidence=0.95)
     assert_files(paths)
     axes = panels(fig)
     assert len(axes) == 4  # 2 models x 2 contrasts x 1 formulation
@@ -202,7 +203,7 @@ def test_plot_contrast_sequentiality_draws_both_groups_with_t_intervals(tmp_path
 def test_empty_measure_is_an_error(tmp_path: Path) -> None:
     summary = make_summary()
     with pytest.raises(ValueError, match="measure 'seq'"):
-        plot_sequentiality(summary[summary.measure != "seq"], [tmp_path / "a.png"], **SIZE)
+        plot_sequentiality(summary[summary.measure != "seq"], [tmp_path / "a.png"], SIZE)
 
 
 def test_scripts_end_to_end(tmp_path: Path) -> None:
@@ -274,7 +275,7 @@ def test_scripts_end_to_end(tmp_path: Path) -> None:
     seq = effects[(effects["measure"] == "seq") & (effects["formulation"] == "context")]
     assert overall.at[("context", "seq"), "mean_g"] == pytest.approx(seq["g"].mean())
     assert overall.at[("context", "seq"), "n_histories"] == 3
-    figure_params = {"dpi": 60, "width_per_panel": 3.0, "height_per_panel": 2.4}
+    figure_params = {"figures": {"dpi": 60, "width_per_panel": 3.0, "height_per_panel": 2.4}}
     for name, table in [
         ("plot_sequentiality", "summ.csv"),
         ("plot_effect_sizes", "eff.csv"),

@@ -362,3 +362,30 @@ def test_the_registry_is_the_one_list_of_measures(config: dict) -> None:
     assert set(plan.validity.files(off)) < set(files)
     with pytest.raises(TypeError, match="lacks OUT, ROLES, enabled, corpora"):
         plan.registry.Measure("sequentiality", "x", plan.layout, "x")
+
+
+def test_each_settings_record_is_built_from_its_rules_one_params_value(config: dict) -> None:
+    """A rule hands its script one settings value from the plan, and the library's record is
+    built from it: the corpus's own contrasts in the tension summary (none for HANNA, paired by
+    prompt), the cross-fitting of a narrative-sense target that is also a reference, the model
+    maker's story types, the passage sample and the figures' size."""
+    from storyflow.corpora.books import PassageSampleSettings
+    from storyflow.figures.common import FigureSettings
+    from storyflow.measures.narrative_sense.threshold import ScoreSettings
+    from storyflow.measures.plot_holes.llm_maker import MakerJob
+    from storyflow.measures.tension.compare import SummarySettings
+
+    summary = SummarySettings.from_params(plan.tension.summary_settings(config, "hippocorpus"))
+    assert list(summary.contrasts) == plan.contrasts.contrasts(config, "hippocorpus") != []
+    assert summary.intervals.confidence == config["stats"]["confidence"]
+    assert plan.tension.summary_settings(config, "hanna")["contrasts"] == []
+    scoring = {c: plan.narrative_sense.score_settings(config, c) for c in ("hippocorpus", "hanna")}
+    assert ScoreSettings.from_params(scoring["hippocorpus"]).cross_fitted
+    assert not ScoreSettings.from_params(scoring["hanna"]).cross_fitted
+    human = changed(config, plot_holes={"originals": "human"})
+    assert MakerJob.from_params(plan.plot_holes.maker_job(human, "hanna")).story_types == (
+        config["plot_holes"]["human_group"],
+    )
+    sample = PassageSampleSettings.from_params(plan.corpus.passage_settings(config))
+    assert sample.passages.seed == config["books"]["sample"]["seed"]
+    assert FigureSettings.from_params(plan.figure_settings(config)).dpi == config["figures"]["dpi"]

@@ -763,10 +763,13 @@ def test_make_plot_holes_makes_the_versions_and_the_review_sheet_of_a_corpus() -
             "text": [*SIX, "A.", "B.", "C.", *long, *llm],
         }
     )
-    made, skipped, attempts, sheet = llm_maker.make_plot_holes(
-        model, sentences, stories, settings, seed=3, min_sentences=6, max_words=40,
-        story_types=["Human"], spacy_model="en_core_web_sm",
+    job = llm_maker.MakerJob.from_params(
+        {"maker": settings, "seed": 3, "min_sentences": 6, "max_words": 40,
+         "story_types": ["Human"]}
     )  # fmt: skip
+    made, skipped, attempts, sheet = llm_maker.make_plot_holes(
+        model, sentences, stories, job, "en_core_web_sm"
+    )
     assert made["version"].tolist() == ["O", "F"] and set(made["story_id"]) == {"s"}
     flawed = made.set_index("version").loc["F"]
     assert list(flawed["sentences"])[3] == "The car is blue."
@@ -1012,10 +1015,13 @@ def test_the_rule_hands_max_words_and_the_edited_story_types_to_the_model_maker(
     from test_layout import folder_rules, section
 
     import storyflow.lm.connect as connect
+    from storyflow import plan
 
     params = section(folder_rules("plot_holes")["make_model_plot_holes"], "params")
-    assert 'max_words=PLOT_HOLES_SETTINGS["max_words"]' in params
-    assert "story_types=plot_holes_edited_story_types" in params
+    assert "job=plot_holes_maker_job" in params
+    paper = schema_defaults({**BARE_CONFIG, "plot_holes": {"max_words": 40, "originals": "human"}})
+    job = plan.plot_holes.maker_job(paper, "hanna")
+    assert (job["max_words"], job["story_types"]) == (40, ["Human"])
 
     model = FakeModel(lambda prompt, names: [0, 1, 0, 0], blue_car_maker("Answer: Yes"))
     monkeypatch.setattr(connect, "open_model", lambda *args, **kwargs: model)
@@ -1043,8 +1049,7 @@ def test_the_rule_hands_max_words_and_the_edited_story_types_to_the_model_maker(
         input=_Files(stories=str(tmp_path / "stories.parquet"),
                      sentences=str(tmp_path / "sentences.parquet")),
         output=_Files(out),
-        params=SimpleNamespace(model={}, settings=settings, seed=3, min_sentences=6,
-                               max_words=40, story_types=["Human"],
+        params=SimpleNamespace(model={}, job={**job, "maker": settings, "seed": 3},
                                spacy_model="en_core_web_sm"),
         config={"models": []}, threads=1,
     )  # fmt: skip

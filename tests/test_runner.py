@@ -128,3 +128,24 @@ def test_save_writes_each_table_to_its_output_by_suffix(tmp_path) -> None:
     assert (tmp_path / "m.csv").is_file()
     with pytest.raises(AttributeError):
         save(output, missing=frame)  # a table without an output is never dropped silently
+
+
+def test_save_fields_writes_every_table_of_a_record_to_its_output(tmp_path) -> None:
+    from dataclasses import dataclass
+
+    import pandas as pd
+
+    from storyflow.runner import save_fields
+
+    @dataclass(frozen=True)
+    class Tables:
+        stories: pd.DataFrame
+        counts: pd.DataFrame
+
+    record = Tables(pd.DataFrame({"story_id": ["a"]}), pd.DataFrame({"n": [2]}))
+    output = SimpleNamespace(stories=str(tmp_path / "s.parquet"), counts=str(tmp_path / "c.csv"))
+    save_fields(output, record)
+    assert pd.read_parquet(tmp_path / "s.parquet")["story_id"].tolist() == ["a"]
+    assert (tmp_path / "c.csv").read_text().splitlines() == ["n", "2"]
+    with pytest.raises(AttributeError):
+        save_fields(SimpleNamespace(stories=output.stories), record)  # no output for counts

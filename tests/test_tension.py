@@ -1024,11 +1024,13 @@ def test_summarize_reads_the_files_and_picks_the_design_of_the_corpus(tmp_path) 
     intervals = {"confidence": 0.95, "resamples": 200, "seed": 1, "min_group_size": 5}
 
     def summarize(pmi_files, stories_file="stories.parquet", scores_file="scores.parquet"):
-        return compare.summarize(
-            tmp_path / stories_file, [tmp_path / scores_file], pmi_files, [], k=2,
-            intervals=intervals, contrasts=contrasts, forecasters=["f"], judges=["embedding"],
-            pmi_models=["lm"] if pmi_files else [],
+        settings = compare.SummarySettings.from_params(
+            {"k": 2, "intervals": intervals, "contrasts": contrasts, "forecasters": ["f"],
+             "judges": ["embedding"], "pmi_models": ["lm"] if pmi_files else []}
         )  # fmt: skip
+        return compare.summarize(
+            tmp_path / stories_file, [tmp_path / scores_file], pmi_files, [], settings
+        )
 
     means, effects, likelihood, measures = summarize([tmp_path / "pmi.parquet"])
     by_group = means[means["measure"] == "no_rate"].set_index("story_type")["mean"]

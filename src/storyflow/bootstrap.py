@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any
 
 import numpy as np
 from scipy import stats as sps
 
-from storyflow.settings import settings_from
+from storyflow.settings import FromParams
 
 
 @dataclass(frozen=True)
@@ -81,18 +81,15 @@ class Resampling:
 
 
 @dataclass(frozen=True)
-class Statistics(Resampling):
+class Statistics(Resampling, FromParams):
     """The config's ``stats`` block as a rule's params hand it over (``plan.statistics``): the
     bootstrap's settings (:class:`Resampling`) and ``min_group_size``, the fewest stories a
     group needs to be tested or compared (a smaller one keeps its mean and interval, and says
     why it is not tested)."""
 
-    min_group_size: int
+    WHERE = "stats"
 
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> Self:
-        """From a rule's params (the ``stats`` block, through ``storyflow.plan.statistics``)."""
-        return settings_from(cls, params, where="stats")
+    min_group_size: int
 
 
 def interval(

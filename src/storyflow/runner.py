@@ -29,6 +29,7 @@ All of them exit with status 1.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import faulthandler
 import logging
@@ -160,6 +161,12 @@ def save(output: Any, **frames: Any) -> None:
             frame.to_parquet(path, index=False)
         else:
             frame.to_csv(path, index=False)
+
+
+def save_fields(output: Any, record: Any) -> None:
+    """:func:`save` every table of the dataclass ``record``, each to the rule's output named as
+    its field (a library result such as the passage sample's tables)."""
+    save(output, **{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
 
 
 def run(main: Callable[[Any], None], smk: Any) -> None:

@@ -15,7 +15,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from storyflow.errors import StoryflowError
 
@@ -73,3 +73,15 @@ def settings_from(cls: type[T], block: Mapping[str, Any], /, *, where: str = "",
             value = tuple(value)
         values[f.name] = value
     return cls(**values)
+
+
+class FromParams:
+    """A settings dataclass whose every field is a key of one block (a rule's params, or the
+    validated config block they are taken from), named by ``WHERE`` in the error message."""
+
+    WHERE: ClassVar[str]
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> Self:
+        """The settings of ``params`` (:func:`settings_from`)."""
+        return settings_from(cls, params, where=cls.WHERE)

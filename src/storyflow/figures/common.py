@@ -7,11 +7,14 @@ given is written, in the format its extension names (``.png``, ``.pdf``, ...).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.typing import ColorType
+
+from storyflow.settings import FromParams
 
 STORY_TYPE_COLORS = {
     "recalled": "#1f77b4",
@@ -27,6 +30,19 @@ STORY_TYPE_COLORS = {
 _FALLBACK = [colormaps["tab10"](i) for i in range(10)] + [colormaps["Dark2"](i) for i in range(8)]
 _CONTRAST_PALETTE = [colormaps["Dark2"](i) for i in range(8)]
 FONT_SIZE = 8
+
+
+@dataclass(frozen=True)
+class FigureSettings(FromParams):
+    """How a figure of panels is drawn (config ``figures``, a rule's params through
+    :func:`storyflow.plan.figure_settings`): ``dpi``, the resolution of raster formats, and
+    each panel's ``width_per_panel`` and ``height_per_panel`` in inches."""
+
+    WHERE = "figures"
+
+    dpi: int
+    width_per_panel: float
+    height_per_panel: float
 
 
 def story_type_colors(story_types: Iterable[str]) -> dict[str, ColorType]:

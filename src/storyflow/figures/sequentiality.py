@@ -33,6 +33,7 @@ from scipy import stats as sps
 from storyflow import tables
 from storyflow.figures.common import (
     FONT_SIZE,
+    FigureSettings,
     contrast_colors,
     save,
     story_type_colors,
@@ -65,16 +66,15 @@ def _grid(
     formulations: list[str],
     *,
     sharey: Literal["none", "all", "row", "col"] | bool,
-    width_per_panel: float,
-    height_per_panel: float,
+    settings: FigureSettings,
     legend_rows: int,
 ) -> tuple[Figure, np.ndarray]:
     """Figure and a 2-D array of axes, rows = model, columns = formulation."""
     legend_height = 0.25 + 0.18 * legend_rows
     fig = Figure(
         figsize=(
-            width_per_panel * len(formulations),
-            height_per_panel * len(models) + legend_height,
+            settings.width_per_panel * len(formulations),
+            settings.height_per_panel * len(models) + legend_height,
         ),
         layout="constrained",
     )
@@ -144,21 +144,19 @@ def _line_figure(
     sharey: Literal["none", "all", "row", "col"] | bool,
     y_label: str,
     legend_title: str,
-    width_per_panel: float,
-    height_per_panel: float,
+    settings: FigureSettings,
 ) -> Figure:
     """Figures A and B: a grid of panels (rows = model, columns = formulation), each drawn by
     ``draw``, with the figure legend of the line ``labels`` below (not yet saved)."""
     models = unique(data["model"])
     formulations = _formulations(data["formulation"])
-    ncols = _legend_columns(labels, width_per_panel * len(formulations))
+    ncols = _legend_columns(labels, settings.width_per_panel * len(formulations))
     positions = _x_positions(data["history"])
     fig, axes = _grid(
         models,
         formulations,
         sharey=sharey,
-        width_per_panel=width_per_panel,
-        height_per_panel=height_per_panel,
+        settings=settings,
         legend_rows=_legend_rows(labels, ncols),
     )
     for (model, formulation), panel in data.groupby(["model", "formulation"], sort=False):
@@ -171,10 +169,7 @@ def _line_figure(
 def plot_sequentiality(
     summary: pd.DataFrame,
     paths: Sequence[str | Path],
-    *,
-    dpi: int,
-    width_per_panel: float,
-    height_per_panel: float,
+    settings: FigureSettings,
 ) -> Figure:
     """Figure A: mean story-level sequentiality against history size, one line per story type.
 
@@ -182,8 +177,7 @@ def plot_sequentiality(
         summary: Output of :func:`storyflow.stats.summarize`; rows with ``measure == "seq"`` are
             drawn (mean and ``ci_low``/``ci_high``, nats/token).
         paths: Files to write (format from the extension).
-        dpi: Resolution of raster formats.
-        width_per_panel, height_per_panel: Panel size in inches.
+        settings: The resolution of raster formats and the panel size.
 
     Returns:
         The figure (already saved), for inspection.
@@ -209,10 +203,9 @@ def plot_sequentiality(
         sharey="col",
         y_label=SEQ_LABEL,
         legend_title="story type (mean and confidence interval)",
-        width_per_panel=width_per_panel,
-        height_per_panel=height_per_panel,
+        settings=settings,
     )
-    save(fig, paths, dpi)
+    save(fig, paths, settings.dpi)
     return fig
 
 
@@ -263,10 +256,7 @@ def _figure_legend(
 def plot_effect_sizes(
     effects: pd.DataFrame,
     paths: Sequence[str | Path],
-    *,
-    dpi: int,
-    width_per_panel: float,
-    height_per_panel: float,
+    settings: FigureSettings,
 ) -> Figure:
     """Figure B: Hedges' g of sequentiality against history size, one line per contrast.
 
@@ -277,8 +267,7 @@ def plot_effect_sizes(
             ``tested`` (groups below ``stats.min_group_size``) is named in the legend with
             its group sizes and not drawn.
         paths: Files to write (format from the extension).
-        dpi: Resolution of raster formats.
-        width_per_panel, height_per_panel: Panel size in inches.
+        settings: The resolution of raster formats and the panel size.
 
     Returns:
         The figure (already saved), for inspection.
@@ -302,10 +291,9 @@ def plot_effect_sizes(
         sharey=True,
         y_label="Hedges' g",
         legend_title="contrast (g > 0: first group more sequential; bars: confidence interval)",
-        width_per_panel=width_per_panel,
-        height_per_panel=height_per_panel,
+        settings=settings,
     )
-    save(fig, paths, dpi)
+    save(fig, paths, settings.dpi)
     return fig
 
 
@@ -354,11 +342,9 @@ def _draw_effects(
 def plot_contrast_sequentiality(
     effects: pd.DataFrame,
     paths: Sequence[str | Path],
+    settings: FigureSettings,
     *,
     confidence: float,
-    dpi: int,
-    width_per_panel: float,
-    height_per_panel: float,
 ) -> Figure:
     """Mean sequentiality of the two groups of each contrast against history size.
 
@@ -381,8 +367,7 @@ def plot_contrast_sequentiality(
         models,
         keys,
         sharey="row",
-        width_per_panel=width_per_panel,
-        height_per_panel=height_per_panel,
+        settings=settings,
         legend_rows=1,
     )
     names = data.drop_duplicates("contrast").set_index("contrast")
@@ -402,7 +387,7 @@ def plot_contrast_sequentiality(
         f"group means and {confidence:.0%} confidence intervals (a: first-named group)",
         fontsize=FONT_SIZE + 1,
     )
-    save(fig, paths, dpi)
+    save(fig, paths, settings.dpi)
     return fig
 
 

@@ -13,7 +13,7 @@ import storyflow.plan.plot_holes as plot_holes
 import storyflow.plan.sequentiality as sequentiality
 import storyflow.plan.tension as tension
 from storyflow.errors import StoryflowError
-from storyflow.plan.layout import Layout, fill
+from storyflow.plan.layout import Layout, each_corpus, fill
 from storyflow.plan.registry import MEASURES
 
 #: ``results/<corpus>/comparison/``
@@ -140,17 +140,14 @@ def explorer_files(config: Mapping[str, Any]) -> dict[str, dict[str, list[str]]]
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The comparison's tables and figures (rule all); [] when it is off."""
-    return [
-        fill(path, corpus=c)
-        for c in corpora(config)
-        for path in (
-            STORIES,
-            STORIES_CSV,
-            MEASURE_CORRELATIONS,
-            MODEL_AGREEMENT,
-            MEASURE_SEPARATION,
-            CORRELATIONS_FIGURE.png,
-            SEPARATION_FIGURE.png,
-            EXPLORER,
-        )
-    ]
+    return each_corpus(
+        corpora(config),
+        STORIES,
+        STORIES_CSV,
+        MEASURE_CORRELATIONS,
+        MODEL_AGREEMENT,
+        MEASURE_SEPARATION,
+        CORRELATIONS_FIGURE.png,
+        SEPARATION_FIGURE.png,
+        EXPLORER,
+    )

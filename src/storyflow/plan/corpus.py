@@ -11,7 +11,7 @@ import pandas as pd
 
 import storyflow.plan.sequentiality as sequentiality
 from storyflow.errors import StoryflowError
-from storyflow.plan.layout import Layout, fill
+from storyflow.plan.layout import Layout, each_corpus, fill
 from storyflow.plan.registry import rule_folders
 
 #: ``results/<corpus>/corpus/``
@@ -106,6 +106,13 @@ def book_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def passage_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What the passage sample depends on (rule ``sample_passages``'s params;
+    :class:`storyflow.corpora.books.PassageSampleSettings`): :func:`book_settings` but where a
+    book missing from the mirror is fetched from."""
+    return {key: value for key, value in book_settings(config).items() if key != "url"}
+
+
 def user_corpora(config: Mapping[str, Any]) -> list[str]:
     """The user's CSV corpora (the names under ``corpora``), in config order."""
     return list(config["corpora"])
@@ -142,4 +149,4 @@ def check_names(config: Mapping[str, Any]) -> None:
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """Each analysed corpus's sample counts (rule all)."""
-    return [fill(SAMPLE_COUNTS, corpus=c) for c in sequentiality.corpora(config)]
+    return each_corpus(sequentiality.corpora(config), SAMPLE_COUNTS)

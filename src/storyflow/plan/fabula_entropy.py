@@ -10,7 +10,7 @@ import storyflow.plan.roles as roles
 from storyflow.corpora import corpus_kind
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy import lexicon
-from storyflow.plan.layout import Layout, fill
+from storyflow.plan.layout import Layout, each_corpus
 from storyflow.plan.statistics import settings as shared_statistics
 
 #: ``results/<corpus>/fabula_entropy/``
@@ -156,7 +156,7 @@ def statistics(config: Mapping[str, Any]) -> dict[str, Any]:
 
 def validity_tables(config: Mapping[str, Any]) -> list[str]:
     """The readers' checks, one table per corpus read."""
-    return [fill(VALIDITY, corpus=c) for c in corpora(config)]
+    return each_corpus(corpora(config), VALIDITY)
 
 
 def cost_settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -179,14 +179,11 @@ def cost_settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The stage's final tables and figures (rule all); [] when it is off."""
-    return [
-        fill(path, corpus=c)
-        for c in corpora(config)
-        for path in (
-            VALIDITY,
-            COMPARISON,
-            STORY_MEASURES,
-            DISTRIBUTIONS_FIGURE.png,
-            DOSE_RESPONSE_FIGURE.png,
-        )
-    ]
+    return each_corpus(
+        corpora(config),
+        VALIDITY,
+        COMPARISON,
+        STORY_MEASURES,
+        DISTRIBUTIONS_FIGURE.png,
+        DOSE_RESPONSE_FIGURE.png,
+    )

@@ -21,6 +21,7 @@ names, so a file name is written in one place.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 RESULTS = "results"
@@ -41,6 +42,12 @@ def fill(template: str, **values: str) -> str:
         return str(values[name]) if name in values else found.group(0)
 
     return re.sub(r"\{(\w+)\}", value, template)
+
+
+def each_corpus(corpora: Iterable[str], *templates: str) -> list[str]:
+    """Every one of ``templates`` with ``{corpus}`` filled (:func:`fill`), corpus by corpus:
+    ``each_corpus(["a", "b"], X, Y)`` is X and Y of ``a``, then X and Y of ``b``."""
+    return [fill(template, corpus=corpus) for corpus in corpora for template in templates]
 
 
 @dataclass(frozen=True)

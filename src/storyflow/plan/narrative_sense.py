@@ -8,7 +8,7 @@ from typing import Any
 
 import storyflow.plan.roles as roles
 from storyflow.corpora import corpus_kind
-from storyflow.plan.layout import Layout, fill
+from storyflow.plan.layout import Layout, each_corpus, fill
 
 #: ``results/<corpus>/narrative_sense/``; the shared lemma and PMI tables in
 #: ``results/narrative_sense/``
@@ -102,6 +102,13 @@ def settings(config: Mapping[str, Any]) -> dict[str, Any]:
     return {k: ns[k] for k in keys}
 
 
+def score_settings(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
+    """How target ``corpus`` is scored and tested (rule ``score_narrative_sense``'s params;
+    :class:`storyflow.measures.narrative_sense.threshold.ScoreSettings`): :func:`settings` and
+    whether it is :func:`cross_fitted`."""
+    return {**settings(config), "cross_fitted": cross_fitted(config, corpus)}
+
+
 def references(config: Mapping[str, Any]) -> list[str]:
     """The reference corpora whose lemma pairs make the PMI table
     (``narrative_sense.reference``)."""
@@ -137,6 +144,4 @@ def cost_settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The stage's final tables and figures (rule all); [] when it is off."""
-    return [
-        fill(path, corpus=c) for c in corpora(config) for path in (GROUPS, PAIR_SCORES_FIGURE.png)
-    ]
+    return each_corpus(corpora(config), GROUPS, PAIR_SCORES_FIGURE.png)

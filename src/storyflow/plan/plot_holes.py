@@ -10,7 +10,7 @@ from typing import Any
 import storyflow.plan.roles as roles
 from storyflow.corpora import corpus_kind
 from storyflow.errors import StoryflowError
-from storyflow.plan.layout import Layout, fill
+from storyflow.plan.layout import Layout, each_corpus, fill
 from storyflow.plan.statistics import settings as shared_statistics
 
 #: ``results/<corpus>/plot_holes/``; the validation pool and the detectors' verdicts in
@@ -96,6 +96,21 @@ def edited_story_types(config: Mapping[str, Any], corpus: str) -> list[str] | No
     if corpus_kind(config, corpus).kind in HUMAN_WRITTEN:
         return None
     return [str(block["human_group"])]
+
+
+def maker_job(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
+    """What the model maker's run on ``corpus`` depends on (rule ``make_model_plot_holes``'s
+    params; :class:`storyflow.measures.plot_holes.llm_maker.MakerJob`): ``plot_holes.model_maker``
+    without its ``model`` and ``verdicts``, the stage's seed, story limits and the story types
+    it may edit (:func:`edited_story_types`)."""
+    block = config["plot_holes"]
+    return {
+        "maker": {k: v for k, v in block["model_maker"].items() if k not in ("model", "verdicts")},
+        "seed": block["seed"],
+        "min_sentences": block["min_sentences"],
+        "max_words": block["max_words"],
+        "story_types": edited_story_types(config, corpus),
+    }
 
 
 def detectors(config: Mapping[str, Any]) -> list[str]:
@@ -248,7 +263,6 @@ def settings(config: Mapping[str, Any]) -> dict[str, Any]:
         "surprisal_n_ctx": block["detection"]["n_ctx"],
         "surprisal_z": block["detection"]["surprisal_z"],
         "min_annotators": block["model_maker"]["min_annotators"],
-        "maker": {k: v for k, v in block["model_maker"].items() if k not in ("model", "verdicts")},
         "verdicts": [block["model_maker"]["verdicts"]] if block["model_maker"]["verdicts"] else [],
         "scoring": {
             "seed": block["seed"],
@@ -329,14 +343,10 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
     chosen = corpora(config)
     if not chosen:
         return []
-    outputs = [
-        fill(path, corpus=c)
-        for c in chosen
-        for path in (SCORES, COVERAGE, LEFT_OUT, STORY_MEASURES, CEEVAL_FIGURE.png)
-    ]
+    outputs = each_corpus(chosen, SCORES, COVERAGE, LEFT_OUT, STORY_MEASURES, CEEVAL_FIGURE.png)
     outputs.append(VALIDITY)
     if "model" in makers(config):
-        outputs += [fill(REVIEW_SHEET, corpus=c) for c in chosen]
+        outputs += each_corpus(chosen, REVIEW_SHEET)
     if "hanna" in chosen:
         outputs.append(fill(DETECTION_RATES, corpus="hanna"))
     if benchmark(config):

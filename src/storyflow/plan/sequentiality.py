@@ -11,7 +11,7 @@ import storyflow.plan.roles as roles
 from storyflow.errors import StoryflowError
 from storyflow.lm.registry import ModelSpec
 from storyflow.measures.sequentiality.covariates.connectives import default_lexicon_path
-from storyflow.plan.layout import Layout, fill
+from storyflow.plan.layout import Layout, each_corpus, fill
 
 #: ``results/<corpus>/sequentiality/``
 OUT = Layout("sequentiality")
@@ -229,19 +229,16 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
     story scores as CSV; the HIPPOCORPUS covariates when
     they are on, and the covariates and regressions of each corpus of ``regression.corpora``
     when the regressions are on."""
-    outputs = [
-        fill(path, corpus=c)
-        for c in corpora(config)
-        for path in (
-            NLL_ESTIMATE,
-            BY_TYPE,
-            EFFECT_SIZES,
-            CONTRAST_SUMMARY,
-            BY_HISTORY_FIGURE.png,
-            BY_CONTRAST_FIGURE.png,
-            EFFECT_SIZES_FIGURE.png,
-        )
-    ]
+    outputs = each_corpus(
+        corpora(config),
+        NLL_ESTIMATE,
+        BY_TYPE,
+        EFFECT_SIZES,
+        CONTRAST_SUMMARY,
+        BY_HISTORY_FIGURE.png,
+        BY_CONTRAST_FIGURE.png,
+        EFFECT_SIZES_FIGURE.png,
+    )
     outputs += [
         fill(path, corpus=c, model=m)
         for c in corpora(config)
@@ -251,10 +248,8 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
     fitted = regression_corpora(config) if regressions(config)[0] else []
     if config["covariates"]["enabled"]:
         covariate_corpora = ["hippocorpus", *(c for c in fitted if c != "hippocorpus")]
-        outputs += [fill(COVARIATES, corpus=c) for c in covariate_corpora]
-    for corpus in fitted:
-        outputs += [
-            fill(path, corpus=corpus)
-            for path in (REGRESSION_COEFFICIENTS, REGRESSION_DIAGNOSTICS, REGRESSION_FIGURE.png)
-        ]
+        outputs += each_corpus(covariate_corpora, COVARIATES)
+    outputs += each_corpus(
+        fitted, REGRESSION_COEFFICIENTS, REGRESSION_DIAGNOSTICS, REGRESSION_FIGURE.png
+    )
     return outputs

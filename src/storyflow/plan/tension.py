@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import storyflow.plan.contrasts as contrasts
 import storyflow.plan.roles as roles
 from storyflow.corpora import corpus_kind
+from storyflow.corpora.selection import SAMPLED
 from storyflow.errors import StoryflowError
-from storyflow.plan.layout import Layout, fill
+from storyflow.plan.layout import Layout, each_corpus, fill
 from storyflow.plan.statistics import settings as shared_statistics
 
 #: ``results/<corpus>/tension/``; the calibration and validity checks in ``results/tension/``
@@ -95,8 +97,8 @@ def settings(config: Mapping[str, Any]) -> dict[str, Any]:
     """What the tension jobs depend on, each under the name its rules' params use: the cuts,
     K and the sampling settings and prompts (the forecasters'), the embedding judge's
     calibration (stories, model, chunk words, seed, fixed threshold or null), the curves and
-    the angle whose reversals the example curves mark (the middle one), the validity checks
-    (:func:`check_settings`) and the group intervals (:func:`intervals`)."""
+    the angle whose reversals the example curves mark (the middle one) and the validity checks
+    (:func:`check_settings`); the summary's: :func:`summary_settings`."""
     tension = config["tension"]
     embedding = tension["embedding"]
     angles = sorted(tension["curves"]["angles"])
@@ -114,7 +116,6 @@ def settings(config: Mapping[str, Any]) -> dict[str, Any]:
         "smoothing": tension["curves"]["smoothing"],
         "marked_angle": angles[len(angles) // 2],
         "checks": check_settings(config),
-        "intervals": intervals(config),
     }
 
 
@@ -149,6 +150,22 @@ def intervals(config: Mapping[str, Any]) -> dict[str, Any]:
     return shared_statistics(config, "confidence", "resamples", "seed", "min_group_size")
 
 
+def summary_settings(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
+    """What a corpus's tension summary depends on (rule ``summarize_tension``'s params;
+    :class:`storyflow.measures.tension.compare.SummarySettings`): K, the group intervals
+    (:func:`intervals`), the corpus's contrasts (none for a sampled corpus: HANNA is paired by
+    prompt), and the forecasters, judges and PMI models of the story measures."""
+    chosen = models_and_corpora(config)
+    return {
+        "k": config["tension"]["k"],
+        "intervals": intervals(config),
+        "contrasts": [] if corpus in SAMPLED else contrasts.contrasts(config, corpus),
+        "forecasters": chosen["forecasters"],
+        "judges": chosen["judges"],
+        "pmi_models": chosen["pmi_models"],
+    }
+
+
 def validity_tables(config: Mapping[str, Any]) -> list[str]:
     """The forecasters' validity tables (:data:`storyflow.tables.VALIDITY`), one per forecaster."""
     return [fill(VALIDITY, model=m) for m in models_and_corpora(config)["forecasters"]]
@@ -167,18 +184,15 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The stage's final tables, calibration and validity tables and figures (rule all); []
     when it is off."""
     chosen = models_and_corpora(config)
-    outputs = [
-        fill(path, corpus=c)
-        for c in chosen["corpora"]
-        for path in (
-            GROUP_MEANS,
-            EFFECTS,
-            LIKELIHOOD_VS_SAMPLED,
-            STORY_MEASURES,
-            BY_GROUP_FIGURE.png,
-            INFLECTION_RATES_FIGURE.png,
-        )
-    ]
+    outputs = each_corpus(
+        chosen["corpora"],
+        GROUP_MEANS,
+        EFFECTS,
+        LIKELIHOOD_VS_SAMPLED,
+        STORY_MEASURES,
+        BY_GROUP_FIGURE.png,
+        INFLECTION_RATES_FIGURE.png,
+    )
     outputs += [
         CURVES_FIGURE.of(corpus=c, model=m, judge=j).png
         for c in chosen["corpora"]

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import storyflow.plan.sequentiality as sequentiality
-from storyflow.plan.layout import Layout, fill
+from storyflow.plan.layout import Layout, each_corpus
 from storyflow.plan.registry import MEASURES
 
 #: Its logs: ``logs/validity/...`` (the table itself: :data:`storyflow.plan.layout.VALIDITY`).
@@ -24,4 +24,4 @@ def effect_tables(config: Mapping[str, Any]) -> list[str]:
     """The sequentiality effect sizes of every analysed corpus, whose contrasts' group sizes
     the gathered validity table checks
     (:func:`storyflow.measures.sequentiality.validity.contrast_checks`)."""
-    return [fill(sequentiality.EFFECT_SIZES, corpus=c) for c in sequentiality.corpora(config)]
+    return each_corpus(sequentiality.corpora(config), sequentiality.EFFECT_SIZES)

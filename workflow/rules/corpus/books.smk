@@ -47,11 +47,7 @@ rule sample_passages:
         "../../../envs/storyflow.yaml"
     params:
         ids=book_ids(),
-        columns=BOOK_SETTINGS["columns"],
-        path_template=book_path_template,
-        passages=BOOK_SETTINGS["passages"],
-        pov=BOOK_SETTINGS["pov"],
-        seed=BOOK_SETTINGS["seed"],
+        settings=BOOK_PASSAGE_SETTINGS,
         spacy_model=SPACY_MODEL,
     script:
         "../../../scripts/sample_passages.py"

@@ -45,6 +45,7 @@ def book_manifest():
 # the sampled books (None when off): the manifest is read once, in storyflow.plan.corpus
 BOOKS = exit_on_config_error(plan.corpus.selected_books, config)
 BOOK_SETTINGS = plan.corpus.book_settings(config)
+BOOK_PASSAGE_SETTINGS = plan.corpus.passage_settings(config)
 HIPPOCORPUS_SAMPLE = plan.corpus.hippocorpus_sample(config)
 
 
@@ -63,10 +64,6 @@ def missing_books():
 
 def missing_book_ids():
     return [] if BOOKS is None else list(BOOKS.document_id[BOOKS.fetched])
-
-
-def book_path_template(wildcards):
-    return BOOK_SETTINGS["path_template"]
 
 
 def book_url(wildcards):

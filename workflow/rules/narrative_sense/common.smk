@@ -19,8 +19,8 @@ def narrative_sense_lemma_settings(wildcards):
     return plan.narrative_sense.lemma_settings(config, wildcards.source)
 
 
-def narrative_sense_cross_fitted(wildcards):
-    return plan.narrative_sense.cross_fitted(config, wildcards.corpus)
+def narrative_sense_score_settings(wildcards):
+    return plan.narrative_sense.score_settings(config, wildcards.corpus)
 
 
 def narrative_sense_score_inputs(wildcards):

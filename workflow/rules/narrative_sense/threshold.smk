@@ -21,16 +21,7 @@ rule score_narrative_sense:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        max_tokens=NARRATIVE_SENSE_SETTINGS["max_tokens"],
-        min_tokens=NARRATIVE_SENSE_SETTINGS["min_tokens"],
-        top_pairs=NARRATIVE_SENSE_SETTINGS["top_pairs"],
-        random_story=NARRATIVE_SENSE_SETTINGS["random_story"],
-        alpha=NARRATIVE_SENSE_SETTINGS["alpha"],
-        seed=NARRATIVE_SENSE_SETTINGS["seed"],
-        cross_fitted=narrative_sense_cross_fitted,
-        folds=NARRATIVE_SENSE_SETTINGS["folds"],
-        reference_max_tokens=NARRATIVE_SENSE_SETTINGS["reference_max_tokens"],
-        min_stories=NARRATIVE_SENSE_SETTINGS["min_stories"],
+        settings=narrative_sense_score_settings,
     script:
         "../../../scripts/score_narrative_sense.py"
 

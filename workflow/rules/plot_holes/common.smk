@@ -70,6 +70,10 @@ def plot_holes_maker_model(wildcards):
     return MODEL_SPECS[PLOT_HOLES_MAKER_MODEL].scoring_settings()
 
 
+def plot_holes_maker_job(wildcards):
+    return plan.plot_holes.maker_job(config, wildcards.corpus)
+
+
 def plot_holes_edited_story_types(wildcards):
     return plan.plot_holes.edited_story_types(config, wildcards.corpus)
 

@@ -54,11 +54,7 @@ rule make_model_plot_holes:
         gpu=plot_holes_maker_gpus,
     params:
         model=plot_holes_maker_model,
-        settings=PLOT_HOLES_SETTINGS["maker"],
-        seed=PLOT_HOLES_SETTINGS["seed"],
-        min_sentences=PLOT_HOLES_SETTINGS["min_sentences"],
-        max_words=PLOT_HOLES_SETTINGS["max_words"],
-        story_types=plot_holes_edited_story_types,
+        job=plot_holes_maker_job,
         spacy_model=SPACY_MODEL,
     script:
         "../../../scripts/make_model_plot_holes.py"

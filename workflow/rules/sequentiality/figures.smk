@@ -14,9 +14,7 @@ rule plot_sequentiality:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        dpi=FIGURES["dpi"],
-        width_per_panel=FIGURES["width_per_panel"],
-        height_per_panel=FIGURES["height_per_panel"],
+        figures=FIGURES,
     script:
         "../../../scripts/plot_sequentiality.py"
 
@@ -37,9 +35,7 @@ rule plot_effect_sizes:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        dpi=FIGURES["dpi"],
-        width_per_panel=FIGURES["width_per_panel"],
-        height_per_panel=FIGURES["height_per_panel"],
+        figures=FIGURES,
     script:
         "../../../scripts/plot_effect_sizes.py"
 
@@ -61,8 +57,6 @@ rule plot_contrast_sequentiality:
         "../../../envs/storyflow.yaml"
     params:
         confidence=STATISTICS["confidence"],
-        dpi=FIGURES["dpi"],
-        width_per_panel=FIGURES["width_per_panel"],
-        height_per_panel=FIGURES["height_per_panel"],
+        figures=FIGURES,
     script:
         "../../../scripts/plot_contrast_sequentiality.py"

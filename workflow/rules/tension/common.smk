@@ -66,8 +66,5 @@ def tension_pmi(wildcards):
     )
 
 
-def tension_contrasts(wildcards):
-    """Unpaired contrasts of a corpus without prompt pairs (HANNA is paired by prompt)."""
-    if wildcards.corpus in SAMPLED_CORPORA:
-        return []
-    return plan.contrasts.contrasts(config, wildcards.corpus)
+def tension_summary_settings(wildcards):
+    return plan.tension.summary_settings(config, wildcards.corpus)

@@ -29,11 +29,6 @@ rule summarize_tension:
     conda:
         "../../../envs/storyflow.yaml"
     params:
-        k=TENSION_SETTINGS["k"],
-        intervals=TENSION_SETTINGS["intervals"],
-        contrasts=tension_contrasts,
-        forecasters=TENSION_MODELS["forecasters"],
-        judges=TENSION_MODELS["judges"],
-        pmi_models=TENSION_MODELS["pmi_models"],
+        settings=tension_summary_settings,
     script:
         "../../../scripts/summarize_tension.py"

@@ -27,6 +27,7 @@ else ``unclear``.
 """
 
 from storyflow.corpora.books.corpus import (
+    PassageSampleSettings,
     PassageSettings,
     PassageTables,
     book_passages,
@@ -71,6 +72,7 @@ __all__ = [
     "THIRD_PERSON",
     "Paragraph",
     "Passage",
+    "PassageSampleSettings",
     "PassageSettings",
     "PassageTables",
     "PointOfView",

@@ -247,16 +247,38 @@ class PassageTables:
     pov: pd.DataFrame
 
 
+@dataclass(frozen=True)
+class PassageSampleSettings:
+    """What the passage sample depends on (rule ``sample_passages``'s params,
+    :func:`storyflow.plan.corpus.passage_settings`).
+
+    Attributes:
+        columns: ``books.columns``: ``id``, ``genre``, ``path`` (or None: ``path_template``)
+            and ``pov_hint`` (a manifest column hinting the point of view, or None).
+        path_template: A book's text file relative to the manifest, when ``columns["path"]``
+            is None.
+        passages: From ``books.passages`` (``per_book``, ``sentences``, ``margin``,
+            ``max_tries``), ``books.pov`` (``genres`` split by point of view, ``first_rate``,
+            ``third_rate``) and ``books.sample.seed``.
+    """
+
+    columns: Mapping[str, str | None]
+    path_template: str
+    passages: PassageSettings
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> PassageSampleSettings:
+        """From the rule's params: ``columns``, ``path_template``, the ``passages`` and
+        ``pov`` blocks and the sample's ``seed``."""
+        passages = PassageSettings.from_config(params["passages"], params["pov"], params["seed"])
+        return settings_from(cls, params, where="books", passages=passages)
+
+
 def sample_book_passages(
     manifest_path: str | Path,
     book_paths: Sequence[str | Path],
-    *,
     ids: Sequence[str],
-    columns: Mapping[str, str | None],
-    path_template: str,
-    passages: Mapping[str, Any],
-    pov: Mapping[str, Any],
-    seed: int,
+    settings: PassageSampleSettings,
     spacy_model: str,
 ) -> PassageTables:
     """Prose passages of the sampled books, split into sentences and labelled with their point
@@ -266,27 +288,20 @@ def sample_book_passages(
         manifest_path: The book manifest (:func:`read_manifest`).
         book_paths: The text files of the books ``ids``, in the same order.
         ids: The sampled books' ids.
-        columns: ``books.columns``: ``id``, ``genre``, ``path`` (or None: ``path_template``)
-            and ``pov_hint`` (a manifest column hinting the point of view, or None).
-        path_template: A book's text file relative to the manifest, when ``columns["path"]``
-            is None.
-        passages: ``books.passages``: ``per_book``, ``sentences``, ``margin``, ``max_tries``.
-        pov: ``books.pov``: ``genres`` (split by point of view), ``first_rate``,
-            ``third_rate``.
-        seed: ``books.sample.seed``.
+        settings: The manifest's columns, the books' path template and the passages' settings.
         spacy_model: The spaCy pipeline that splits the passages into sentences.
     """
+    columns = settings.columns
     manifest = read_manifest(
         manifest_path,
         id_column=str(columns["id"]),  # id and genre: required column names
         genre_column=str(columns["genre"]),
         path_column=columns["path"],
-        path_template=path_template,
+        path_template=settings.path_template,
     )
     chosen = manifest.set_index("document_id").loc[list(ids)].reset_index()
     chosen["path"] = list(book_paths)
-    settings = PassageSettings.from_config(passages, pov, seed)
-    table, sents = build_passages(chosen, load_spacy(spacy_model), settings)
+    table, sents = build_passages(chosen, load_spacy(spacy_model), settings.passages)
     result = PassageTables(
         stories=table,
         sentences=sents,

@@ -32,6 +32,7 @@ from storyflow.measures.narrative_sense.pmi import (
     truncate,
 )
 from storyflow.seeds import item_rng, stable_hash
+from storyflow.settings import FromParams
 
 log = logging.getLogger(__name__)
 
@@ -236,50 +237,69 @@ def assess_cross_fitted(
     return pd.concat(parts).loc[scored.index].reset_index(drop=True)
 
 
+@dataclass(frozen=True)
+class ScoreSettings(FromParams):
+    """How a target corpus's stories are scored and tested (rule ``score_narrative_sense``'s
+    params, :func:`storyflow.plan.narrative_sense.score_settings`; config ``narrative_sense``,
+    whose schema gives the defaults and ranges): ``cross_fitted`` (the corpus is also a
+    reference and ``folds`` is set: :func:`assess_cross_fitted`), the cuts ``max_tokens`` and
+    ``reference_max_tokens`` (tokens; None: not cut), the short-set filter's ``min_tokens``
+    (None: no filter), ``min_stories`` (a lemma's reference stories to enter the vocabulary),
+    ``top_pairs``, ``random_story`` (the word pool's weighting, :data:`WEIGHTINGS`), ``alpha``
+    and ``seed``."""
+
+    WHERE = "narrative_sense"
+
+    cross_fitted: bool
+    folds: int | None
+    max_tokens: int
+    reference_max_tokens: int | None
+    min_tokens: int | None
+    min_stories: int
+    top_pairs: int
+    random_story: str
+    alpha: float
+    seed: int
+
+
 def assess_corpus(
     lemmas: pd.DataFrame,
     excluded: pd.DataFrame,
+    settings: ScoreSettings,
     *,
-    cross_fitted: bool,
     pairs: str | None,
     vocabulary: str | None,
     references: Sequence[str],
-    max_tokens: int,
-    folds: int,
-    reference_max_tokens: int | None,
-    min_stories: int,
-    top_pairs: int,
-    weighting: str,
-    alpha: float,
-    seed: int,
 ) -> pd.DataFrame:
     """A corpus's stories scored and tested (:func:`assess`'s table), the way its place among
-    the references asks: a corpus that is also a reference (``cross_fitted``) is scored fold by
-    fold against the other references' lemma tables (``references``: their paths) and its other
-    folds (:func:`assess_cross_fitted`); any other against the PMI table of the references
-    (``pairs`` and ``vocabulary``: its files, rule count_pairs), its stories cut to
-    ``max_tokens``."""
-    settings: dict[str, Any] = {
-        "top_pairs": top_pairs,
-        "weighting": weighting,
-        "alpha": alpha,
-        "seed": seed,
+    the references asks: a corpus that is also a reference (``settings.cross_fitted``) is scored
+    fold by fold against the other references' lemma tables (``references``: their paths) and
+    its other folds (:func:`assess_cross_fitted`); any other against the PMI table of the
+    references (``pairs`` and ``vocabulary``: its files, rule count_pairs), its stories cut to
+    ``settings.max_tokens``."""
+    test: dict[str, Any] = {
+        "top_pairs": settings.top_pairs,
+        "weighting": settings.random_story,
+        "alpha": settings.alpha,
+        "seed": settings.seed,
     }
-    if cross_fitted:
+    if settings.cross_fitted:
+        if settings.folds is None:
+            raise ValueError("a cross-fitted corpus is scored fold by fold: folds is not set")
         return assess_cross_fitted(
             lemmas,
             excluded,
             tables.read_all(tables.LEMMAS, list(references)) if references else None,
-            folds=folds,
-            max_tokens=max_tokens,
-            reference_max_tokens=reference_max_tokens,
-            min_stories=min_stories,
-            **settings,
+            folds=settings.folds,
+            max_tokens=settings.max_tokens,
+            reference_max_tokens=settings.reference_max_tokens,
+            min_stories=settings.min_stories,
+            **test,
         )
     if pairs is None or vocabulary is None:
         raise ValueError("a corpus that is not cross-fitted is scored against a PMI table")
     table = PairTable.load(pairs, vocabulary)
-    return assess(truncate(lemmas, max_tokens), excluded, table, **settings)
+    return assess(truncate(lemmas, settings.max_tokens), excluded, table, **test)
 
 
 def group_table(tested: pd.DataFrame) -> pd.DataFrame:

@@ -155,6 +155,33 @@ class MakerSettings:
         )
 
 
+@dataclass(frozen=True)
+class MakerJob:
+    """A model-maker run on one corpus (rule ``make_model_plot_holes``'s params,
+    :func:`storyflow.plan.plot_holes.maker_job`): the ``maker``'s settings
+    (:class:`MakerSettings`), ``min_annotators`` (``plot_holes.model_maker``'s: the review
+    sheet's rows per story), ``max_words`` (``plot_holes.max_words``: longer stories are
+    skipped; None: no limit) and ``story_types`` (the story types that may be edited; None:
+    all; :func:`storyflow.plan.plot_holes.edited_story_types`)."""
+
+    maker: MakerSettings
+    min_annotators: int
+    max_words: int | None
+    story_types: tuple[str, ...] | None
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> MakerJob:
+        """From the rule's params: ``maker`` (``plot_holes.model_maker`` without ``model`` and
+        ``verdicts``), ``seed``, ``min_sentences``, ``max_words`` and ``story_types``."""
+        block = params["maker"]
+        maker = MakerSettings.from_params(
+            block, seed=params["seed"], min_sentences=params["min_sentences"]
+        )
+        return settings_from(
+            cls, params, where="plot_holes", maker=maker, min_annotators=block["min_annotators"]
+        )
+
+
 class ModelMaker:
     """Runs the steps with one model (a :class:`storyflow.lm.connect.LanguageModel`)."""
 
@@ -613,12 +640,7 @@ def make_plot_holes(
     model: Any,
     sentences: pd.DataFrame,
     stories: pd.DataFrame,
-    settings: Mapping[str, Any],
-    *,
-    seed: int,
-    min_sentences: int,
-    max_words: int | None,
-    story_types: Sequence[str] | None,
+    job: MakerJob,
     spacy_model: str,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The model maker on a corpus (rule ``make_model_plot_holes``).
@@ -628,28 +650,18 @@ def make_plot_holes(
             model's window is sized to the stories before its weights load
             (:func:`maker_window`).
         sentences: The corpus's sentences (:data:`tables.SENTENCES`).
-        stories: Its stories (``story_id``, ``text``; ``story_type`` when ``story_types`` is
-            given).
-        settings: ``plot_holes.model_maker`` without ``model`` and ``verdicts``
-            (:meth:`MakerSettings.from_params`; ``min_annotators`` sets the review sheet's
-            rows per story).
-        seed: ``plot_holes.seed``.
-        min_sentences: ``plot_holes.min_sentences``.
-        max_words: ``plot_holes.max_words``: longer stories are skipped (None: no limit).
-        story_types: The story types that may be edited (None: all;
-            :func:`storyflow.plan.plot_holes.edited_story_types`).
+        stories: Its stories (``story_id``, ``text``; ``story_type`` when
+            ``job.story_types`` is given).
+        job: The maker's settings, the review sheet's rows per story and the stories it may
+            edit.
         spacy_model: The spaCy pipeline that splits the rewrites into sentences.
 
     Returns:
         ``(made, skipped, attempts, sheet)``: :func:`make_with_model`'s three tables and the
         review sheet of the flawed versions (:func:`.review.review_sheet`).
     """
-    maker = ModelMaker(
-        model,
-        load_spacy(spacy_model),
-        MakerSettings.from_params(settings, seed=seed, min_sentences=min_sentences),
-    )
+    maker = ModelMaker(model, load_spacy(spacy_model), job.maker)
     made, skipped, attempts = make_with_model(
-        maker, sentences, stories, model.name, max_words=max_words, story_types=story_types
+        maker, sentences, stories, model.name, max_words=job.max_words, story_types=job.story_types
     )
-    return made, skipped, attempts, review_sheet(made, int(settings["min_annotators"]))
+    return made, skipped, attempts, review_sheet(made, job.min_annotators)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ from scipy import stats as sps
 from storyflow import tables
 from storyflow.bootstrap import Statistics
 from storyflow.measures.tension.validity import label_frame, read_checks
+from storyflow.settings import settings_from
 from storyflow.stats import contrast_members, group_label, hedges_g, welch_t
 
 log = logging.getLogger(__name__)
@@ -361,18 +363,35 @@ def story_measures(
     return tables.STORY_MEASURES.frame(pd.concat(frames, ignore_index=True))
 
 
+@dataclass(frozen=True)
+class SummarySettings:
+    """What a corpus's tension summary depends on (rule ``summarize_tension``'s params,
+    :func:`storyflow.plan.tension.summary_settings`): ``k`` endings per cut (``tension.k``),
+    the ``intervals`` of the group means and contrasts, the corpus's ``contrasts`` (unpaired
+    corpora: :func:`contrast_effects`), and the ``forecasters``, ``judges`` and ``pmi_models``
+    of the story measures."""
+
+    k: int
+    intervals: Statistics
+    contrasts: Sequence[Mapping[str, object]]
+    forecasters: tuple[str, ...]
+    judges: tuple[str, ...]
+    pmi_models: tuple[str, ...]
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> SummarySettings:
+        """From the rule's params (its ``intervals``: the ``stats`` block's,
+        :meth:`Statistics.from_params`)."""
+        intervals = Statistics.from_params(params["intervals"])
+        return settings_from(cls, params, where="tension", intervals=intervals)
+
+
 def summarize(
     stories: str | Path,
     scores: Sequence[str | Path],
     pmi: Sequence[str | Path],
     validity_files: Sequence[str | Path],
-    *,
-    k: int,
-    intervals: Mapping[str, Any],
-    contrasts: Sequence[Mapping[str, object]],
-    forecasters: Sequence[str],
-    judges: Sequence[str],
-    pmi_models: Sequence[str],
+    settings: SummarySettings,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The tension summary of a corpus (rule ``summarize_tension``), every group and contrast
     labelled with its forecaster's and judge's validity verdict.
@@ -385,10 +404,7 @@ def summarize(
         pmi: The PMI tables of the scoring models (:data:`tables.TENSION_PMI`; none: no
             likelihood comparison and no PMI measure).
         validity_files: The forecasters' validity tables (:data:`tables.VALIDITY`).
-        k: Endings per cut (``tension.k``).
-        intervals: The ``stats`` block (:class:`storyflow.bootstrap.Statistics`).
-        contrasts: The corpus's contrasts (unpaired corpora: :func:`contrast_effects`).
-        forecasters, judges, pmi_models: The models and judges of the story measures.
+        settings: K, the intervals, the contrasts and the models of the story measures.
 
     Returns:
         ``(groups, effects, likelihood, measures)``: :func:`group_means`,
@@ -399,18 +415,23 @@ def summarize(
     statistics = pd.concat([pd.read_parquet(f) for f in scores], ignore_index=True)
     story_pmi_table = tables.read_all(tables.TENSION_PMI, pmi) if pmi else None
     checks = read_checks(list(validity_files))
-    settings = Statistics.from_params(intervals)
-    groups = group_means(statistics, k, settings, checks)
+    k, intervals = settings.k, settings.intervals
+    groups = group_means(statistics, k, intervals, checks)
     if "prompt_id" in labels.columns:
-        effects = paired_effects(statistics, labels, k, settings, checks)
+        effects = paired_effects(statistics, labels, k, intervals, checks)
     else:
-        effects = contrast_effects(statistics, labels, contrasts, k, settings, checks)
+        effects = contrast_effects(statistics, labels, settings.contrasts, k, intervals, checks)
     likelihood = (
         likelihood_vs_sampled(statistics, story_pmi_table)
         if story_pmi_table is not None
         else tables.TENSION_LIKELIHOOD.empty()
     )
     measures = story_measures(
-        labels["story_id"], statistics, story_pmi_table, forecasters, judges, pmi_models
+        labels["story_id"],
+        statistics,
+        story_pmi_table,
+        settings.forecasters,
+        settings.judges,
+        settings.pmi_models,
     )
     return groups, effects, likelihood, measures
