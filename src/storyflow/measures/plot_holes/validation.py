@@ -259,44 +259,39 @@ def role_checks(
     auroc_ci = settings.units_interval(units, _auroc)
     gain = ((pairs["ceeval_O"] + pairs["ceeval_F"]) / 2 - 0.5).to_numpy(float)
     mean, low, high = settings.mean_ci(gain)
+    common: dict[str, Any] = {
+        "measure": MEASURE,
+        "corpus": CORPUS,
+        "role": role,
+        "model": model,
+        "n": n,
+    }
     return [
         validity.check(
-            measure=MEASURE,
-            corpus=CORPUS,
-            role=role,
-            model=model,
+            **common,
             name="auroc",
             value=auroc,
             ci=auroc_ci,
             threshold=settings.min_auroc,
             rule="ci_low > threshold",
-            n=n,
             detail=f"AUROC of the score on F against O; {detail}",
         ),
         validity.check(
-            measure=MEASURE,
-            corpus=CORPUS,
-            role=role,
-            model=model,
+            **common,
             name="ceeval_minus_always_no",
             value=mean,
             ci=(low, high),
             threshold=settings.min_ceeval_gain,
             rule="ci_low > threshold",
-            n=n,
             detail=f"CEEval-Full minus always-no's (0.5) on the same pairs, share 0-1; {detail}",
         ),
         validity.check(
-            measure=MEASURE,
-            corpus=CORPUS,
-            role=role,
-            model=model,
+            **common,
             name="pairs",
             value=float(n),
             ci=(math.nan, math.nan),
             threshold=float(settings.min_pairs),
             rule="value >= threshold",
-            n=n,
             detail=f"pairs; {detail}",
         ),
     ]
