@@ -41,7 +41,7 @@ from storyflow import tables, validity
 from storyflow.bootstrap import Statistics
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy.entropy import binary_entropy, human_p_yes, pool
-from storyflow.settings import settings_from
+from storyflow.settings import FromParams
 from storyflow.stats import hedges_g
 
 log = logging.getLogger(__name__)
@@ -61,20 +61,16 @@ HEADLINE_POOLS = ("pooled", "all")
 
 
 @dataclass(frozen=True)
-class IndexSettings:
+class IndexSettings(FromParams):
     """How the index is read (config ``fabula_entropy``): ``headline``, the measure the tables
     and figures lead with (``hard`` or ``soft``); ``samples``, answers per model reader for the
     hard index (None: one, its more probable answer; S: S answers drawn from its P(yes),
     :func:`.entropy.sampled_hard`)."""
 
+    WHERE = "fabula_entropy"
+
     headline: str
     samples: int | None
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> IndexSettings:
-        """From the rule's params (the validated ``fabula_entropy`` block's headline and
-        samples)."""
-        return settings_from(cls, params, where="fabula_entropy")
 
 
 def headline_pool(names: Sequence[str]) -> str:

@@ -45,7 +45,7 @@ from storyflow import tables
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy import questions as questions_module
 from storyflow.progress import LoggedBar
-from storyflow.settings import settings_from
+from storyflow.settings import FromParams
 
 log = logging.getLogger(__name__)
 
@@ -64,23 +64,19 @@ CALIBRATIONS = ("none", "question", "template")
 
 
 @dataclass(frozen=True)
-class ReaderSettings:
+class ReaderSettings(FromParams):
     """How readers answer (config ``fabula_entropy``): ``variants`` (prompt variants, keys of
     :data:`INSTRUCTIONS`), ``labels`` (yes/no label variants), ``calibration`` (one of
     :data:`CALIBRATIONS`), ``min_mass`` (flag threshold, 0-1), ``n_ctx`` (context window in
     tokens)."""
+
+    WHERE = "fabula_entropy"
 
     variants: tuple[str, ...]
     labels: Mapping[str, Sequence[str]]
     calibration: str
     min_mass: float
     n_ctx: int
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> ReaderSettings:
-        """From the rule's params: the validated ``fabula_entropy`` block's reading settings
-        (defaults, variants and calibrations allowed: the config schema's)."""
-        return settings_from(cls, params, where="fabula_entropy")
 
 
 def twin(question: str) -> str:

@@ -48,7 +48,7 @@ import pandas as pd
 from storyflow import bootstrap, tables, validity
 from storyflow.measures.plot_holes.controlled import make_controlled
 from storyflow.progress import LoggedBar
-from storyflow.settings import settings_from
+from storyflow.settings import FromParams
 
 log = logging.getLogger(__name__)
 
@@ -206,22 +206,18 @@ def validation_pool(
 
 
 @dataclass(frozen=True)
-class CheckSettings(bootstrap.Resampling):
+class CheckSettings(bootstrap.Resampling, FromParams):
     """Thresholds and intervals (config ``validity.detector``, ``stats.resamples``,
     ``stats.seed`` and ``stats.confidence``: :class:`storyflow.bootstrap.Resampling`) and the
     attribute ``classes`` of the pairs checked (``plot_holes.validation.classes``; None: every
     class). Defaults and ranges are the config schema's."""
 
+    WHERE = "validity, stats and plot_holes.validation"
+
     min_auroc: float
     min_ceeval_gain: float
     min_pairs: int
     classes: tuple[str, ...] | None
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> CheckSettings:
-        """From the rule's params (taken from the validated config: validity, the stats block
-        and plot_holes.validation)."""
-        return settings_from(cls, params, where="validity, stats and plot_holes.validation")
 
 
 def pairs_of(versions: pd.DataFrame) -> tuple[pd.DataFrame, int]:

@@ -49,7 +49,7 @@ import pandas as pd
 
 from storyflow import bootstrap, tables, validity
 from storyflow.measures.tension.judges import EMBEDDING, EMPTY_FORECAST
-from storyflow.settings import settings_from
+from storyflow.settings import FromParams
 
 MEASURE, CORPUS = "tension", "rocstories"
 #: Chance level of a balanced or pairwise accuracy.
@@ -57,20 +57,17 @@ CHANCE = 0.5
 
 
 @dataclass(frozen=True)
-class CheckSettings(bootstrap.Resampling):
+class CheckSettings(bootstrap.Resampling, FromParams):
     """Thresholds and interval settings of the checks (config ``validity`` and
     the ``stats`` block): ``confidence`` level, ``resamples`` and ``seed`` of the bootstrap
     (:class:`storyflow.bootstrap.Resampling`), ``min_pairwise`` (forecaster),
     ``min_balanced_accuracy`` and ``min_judge_pairwise`` (judge)."""
 
+    WHERE = "validity and stats.confidence"
+
     min_pairwise: float
     min_balanced_accuracy: float
     min_judge_pairwise: float
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> CheckSettings:
-        """From a rule's params (the plan's tension check settings, from the validated config)."""
-        return settings_from(cls, params, where="validity and stats.confidence")
 
 
 def _share(units: Sequence[tuple[int, int]]) -> float:
