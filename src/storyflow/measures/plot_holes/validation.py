@@ -91,28 +91,33 @@ def _summed_coverage(covers: Sequence[pd.DataFrame]) -> pd.DataFrame:
     return tables.PLOT_HOLE_COVERAGE.frame(summed)
 
 
+@dataclass(frozen=True)
+class _Pool:
+    """What :func:`validation_pool` is asked for (its arguments of the same names): ``pairs``
+    pairs, from stories of at most ``max_words`` words shuffled with ``seed``, made by the
+    controlled maker with its ``min_sentences`` and attribute ``classes`` (None: all)."""
+
+    pairs: int
+    max_words: int
+    seed: int
+    min_sentences: int
+    classes: Sequence[str] | None
+
+
 def _fill_pool(
-    eligible: pd.DataFrame,
-    split: Any,
-    tagger: Any,
-    *,
-    pairs: int,
-    max_words: int,
-    seed: int,
-    min_sentences: int,
-    classes: Sequence[str] | None,
+    eligible: pd.DataFrame, split: Any, tagger: Any, pool: _Pool
 ) -> tuple[list[pd.DataFrame], list[pd.DataFrame], list[pd.DataFrame], int]:
     """The controlled maker run over ``eligible`` in chunks of :data:`CHUNK` stories until
-    ``pairs`` pairs are made (arguments as :func:`validation_pool`'s): per chunk, the rows of
-    versions O and F of the pairs kept, the coverage and the skipped stories; and the number
-    of pairs made (fewer than ``pairs`` when the stories run out)."""
+    ``pool.pairs`` pairs are made: per chunk, the rows of versions O and F of the pairs kept,
+    the coverage and the skipped stories; and the number of pairs made (fewer than
+    ``pool.pairs`` when the stories run out)."""
     from storyflow.sentences import split_sentences
 
     made: list[pd.DataFrame] = []
     covers: list[pd.DataFrame] = []
     skipped: list[pd.DataFrame] = []
     n_made = 0
-    progress = LoggedBar(total=pairs, desc="validation pool", unit="pair", file=sys.stderr)
+    progress = LoggedBar(total=pool.pairs, desc="validation pool", unit="pair", file=sys.stderr)
     for start in range(0, len(eligible), CHUNK):
         chunk = eligible.iloc[start : start + CHUNK]
         sentences = split_sentences(chunk, split)
@@ -120,19 +125,19 @@ def _fill_pool(
             sentences,
             chunk,
             tagger,
-            seed=seed,
-            min_sentences=min_sentences,
-            max_words=max_words,
+            seed=pool.seed,
+            min_sentences=pool.min_sentences,
+            max_words=pool.max_words,
             corpus=SOURCE,
-            classes=classes,
+            classes=pool.classes,
         )
-        ids = list(dict.fromkeys(m["story_id"]))[: pairs - n_made]
+        ids = list(dict.fromkeys(m["story_id"]))[: pool.pairs - n_made]
         made.append(m[m["story_id"].isin(ids) & m["version"].isin(["O", "F"])])
         covers.append(c)
         skipped.append(s)
         n_made += len(ids)
         progress.update(len(ids))
-        if n_made >= pairs:
+        if n_made >= pool.pairs:
             break
     progress.close()
     return made, covers, skipped, n_made
@@ -168,16 +173,8 @@ def validation_pool(
     attribute classes an edit may use (None: all).
     """
     eligible = _pool_order(stories, analysed, max_words=max_words, seed=seed)
-    made, covers, skipped, n_made = _fill_pool(
-        eligible,
-        split,
-        tagger,
-        pairs=pairs,
-        max_words=max_words,
-        seed=seed,
-        min_sentences=min_sentences,
-        classes=classes,
-    )
+    pool = _Pool(pairs, max_words, seed, min_sentences, classes)
+    made, covers, skipped, n_made = _fill_pool(eligible, split, tagger, pool)
     if n_made < pairs:
         log.warning(
             "validation pool: only %d of %d pairs from %d stories of at most %d words",
