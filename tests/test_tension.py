@@ -12,7 +12,7 @@ import pytest
 import scipy.stats as sps
 from conftest import BARE_CONFIG, defaults, schema_defaults
 
-from storyflow import plan, tables, validity
+from storyflow import bootstrap, plan, tables, validity
 from storyflow.bootstrap import Statistics
 from storyflow.errors import StoryflowError
 from storyflow.measures.tension import calibration, compare, curves, cuts, forecast, judges
@@ -473,7 +473,7 @@ def test_paired_effects_pair_by_prompt_and_drop_artefacts() -> None:
     assert included["diff"] == pytest.approx(-0.32)
     # the CI is the bootstrap of the mean paired difference: inside the differences' range
     diffs = -(0.3 + 0.01 * np.arange(5))
-    expected = validity.mean_ci(diffs, confidence=0.95, resamples=500, seed=1)[1:]
+    expected = bootstrap.Resampling(confidence=0.95, resamples=500, seed=1).mean_ci(diffs)[1:]
     assert (included["diff_ci_low"], included["diff_ci_high"]) == pytest.approx(expected)
     assert diffs.min() <= included["diff_ci_low"] < included["diff_ci_high"] <= diffs.max()
     assert included["t"] < 0 and included["g"] < 0 and included["tested"]

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import validity_check
 
-from storyflow import tables, validity
+from storyflow import bootstrap, tables, validity
 from storyflow.errors import StoryflowError
 from storyflow.measures.sequentiality.validity import contrast_checks
 
@@ -33,7 +33,7 @@ def test_a_yes_sayer_ranks_nothing_and_balances_to_chance() -> None:
 def test_intervals_of_a_share_stay_inside_its_range_at_four_stories() -> None:
     # The case: a t interval of 4 no-rates reached below 0 and above 1.
     rates = [0.0, 0.0, 0.25, 1.0]
-    mean, low, high = validity.mean_ci(rates, confidence=0.95, resamples=2000, seed=1)
+    mean, low, high = bootstrap.Resampling(confidence=0.95, resamples=2000, seed=1).mean_ci(rates)
     assert mean == pytest.approx(0.3125)
     assert 0 <= low < mean < high <= 1
     low, high = validity.wilson_interval(4, 4, 0.95)

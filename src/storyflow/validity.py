@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from storyflow import bootstrap, tables
+from storyflow import tables
 
 #: The three verdicts on a story measure computed with a model (a measure's verdict rule,
 #: :attr:`storyflow.plan.registry.Measure.verdict`): its scores describe the stories, the model
@@ -69,19 +69,6 @@ def wilson_interval(successes: int, n: int, confidence: float) -> tuple[float, f
         return math.nan, math.nan
     ci = sps.binomtest(int(successes), int(n)).proportion_ci(confidence, method="wilson")
     return float(ci.low), float(ci.high)
-
-
-def mean_ci(
-    values: Sequence[float] | np.ndarray,
-    *,
-    confidence: float,
-    resamples: int,
-    seed: int,
-) -> tuple[float, float, float]:
-    """Mean of ``values`` and its percentile bootstrap interval: for bounded quantities (shares,
-    no-rates, entropies) whose t interval would leave their range at small n. NaN bounds with
-    fewer than 2 values (:meth:`storyflow.bootstrap.Resampling.mean_ci`)."""
-    return bootstrap.Resampling(confidence, resamples, seed).mean_ci(values)
 
 
 def decide(value: float, ci_low: float, threshold: float, rule: str) -> bool:

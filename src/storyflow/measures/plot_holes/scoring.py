@@ -275,12 +275,12 @@ def _rate_intervals(
     """The Wilson intervals of the human share and of the group's (``hits`` of ``count``
     stories), and the mean difference group − human over prompts (share) with its percentile
     bootstrap interval (NaN when the group is too small to be ``tested``)."""
-    from storyflow import validity
+    from storyflow import bootstrap, validity
 
     diff = (pair[group] - pair[human]).to_numpy()
     human_ci = validity.wilson_interval(int(pair[human].sum()), len(pair), confidence)
     llm_ci = validity.wilson_interval(hits, count, confidence)
-    mean, low, high = validity.mean_ci(diff, confidence=confidence, resamples=resamples, seed=seed)
+    mean, low, high = bootstrap.Resampling(confidence, resamples, seed).mean_ci(diff)
     if not tested:
         low = high = math.nan
     return human_ci, llm_ci, (mean, low, high)
