@@ -240,8 +240,14 @@ def kill_group(process: subprocess.Popen, grace: float = 30) -> None:
 def test_killed_run_resumes_without_recomputing_finished_shards(
     snakemake: Snakemake, tmp_path: Path
 ) -> None:
+    """The tiny config at one story per type in three shards, one story each (the NLL is most
+    of a run: 56 s for the whole run here, where two stories per type took 82 s)."""
     workdir = tmp_path / "run"
     first_log = tmp_path / "first.log"
+    shards = 3
+    smaller = config_file(
+        tmp_path, hippocorpus={"sample": {"per_type": 1, "seed": 7}}, nll={"shards": shards}
+    )
 
     def one_shard_done_and_another_running() -> bool:
         jobs = parse_jobs(first_log.read_text())
@@ -252,7 +258,7 @@ def test_killed_run_resumes_without_recomputing_finished_shards(
     # --cores 1: one shard at a time, so the kill lands between finished and unstarted shards.
     with first_log.open("w") as log:
         process = subprocess.Popen(
-            snakemake.command(workdir, "--cores", "1"),
+            snakemake.command(workdir, "--cores", "1", configfiles=[smaller]),
             cwd=REPO,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -269,13 +275,13 @@ def test_killed_run_resumes_without_recomputing_finished_shards(
         path.stem.removeprefix("shard-"): (path.stat().st_ino, path.stat().st_mtime_ns)
         for path in shard_paths(workdir)
     }
-    assert 1 <= len(finished) < SHARDS, f"finished shards at the kill: {sorted(finished)}"
+    assert 1 <= len(finished) < shards, f"finished shards at the kill: {sorted(finished)}"
 
-    resume_plan = plan(snakemake, workdir, "--rerun-incomplete")
+    resume_plan = plan(snakemake, workdir, "--rerun-incomplete", configfiles=[smaller])
     planned = {job["wc_shard"] for job in resume_plan if job["rule"] == "score_nll_shard"}
-    assert planned == {f"{k:03d}" for k in range(SHARDS)} - finished.keys()
+    assert planned == {f"{k:03d}" for k in range(shards)} - finished.keys()
 
-    result = snakemake(workdir, "--cores", "2", "--rerun-incomplete")
+    result = snakemake(workdir, "--cores", "2", "--rerun-incomplete", configfiles=[smaller])
     rerun = {job["wc_shard"] for job in parse_jobs(result.stdout) if "wc_shard" in job}
     assert rerun == planned
     after = {
@@ -288,7 +294,7 @@ def test_killed_run_resumes_without_recomputing_finished_shards(
         assert (workdir / f"results/hippocorpus/sequentiality/tables/{table}.csv").is_file()
     for figure in ("sequentiality_by_history", "effect_sizes"):
         assert (workdir / f"results/hippocorpus/sequentiality/figures/{figure}.png").is_file()
-    assert plan(snakemake, workdir) == []
+    assert plan(snakemake, workdir, configfiles=[smaller]) == []
 
 
 def test_materializing_a_model_elsewhere_keeps_a_finished_run_up_to_date(

