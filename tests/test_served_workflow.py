@@ -4,8 +4,8 @@ The packaged SmolLM2 runs twice in one workflow (tests/config/served.yaml over t
 in process from its GGUF (``smollm2-135m-instruct``) and behind llama-cpp-python's
 OpenAI-compatible server on 127.0.0.1 (``smollm2-served``, ``source.server``), in the same
 roles: tension LLM judge, fabula-entropy reader and plot-hole detector; the served one is also
-the tension forecaster, the plot-hole maker and the NLI classifier. A dry run (fast) checks that the
-served model is never materialised nor scored for NLL and that its jobs read no GGUF; the run
+the tension forecaster, the plot-hole maker and the NLI classifier. A dry run (fast) checks that
+the served model is never materialised nor scored for NLL and that its jobs read no GGUF; the run
 (slow, without the NLI baseline, whose closed yes/no question is of the detector's and the
 reader's kind) checks that every measure's outputs exist for it and that its closed-choice
 answers (read from the first generated token's top log-probabilities) and greedy texts equal
@@ -74,15 +74,22 @@ ECHO_TOL = 1e-3
 
 
 def served_config(
-    path: Path, base_url: str, tokenizer: Path | str, local_roles: tuple[str, ...] = ()
+    path: Path,
+    base_url: str,
+    tokenizer: Path | str,
+    local_roles: tuple[str, ...] = (),
+    nli: bool = True,
 ) -> Path:
-    """tests/config/served.yaml with the server's URL and the tokenizer file filled in, and
-    ``local_roles`` added to the in-process model's."""
+    """tests/config/served.yaml with the server's URL and the tokenizer file filled in,
+    ``local_roles`` added to the in-process model's, and without the NLI baseline unless
+    ``nli``."""
     config = yaml.safe_load(SERVED_CONFIG.read_text())
     (entry,) = [m for m in config["models"] if m["name"] == SERVED]
     entry["source"]["server"] |= {"base_url": base_url, "tokenizer": str(tokenizer)}
     (local,) = [m for m in config["models"] if m["name"] == LOCAL]
     local["roles"] = [*local["roles"], *local_roles]
+    if not nli:
+        config["plot_holes"]["nli"] = {"models": []}
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
 
@@ -184,14 +191,11 @@ def served_run(snakemake, packaged_models, tmp_path_factory) -> Iterator[SimpleN
     folder = tmp_path_factory.mktemp("served_run")
     gguf = packaged_models["smollm2"]
     with llama_cpp_server(gguf, folder / "server.log", alias="smollm2", n_ctx=2048) as url:
-        config = served_config(folder / "served.yaml", url, gguf)
         # the NLI baseline is planned for the served model (the dry run above) but not run: its
         # pair question is a closed yes/no one, asked through the server as the detector's and
         # the reader's are (compared below), and its pairs of the two edited stories took 91 s
         # of a run of 243
-        settings = yaml.safe_load(config.read_text())
-        settings["plot_holes"]["nli"] = {"models": []}
-        config.write_text(yaml.safe_dump(settings, sort_keys=False))
+        config = served_config(folder / "served.yaml", url, gguf, nli=False)
         start = time.monotonic()
         result = snakemake(
             folder / "run", "--cores", "2", configfiles=[config], targets=TARGETS, timeout=3600
