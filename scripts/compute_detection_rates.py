@@ -5,7 +5,7 @@ import logging
 
 from storyflow import tables
 from storyflow.measures.plot_holes.scoring import best_detector, human_vs_llm
-from storyflow.measures.plot_holes.validation import verdict_of
+from storyflow.measures.plot_holes.verdict import verdict_of
 from storyflow.runner import run
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import subprocess
+import sys
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
@@ -58,6 +60,23 @@ def test_no_measure_imports_another_measure() -> None:
 def test_the_lm_layer_knows_no_corpus_measure_or_figure() -> None:
     below = import_graph.unit_graph()["lm"]
     assert not below & {"corpora", "measures.sequentiality", "measures.narrative_sense", "figures"}
+
+
+#: Packages the plan must not import: the Snakefile imports :mod:`storyflow.plan` at every parse
+#: (each dry run, and each cluster job's own parse of the workflow), and each of these costs a
+#: parse from a third of a second (scipy.stats) to seconds (torch).
+HEAVY = ("scipy", "matplotlib", "spacy", "sklearn", "torch", "transformers", "llama_cpp")
+
+
+def test_the_plan_imports_no_statistics_plotting_or_models() -> None:
+    """The registry names every measure's verdict rule and cost rows: those modules stay light,
+    and what needs scipy imports it when it runs."""
+    code = "import sys, storyflow.plan; print(' '.join({m.split('.')[0] for m in sys.modules}))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert "storyflow" in loaded and "pandas" in loaded  # it ran, and it sees what it imports
+    assert not set(HEAVY) & set(loaded)
 
 
 def test_the_checker_sees_a_cycle_and_an_upward_import(tmp_path, monkeypatch) -> None:

@@ -15,6 +15,7 @@ from test_plot_holes import STORY, FakeModel
 
 from storyflow import plan, tables, validity
 from storyflow.measures.plot_holes import detect, nli, scoring, validation
+from storyflow.measures.plot_holes.verdict import label, verdict_of
 from storyflow.tables.plot_holes import ALL_LLMS
 
 
@@ -357,13 +358,13 @@ def test_the_check_pools_every_source_and_skips_pairs_left_out(tmp_path) -> None
     assert "validation 6, hippocorpus 5" in table.loc["pairs", "detail"]
     assert "1 pair(s) without a score" in table.loc["pairs", "detail"]
     assert set(table["corpus"]) == {"all"} and set(table["role"]) == {"detector"}
-    verdicts = validation.verdict_of(table.reset_index())
+    verdicts = verdict_of(table.reset_index())
     assert verdicts == {"m": (True, "")}
     other_classes = replace(CHECK, resamples=50, seed=2022, classes=("number",))
     assert validation.check_detectors(sources, other_classes, surprisal_z=2.0).empty
-    assert validation.label("m", verdicts) == (True, "passed")
-    assert validation.label("baseline:always-no", verdicts)[0] is None
-    assert validation.label("nli:m", verdicts) == (None, "not checked (no controlled pairs)")
+    assert label("m", verdicts) == (True, "passed")
+    assert label("baseline:always-no", verdicts)[0] is None
+    assert label("nli:m", verdicts) == (None, "not checked (no controlled pairs)")
 
 
 def test_the_surprisal_role_is_checked_on_its_own_statistic(tmp_path) -> None:

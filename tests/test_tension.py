@@ -17,6 +17,7 @@ from storyflow.bootstrap import Statistics
 from storyflow.errors import StoryflowError
 from storyflow.measures.tension import calibration, compare, curves, cuts, forecast, judges
 from storyflow.measures.tension import validity as tension_validity
+from storyflow.measures.tension import verdict as tension_verdict
 
 REPO = Path(__file__).resolve().parents[1]
 WORDS10 = "one two three four five six seven eight nine ten"
@@ -681,11 +682,11 @@ def test_llm_judge_verdicts_and_the_labels_of_results() -> None:
     assert llm["passed"].tolist() == [False, False, True]
     assert llm["n"].tolist() == [10, 10, 5]
     assert "P(Y) > 0.5" in llm["detail"].iloc[0]
-    assert tension_validity.labels(table, "f", "embedding") == (True, "")
-    valid, failed = tension_validity.labels(table, "f", "llm")
+    assert tension_verdict.labels(table, "f", "embedding") == (True, "")
+    valid, failed = tension_verdict.labels(table, "f", "llm")
     assert not valid
     assert failed == "judge llm balanced_accuracy, balanced_accuracy_vs_chance"
-    assert tension_validity.labels(table, "g", "embedding") == (
+    assert tension_verdict.labels(table, "g", "embedding") == (
         False, "forecaster g not checked; judge embedding not checked"
     )  # fmt: skip
 

@@ -14,6 +14,10 @@ verdicts and their summary in words. The checks themselves live with their measu
 
 Units: shares, accuracies and AUCs are in [0, 1]; 0.5 is chance for a balanced accuracy, a
 pairwise accuracy and an AUC.
+
+The verdict vocabulary here is read whenever the workflow parses (the plan's measure records
+name each measure's verdict rule), so the two statistics that need scipy import it when they
+run: a parse, and every cluster job's, stays free of scipy's half second.
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from storyflow import tables
 
@@ -49,6 +52,8 @@ def roc_auc(scores: Sequence[float] | np.ndarray, truth: Sequence[int] | np.ndar
     pos, neg = s[t == 1], s[t == 0]
     if len(pos) == 0 or len(neg) == 0:
         return math.nan
+    from scipy import stats as sps
+
     return float(sps.mannwhitneyu(pos, neg).statistic / (len(pos) * len(neg)))
 
 
@@ -67,6 +72,8 @@ def wilson_interval(successes: int, n: int, confidence: float) -> tuple[float, f
     """Wilson score interval of a share ``successes / n`` (inside [0, 1]; NaN for n = 0)."""
     if n == 0:
         return math.nan, math.nan
+    from scipy import stats as sps
+
     ci = sps.binomtest(int(successes), int(n)).proportion_ci(confidence, method="wilson")
     return float(ci.low), float(ci.high)
 

@@ -41,6 +41,7 @@ from storyflow import tables, validity
 from storyflow.bootstrap import Statistics
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy.entropy import binary_entropy, human_p_yes, pool
+from storyflow.measures.fabula_entropy.verdict import MEASURE
 from storyflow.settings import FromParams
 from storyflow.stats import hedges_g
 
@@ -50,7 +51,6 @@ log = logging.getLogger(__name__)
 INDICES = ("hard", "soft")
 ENTROPIES = ("hard", "soft", "reader_entropy", "disagreement")
 INDEX_KINDS = ("ewc", "etc")
-MEASURE = "fabula_entropy"
 ROLE = "reader"
 ONE_READER = "one reader: a single yes/no per question, so its hard entropy is 0 on every question"
 SAMPLED_ONE = (

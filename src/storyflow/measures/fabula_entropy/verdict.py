@@ -1,11 +1,17 @@
-"""The verdict on a fabula-entropy story measure (the comparison's ``measure_verdicts``)."""
+"""The verdict on a fabula-entropy story measure (the comparison's ``measure_verdicts``), read
+from the reader checks that :mod:`storyflow.measures.fabula_entropy.compare` writes.
+
+The plan's measure record points at :func:`verdict`, so the workflow imports this module
+whenever it parses: it needs pandas alone, none of the statistics of the checks."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from storyflow.measures.fabula_entropy.compare import MEASURE
 from storyflow.validity import FAILED, NOT_CHECKED, VALID
+
+#: The measure's name in the validity table (:data:`storyflow.tables.VALIDITY`).
+MEASURE = "fabula_entropy"
 
 
 def verdict(table: pd.DataFrame, corpus: str, measure: str, model: str) -> tuple[str, str]:

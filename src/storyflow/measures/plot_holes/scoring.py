@@ -18,6 +18,7 @@ import pandas as pd
 from storyflow import tables
 from storyflow.measures.plot_holes.ceeval import UNREAD, score_detector
 from storyflow.measures.plot_holes.detect import TOO_LONG
+from storyflow.measures.plot_holes.verdict import label, verdict_of
 from storyflow.measures.plot_holes.versions import version_row
 from storyflow.tables.plot_holes import ALL_LLMS
 
@@ -114,11 +115,9 @@ def scores_table(
     dropped by it). A model detector that said "yes" to flawed stories but never gave a
     parseable localization answer gets CEEval-Full NaN (logged): it is reported as
     unparseable, not scored. ``verdicts``: the validity check's verdict per detector
-    (:func:`storyflow.measures.plot_holes.validation.verdict_of`), written as ``valid`` and
+    (:func:`storyflow.measures.plot_holes.verdict.verdict_of`), written as ``valid`` and
     ``validity``.
     """
-    from storyflow.measures.plot_holes.validation import label
-
     scored = answers[(answers["maker"] != "original") & answers["version"].isin(["O", "F"])]
     verification = made.groupby("maker")["verification"].agg(_verification)
     rows = []
@@ -307,8 +306,6 @@ def human_vs_llm(
     pools the LLMs: per prompt the mean of its LLM stories' verdicts minus the human story's
     (the LLM share's Wilson interval counts every LLM story). ``verdicts``: the validity check's
     verdicts; ``best``: the detector marked best (:func:`best_detector`)."""
-    from storyflow.measures.plot_holes.validation import label
-
     rows = []
     for detector, wide in _verdicts_by_prompt(answers, stories, human).items():
         valid, verdict = label(detector, verdicts)
@@ -350,8 +347,6 @@ def human_vs_llm(
 def best_detector(check: pd.DataFrame) -> str | None:
     """The model detector that passed its validity check with the highest CEEval-Full gain
     over always-no (None when none passed)."""
-    from storyflow.measures.plot_holes.validation import verdict_of
-
     passed = {d for d, (ok, _) in verdict_of(check).items() if ok and ":" not in d}
     gain = check[(check["role"] == "detector") & (check["check"] == "ceeval_minus_always_no")]
     gain = gain[gain["model"].isin(passed)]
@@ -481,7 +476,6 @@ def score_corpus(
     (``plot_holes.model_maker.min_annotators``).
     """
     from storyflow.measures.plot_holes import surprisal
-    from storyflow.measures.plot_holes.validation import verdict_of
 
     seed, confidence = int(settings["seed"]), float(settings["confidence"])
     verdicts = verdict_of(tables.read(tables.VALIDITY, validity_path)) if validity_path else {}
@@ -530,7 +524,6 @@ def score_benchmark(
     and ``unparseable`` (the policy); ``validity_path``: the plot-hole validity table, whose
     verdicts label the detectors."""
     from storyflow.measures.plot_holes import detect
-    from storyflow.measures.plot_holes.validation import verdict_of
 
     seed = int(settings["seed"])
     made = tables.read(tables.PLOT_HOLE_STORIES, made_path)

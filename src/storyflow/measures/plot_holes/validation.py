@@ -47,12 +47,12 @@ import pandas as pd
 
 from storyflow import bootstrap, tables, validity
 from storyflow.measures.plot_holes.controlled import make_controlled
+from storyflow.measures.plot_holes.verdict import MEASURE
 from storyflow.progress import LoggedBar
 from storyflow.settings import FromParams
 
 log = logging.getLogger(__name__)
 
-MEASURE = "plot_holes"
 CORPUS = "all"
 SOURCE = "validation"
 ROLES = ("detector", "nli", "surprisal")
@@ -386,26 +386,3 @@ def check_detectors(
         rows.extend(role_checks(pairs, role, model, settings, detail))
         log.info("%s %s: %d pairs (%s)", role, model, len(pairs), detail)
     return validity.frame(rows)
-
-
-def verdict_of(table: pd.DataFrame) -> dict[str, tuple[bool, str]]:
-    """Detector name as in the answers (``model``, ``nli:model``, ``surprisal:model``) →
-    (passed, the failed checks joined by ", ") from the plot-hole rows of a VALIDITY table."""
-    out = {}
-    mine = table[table["measure"] == MEASURE]
-    for (role, model), group in mine.groupby(["role", "model"], sort=True):
-        name = model if role == "detector" else f"{role}:{model}"
-        failed = ", ".join(group.loc[~group["passed"], "check"])
-        out[name] = (bool(group["passed"].all()), failed)
-    return out
-
-
-def label(detector: str, verdicts: Mapping[str, tuple[bool, str]]) -> tuple[Any, str]:
-    """(``valid``: True, False, or None when not checked; ``validity``: ``passed``,
-    ``failed: <checks>`` or ``not checked (<why>)``) of one detector."""
-    if detector.startswith("baseline:"):
-        return None, "not checked (a baseline: the reference)"
-    if detector not in verdicts:
-        return None, "not checked (no controlled pairs)"
-    passed, failed = verdicts[detector]
-    return passed, "passed" if passed else f"failed: {failed}"

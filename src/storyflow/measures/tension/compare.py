@@ -24,7 +24,7 @@
   model × measure for every story of the corpus (NaN for excluded stories).
 
 Every group-mean and effect row carries ``valid`` and ``failed``: whether its forecaster and
-judge passed their validity checks (:func:`storyflow.measures.tension.validity.labels`).
+judge passed their validity checks (:func:`storyflow.measures.tension.verdict.labels`).
 Positive t and g mean group a higher.
 """
 
@@ -43,7 +43,8 @@ from scipy import stats as sps
 
 from storyflow import tables
 from storyflow.bootstrap import Statistics
-from storyflow.measures.tension.validity import label_frame, read_checks
+from storyflow.measures.tension.validity import read_checks
+from storyflow.measures.tension.verdict import label_frame
 from storyflow.settings import settings_from
 from storyflow.stats import contrast_members, group_label, hedges_g, welch_t
 

@@ -49,9 +49,10 @@ import pandas as pd
 
 from storyflow import bootstrap, tables, validity
 from storyflow.measures.tension.judges import EMBEDDING, EMPTY_FORECAST
+from storyflow.measures.tension.verdict import MEASURE
 from storyflow.settings import FromParams
 
-MEASURE, CORPUS = "tension", "rocstories"
+CORPUS = "rocstories"
 #: Chance level of a balanced or pairwise accuracy.
 CHANCE = 0.5
 
@@ -284,43 +285,6 @@ def checks(
             decision = "match when P(Y) > 0.5 (no fit)"
         rows += judge_rows(verdicts, forecaster, judge, settings, decision)
     return validity.frame(rows)
-
-
-def labels(table: pd.DataFrame, forecaster: str, judge: str) -> tuple[bool, str]:
-    """Whether the results of ``forecaster`` judged by ``judge`` rest on models that passed
-    their checks (``table``: the forecasters' validity tables), and the failed checks in words
-    (e.g. ``"forecaster pairwise_accuracy; judge embedding balanced_accuracy"``; a role with no
-    check row counts as failed: ``"judge embedding not checked"``)."""
-    mine = table[table["measure"] == MEASURE]
-    own = mine[(mine["role"] == "forecaster") & (mine["model"] == forecaster)]
-    suffix = f"[{forecaster}]"
-    judged = mine[
-        (mine["role"] == "judge")
-        & (mine["model"] == judge)
-        & mine["check"].astype(str).str.endswith(suffix)
-    ]
-    failed = []
-    for role, name, rows in (("forecaster", forecaster, own), ("judge", judge, judged)):
-        if rows.empty:
-            failed.append(f"{role} {name} not checked")
-            continue
-        bad = [str(c).removesuffix(suffix) for c in rows.loc[~rows["passed"], "check"]]
-        if bad:
-            failed.append(f"{role} {name} {', '.join(bad)}")
-    return not failed, "; ".join(failed)
-
-
-def label_frame(frame: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` (rows with ``model`` = forecaster and ``judge``) with ``valid`` and
-    ``failed`` columns from the validity ``table`` (:func:`labels`)."""
-    verdicts = {
-        key: labels(table, *key)
-        for key in dict.fromkeys(zip(frame["model"], frame["judge"], strict=True))
-    }
-    pairs = list(zip(frame["model"], frame["judge"], strict=True))
-    return frame.assign(
-        valid=[verdicts[p][0] for p in pairs], failed=[verdicts[p][1] for p in pairs]
-    )
 
 
 def read_checks(paths: Sequence[str | Path]) -> pd.DataFrame:
