@@ -33,7 +33,7 @@ writes ``results/tension/tables/validity/<forecaster>.csv``; ``summarize_tension
   ``tension.embedding.threshold``); an LLM judge with P(Y) > 0.5 (fitted on nothing).
 
 A (forecaster, judge) result is *valid* when the forecaster and the judge (on that forecaster's
-forecasts) passed every check; :func:`labels` says which failed.
+forecasts) passed every check; :func:`storyflow.measures.tension.verdict.labels` says which failed.
 """
 
 from __future__ import annotations
