@@ -1,8 +1,5 @@
 """The verdict on a fabula-entropy story measure (the comparison's ``measure_verdicts``), read
-from the reader checks that :mod:`storyflow.measures.fabula_entropy.compare` writes.
-
-The plan's measure record points at :func:`verdict`, so the workflow imports this module
-whenever it parses: it needs pandas alone, none of the statistics of the checks."""
+from the reader checks that :mod:`storyflow.measures.fabula_entropy.compare` writes."""
 
 from __future__ import annotations
 

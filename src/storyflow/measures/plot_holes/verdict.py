@@ -1,9 +1,6 @@
 """The verdict on a plot-hole story measure (the comparison's ``measure_verdicts``) and each
 detector's validity label, read from the validity table that
-:mod:`storyflow.measures.plot_holes.validation` writes.
-
-The plan's measure record points at :func:`verdict`, so the workflow imports this module
-whenever it parses: it needs pandas alone, none of the statistics of the checks."""
+:mod:`storyflow.measures.plot_holes.validation` writes."""
 
 from __future__ import annotations
 

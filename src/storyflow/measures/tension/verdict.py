@@ -1,9 +1,6 @@
 """The verdict on a tension story measure (the comparison's ``measure_verdicts``) and the
 validity labels of tension's tables, read from the validity table that
-:mod:`storyflow.measures.tension.validity` writes.
-
-The plan's measure record points at :func:`verdict`, so the workflow imports this module
-whenever it parses: it needs pandas alone, none of the statistics of the checks."""
+:mod:`storyflow.measures.tension.validity` writes."""
 
 from __future__ import annotations
 
