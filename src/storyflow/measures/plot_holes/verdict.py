@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from storyflow import validity
 from storyflow.validity import FAILED, NOT_CHECKED, VALID
 
 #: The measure's name in the validity table (:data:`storyflow.tables.VALIDITY`).
@@ -31,14 +32,15 @@ def verdict(table: pd.DataFrame, corpus: str, measure: str, model: str) -> tuple
 
 def verdict_of(table: pd.DataFrame) -> dict[str, tuple[bool, str]]:
     """Detector name as in the answers (``model``, ``nli:model``, ``surprisal:model``) →
-    (passed, the failed checks joined by ", ") from the plot-hole rows of a VALIDITY table."""
-    out = {}
-    mine = table[table["measure"] == MEASURE]
-    for (role, model), group in mine.groupby(["role", "model"], sort=True):
-        name = model if role == "detector" else f"{role}:{model}"
-        failed = ", ".join(group.loc[~group["passed"], "check"])
-        out[name] = (bool(group["passed"].all()), failed)
-    return out
+    (passed, the failed checks joined by ", ") from the plot-hole rows of a VALIDITY table
+    (:func:`storyflow.validity.verdicts`; the checks are all of corpus ``all``)."""
+    rows = validity.verdicts(table[table["measure"] == MEASURE])
+    return {
+        model if role == "detector" else f"{role}:{model}": (bool(passed), failed)
+        for role, model, passed, failed in zip(
+            rows["role"], rows["model"], rows["passed"], rows["failed"], strict=True
+        )
+    }
 
 
 def label(detector: str, verdicts: Mapping[str, tuple[bool, str]]) -> tuple[Any, str]:
