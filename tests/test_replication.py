@@ -4,6 +4,7 @@ way with a bootstrap, each figure compared with ours (docs/replication.md)."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 
 from storyflow import stats, tables, validity
 from storyflow.errors import StoryflowError
-from storyflow.replication import agreement, papers, published, summary
+from storyflow.replication import agreement, decide, papers, published, summary
 from storyflow.replication.agreement import Ours
 from storyflow.replication.effects import aggregated_g
 from storyflow.replication.fiction_flows import histories, parse_setting
@@ -34,10 +35,13 @@ def test_every_papers_published_figures_read_and_cite_a_line_of_the_paper(paper:
 def test_a_published_file_with_a_repeated_id_or_no_value_is_refused(tmp_path: Path) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text(
-        "id,source,corpus,quantity,setting,group,model,value,direction,claim\n"
-        "a,x.txt l. 3,hippocorpus,hedges_g,,g,mean,0.5,,one\n"
-        "a,x.txt l. 4,hippocorpus,hedges_g,,g,mean,,,two\n"
-        "b,somewhere,hippocorpus,hedges_g,,g,mean,abc,,three\n"
+        "id,source,corpus,quantity,setting,group,model,value,direction,decided_by,competitors,"
+        "claim\n"
+        "a,x.txt l. 3,hippocorpus,hedges_g,,g,mean,0.5,,none,,one\n"
+        "a,x.txt l. 4,hippocorpus,hedges_g,,g,mean,,,none,,two\n"
+        "b,somewhere,hippocorpus,hedges_g,,g,mean,abc,,none,,three\n"
+        "c,x.txt l. 5,hippocorpus,hedges_g,,g,mean,0.1,+,the table,,four\n"
+        "d,x.txt l. 6,hippocorpus,hedges_g,,g,mean,0.2,,none,a; zz,five\n"
     )
     with pytest.raises(StoryflowError) as err:
         published.read(bad)
@@ -46,6 +50,8 @@ def test_a_published_file_with_a_repeated_id_or_no_value_is_refused(tmp_path: Pa
     assert "rows 3: neither a value nor a direction" in message
     assert "rows 4: value is not a number" in message
     assert "rows 4: source names no" in message
+    assert "rows 5: a direction whose decided_by names no line" in message
+    assert "row 6: competitors zz are not other rows with a value" in message
 
 
 def _scores(seed: int, shift: float, n_a: int = 14, n_b: int = 17) -> pd.DataFrame:
@@ -123,14 +129,19 @@ def test_a_story_a_model_did_not_score_is_left_out_of_that_models_g_only() -> No
     assert full.n_a == 13  # stories scored by every model
 
 
-RULE = agreement.Rule(band=0.2, alpha=0.05)
+RULE = agreement.Rule(band=0.2, alpha=0.05, tolerance=0.1)
 #: The verdict settings of a comparison (storyflow.plan.replication.settings).
-VERDICTS = {"band": 0.2, "alpha": 0.05}
+VERDICTS = {"band": 0.2, "alpha": 0.05, "tolerance": 0.1}
 
 
-def _claim(value: float, direction: str = "", quantity: str = "hedges_g") -> agreement.Claim:
+def _claim(
+    value: float,
+    direction: str = "",
+    quantity: str = "hedges_g",
+    competitors: tuple[tuple[str, float], ...] = (),
+) -> agreement.Claim:
     row = {"id": "x", "value": value, "direction": direction, "quantity": quantity}
-    return agreement.claim_of(row, RULE.band)
+    return agreement.claim_of(row, competitors)
 
 
 def _ours(value: float, low: float, high: float, **changes: object) -> Ours:
@@ -139,13 +150,13 @@ def _ours(value: float, low: float, high: float, **changes: object) -> Ours:
     return Ours(value, (low, high), note="", signed=True, **fields)
 
 
-def test_a_published_g_near_zero_is_a_claim_of_no_effect_unless_the_row_gives_a_direction():
-    assert _claim(0.067).kind == "no effect" and _claim(-0.117).kind == "no effect"
-    assert (_claim(0.58).kind, _claim(0.58).sign) == ("effect", "+")
-    assert (_claim(-0.213).kind, _claim(-0.213).sign) == ("effect", "-")
-    assert _claim(-0.196, "-").kind == "effect"  # the paper reads it as a direction (l. 220)
-    assert _claim(0.4, "0").kind == "no effect"
+def test_a_rows_claim_is_its_direction_and_a_number_no_sentence_reads_is_a_value() -> None:
+    assert (_claim(0.58, "+").kind, _claim(0.58, "+").sign) == ("effect", "+")
+    assert (_claim(-0.213, "-").kind, _claim(-0.213, "-").sign) == ("effect", "-")
+    assert _claim(0.067, "0").kind == "no effect" and _claim(0.4, "0").kind == "no effect"
     assert _claim(math.nan, "+").sign == "+"
+    # no sentence reads it: a value, whatever its size (the band types nothing by itself)
+    assert _claim(0.207).kind == "value" and _claim(-0.117).kind == "value"
     assert _claim(math.nan, "human > every model", "share_exceeding").kind == "order"
     assert _claim(0.547, "", "share_exceeding").kind == "value"
     assert _claim(0.0016, "-", "regression_p").kind == "significant"
@@ -154,7 +165,7 @@ def test_a_published_g_near_zero_is_a_claim_of_no_effect_unless_the_row_gives_a_
 
 
 def test_a_claimed_null_agrees_inside_the_band_and_disagrees_when_ours_excludes_zero_beyond_it():
-    null = _claim(0.067)  # Table A1, context only: "collapsing effectively to 0" (l. 187)
+    null = _claim(0.067, "0")  # Table A1, context only: "collapsing effectively to 0" (l. 187)
     assert agreement.judge(null, _ours(0.66, 0.18, 1.19), RULE) == (
         "disagrees",
         "our interval, 0.18 to 1.19, excludes 0 and reaches beyond ±0.2, where the paper reads "
@@ -168,7 +179,7 @@ def test_a_claimed_null_agrees_inside_the_band_and_disagrees_when_ours_excludes_
 
 
 def test_a_claimed_effect_agrees_only_when_our_interval_lies_on_its_side_of_zero() -> None:
-    effect = _claim(0.58)
+    effect = _claim(0.58, "+")
     assert agreement.judge(effect, _ours(0.31, -0.49, 1.63), RULE) == (
         "inconclusive",
         "our interval, -0.49 to 1.63, holds both 0 and the published 0.58",
@@ -181,7 +192,7 @@ def test_a_claimed_effect_agrees_only_when_our_interval_lies_on_its_side_of_zero
     # an interval inside the band rules out an effect of the claimed size
     verdict, reason = agreement.judge(effect, _ours(0.02, -0.1, 0.15), RULE)
     assert verdict == "disagrees" and "inside ±0.2" in reason
-    negative = _claim(-0.6)
+    negative = _claim(-0.6, "-")
     assert agreement.judge(negative, _ours(-0.5, -0.9, -0.1), RULE)[0] == "agrees"
     assert agreement.judge(negative, _ours(0.5, 0.1, 0.9), RULE)[0] == "disagrees"
     # a direction claimed without a value: no band applies to an unsized claim
@@ -219,18 +230,40 @@ def test_an_order_is_judged_on_the_interval_of_its_difference() -> None:
     )
 
 
-def test_a_value_is_judged_by_whether_our_interval_holds_it() -> None:
-    share = _claim(0.547, "", "share_exceeding")
+#: Table 4's other shares (narrative_sense_pmi.txt l. 580-583), the human share's competitors.
+TABLE_4 = (("CREATIVEHELP", 0.414), ("GPT-2", 0.489), ("HIERARCHICAL", 0.495), ("L2W", 0.454))
+
+
+def test_a_value_agrees_only_when_our_interval_tells_it_from_the_other_values_of_its_column():
+    share = _claim(0.547, "", "share_exceeding", TABLE_4)
+    # the default run's human share: its interval holds 0.547 and three of the models' shares
     assert agreement.judge(share, _ours(0.523, 0.42, 0.624), RULE) == (
+        "inconclusive",
+        "our interval, 0.42 to 0.624, holds the published 0.547 and also GPT-2 0.489, "
+        "HIERARCHICAL 0.495, L2W 0.454: it cannot tell them apart",
+    )
+    assert agreement.judge(share, _ours(0.55, 0.52, 0.58), RULE) == (
         "agrees",
-        "our interval, 0.42 to 0.624, holds the published 0.547",
+        "our interval, 0.52 to 0.58, holds the published 0.547 and excludes every other value "
+        "of its column (the nearest, HIERARCHICAL 0.495)",
     )
     verdict, reason = agreement.judge(share, _ours(0.97, 0.9, 1.0), RULE)
     assert verdict == "disagrees" and reason.endswith("(ours higher)")
+    verdict, reason = agreement.judge(share, _ours(0.47, 0.44, 0.5), RULE)
+    assert verdict == "disagrees" and reason.endswith(
+        "it holds GPT-2 0.489, HIERARCHICAL 0.495, L2W 0.454"
+    )
+    # a wider interval can no longer help: it holds more competitors
+    assert agreement.judge(share, _ours(0.55, 0.3, 0.8), RULE)[0] == "inconclusive"
+    # a value the paper gives nothing to tell from: within ±10% of it, or inconclusive
+    alone = _claim(43.62, "", "mean_recognized_lemmas")
+    assert agreement.judge(alone, _ours(44.0, 41.0, 47.0), RULE)[0] == "agrees"
+    verdict, reason = agreement.judge(alone, _ours(44.0, 30.0, 58.0), RULE)
+    assert verdict == "inconclusive" and "beyond ±10% of it" in reason
 
 
 def test_rows_not_computed_failed_without_interval_or_incomparable_are_not_judged() -> None:
-    effect = _claim(0.58)
+    effect = _claim(0.58, "+")
     failed = _ours(0.9, 0.5, 1.3, validity="failed: fewer than 5 books in a group")
     assert agreement.judge(effect, failed, RULE) == (
         "not judged",
@@ -252,7 +285,8 @@ def test_the_table_keeps_size_apart_from_the_verdict() -> None:
     figures = pd.DataFrame(
         [
             {"id": "a", "source": "p.txt l. 1", "claim": "", "corpus": "c", "quantity": "hedges_g",
-             "setting": "", "group": "g", "model": "mean", "value": 0.067, "direction": ""},
+             "setting": "", "group": "g", "model": "mean", "value": 0.067, "direction": "0",
+             "decided_by": "l. 1", "competitors": ""},
         ]
     )  # fmt: skip
     row = agreement.table("p", figures, {"a": _ours(0.66, 0.18, 1.19)}, RULE).iloc[0]
@@ -409,7 +443,9 @@ def test_flawed_fictions_reads_the_baselines_on_the_benchmark_only(tmp_path: Pat
     ).set_index("id")
     always_no = with_file.loc["T5.ceeval_full.always-no-error-baseline"]
     assert always_no["ours"] == 0.5 and always_no["ci_covers"] == "yes"
-    assert always_no["verdict"] == "agrees" and always_no["claim_type"] == "value"
+    assert always_no["claim_type"] == "value"
+    # 0.5 [0.47, 0.53] also holds GPT-4o's 0.51 and GPT-4-turbo's 0.53 (the same column)
+    assert always_no["verdict"] == "inconclusive" and "gpt-4o 0.51," in always_no["reason"]
     assert always_no["validity"] == "not checked (a baseline: the reference)"
     accuracy = with_file.loc["T5.accuracy.random-baseline"]  # a Wilson interval over 414
     assert (accuracy["ci_low"], accuracy["ci_high"]) == validity.wilson_interval(207, 414, 0.95)
@@ -475,7 +511,13 @@ def test_narrative_sense_compares_the_human_share_and_the_order_on_hanna(tmp_pat
     table = papers.compare("narrative_sense_pmi", files, settings).set_index("id")
     human = table.loc["T4.share.human"]
     assert human["ours"] == 0.5 and human["ci_low"] < 0.5 < human["ci_high"]
-    assert human["ci_covers"] == "yes" and human["verdict"] == "agrees"
+    # 10 of 20: a Wilson interval of about ±0.2 holds every share of Table 4's column
+    assert human["ci_covers"] == "yes" and human["verdict"] == "inconclusive"
+    assert "GPT-2 0.489" in human["reason"] and human["units"] == 20
+    # at our 0.5 the interval would leave the published 0.547 before HIERARCHICAL's 0.495
+    assert human["to_decide"] == "our interval excludes the published value (disagrees)"
+    half_width = human["ci_high"] - 0.5
+    assert human["n_to_decide"] == math.ceil(20 * (half_width / 0.047) ** 2)
     order = table.loc["T4.order.human-highest"]
     assert order["ours_direction"] == "Mistral-7b >= human" and order["ours"] == 0.0
     assert order["ci_low"] < 0 < order["ci_high"] and order["verdict"] == "inconclusive"
@@ -595,7 +637,8 @@ def _replication(rows: list[tuple[str, str, float, Ours]]) -> pd.DataFrame:
         [
             {"id": i, "source": "fiction_flows.txt l. 309 (Table A1)", "claim": "",
              "corpus": "hippocorpus", "quantity": "hedges_g", "setting": f"s{k}", "group": "g",
-             "model": model, "value": value, "direction": ""}
+             "model": model, "value": value, "decided_by": "l. 1", "competitors": "",
+             "direction": agreement.sign(value) if abs(value) >= 0.2 else "0"}
             for k, (i, model, value, _) in enumerate(rows)
         ]
     )  # fmt: skip
@@ -613,8 +656,8 @@ def test_the_first_page_counts_judged_rows_only_and_says_each_verdict_in_words()
         ]
     )
     assert summary.tally(frame) == (
-        "4 of 5 published figures computed, 3 judged: agrees 1, disagrees 1, inconclusive 1; "
-        "1 computed but not judged (1 on a failed check)"
+        "4 of 5 published figures computed, 3 judged, 3 independent findings: agrees 1, "
+        "disagrees 1, inconclusive 1; 1 computed but not judged (1 on a failed check)"
     )
     cells = summary.cells(frame.fillna({"models": "", "n": ""}).iloc[0], 0.95)
     assert cells == {
@@ -748,3 +791,139 @@ def test_the_first_page_skips_a_table_an_older_storyflow_wrote(tmp_path: Path) -
     _replication([("a", "mean", 0.58, _ours(0.5, 0.2, 0.8))]).to_csv(new, index=False)
     pages = summary.summary_of({"fiction_flows": str(old), "x": str(new)}, {}, 0.95)
     assert [p["title"] for p in pages] == ["x"]
+
+
+FICTION_FLOWS = published.read(published.path_of("fiction_flows")).set_index("id", drop=False)
+PAPER_TEXT = Path(__file__).resolve().parents[2] / "shared" / "papers"
+
+
+def _typed(row_id: str) -> agreement.Claim:
+    return agreement.claim_of(FICTION_FLOWS.loc[row_id])
+
+
+@pytest.mark.parametrize(
+    ("row_id", "kind", "line", "words"),
+    [
+        # l. 195-200: no meaningful difference between autobiography and biography, although
+        # three models' medians lie outside ±0.2
+        ("A4.context.biography_vs_autobiography.llama3", "no effect", 195, "meaningful"),
+        ("A4.context.biography_vs_autobiography.qwen3-8b", "no effect", 195, "meaningful"),
+        ("A4.context.biography_vs_autobiography.qwen3-small", "no effect", 195, "meaningful"),
+        # l. 220: instruction-tuned models reproduce the original pattern with the topic, as the
+        # base models' retold-vs-recalled rows carry '+' from l. 181
+        ("A7.topic.retold_vs_recalled.mean-instruct", "effect", 220, "original pattern"),
+        # l. 224: on CONLIT the decomposition aligns with the (positive) combined effect
+        ("A5.nll_context.fic3p_vs_biography.gpt2", "effect", 224, "aligns"),
+        ("A5.nll_context.fic3p_vs_biography.qwen3-small", "effect", 224, "aligns"),
+        ("A5.nll_context.fic3p_vs_nonnarrative.qwen3-small", "effect", 224, "aligns"),
+    ],
+)
+def test_each_rows_claim_is_decided_by_the_line_the_published_file_names(
+    row_id: str, kind: str, line: int, words: str
+) -> None:
+    row = FICTION_FLOWS.loc[row_id]
+    assert _typed(row_id).kind == kind
+    assert row["decided_by"].startswith(f"l. {line}")
+    text = PAPER_TEXT / "fiction_flows.txt"
+    if text.is_file():  # the sentence is where the file says
+        assert words in text.read_text().splitlines()[line - 1]
+
+
+def test_a_value_no_sentence_reads_is_told_apart_from_its_column_not_typed_by_the_band() -> None:
+    """Table A6's biography-vs-autobiography mean (0.207) lies 0.007 outside the band; no
+    sentence of the paper reads it, so it is a value, told apart from the other contrasts'
+    means of its column."""
+    row = FICTION_FLOWS.loc["A6.nll_base.biography_vs_autobiography.mean"]
+    assert row["decided_by"].startswith("none:")
+    competitors = [
+        (FICTION_FLOWS.at[c, "group"], FICTION_FLOWS.at[c, "value"])
+        for c in published.competitor_ids(row["competitors"])
+    ]
+    assert competitors == [
+        ("fic1p_vs_autobiography", 0.817),
+        ("fic3p_vs_biography", 0.639),
+        ("fic3p_vs_nonnarrative", 0.911),
+    ]
+    claim = agreement.claim_of(row, competitors)
+    assert claim.kind == "value"
+    assert agreement.judge(claim, _ours(0.3, 0.05, 0.55), RULE)[0] == "agrees"
+    assert agreement.judge(claim, _ours(0.4, 0.05, 0.7), RULE)[0] == "inconclusive"
+    text = PAPER_TEXT / "fiction_flows.txt"
+    if text.is_file():  # every decided_by line exists in the paper
+        n_lines = len(text.read_text().splitlines())
+        for decided in FICTION_FLOWS["decided_by"]:
+            for number_ in re.findall(r"l\. (\d+)", decided):
+                assert 1 <= int(number_) <= n_lines, decided
+
+
+def test_a_mean_row_shows_the_papers_per_model_values_and_which_our_interval_holds() -> None:
+    """The context-only mean 0.0669 against our 0.66 [0.18, 1.19]: the paper's seven models
+    range from -0.106 to 0.278, and our interval holds Qwen3:small's 0.278 and Qwen3:8b's
+    0.225."""
+    ours = {"A1.context.imagined_vs_recalled.mean": _ours(0.664, 0.182, 1.19)}
+    table = agreement.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE)
+    row = table.set_index("id").loc["A1.context.imagined_vs_recalled.mean"]
+    assert (row["paper_min"], row["paper_max"]) == (-0.106, 0.278)
+    assert row["paper_models"].startswith("GPT2 -0.051, GPT3 -0.0462, Llama3 -0.106")
+    assert row["holds_paper_models"] == "Qwen3:8b 0.225, Qwen3:small 0.278"
+    cells = summary.cells(row.fillna("").to_dict() | {"id": row.name}, 0.95)
+    assert cells["published"] == "0.0669 (per model -0.106 to 0.278)"
+    assert cells["verdict"].endswith("it holds the paper's Qwen3:8b 0.225, Qwen3:small 0.278")
+
+
+def test_rows_that_reuse_one_estimate_are_one_finding() -> None:
+    """§5.1 and §5.2 read Table A1's means again: the same estimate set beside two published
+    rows is one finding in the tallies."""
+    estimate = _ours(0.664, 0.182, 1.19)
+    ids = ("A1.context.imagined_vs_recalled.mean", "S5.2.context.imagined_vs_recalled.mean")
+    other = {"A1.topic.imagined_vs_recalled.mean": _ours(0.785, 0.332, 1.33, models="gemma")}
+    ours = {i: estimate for i in ids} | other
+    table = agreement.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE)
+    by_id = table.set_index("id")
+    assert by_id.loc[ids[1], "same_estimate_as"] == ids[0]
+    assert by_id.loc[ids[0], "same_estimate_as"] == ""
+    assert summary.tally(table).startswith(
+        "3 of 217 published figures computed, 3 judged, 2 independent findings: agrees 1, "
+        "disagrees 1, inconclusive 0"
+    )
+
+
+def test_the_sample_to_decide_matches_an_independent_power_calculation() -> None:
+    """At our estimate, the interval just excludes 0 where a two-sample t-test has 50% power:
+    the units per group from our bootstrap interval against statsmodels' TTestIndPower (within
+    15%: a percentile bootstrap interval is not exactly the t interval); and d33 against the
+    power calculation at 33% (Simonsohn 2015)."""
+    from statsmodels.stats.power import TTestIndPower
+
+    rng = np.random.default_rng(4)
+    rows = [(f"{g}{i}", "m", "1", rng.normal(0.3 if g == "a" else 0.0, 1.0))
+            for g in "ab" for i in range(30)]  # fmt: skip
+    scores = pd.DataFrame(rows, columns=["story_id", "model", "history", "seq"])
+    a, b = _groups(scores)
+    result = aggregated_g(
+        scores, a, b, measure="seq", models=["m"], histories=["1"], over_histories="median",
+        confidence=0.95, resamples=4000, seed=1,
+    )  # fmt: skip
+    assert result.ci[0] < 0 < result.ci[1]  # inconclusive at 30 a group
+    ours = _ours(result.value, *result.ci, units=30.0, tokens_per_unit=1000.0,
+                 original_units=(1378.0, 1389.5))  # fmt: skip
+    claim = _claim(0.582, "+")
+    found = agreement.decision(claim, ours, "inconclusive", RULE, None)
+    power = TTestIndPower()
+    expected = power.solve_power(effect_size=result.value, alpha=0.05, power=0.5)
+    assert found.n_to_decide == pytest.approx(expected, rel=0.15)
+    assert found.to_decide == "our interval excludes 0, on the claimed side (agrees)"
+    assert found.tokens == 2 * found.n_to_decide * 1000.0
+    d33 = power.solve_power(nobs1=1378, ratio=1389.5 / 1378, alpha=0.05, power=1 / 3)
+    assert found.d33 == pytest.approx(d33, rel=1e-5)
+    # our interval holds d33 = 0.058 and our estimate lies above it: not ruled out, ever
+    assert found.small_telescopes.startswith("our interval holds d33 = 0.0581")
+    # an interval below d33 on the claimed side: the original could not have seen it
+    small = agreement.decision(claim, _ours(0.01, -0.02, 0.04, original_units=(1378.0, 1389.5)),
+                               "inconclusive", RULE, None)  # fmt: skip
+    assert small.small_telescopes.startswith("our interval excludes d33 = 0.0581")
+    priced = agreement.decision(claim, ours, "inconclusive", RULE, decide.Rates(cpu=200, gpu=10000))
+    assert priced.hours_cpu == pytest.approx(priced.tokens / 200 / 3600)
+    # an estimate of exactly 0: no sample decides it at our estimate
+    zero = agreement.decision(claim, _ours(0.0, -0.5, 0.5, units=30.0), "inconclusive", RULE, None)
+    assert math.isnan(zero.n_to_decide) and zero.to_decide.endswith("no sample decides it")

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from storyflow import tables
-from storyflow.replication.agreement import computed, number
+from storyflow.replication.agreement import computed
+from storyflow.replication.words import number
 
 
 def _published(row: dict) -> str:

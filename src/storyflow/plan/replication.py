@@ -51,6 +51,7 @@ def _fiction_flows_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
             continue
         inputs[corpus] = [fill(sequentiality.STORY_SCORES, corpus=corpus, model=m) for m in models]
         inputs[f"{corpus}_labels"] = [fill(corpus_plan.STORIES, corpus=corpus)]
+        inputs[f"{corpus}_nll_estimate"] = [fill(sequentiality.NLL_ESTIMATE, corpus=corpus)]
     if sequentiality.regressions(config)[0]:
         inputs["regression"] = [fill(sequentiality.REGRESSION_COEFFICIENTS, corpus="hippocorpus")]
     return inputs
@@ -118,7 +119,9 @@ def settings(config: Mapping[str, Any], paper: str) -> dict[str, Any]:
         "verdicts": {
             "band": config["replication"]["equivalence_band"],
             "alpha": config["regression"]["fdr_alpha"],
+            "tolerance": config["replication"]["value_tolerance"],
         },
+        "rates": dict(config["replication"]["rates"]),
     }
     if paper == "narrative_sense_pmi":
         common["reference"] = narrative_sense.references(config)

@@ -4,10 +4,12 @@ report's first page.
 The verdict rule (docs/replication.md, "Verdicts") reads every claim from an interval, never from
 the sign of our point estimate:
 
-- what the paper claims (:func:`claim_of`): an **effect** in a direction, **no effect** (a
-  published Hedges' g inside the equivalence band, or a direction of ``0``), an **order** of two
-  groups, a coefficient **significant** at a level, **none significant** above a p-value, or a
-  **value** (a share, a rate, a score);
+- what the paper claims (:func:`claim_of`), as the published file's ``direction`` gives it from
+  the sentence of the paper that reads the row (``decided_by``): an **effect** in a direction,
+  **no effect** (``0``), an **order** of two groups, a coefficient **significant** at a level,
+  **none significant** above a p-value; a printed number that no sentence reads is a **value**
+  (a share, a rate, a score, or a g), told apart from the other values of its table's column
+  (``competitors``);
 - our counterpart (:class:`Ours`): the same quantity with its percentile bootstrap interval (for
   an order, the difference of the claimed order's two sides: positive when it holds; for a
   p-value claim, the BH-adjusted p);
@@ -29,6 +31,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from storyflow import tables
+from storyflow.replication import context, decide
+from storyflow.replication.published import competitor_ids
+from storyflow.replication.words import number
 
 #: The verdicts, in the order the summaries count them.
 AGREES, DISAGREES, INCONCLUSIVE, NOT_JUDGED = "agrees", "disagrees", "inconclusive", "not judged"
@@ -55,7 +60,10 @@ class Ours:
     note: why it was not computed, or how it differs from the paper's setting; signed: whether
     the sign of the value is a direction (g, a difference) or not (a share, a rate);
     incomparable: why ours, although computed, is not the paper's quantity (then it is not
-    judged; '' when it is).
+    judged; '' when it is); units: the resampled units (stories, books, prompts) of our
+    smaller group (NaN: not counted); tokens_per_unit: the NLL tokens one unit costs with the
+    row's models (NaN: not an NLL measure); original_units: the original study's units per
+    group (NaN, NaN: not known), for the small-telescopes reading.
     """
 
     value: float
@@ -67,6 +75,9 @@ class Ours:
     note: str
     signed: bool
     incomparable: str = ""
+    units: float = math.nan
+    tokens_per_unit: float = math.nan
+    original_units: tuple[float, float] = (math.nan, math.nan)
 
     @classmethod
     def missing(cls, note: str, *, models: str = "", validity: str = "") -> Ours:
@@ -92,24 +103,29 @@ class Rule:
     """The settings of the verdict rule: ``band`` is the equivalence band of Hedges' g (a claim
     of no effect agrees when our interval lies inside -band..band; a claimed effect disagrees
     when it does); ``alpha`` the level at which a BH-adjusted p is significant (the papers state
-    none; ``regression.fdr_alpha``)."""
+    none; ``regression.fdr_alpha``); ``tolerance`` the relative tolerance of a value the paper
+    gives no other value to tell from (its interval must lie within ±tolerance × |value| of
+    it; ``replication.value_tolerance``)."""
 
     band: float
     alpha: float
+    tolerance: float = 0.1
 
 
 @dataclass(frozen=True)
 class Claim:
     """What one published row claims: ``kind`` (:data:`EFFECT`, ...), ``sign`` ('+' or '-' of an
     effect or a significant coefficient), ``value`` (the published figure, NaN for none),
-    ``threshold`` (the p-value of a none-significant claim) and ``banded`` (whether the
-    equivalence band applies: Hedges' g)."""
+    ``threshold`` (the p-value of a none-significant claim), ``banded`` (whether the
+    equivalence band applies: Hedges' g) and, for a value, ``competitors``: (name, value) of
+    the other values in the same column of the paper's table."""
 
     kind: str
     sign: str = ""
     value: float = math.nan
     threshold: float = math.nan
     banded: bool = False
+    competitors: tuple[tuple[str, float], ...] = ()
 
 
 def sign(value: float) -> str:
@@ -119,13 +135,16 @@ def sign(value: float) -> str:
     return "+" if value > 0 else "-" if value < 0 else "0"
 
 
-def claim_of(published: Mapping[str, object], band: float) -> Claim:
-    """The claim of one published row (:data:`storyflow.tables.PUBLISHED`).
+def claim_of(
+    published: Mapping[str, object], competitors: Sequence[tuple[str, float]] = ()
+) -> Claim:
+    """The claim of one published row (:data:`storyflow.tables.PUBLISHED`), as its
+    ``direction`` gives it from the sentence of the paper named in ``decided_by``.
 
-    ``direction`` decides first: ``p > X`` is a claim that no p falls below X; an order
-    (``a > b``) is an order; ``+``/``-`` an effect in that direction (a significant one for a
-    ``regression_p`` row); ``0`` no effect. Without a direction, a Hedges' g inside ``band`` is a
-    claim of no effect and one outside an effect of its sign; any other value is a value.
+    ``p > X`` is a claim that no p falls below X; an order (``a > b``) is an order; ``+``/``-``
+    an effect in that direction (a significant one for a ``regression_p`` row); ``0`` no
+    effect. A row without a direction is a number the paper prints and no sentence reads: a
+    value, told apart from ``competitors`` (name, value), the other values of its column.
     """
     value = float(published["value"])  # type: ignore[arg-type]
     direction = str(published["direction"] or "").strip()
@@ -140,16 +159,7 @@ def claim_of(published: Mapping[str, object], band: float) -> Claim:
         return Claim(NO_EFFECT, value=value, banded=banded)
     if direction in ("+", "-"):
         return Claim(EFFECT, sign=direction, value=value, banded=banded)
-    if banded and math.isfinite(value):
-        if abs(value) < band:
-            return Claim(NO_EFFECT, value=value, banded=True)
-        return Claim(EFFECT, sign=sign(value), value=value, banded=True)
-    return Claim(VALUE, value=value)
-
-
-def number(value: float) -> str:
-    """A figure as the report writes it: three significant digits, two below 0.01."""
-    return f"{value:.3g}" if abs(value) >= 0.01 or value == 0 else f"{value:.2g}"
+    return Claim(VALUE, value=value, competitors=tuple(competitors))
 
 
 def _span(low: float, high: float) -> str:
@@ -201,12 +211,43 @@ def _order(low: float, high: float) -> tuple[str, str]:
     return INCONCLUSIVE, f"{span} holds 0: the order is not resolved"
 
 
-def _value(claim: Claim, low: float, high: float, value: float) -> tuple[str, str]:
-    if low <= claim.value <= high:
-        return AGREES, f"{_span(low, high)} holds {_published(claim)}"
-    return DISAGREES, (
-        f"{_span(low, high)} excludes {_published(claim)} "
-        f"(ours {'higher' if value > claim.value else 'lower'})"
+def _named(values: Sequence[tuple[str, float]]) -> str:
+    return ", ".join(f"{name} {number(v)}" for name, v in values)
+
+
+def _value(
+    claim: Claim, low: float, high: float, value: float, tolerance: float
+) -> tuple[str, str]:
+    """A value agrees when our interval holds it and excludes every competing value of its
+    column (or, where the paper gives none, lies within ±tolerance of it); it is inconclusive
+    when it holds the value and a competitor too (or reaches beyond the tolerance), and
+    disagrees when it excludes the value."""
+    held = [(name, v) for name, v in claim.competitors if low <= v <= high]
+    if not low <= claim.value <= high:
+        also = f"; it holds {_named(held)}" if held else ""
+        return DISAGREES, (
+            f"{_span(low, high)} excludes {_published(claim)} "
+            f"(ours {'higher' if value > claim.value else 'lower'}){also}"
+        )
+    if held:
+        return INCONCLUSIVE, (
+            f"{_span(low, high)} holds {_published(claim)} and also {_named(held)}: it cannot "
+            "tell them apart"
+        )
+    if claim.competitors:
+        nearest = min(claim.competitors, key=lambda c: abs(c[1] - claim.value))
+        return AGREES, (
+            f"{_span(low, high)} holds {_published(claim)} and excludes every other value of "
+            f"its column (the nearest, {_named([nearest])})"
+        )
+    margin = tolerance * abs(claim.value)
+    if claim.value - margin <= low and high <= claim.value + margin:
+        return AGREES, (
+            f"{_span(low, high)} holds {_published(claim)} and lies within ±{tolerance:.0%} of it"
+        )
+    return INCONCLUSIVE, (
+        f"{_span(low, high)} holds {_published(claim)} but reaches beyond ±{tolerance:.0%} of "
+        "it, and the paper gives no other value to tell it from"
     )
 
 
@@ -264,7 +305,7 @@ def judge(claim: Claim, ours: Ours, rule: Rule) -> tuple[str, str]:
     if claim.kind == ORDER:
         return _order(low, high)
     if claim.kind == VALUE and math.isfinite(claim.value):
-        return _value(claim, low, high, ours.value)
+        return _value(claim, low, high, ours.value, rule.tolerance)
     return NOT_JUDGED, f"no rule judges a {claim.kind} claim without a published value"
 
 
@@ -276,10 +317,86 @@ def covers(published: float, ours: Ours) -> str:
     return YES if low <= published <= high else NO
 
 
-def row(paper: str, published: Mapping[str, object], ours: Ours, rule: Rule) -> dict[str, object]:
-    """One :data:`storyflow.tables.REPLICATION` row."""
-    claim = claim_of(published, rule.band)
+def _to_decide(claim: Claim, ours: Ours, rule: Rule) -> tuple[float, str]:
+    """The factor on our units (per group) at which our interval, at our estimate and spread,
+    would decide an inconclusive row, and what deciding means (or why no sample does)."""
+    est, (low, high) = ours.value, ours.ci
+    if claim.kind in (SIGNIFICANT, NONE_SIGNIFICANT):
+        return math.inf, "a p-value claim: storyflow scales intervals, not p-values"
+    if claim.kind == NO_EFFECT:
+        inside = decide.factor_inside(est, low, high, -rule.band, rule.band)
+        if math.isfinite(inside):
+            return inside, f"our interval inside ±{number(rule.band)} (agrees)"
+        return decide.factor_to_exclude(est, low, high, 0.0), (
+            f"our interval excludes 0 beyond ±{number(rule.band)} (disagrees)"
+        )
+    if claim.kind in (EFFECT, ORDER):
+        claimed = claim.sign or "+"
+        side = "the claimed side (agrees)" if sign(est) == claimed else "the other side (disagrees)"
+        return decide.factor_to_exclude(est, low, high, 0.0), f"our interval excludes 0, on {side}"
+    held = [v for _, v in claim.competitors if low <= v <= high]
+    against = decide.factor_to_exclude(est, low, high, claim.value)
+    if held:
+        apart = max(decide.factor_to_exclude(est, low, high, v) for v in held)
+        towards = "excludes every other value of its column (agrees)"
+    else:
+        margin = rule.tolerance * abs(claim.value)
+        apart = decide.factor_inside(est, low, high, claim.value - margin, claim.value + margin)
+        towards = f"lies within ±{rule.tolerance:.0%} of the published value (agrees)"
+    if apart <= against:
+        return apart, f"our interval {towards}"
+    return against, "our interval excludes the published value (disagrees)"
+
+
+def _telescope(claim: Claim, ours: Ours) -> dict[str, object]:
+    """The small-telescopes columns of a claimed effect in Hedges' g whose original sample
+    size is known ({} otherwise)."""
+    low, high = ours.ci
+    known = (*ours.original_units, ours.value, low, high)
+    if claim.kind != EFFECT or not claim.banded or not all(math.isfinite(x) for x in known):
+        return {}
+    d_33 = decide.d33(*ours.original_units)
+    reading = decide.telescope(claim.sign, ours.value, low, high, d_33)
+    return {
+        "d33": reading.d33,
+        "small_telescopes": reading.reading,
+        "n_to_exclude_d33": decide.units_needed(ours.units, reading.factor),
+    }
+
+
+def decision(
+    claim: Claim, ours: Ours, verdict: str, rule: Rule, rates: decide.Rates | None
+) -> decide.Decision:
+    """What it would take to decide the row (an inconclusive one: units per group, in words,
+    and its NLL cost), and the small-telescopes reading of a judged effect claim."""
+    if verdict not in (AGREES, DISAGREES, INCONCLUSIVE):
+        return decide.Decision()
+    telescope = _telescope(claim, ours)
+    if verdict != INCONCLUSIVE:
+        return decide.Decision(**telescope)  # type: ignore[arg-type]
+    factor, words = _to_decide(claim, ours, rule)
+    if not math.isfinite(factor) and claim.kind not in (SIGNIFICANT, NONE_SIGNIFICANT):
+        words = f"{words}: at our estimate no sample decides it"
+    n = decide.units_needed(ours.units, factor)
+    tokens, hours_cpu, hours_gpu = decide.cost(n, ours.tokens_per_unit, rates)
+    return decide.Decision(
+        n, words, tokens=tokens, hours_cpu=hours_cpu, hours_gpu=hours_gpu,
+        **telescope,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def row(
+    paper: str,
+    published: Mapping[str, object],
+    ours: Ours,
+    claim: Claim,
+    rule: Rule,
+    rates: decide.Rates | None = None,
+) -> dict[str, object]:
+    """One :data:`storyflow.tables.REPLICATION` row (without the columns that read the other
+    rows: :func:`table` adds them)."""
     verdict, reason = judge(claim, ours, rule)
+    found = decision(claim, ours, verdict, rule, rates)
     return {
         "paper": paper,
         "id": published["id"],
@@ -304,20 +421,43 @@ def row(paper: str, published: Mapping[str, object], ours: Ours, rule: Rule) -> 
         "verdict": verdict,
         "reason": reason,
         "ci_covers": covers(float(published["value"]), ours),  # type: ignore[arg-type]
+        "units": ours.units,
+        "n_to_decide": found.n_to_decide,
+        "to_decide": found.to_decide,
+        "d33": found.d33,
+        "small_telescopes": found.small_telescopes,
+        "n_to_exclude_d33": found.n_to_exclude_d33,
+        "decide_tokens": found.tokens,
+        "decide_hours_cpu": found.hours_cpu,
+        "decide_hours_gpu": found.hours_gpu,
         "note": ours.note,
     }
 
 
 def table(
-    paper: str, published: pd.DataFrame, ours: Mapping[str, Ours], rule: Rule
+    paper: str,
+    published: pd.DataFrame,
+    ours: Mapping[str, Ours],
+    rule: Rule,
+    rates: decide.Rates | None = None,
 ) -> pd.DataFrame:
     """The replication table of ``paper``: every published row beside ours (``ours`` by id; a
-    row without one is reported as not computed)."""
-    rows = [
-        row(paper, p, ours.get(str(p["id"]), Ours.missing("no counterpart in storyflow")), rule)
-        for p in published.to_dict("records")
-    ]
-    return tables.REPLICATION.frame(rows)
+    row without one is reported as not computed), each value row told apart from its
+    competitors, each mean row beside the paper's per-model values, and the rows that re-use
+    one estimate marked as one finding."""
+    by_id = published.set_index("id", drop=False)
+    rows = []
+    for p in published.to_dict("records"):
+        competitors = [
+            (context.label(p, by_id.loc[c]), float(by_id.at[c, "value"]))
+            for c in competitor_ids(str(p["competitors"]))
+        ]
+        mine = ours.get(str(p["id"]), Ours.missing("no counterpart in storyflow"))
+        rows.append(row(paper, p, mine, claim_of(p, competitors), rule, rates))
+    frame = pd.DataFrame(rows)
+    frame = context.with_paper_models(frame, published)
+    frame["same_estimate_as"] = context.same_estimate_as(frame)
+    return tables.REPLICATION.frame(frame.to_dict("records"))
 
 
 def computed(frame: pd.DataFrame) -> pd.Series:

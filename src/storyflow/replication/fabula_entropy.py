@@ -76,6 +76,7 @@ def _direction(row: Mapping[str, Any], comparisons: Mapping[str, pd.DataFrame]) 
         "valid" if bool(hit["valid"]) else "failed: a reader failed its validity check",
         note,
         False,
+        units=float(hit["n"]),
     )
 
 
@@ -145,6 +146,7 @@ def _spread(
                 f"SD {np.std(original, ddof=1):.3f} vs {np.std(corrupted, ddof=1):.3f} bits "
                 "(the paper's observation covers ETC and EWC together)",
                 False,
+                units=float(len(both)),
             )
     return Ours.missing("no corpus is read with a corrupted version in this run")
 
@@ -183,6 +185,7 @@ def _etc_above_ewc(
             f"{corpus}, the same stories read with both kinds, {etc[1]} index (the paper's ETC "
             "and EWC stories differ)",
             False,
+            units=float(min(len(v) for v in values)),
         )
     return Ours.missing("no corpus is read with both ETC and EWC in this run")
 

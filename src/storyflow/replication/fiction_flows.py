@@ -60,6 +60,18 @@ PAPER_MODELS = {
 }
 #: Published ``model`` values that mean an average over the paper's instruction-tuned models.
 INSTRUCT_MEANS = ("mean-instruct", "Inst Mean")
+#: The original study's units per group of each contrast (group a, group b), for the
+#: small-telescopes reading: HIPPOCORPUS stories, half of each story type (the paper scores a
+#: random 50% of the corpus, l. 110, of its 2,756 imagined, 1,319 retold and 2,779 recalled
+#: stories: Sap et al.'s counts), and CONLIT books (Table 2's N, l. 203-206).
+ORIGINAL_UNITS = {
+    "imagined_vs_recalled": (1378.0, 1389.5),
+    "retold_vs_recalled": (659.5, 1389.5),
+    "fic1p_vs_autobiography": (221.0, 223.0),
+    "fic3p_vs_biography": (196.0, 181.0),
+    "fic3p_vs_nonnarrative": (196.0, 115.0),
+    "biography_vs_autobiography": (181.0, 223.0),
+}
 
 
 def parse_setting(text: str) -> dict[str, str]:
@@ -126,12 +138,27 @@ def _group_sizes(result: AggregatedG, *, books: bool) -> str:
     return f"{result.n_a} vs {result.n_b} stories"
 
 
+def _tokens_per_unit(
+    estimate: pd.DataFrame | None, models: Sequence[str], result: AggregatedG
+) -> float:
+    """NLL tokens one unit (a story, or a book with its passages) costs with ``models``: each
+    model's planned tokens per story summed, times stories per unit (NaN without the run's
+    NLL estimate)."""
+    if estimate is None or not set(models) <= set(estimate["model"]):
+        return math.nan
+    rows = estimate.set_index("model").loc[list(models)]
+    per_story = float((rows["planned_tokens"] / rows["n_stories"].clip(lower=1)).sum())
+    units = result.units_a + result.units_b
+    return per_story * (result.n_a + result.n_b) / units if units else math.nan
+
+
 def _effect(
     row: Mapping[str, Any],
     scores: pd.DataFrame,
     members: Mapping[str, tuple[set[str], set[str]]],
     settings: Mapping[str, Any],
     books: Mapping[str, str],
+    estimate: pd.DataFrame | None = None,
 ) -> Ours:
     """Our aggregated Hedges' g (:func:`aggregated_g`) of one published effect ``row`` (books
     resampled when ``books`` maps story → book); missing, with why, when the run lacks it."""
@@ -166,25 +193,42 @@ def _effect(
         seed=settings["seed"],
         clusters=books or None,
     )
+    return _ours_of(row, result, models, settings, books=bool(books), estimate=estimate)
+
+
+def _ours_of(
+    row: Mapping[str, Any],
+    result: AggregatedG,
+    models: Sequence[str],
+    settings: Mapping[str, Any],
+    *,
+    books: bool,
+    estimate: pd.DataFrame | None,
+) -> Ours:
+    """Our counterpart of an effect ``row`` from its aggregated g: the groups' sizes, a group
+    under ``min_group_size`` marked failed, the notes, and what deciding it would cost."""
+    measure = parse_setting(row["setting"])["measure"]
     units = "books" if books else "stories"
     small = min(result.units_a, result.units_b) < settings["min_group_size"]
-    n = _group_sizes(result, books=bool(books))
     notes = [
         "" if len(models) > 1 or row["model"] != "mean" else "one model: the mean is its value",
-        NLL_SIGN if setting["measure"] != "seq" else "",
+        NLL_SIGN if measure != "seq" else "",
         "intervals resample books, not passages" if books else "",
     ]
     return Ours(
         result.value,
         result.ci,
         "",
-        n,
+        _group_sizes(result, books=books),
         ", ".join(models),
         f"failed: fewer than {settings['min_group_size']} {units} in a group"
         if small
         else "not checked",
         "; ".join(note for note in notes if note),
         True,
+        units=float(min(result.units_a, result.units_b)),
+        tokens_per_unit=_tokens_per_unit(estimate, models, result),
+        original_units=ORIGINAL_UNITS.get(str(row["group"]), (math.nan, math.nan)),
     )
 
 
@@ -243,8 +287,10 @@ def ours(
     scores: dict[str, pd.DataFrame] = {}
     members: dict[str, dict[str, tuple[set[str], set[str]]]] = {}
     books: dict[str, dict[str, str]] = {}
+    estimates: dict[str, pd.DataFrame | None] = {}
     for corpus, contrasts in settings["contrasts"].items():
         scores[corpus] = _scores(files, corpus, settings["min_sentences"])
+        estimates[corpus] = result_table(tables.NLL_ESTIMATE, files, f"{corpus}_nll_estimate")
         labels = pd.read_parquet(files[f"{corpus}_labels"][0])
         members[corpus] = stats.contrast_members(labels, contrasts)
         books[corpus] = (
@@ -266,6 +312,6 @@ def ours(
             found[row["id"]] = Ours.missing(f"{corpus} is not scored in this run")
         else:
             found[row["id"]] = _effect(
-                row, scores[corpus], members[corpus], settings, books[corpus]
+                row, scores[corpus], members[corpus], settings, books[corpus], estimates[corpus]
             )
     return found

@@ -118,7 +118,7 @@ def _score(
     )
     return Ours(
         value, ci, "", f"{n} story versions", str(found["detector"]), _validity(found), note,
-        False, incomparable="another classifier than the paper's" if nli else "",
+        False, incomparable="another classifier than the paper's" if nli else "", units=float(n),
     )  # fmt: skip
 
 
@@ -145,7 +145,7 @@ def _rates(row: Mapping[str, Any], rates: pd.DataFrame | None) -> Ours:
         str(detector), _validity(pooled),
         "HANNA: the share of the LLM stories called flawed minus the human story's, paired by "
         "prompt; free writing, not the paper's summaries or retellings",
-        False,
+        False, units=float(pooled["n_prompts"]),
     )  # fmt: skip
 
 

@@ -94,5 +94,6 @@ def ours(
             "HANNA human (amateur WritingPrompts) vs six LLMs, not the paper's corpora; ours is "
             "the mean paired difference human - LLM of the story no-rate",
             False,
+            units=float(hit["n_a"]),
         )
     return found

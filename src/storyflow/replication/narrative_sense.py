@@ -48,6 +48,7 @@ def _share(row: Mapping[str, Any], groups: pd.DataFrame, confidence: float) -> O
         "not checked",
         "HANNA's human WritingPrompts stories, not the paper's test set",
         False,
+        units=float(n),
     )
 
 
@@ -97,7 +98,7 @@ def _order(
         f"{int(groups['n_tested'].max())} tested stories",
         "", "not checked",
         "ours: the human share minus the highest LLM share, bootstrap over prompts; shares: "
-        + ", ".join(f"{g} {share[g]:.3f}" for g in share.index), False,
+        + ", ".join(f"{g} {share[g]:.3f}" for g in share.index), False, units=float(len(x)),
     )  # fmt: skip
 
 

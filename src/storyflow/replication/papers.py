@@ -10,6 +10,7 @@ import pandas as pd
 
 from storyflow.replication import (
     agreement,
+    decide,
     fabula_entropy,
     fiction_flows,
     flawed_fictions,
@@ -37,7 +38,11 @@ def compare(
 ) -> pd.DataFrame:
     """The :data:`storyflow.tables.REPLICATION` table of ``paper`` from the files
     (``published`` and the paper's result tables, storyflow.plan.replication), each row judged
-    by the rule of ``settings["verdicts"]`` (:class:`storyflow.replication.agreement.Rule`)."""
+    by the rule of ``settings["verdicts"]`` (:class:`storyflow.replication.agreement.Rule`),
+    an inconclusive one priced at ``settings["rates"]``
+    (:class:`storyflow.replication.decide.Rates`; in tokens only without them)."""
     figures = published.read(files["published"][0])
     ours = COMPARERS[paper](figures, files, settings)
-    return agreement.table(paper, figures, ours, agreement.Rule(**settings["verdicts"]))
+    rule = agreement.Rule(**settings["verdicts"])
+    rates = decide.Rates(**settings["rates"]) if "rates" in settings else None
+    return agreement.table(paper, figures, ours, rule, rates)

@@ -29,9 +29,16 @@ def path_of(paper: str) -> Path:
     return Path(str(resources.files("storyflow") / "data" / "published" / f"{paper}.csv"))
 
 
+def competitor_ids(listed: str) -> list[str]:
+    """The ids of a row's ``competitors`` cell (';'-separated; [] when empty)."""
+    return [c.strip() for c in str(listed or "").split(";") if c.strip()]
+
+
 def read(path: str | Path) -> pd.DataFrame:
     """The published figures at ``path`` (:data:`storyflow.tables.PUBLISHED`), checked: every id
-    once, every row a value or a direction, every source naming a line of a paper."""
+    once, every row a value or a direction, every source naming a line of a paper, every
+    direction decided by a line (``decided_by``), every competitor an id of the file with a
+    value."""
     path = Path(path)
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     tables.PUBLISHED.check(frame, path)
@@ -53,6 +60,21 @@ def read(path: str | Path) -> pd.DataFrame:
         problems.append(
             f"rows {', '.join(str(i + 2) for i in unsourced)}: source names no '<paper>.txt l. N'"
         )
+    undecided = frame.index[
+        frame["direction"].ne("") & ~frame["decided_by"].str.contains(r"l\. \d", regex=True)
+    ]
+    if len(undecided):
+        problems.append(
+            f"rows {', '.join(str(i + 2) for i in undecided)}: a direction whose decided_by "
+            "names no line 'l. N' of the paper"
+        )
+    valued = set(frame.loc[value.notna(), "id"])
+    for i, listed in frame["competitors"].items():
+        unknown = [c for c in competitor_ids(listed) if c not in valued or c == frame.at[i, "id"]]
+        if unknown:
+            problems.append(
+                f"row {i + 2}: competitors {', '.join(unknown)} are not other rows with a value"
+            )
     if problems:
         raise StoryflowError(f"{path}: " + "; ".join(problems))
     return tables.PUBLISHED.frame(frame.assign(value=value))

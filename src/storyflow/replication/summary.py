@@ -17,14 +17,17 @@ from storyflow.replication.agreement import (
     INCONCLUSIVE,
     computed,
     judged,
-    number,
 )
+from storyflow.replication.context import MEAN_MODELS
+from storyflow.replication.words import number
 
 #: Most rows per paper in the first page's table (the rest are in its CSV).
 SUMMARY_ROWS = 20
-#: Published ``model`` values that stand for the mean over the paper's models: where a figure
-#: has one, the page shows it and not the per-model rows of the same figure.
-MEAN_MODELS = ("mean", "mean-instruct", "Inst Mean")
+#: The text columns of a replication table that may be empty (NaN once read back from CSV).
+TEXT = (
+    "ours_direction", "paper_model", "models", "n", "validity", "note", "paper_models",
+    "holds_paper_models", "same_estimate_as", "small_telescopes", "to_decide",
+)  # fmt: skip
 #: The columns of the first page's table, by key.
 COLUMNS = {"figure": "figure", "published": "published", "ours": "ours", "verdict": "verdict"}
 
@@ -67,18 +70,42 @@ def cells(r: Mapping[str, object], confidence: float) -> dict[str, str]:
     else:
         ours = str(r["ours_direction"] or "not computed")
     rests = ", ".join(str(x) for x in (r["models"], r["n"]) if x)
+    verdict = f"{r['verdict']}: {r['reason']}"
+    if r.get("paper_models"):
+        published = (
+            f"{published} (per model {number(float(r['paper_min']))} to "  # type: ignore[arg-type]
+            f"{number(float(r['paper_max']))})"  # type: ignore[arg-type]
+        )
+        holds = str(r.get("holds_paper_models") or "")
+        if holds == "none":
+            verdict += "; it holds none of the paper's per-model values"
+        elif holds:
+            verdict += f"; it holds the paper's {holds}"
+    if r.get("same_estimate_as"):
+        verdict += f" (the same estimate as {r['same_estimate_as']})"
     return {
         "figure": f"{r['id']} ({_place(str(r['source']))})",
         "published": published,
         "ours": f"{ours} ({rests})" if rests else ours,
-        "verdict": f"{r['verdict']}: {r['reason']}",
+        "verdict": verdict,
     }
 
 
+def findings(frame: pd.DataFrame) -> pd.DataFrame:
+    """The judged rows, each of our estimates once (a row that re-uses an earlier row's
+    estimate, ``same_estimate_as``, is the same finding: §5.1's mean is Table A1's)."""
+    rows = frame[judged(frame)]
+    return rows[
+        rows["same_estimate_as"].fillna("").eq("") | ~rows["same_estimate_as"].isin(rows["id"])
+    ]
+
+
 def tally(frame: pd.DataFrame) -> str:
-    """How many rows were computed and judged, and the verdicts of the judged ones."""
+    """How many rows were computed and judged, how many independent findings those are, and
+    the verdicts of the findings."""
     done = computed(frame)
-    verdicts = frame.loc[judged(frame), "verdict"].value_counts()
+    distinct = findings(frame)
+    verdicts = distinct["verdict"].value_counts()
     unjudged = frame[done & ~judged(frame)]
     failed = int(unjudged["validity"].fillna("").str.startswith("failed").sum())
     counts = ", ".join(f"{verdict} {int(verdicts.get(verdict, 0))}" for verdict in
@@ -90,7 +117,66 @@ def tally(frame: pd.DataFrame) -> str:
     )
     return (
         f"{int(done.sum())} of {len(frame)} published figures computed, "
-        f"{int(judged(frame).sum())} judged: {counts}{left}"
+        f"{int(judged(frame).sum())} judged, {len(distinct)} independent findings: "
+        f"{counts}{left}"
+    )
+
+
+def _hours(hours: float) -> str:
+    return f"{hours * 60:.0f} min" if hours < 1 else f"{hours:.1f} h"
+
+
+def to_decide(frame: pd.DataFrame, rates: Mapping[str, float] | None = None) -> str:
+    """One sentence on what it would take to decide the inconclusive findings: units per group
+    at our estimates, the NLL cost of the largest, and those no sample decides; and the
+    small-telescopes count of the judged effect findings ('' when none is inconclusive)."""
+    distinct = findings(frame)
+    open_ = distinct[distinct["verdict"].eq(INCONCLUSIVE)]
+    if open_.empty:
+        return ""
+    sized = open_[open_["n_to_decide"].notna()]
+    parts = []
+    if len(sized):
+        n = sized["n_to_decide"]
+        parts.append(
+            f"deciding {len(sized)} of its {len(open_)} inconclusive findings would take "
+            f"{n.min():,.0f} to {n.max():,.0f} units per group at our estimates and spread "
+            f"(median {n.median():,.0f}; units: {', '.join(sorted(set(_unit(sized))))})"
+        )
+        priced = sized[sized["decide_tokens"].notna()]
+        if len(priced):
+            largest = priced.loc[priced["n_to_decide"].idxmax()]
+            cpu, gpu = (rates or {}).get("cpu"), (rates or {}).get("gpu")
+            at = (
+                f": {_hours(largest['decide_hours_cpu'])} at {cpu:,.0f} tokens/s here, "
+                f"{_hours(largest['decide_hours_gpu'])} at {gpu:,.0f} on one GPU"
+                if cpu and gpu
+                else ""
+            )
+            parts.append(
+                f"the largest ({largest['id']}) is {largest['decide_tokens'] / 1e6:,.1f} million "
+                f"NLL tokens{at}"
+            )
+    undecided = len(open_) - len(sized)
+    if undecided:
+        parts.append(f"{undecided} cannot be decided by more of the same sample")
+    telescopes = distinct[distinct["d33"].notna()]
+    if len(telescopes):
+        below = int(telescopes["small_telescopes"].str.contains("excludes").sum())
+        parts.append(
+            f"small telescopes: {below} of {len(telescopes)} effect findings exclude d33, the "
+            "effect the original sample had 33% power to detect"
+        )
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + " (results/replication/, docs/replication.md)."
+
+
+def _unit(rows: pd.DataFrame) -> pd.Series:
+    """The unit each row's n_to_decide counts, read from its ``n`` (stories, books, prompts)."""
+    return (
+        rows["n"]
+        .str.extract(r"(stories|books|prompts|story versions)$", expand=False)
+        .fillna("stories")
     )
 
 
@@ -109,16 +195,20 @@ def headline(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def summary(
-    replicated: Mapping[str, pd.DataFrame], titles: Mapping[str, str], confidence: float
+    replicated: Mapping[str, pd.DataFrame],
+    titles: Mapping[str, str],
+    confidence: float,
+    rates: Mapping[str, float] | None = None,
 ) -> list[dict[str, object]]:
-    """Per paper: ``title``, ``head`` (:func:`tally` and the table's path), ``header`` (the
-    table's column titles) and ``rows`` (:func:`cells` of the :func:`headline` rows, at most
-    :data:`SUMMARY_ROWS`, escaped for reStructuredText), and ``more`` (rows left to the CSV)."""
+    """Per paper: ``title``, ``head`` (:func:`tally` and the table's path), ``decide``
+    (:func:`to_decide`, at ``rates``), ``header`` (the table's column titles) and ``rows``
+    (:func:`cells` of the :func:`headline` rows, at most :data:`SUMMARY_ROWS`, escaped for
+    reStructuredText), and ``more`` (rows left to the CSV)."""
     header = {**COLUMNS, "ours": f"ours [{confidence:.0%} CI] (models, n)"}
     out: list[dict[str, object]] = []
     for paper, frame in replicated.items():
-        frame = frame.fillna(
-            {c: "" for c in ("ours_direction", "paper_model", "models", "n", "validity", "note")}
+        frame = frame.assign(
+            **{c: frame[c].astype(object).where(frame[c].notna(), "") for c in TEXT}
         )
         shown = headline(frame)
         rows = [
@@ -130,6 +220,7 @@ def summary(
             {
                 "title": rst_text(titles.get(paper, paper)),
                 "head": rst_text(f"{tally(frame)} (results/replication/{paper}.csv)."),
+                "decide": rst_text(to_decide(frame, rates)),
                 "header": header,
                 "rows": rows,
                 "more": f"{more} more in the CSV." if more else "",
@@ -139,7 +230,10 @@ def summary(
 
 
 def summary_of(
-    paths: Mapping[str, str], titles: Mapping[str, str], confidence: float
+    paths: Mapping[str, str],
+    titles: Mapping[str, str],
+    confidence: float,
+    rates: Mapping[str, float] | None = None,
 ) -> list[dict[str, object]]:
     """:func:`summary` of the replication tables at ``paths`` (by paper) that exist; [] before
     the first run. A table an older storyflow wrote (other columns) is left out: the workflow
@@ -151,4 +245,4 @@ def summary_of(
                 found[paper] = tables.read(tables.REPLICATION, path)
             except tables.TableError:
                 continue
-    return summary(found, titles, confidence) if found else []
+    return summary(found, titles, confidence, rates) if found else []

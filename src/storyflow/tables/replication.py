@@ -16,6 +16,8 @@ PUBLISHED = Table(
         "model": "object",
         "value": "float64",
         "direction": "object",
+        "decided_by": "object",
+        "competitors": "object",
         "claim": "object",
     },
     key=("id",),
@@ -25,7 +27,12 @@ PUBLISHED = Table(
     "is: hedges_g, share_exceeding, no_rate, ceeval_full, ...), setting (the condition: "
     "formulation, h, judge, corruption), group (group or contrast), model (the paper's model, or "
     "'mean' over its models), value (NaN where the claim is a direction or an order only), "
-    "direction ('+'/'-' for a signed claim, or an order 'a > b'), claim (in words).",
+    "direction ('+'/'-' for a claimed effect, '0' for a claim of no effect, 'p > X', or an order "
+    "'a > b'; empty for a value no sentence of the paper reads, which is a value claim), "
+    "decided_by (the line of the paper whose sentence decides the claim, or 'none: ...' for a "
+    "printed value no sentence reads), competitors (the ids of the other values in the same "
+    "column of the paper's table, ';'-separated: a value claim agrees only when our interval "
+    "excludes them), claim (in words).",
 )
 
 REPLICATION = Table(
@@ -53,6 +60,20 @@ REPLICATION = Table(
         "verdict": "object",
         "reason": "object",
         "ci_covers": "object",
+        "paper_models": "object",
+        "paper_min": "float64",
+        "paper_max": "float64",
+        "holds_paper_models": "object",
+        "same_estimate_as": "object",
+        "units": "float64",
+        "n_to_decide": "float64",
+        "to_decide": "object",
+        "d33": "float64",
+        "small_telescopes": "object",
+        "n_to_exclude_d33": "float64",
+        "decide_tokens": "float64",
+        "decide_hours_cpu": "float64",
+        "decide_hours_gpu": "float64",
         "note": "object",
     },
     key=("paper", "id"),
@@ -67,6 +88,17 @@ REPLICATION = Table(
     "'failed: ...', 'not checked'); verdict: agrees, disagrees, inconclusive or not judged, by "
     "the rule of docs/replication.md (from the interval, never the point estimate's sign), with "
     "its reason in words; ci_covers: 'yes', 'no' or 'n/a' (our interval holds the published "
-    "value: size, apart from the verdict); note: why a figure was not computed, or what differs "
-    "from the paper's setting.",
+    "value: size, apart from the verdict); for a row of the mean over the paper's models: "
+    "paper_models (the paper's per-model values of the same figure), paper_min and paper_max "
+    "(their range) and holds_paper_models (those our interval holds, 'none' when it holds "
+    "none); same_estimate_as (the id of the first row whose estimate this row re-uses: the "
+    "two are one finding); what it would take to decide (docs/replication.md, 'What it would "
+    "take'): units (resampled units of our smaller group: stories, books or prompts), "
+    "n_to_decide (units per group at which our interval, at our estimate and spread, would "
+    "decide an inconclusive row) and to_decide (what deciding means, or why it cannot), d33 "
+    "(Hedges' g the original sample had 33% power to detect), small_telescopes (whether our "
+    "interval excludes d33) and n_to_exclude_d33 (units per group at which it would), "
+    "decide_tokens (NLL tokens of scoring n_to_decide units per group with the row's models) "
+    "and decide_hours_cpu, decide_hours_gpu (those tokens at replication.rates); note: why a "
+    "figure was not computed, or what differs from the paper's setting.",
 )

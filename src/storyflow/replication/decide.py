@@ -1,0 +1,148 @@
+"""What it would take to decide an inconclusive replication row, and the small-telescopes
+reading of a claimed effect (docs/replication.md, "What it would take").
+
+Both read our interval as a normal-theory one would behave when the sample grows: at our point
+estimate, each side's distance from the estimate (its half-width on that side) shrinks as
+1/sqrt(n). So an interval of half-width w that should come to exclude a value at distance d from
+our estimate needs (w/d)^2 times the units it rests on, per group (:func:`factor_to_exclude`).
+This is the sample at which the *expected* interval just decides (about 50% power at our
+estimate); at our estimate and spread, not at the paper's.
+
+**Small telescopes** (Simonsohn 2015, *Psychological Science* 26(5)): d33 is the effect the
+original study's sample had 33% power to detect (two-sided two-sample t-test at 0.05,
+:func:`d33`). A replication whose interval lies entirely below d33 (on the claimed side of 0)
+says the effect, if any, is too small for the original to have seen: the original's evidence
+does not support it. An interval that still holds d33 does not rule that out; the units at
+which it would (at our estimate) are :func:`factor_to_exclude` of d33.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+#: The power that defines d33 (Simonsohn 2015) and the test level it is computed at.
+SMALL_TELESCOPE_POWER = 1 / 3
+SMALL_TELESCOPE_ALPHA = 0.05
+
+
+def factor_to_exclude(estimate: float, low: float, high: float, target: float) -> float:
+    """How many times its units (per group) our interval [low, high] around ``estimate`` needs
+    to exclude ``target``, the side facing ``target`` shrinking as 1/sqrt(n); inf when
+    ``target`` is the estimate itself, below 1 when the interval already excludes it."""
+    if target == estimate:
+        return math.inf
+    width = (estimate - low) if target < estimate else (high - estimate)
+    return (width / abs(target - estimate)) ** 2
+
+
+def factor_inside(estimate: float, low: float, high: float, lower: float, upper: float) -> float:
+    """How many times its units our interval needs to lie inside [lower, upper] (inf when the
+    estimate is not inside it: at our estimate it never will)."""
+    if not lower < estimate < upper:
+        return math.inf
+    return max(
+        ((high - estimate) / (upper - estimate)) ** 2, ((estimate - low) / (estimate - lower)) ** 2
+    )
+
+
+def d33(n_a: float, n_b: float) -> float:
+    """The Hedges' g (≈ Cohen's d at these sizes) that a two-sided two-sample t-test at
+    :data:`SMALL_TELESCOPE_ALPHA` detects with :data:`SMALL_TELESCOPE_POWER` power with
+    ``n_a`` and ``n_b`` observations (the noncentral t distribution; scipy)."""
+    from scipy import optimize, stats  # the plan imports this module: scipy only when used
+
+    df = n_a + n_b - 2
+    scale = math.sqrt(n_a * n_b / (n_a + n_b))
+    critical = stats.t.ppf(1 - SMALL_TELESCOPE_ALPHA / 2, df)
+
+    def power(d: float) -> float:
+        noncentral = d * scale
+        return float(
+            stats.nct.sf(critical, df, noncentral) + stats.nct.cdf(-critical, df, noncentral)
+        )
+
+    upper = 0.25
+    while power(upper) < SMALL_TELESCOPE_POWER:  # bracket the root (power rises with d)
+        upper *= 2
+    return float(optimize.brentq(lambda d: power(d) - SMALL_TELESCOPE_POWER, 1e-9, upper))
+
+
+@dataclass(frozen=True)
+class Telescope:
+    """The small-telescopes reading of one effect claim: ``d33`` (g, on the claimed side);
+    ``reading`` in words; ``factor`` the multiple of our units at which our interval would
+    exclude d33 (NaN when it already does, or when our estimate is at or beyond d33)."""
+
+    d33: float
+    reading: str
+    factor: float
+
+
+def telescope(sign: str, estimate: float, low: float, high: float, d_33: float) -> Telescope:
+    """The small-telescopes reading of our interval for an effect claimed with ``sign``."""
+    flip = -1.0 if sign == "-" else 1.0
+    est, lo, hi = (flip * estimate, flip * low, flip * high)
+    if flip < 0:
+        lo, hi = hi, lo
+    target = f"d33 = {flip * d_33:.3g}"
+    if hi < d_33:
+        return Telescope(
+            d_33,
+            f"our interval excludes {target}: an effect this small was not detectable with the "
+            "original's sample, so its result does not support it",
+            math.nan,
+        )
+    if est >= d_33:
+        reading = f"our interval holds {target} and our estimate is beyond it"
+        return Telescope(d_33, reading, math.nan)
+    return Telescope(
+        d_33,
+        f"our interval holds {target}: not ruled out",
+        factor_to_exclude(est, lo, hi, d_33),
+    )
+
+
+@dataclass(frozen=True)
+class Rates:
+    """NLL scoring rates (tokens/s) at which a sample's cost is given in hours: ``cpu`` this
+    machine's, ``gpu`` one GPU's (``replication.rates``; docs/engine.md gives where each was
+    measured)."""
+
+    cpu: float
+    gpu: float
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What it would take to decide one row (the :data:`storyflow.tables.REPLICATION` columns of
+    the same names): ``n_to_decide`` units per group (NaN: not an inconclusive row, or no
+    sample decides it at our estimate), ``to_decide`` in words, the small-telescopes ``d33``,
+    ``small_telescopes`` and ``n_to_exclude_d33``, and the NLL cost of ``n_to_decide`` units
+    per group: ``tokens`` and hours at :class:`Rates`."""
+
+    n_to_decide: float = math.nan
+    to_decide: str = ""
+    d33: float = math.nan
+    small_telescopes: str = ""
+    n_to_exclude_d33: float = math.nan
+    tokens: float = math.nan
+    hours_cpu: float = math.nan
+    hours_gpu: float = math.nan
+
+
+def units_needed(units: float, factor: float) -> float:
+    """Units per group at ``factor`` times ``units`` (rounded up; NaN when either is unknown
+    or the factor infinite)."""
+    if not (math.isfinite(units) and math.isfinite(factor)):
+        return math.nan
+    return float(math.ceil(units * max(factor, 1.0)))
+
+
+def cost(n_per_group: float, tokens_per_unit: float, rates: Rates | None) -> tuple[float, ...]:
+    """NLL tokens of scoring ``n_per_group`` units in each of two groups, and the hours at
+    ``rates`` (NaN where unknown)."""
+    tokens = 2 * n_per_group * tokens_per_unit
+    if not math.isfinite(tokens) or rates is None:
+        return tokens, math.nan, math.nan
+    return tokens, tokens / rates.cpu / 3600, tokens / rates.gpu / 3600
