@@ -927,3 +927,15 @@ def test_the_sample_to_decide_matches_an_independent_power_calculation() -> None
     # an estimate of exactly 0: no sample decides it at our estimate
     zero = agreement.decision(claim, _ours(0.0, -0.5, 0.5, units=30.0), "inconclusive", RULE, None)
     assert math.isnan(zero.n_to_decide) and zero.to_decide.endswith("no sample decides it")
+
+
+def test_the_figure_draws_the_papers_per_model_range_behind_a_mean_row() -> None:
+    from storyflow.figures import replication as figure
+
+    ours = {"A1.context.imagined_vs_recalled.mean": _ours(0.664, 0.182, 1.19)}
+    table = agreement.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE)
+    axes = figure.replication_figure(table).axes[0]
+    low, high = axes.get_xlim()
+    assert low < -0.106 and high > 1.19  # the per-model range (-0.106 to 0.278) is drawn
+    widths = [line.get_linewidth() for line in axes.get_lines()]
+    assert 4 in widths  # the grey bar of the range

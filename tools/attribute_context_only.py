@@ -21,8 +21,12 @@ the run's statistics and verdict settings) four times:
 
 It prints a Markdown table of the rows in :data:`ROWS` under each variant, the first token's
 mean −ln p after the start token (h = 0) and after a previous sentence (h = 1), and the mean
-sentence length per story type, and writes every row to ``--out`` (CSV). Needs the run's
-weights (``resources/models/``); about 30,000 tokens per model for the 90-story run.
+sentence length per story type (every type, retold included), and a table of each variant's
+context-only Hedges' g per model, contrast and history size (h = 1 .. 9 and full, with the
+median over 1-9 that Table A1 reports), so that a reader sees at which histories the first
+token matters. ``--out`` gets every replication row (CSV), ``--per-h`` the g per h (CSV).
+Needs the run's weights (``resources/models/``); about 30,000 tokens per model for the 90-story
+run.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 from replication_markdown import markdown_table
@@ -46,6 +51,7 @@ from storyflow.plan import replication as replication_plan
 from storyflow.plan import sequentiality as sequentiality_plan
 from storyflow.plan.layout import fill
 from storyflow.replication import papers
+from storyflow.replication.effects import aggregated_g
 
 REPO = Path(__file__).resolve().parents[1]
 #: The replication rows the attribution reads: context-only sequentiality and its terms.
@@ -54,11 +60,13 @@ ROWS = (
     "A1.context.imagined_vs_recalled.mean",
     "A1.context.retold_vs_recalled.mean",
     "A2.nll_context.imagined_vs_recalled.mean",
+    "A2.nll_context.retold_vs_recalled.mean",
     "A3.nll_base.imagined_vs_recalled.mean",
     "A3.nll_base.retold_vs_recalled.mean",
     "A7.context.imagined_vs_recalled.mean-instruct",
     "A7.context.retold_vs_recalled.mean-instruct",
     "A8.nll_context.imagined_vs_recalled.mean-instruct",
+    "A8.nll_context.retold_vs_recalled.mean-instruct",
     "A9.nll_base.imagined_vs_recalled.mean-instruct",
     "A9.nll_base.retold_vs_recalled.mean-instruct",
 )
@@ -107,11 +115,58 @@ def first_token_costs(nll: pd.DataFrame, labels: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+#: The contrasts and history labels of the per-h table.
+CONTRASTS = {
+    "imagined_vs_recalled": ("imagined", "recalled"),
+    "retold_vs_recalled": ("retold", "recalled"),
+}
+HISTORIES = (*map(str, range(1, 10)), "full")
+
+
+def g_per_history(
+    story: pd.DataFrame, labels: pd.DataFrame, settings: dict, variant: str, model: str
+) -> list[dict]:
+    """The context-only Hedges' g of SEQ' (group a minus b) with its bootstrap interval, per
+    contrast and history label, for one model's story table under one variant."""
+    part = story[(story["formulation"] == variants.CONTEXT)]
+    part = part[part["n_sentences"] >= settings["min_sentences"]]
+    types = dict(zip(labels["story_id"].astype(str), labels["story_type"], strict=True))
+    rows = []
+    for contrast, (a_type, b_type) in CONTRASTS.items():
+        a = {s for s, t in types.items() if t == a_type}
+        b = {s for s, t in types.items() if t == b_type}
+        for history in HISTORIES:
+            result = aggregated_g(
+                part, a, b, measure="seq", models=[model], histories=[history],
+                over_histories="median", confidence=settings["confidence"],
+                resamples=settings["resamples"], seed=settings["seed"],
+            )  # fmt: skip
+            rows.append({"variant": variant, "model": model, "contrast": contrast,
+                         "history": history, "g": result.value, "ci_low": result.ci[0],
+                         "ci_high": result.ci[1]})  # fmt: skip
+    return rows
+
+
+def per_history_table(per_h: pd.DataFrame) -> str:
+    """The per-h g as Markdown: one line per model, contrast and variant, one column per h and
+    the median over h = 1-9 (Table A1's statistic)."""
+    lines = []
+    for (model, contrast, variant), part in per_h.groupby(
+        ["model", "contrast", "variant"], sort=False
+    ):
+        g = part.set_index("history")["g"]
+        median = float(np.median([g[h] for h in HISTORIES if h != "full"]))
+        lines.append([model, contrast, variant, *(f"{g[h]:.2f}" for h in HISTORIES),
+                      f"{median:.2f}"])  # fmt: skip
+    return markdown_table(["model", "contrast", "variant", *HISTORIES, "median 1-9"], lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", type=Path, help="the folder the run wrote")
     parser.add_argument("configs", nargs="+", help="the run's config files, in order")
     parser.add_argument("--out", type=Path, default=None, help="CSV of every row and variant")
+    parser.add_argument("--per-h", type=Path, default=None, help="CSV of g per model and h")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     config = load_config(args.configs)
@@ -166,6 +221,7 @@ def main() -> None:
     settings = replication_plan.settings(config, "fiction_flows")
     settings["contrasts"] = {"hippocorpus": settings["contrasts"]["hippocorpus"]}
     found = []
+    per_h: list[dict] = []
     with tempfile.TemporaryDirectory() as folder:
         for variant, nlls in by_variant.items():
             files = {
@@ -177,8 +233,10 @@ def main() -> None:
             }
             for model, nll in nlls.items():
                 target = Path(folder) / f"{variant}-{model}.parquet".replace(" ", "_")
-                story_table(nll, stories, counts).to_parquet(target, index=False)
+                story = story_table(nll, stories, counts)
+                story.to_parquet(target, index=False)
                 files["hippocorpus"].append(str(target))
+                per_h += g_per_history(story, stories, settings, variant, model)
             table = papers.compare("fiction_flows", files, settings)
             found.append(table[table["id"].isin(ROWS)].assign(variant=variant))
     result = pd.concat(found, ignore_index=True)
@@ -197,6 +255,12 @@ def main() -> None:
         rows.append([row_id, f"{part['published'].iloc[0]:.3g}", *cells])
     print()
     print(markdown_table(["figure", "published", *VARIANTS], rows))
+    per_h_frame = pd.DataFrame(per_h)
+    if args.per_h:
+        per_h_frame.to_csv(args.per_h, index=False)
+    print()
+    print("Context-only Hedges' g of SEQ' per history size (point estimates):")
+    print(per_history_table(per_h_frame))
 
 
 if __name__ == "__main__":

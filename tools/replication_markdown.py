@@ -1,10 +1,14 @@
 """A run's replication table as the Markdown table docs/replication.md shows ("Measured").
 
     .venv/bin/python tools/replication_markdown.py RESULTS/replication/<paper>.csv [--all]
+    .venv/bin/python tools/replication_markdown.py RESULTS/replication/<paper>.csv --decide
 
 One line per computed row (``--all``: every row): the figure and its line, the published value
-or direction, ours with its interval, what it rests on, the validity verdict, the verdict with
-its reason, and whether our interval covers the published value.
+or direction (with the paper's per-model range of a mean row), ours with its interval, what it
+rests on, the validity verdict, the verdict with its reason (and which per-model values our
+interval holds), and whether our interval covers the published value. ``--decide``: one line
+per inconclusive finding and per small-telescopes reading: units per group to decide, what
+deciding means, d33, its NLL cost.
 """
 
 from __future__ import annotations
@@ -14,14 +18,19 @@ import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import pandas as pd
+
 from storyflow import tables
-from storyflow.replication.agreement import computed
+from storyflow.replication.agreement import INCONCLUSIVE, computed, judged
 from storyflow.replication.words import number
 
 
 def _published(row: dict) -> str:
     value = float(row["published"])
-    return number(value) if math.isfinite(value) else str(row["published_direction"])
+    text = number(value) if math.isfinite(value) else str(row["published_direction"])
+    if row.get("paper_models"):
+        text += f" (models {number(float(row['paper_min']))} to {number(float(row['paper_max']))})"
+    return text
 
 
 def _ours(row: dict) -> str:
@@ -59,9 +68,52 @@ def _cells(row: dict) -> list[object]:
         row["n"],
         row["models"],
         row["validity"],
-        f"**{row['verdict']}**: {row['reason']}",
+        f"**{row['verdict']}**: {row['reason']}" + _held(row),
         row["ci_covers"],
     ]
+
+
+def _held(row: dict) -> str:
+    """What the verdict cell adds for a mean row (the paper's per-model values our interval
+    holds) and for a row re-using an earlier row's estimate."""
+    held = str(row.get("holds_paper_models") or "")
+    text = f"; holds the paper's {held}" if held and held != "none" else ""
+    text += "; holds none of the paper's per-model values" if held == "none" else ""
+    same = str(row.get("same_estimate_as") or "")
+    return text + (f" (the estimate of {same})" if same else "")
+
+
+#: The columns of the ``--decide`` table.
+DECIDE = ("figure", "verdict", "ours [95% CI]", "units now", "units per group to decide",
+          "deciding means", "NLL tokens", "hours here", "hours on one GPU", "d33",
+          "small telescopes")  # fmt: skip
+
+
+def _count(value: object) -> str:
+    value = float(value)  # type: ignore[arg-type]
+    return f"{value:,.0f}" if math.isfinite(value) else "–"
+
+
+def _decide_cells(row: dict) -> list[object]:
+    hours = [f"{float(row[c]):,.2f}" if math.isfinite(float(row[c])) else "–"
+             for c in ("decide_hours_cpu", "decide_hours_gpu")]  # fmt: skip
+    d33 = float(row["d33"])
+    return [
+        row["id"], row["verdict"], _ours(row), _count(row["units"]), _count(row["n_to_decide"]),
+        row["to_decide"] or "–", _count(row["decide_tokens"]), *hours,
+        number(d33) if math.isfinite(d33) else "–", row["small_telescopes"] or "–",
+    ]  # fmt: skip
+
+
+def decide_markdown(path: Path) -> str:
+    """The ``--decide`` table: each independent finding that is inconclusive or has a
+    small-telescopes reading."""
+    frame = _read(path)
+    frame = frame[judged(frame) & frame["same_estimate_as"].eq("")]
+    frame = frame[frame["verdict"].eq(INCONCLUSIVE) | frame["d33"].notna()]
+    if frame.empty:
+        return "(no inconclusive finding, no small-telescopes reading)"
+    return markdown_table(DECIDE, [_decide_cells(row) for row in frame.to_dict("records")])
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
@@ -73,16 +125,25 @@ def markdown_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> s
     return "\n".join([line(header), "|" + "---|" * len(header), *map(line, rows)])
 
 
+#: Text columns, read back as float when empty.
+TEXT = ("published_direction", "ours_direction", "n", "models", "validity", "reason",
+        "paper_models", "holds_paper_models", "same_estimate_as", "to_decide",
+        "small_telescopes")  # fmt: skip
+
+
+def _read(path: Path) -> pd.DataFrame:
+    frame = tables.read(tables.REPLICATION, path)
+    cells = frame[[*TEXT, "ci_covers"]].astype(object)
+    return frame.assign(**cells.fillna({c: "" for c in TEXT} | {"ci_covers": "n/a"}))
+
+
 def markdown(path: Path, every: bool = False) -> str:
     """The Markdown table of the replication table at ``path``."""
-    frame = tables.read(tables.REPLICATION, path)
+    frame = _read(path)
     if not every:
         frame = frame[computed(frame)]
     if frame.empty:
         return "(no row computed)"
-    text = ["published_direction", "ours_direction", "n", "models", "validity", "reason"]
-    cells = frame[[*text, "ci_covers"]].astype(object)  # empty columns are read as float
-    frame = frame.assign(**cells.fillna({c: "" for c in text} | {"ci_covers": "n/a"}))
     return markdown_table(HEADER, [_cells(row) for row in frame.to_dict("records")])
 
 
@@ -90,8 +151,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("table", type=Path)
     parser.add_argument("--all", action="store_true", help="rows not computed too")
+    parser.add_argument("--decide", action="store_true", help="what it would take to decide")
     args = parser.parse_args()
-    print(markdown(args.table, args.all))
+    print(decide_markdown(args.table) if args.decide else markdown(args.table, args.all))
 
 
 if __name__ == "__main__":

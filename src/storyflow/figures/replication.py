@@ -1,7 +1,8 @@
 """The replication figure of one paper: each published figure beside ours, with our interval.
 
 One panel per quantity (Hedges' g, a share, a rate, ...: each on its own scale), one line per
-published figure: the published value as a black diamond, ours as a dot with its confidence
+published figure: the published value as a black diamond (for a mean over the paper's models,
+with a grey bar over the range of its per-model values), ours as a dot with its confidence
 interval, coloured by the verdict of docs/replication.md (agrees, disagrees, inconclusive), and
 hollow and grey where the row is not judged (a failed validity check, no interval, not the
 paper's quantity). Only judged rows and the published values set a panel's range, so that a
@@ -50,8 +51,10 @@ def _range(part: pd.DataFrame, signed: bool) -> tuple[float, float] | None:
     """The x range of one panel: the published values and the judged rows' values and
     intervals (and 0 for a signed quantity), padded by 5%; None when nothing is finite."""
     mine = part[judged(part)]
+    ranges = [part[c] for c in ("paper_min", "paper_max") if c in part]
     values = pd.concat(
-        [part["published"], mine["ours"], mine["ci_low"], mine["ci_high"]], ignore_index=True
+        [part["published"], *ranges, mine["ours"], mine["ci_low"], mine["ci_high"]],
+        ignore_index=True,
     ).astype(float)
     values = values[values.map(math.isfinite)]
     if signed:
@@ -113,7 +116,8 @@ def replication_figure(table: pd.DataFrame) -> Figure:
     FigureCanvasAgg(fig)
     axes = fig.subplots(len(heights), 1, squeeze=False, height_ratios=heights)[:, 0]
     fig.suptitle(
-        f"{paper}: published (black diamond) and ours (dot, CI bar)\n"
+        f"{paper}: published (black diamond; grey bar: the paper's per-model range) and ours "
+        "(dot, CI bar)\n"
         "green agrees, red disagrees, orange inconclusive, hollow grey not judged",
         fontsize=FONT_SIZE + 1,
     )
@@ -155,6 +159,10 @@ def _draw_row(ax: Axes, y: int, row: pd.Series, span: tuple[float, float] | None
     the published value as a black diamond."""
     color = VERDICT_COLORS.get(str(row["verdict"]), "grey")
     hollow = row["verdict"] == NOT_JUDGED
+    low_model, high_model = (float(row.get(c, math.nan)) for c in ("paper_min", "paper_max"))
+    if math.isfinite(low_model) and math.isfinite(high_model):
+        ax.plot([low_model, high_model], [y, y], color="grey", lw=4, alpha=0.35,
+                solid_capstyle="butt")  # fmt: skip
     if math.isfinite(row["ours"]):
         low, high = row["ci_low"], row["ci_high"]
         if math.isfinite(low) and math.isfinite(high):
