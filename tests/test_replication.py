@@ -939,3 +939,26 @@ def test_the_figure_draws_the_papers_per_model_range_behind_a_mean_row() -> None
     assert low < -0.106 and high > 1.19  # the per-model range (-0.106 to 0.278) is drawn
     widths = [line.get_linewidth() for line in axes.get_lines()]
     assert 4 in widths  # the grey bar of the range
+
+
+def test_the_first_page_says_what_deciding_the_inconclusive_findings_would_take() -> None:
+    inconclusive = _ours(0.31, -0.49, 1.63, units=30.0, tokens_per_unit=9500.0,
+                         original_units=(1378.0, 1389.5))  # fmt: skip
+    zero = _ours(0.0, -0.4, 0.4, units=30.0, tokens_per_unit=9500.0)
+    ours = {"A1.topic.imagined_vs_recalled.mean": inconclusive,
+            "A1.topic.retold_vs_recalled.mean": zero}  # fmt: skip
+    rates = decide.Rates(cpu=200, gpu=12595)
+    table = agreement.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE,
+                            rates)  # fmt: skip
+    n = math.ceil(30 * ((0.31 + 0.49) / 0.31) ** 2)
+    tokens = 2 * n * 9500.0
+    assert table.set_index("id").loc["A1.topic.imagined_vs_recalled.mean", "n_to_decide"] == n
+    sentence = summary.to_decide(table, {"cpu": 200, "gpu": 12595})
+    assert sentence.startswith(
+        f"Deciding 1 of its 2 inconclusive findings would take {n} to {n} units per group"
+    )
+    assert (
+        f"is {tokens / 1e6:.1f} million NLL tokens: {tokens / 200 / 3600:.1f} h at 200" in sentence
+    )
+    assert "1 cannot be decided by more of the same sample" in sentence
+    assert "small telescopes: 0 of 1 effect findings exclude d33" in sentence
