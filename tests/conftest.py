@@ -167,6 +167,22 @@ def packaged_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]
     }
 
 
+@pytest.fixture(scope="session")
+def smollm2_checkpoint(
+    packaged_models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The packaged SmolLM2 GGUF as a Hugging Face checkpoint folder's manifest (float32
+    weights dequantized from Q4; the tokenizer and chat template the GGUF holds)."""
+    from storyflow.lm.weights import checkpoint_from_gguf, materialize_checkpoint
+
+    folder = checkpoint_from_gguf(
+        packaged_models["smollm2"], tmp_path_factory.mktemp("checkpoint") / "smollm2-hf"
+    )
+    manifest = folder.parent / "smollm2-hf.checkpoint.json"
+    materialize_checkpoint("smollm2-hf", {"hf": {"id": str(folder)}}, manifest)
+    return manifest
+
+
 # --- whole-workflow runs (test_reruns.py, test_report.py, test_slurm.py) ----------------------
 
 TINY_CONFIG = REPO / "tests" / "config" / "tiny.yaml"

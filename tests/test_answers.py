@@ -142,3 +142,53 @@ def test_variants_add_up_on_a_real_model(smollm2) -> None:
     assert both.logprobs[1] == pytest.approx(np.logaddexp(lp["A"], lp["a"]), abs=1e-9)
     assert both.mass == pytest.approx(single.mass, rel=1e-9)
     assert both.probs[0] > 0.5
+
+
+# --- transformers on the SmolLM2 checkpoint: answers in padded batches ---------------------------
+
+QUESTIONS = (
+    "Repeat this letter and nothing else: ",
+    "Here is a letter. Repeat this letter and nothing else: ",
+    "I will give you one capital letter of the alphabet. Repeat it and write nothing else: ",
+)
+
+
+@pytest.mark.slow
+def test_checkpoint_answers_in_padded_batches_equal_one_at_a_time(
+    smollm2_checkpoint: Path,
+) -> None:
+    """A model opened to ask its prompts together (``share_prefix``, as the readers and the
+    tension judge are) scores a call's prompts as rows of padded batches; the answers are the
+    one-at-a-time scorer's (the prompt's cache reused, each option on top of it) within float32
+    arithmetic on matrices of other shapes."""
+    from storyflow.lm.backends.transformers import TransformersScorer
+    from storyflow.lm.connect import open_model
+    from storyflow.lm.prompts import generation_prompt
+    from storyflow.lm.registry import ModelSpec
+
+    spec = ModelSpec.local("smollm2-hf", backend="transformers", prompt="chat")
+    model = open_model(spec, smollm2_checkpoint, n_threads=2, share_prefix=True)
+    llm = model.vocab.llm
+    letters = "ABCDABCDABCDABCDAB"
+    # questions of three lengths, so that the rows of a batch differ in length
+    prompts = [
+        generation_prompt(llm, [{"role": "user", "content": QUESTIONS[i % 3] + letter}])
+        for i, letter in enumerate(letters)
+    ]
+    options = {"A": ["A", " A"], "B": ["B"], "C": ["C", "The letter C"], "D": ["D"]}
+    together = model.answers(prompts, options)
+    scorer = model.scorer(branches=True)
+    assert isinstance(scorer, TransformersScorer) and scorer.n_seq == 16
+    assert scorer.tokens_padded > scorer.tokens_evaluated > 0  # padded rows, padding counted
+    single = TransformersScorer(smollm2_checkpoint, n_threads=2, vocab=model.vocab)
+    alone = answers(single, prompts, options)
+    gaps = [
+        abs(a - b)
+        for x, y in zip(together, alone, strict=True)
+        for xs, ys in zip(x.variant_logprobs, y.variant_logprobs, strict=True)
+        for a, b in zip(xs, ys, strict=True)
+    ]
+    print(f"padded vs one at a time: max |diff| {max(gaps):.2e} nats over {len(gaps)} variants")
+    assert max(gaps) <= 1e-4
+    assert [x.best for x in together] == [y.best for y in alone]
+    assert sum(x.best == letter for x, letter in zip(together, letters, strict=True)) >= 14

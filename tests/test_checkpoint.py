@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from storyflow.errors import StoryflowError
-from storyflow.lm.backends.transformers import padded_batches
+from storyflow.lm.backends import padded_batches
 from storyflow.lm.registry import ModelSpec
 from storyflow.lm.weights import checkpoint, materialize_checkpoint
 
@@ -89,31 +89,6 @@ def test_an_unreachable_hub_checkpoint_says_what_to_download(
     assert "hf download HuggingFaceTB/SmolLM2-135M --local-dir <folder>" in message
 
 
-@pytest.fixture(scope="session")
-def smollm2_checkpoint(
-    packaged_models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
-) -> Path:
-    """The packaged SmolLM2 GGUF as a Hugging Face checkpoint folder's manifest (float32
-    weights dequantized from Q4; the tokenizer and chat template the GGUF holds)."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    gguf = packaged_models["smollm2"]
-    folder = tmp_path_factory.mktemp("checkpoint") / "smollm2-hf"
-    read = AutoModelForCausalLM.from_pretrained(
-        str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32
-    )
-    config = read.config
-    del config.quantization_config  # a GGUF-read model is not saved as such: rebuild it plain
-    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    model.load_state_dict(read.state_dict())
-    model.save_pretrained(folder)
-    AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name).save_pretrained(folder)
-    manifest = folder.parent / "smollm2-hf.checkpoint.json"
-    materialize_checkpoint("smollm2-hf", {"hf": {"id": str(folder)}}, manifest)
-    return manifest
-
-
 def default_stories(hippocorpus_csv: Path, nlp, n: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The first ``n`` stories of each type of the default config's sample (9 per type, seed
     2022), and their sentences."""
@@ -182,6 +157,60 @@ def test_a_checkpoint_scores_as_a_naive_computation(smollm2_checkpoint: Path, nl
     # of the sums in them: measured max 6.0e-6 nats/token when every term was checked
     print(f"checkpoint engine vs naive: max |diff| {max(gaps):.2e} nats/token over {len(gaps)}")
     assert max(gaps) <= 1e-5
+
+
+@pytest.mark.slow
+def test_a_packed_shard_repeats_bit_for_bit_and_equals_one_story_batches(
+    smollm2_checkpoint: Path, nlp
+) -> None:
+    """The transformers backend packs a shard's passes across stories (n_seq > 1): the same
+    shard gives the same numbers bit for bit; one story's passes per batch, or the stories in
+    another shard, give them within float32 arithmetic on matrices of other shapes."""
+    from conftest import HIPPOCORPUS_CSV, defaults, nll_model
+
+    from storyflow import tables
+    from storyflow.lm.nll.engine import (
+        NllSettings,
+        plan_corpus,
+        run_corpus,
+        score_story,
+        story_rows,
+    )
+
+    def keyed(table: pd.DataFrame) -> pd.DataFrame:
+        keys = ["story_id", "formulation", "sentence_idx", "history"]
+        return table.set_index(keys).sort_index()
+
+    stories, sentences = default_stories(HIPPOCORPUS_CSV, nlp, n=1)  # one story per type
+    block = defaults("nll", max_history=2, n_seq=8, n_batch=2048)
+    settings = NllSettings.from_config(block, threads=2)
+    model = nll_model(
+        "smollm2-hf", smollm2_checkpoint, settings, prompt="chat", backend="transformers"
+    )
+    packed = keyed(run_corpus(model, stories, sentences, settings).nll)
+    again = keyed(run_corpus(model, stories, sentences, settings).nll)
+    assert packed.equals(again)  # bit for bit
+    plan = plan_corpus(model, stories, sentences, settings)
+    scorer = model.scorer(n_ctx=plan.n_ctx, n_seq=settings.n_seq, n_batch=settings.n_batch)
+    rows = []
+    for story in plan.stories:  # one story's passes per call: batches never mix stories
+        terms = score_story(scorer, story, settings.formulations, plan.start, 2, plan.n_ctx)
+        for formulation, story_terms in terms.items():
+            rows += story_rows(story, story_terms, model.name, formulation, 2)
+    alone = keyed(tables.NLL.frame(rows))
+    fewer = keyed(run_corpus(model, stories.head(2), sentences, settings).nll)
+    assert alone.drop(columns=["nll", "nll_first"]).equals(
+        packed.drop(columns=["nll", "nll_first"])
+    )
+    gap = (packed["nll"] - alone["nll"]).abs()
+    moved = (packed.loc[fewer.index, "nll"] - fewer["nll"]).abs()
+    print(
+        f"packed vs one story per batch: max |diff| {gap.max():.2e}, mean {gap.mean():.2e} "
+        f"nats/token, {int((gap == 0).sum())}/{len(gap)} identical; in a shard of 2 stories "
+        f"instead of 3: max {moved.max():.2e}, {int((moved == 0).sum())}/{len(moved)} identical"
+    )
+    assert gap.max() <= 1e-5 and moved.max() <= 1e-5
+    assert (packed["nll_first"] - alone["nll_first"]).abs().max() <= 1e-4
 
 
 @pytest.mark.slow

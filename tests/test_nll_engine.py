@@ -26,6 +26,7 @@ from storyflow.lm.nll.engine import (
     gather_shards,
     score_corpus,
     score_stories,
+    score_story,
     score_terms,
     select_shard,
     story_rows,
@@ -156,6 +157,51 @@ def test_score_stories_sends_every_pass_of_every_job_at_once() -> None:
     for (prefix, sentences), terms in zip(jobs, together, strict=True):
         alone = score_terms(ToyScorer(), prefix, sentences, max_history=2, capacity=12)
         assert terms == alone
+
+
+def test_a_packed_shard_scores_every_story_as_alone_in_batches_the_shard_fixes() -> None:
+    """Packed batches (storyflow.lm.nll.packing): every pass of the shard once, sorted by length
+    across stories into batches within n_seq rows and n_batch padded tokens; each story's terms
+    those of its passes scored alone (the toy model is exact), handed over once per story."""
+    from storyflow.lm.nll.packing import pack, padded_tokens, score_packed, shard_jobs
+
+    stories = [
+        StoryTokens("a", SENTENCES, [5, 6]),
+        StoryTokens("b", [[31, 32, 33], [34], [35, 36]], None),  # no topic: context only
+        StoryTokens("c", [s[::-1] for s in SENTENCES[::-1]], [8]),
+    ]
+    jobs = shard_jobs(stories, ["topic", "context"], 1, 2, 12, "shared")
+    assert [(job.story, job.formulation) for job in jobs] == [
+        (0, "topic"), (0, "context"), (1, "context"), (2, "topic"), (2, "context")
+    ]  # fmt: skip
+    batches = pack(jobs, n_seq=4, n_batch=30)
+    assert pack(jobs, n_seq=4, n_batch=30) == batches  # the shard fixes its batches
+    refs = [ref for batch in batches for ref in batch]
+    assert sorted(refs) == [(j, k) for j, job in enumerate(jobs) for k in range(len(job.passes))]
+    widths = [jobs[j].width(k) for j, k in refs]
+    assert widths == sorted(widths, reverse=True)  # longest first over the whole shard
+    for batch in batches:
+        assert len(batch) <= 4 and (
+            len(batch) == 1 or len(batch) * jobs[batch[0][0]].width(batch[0][1]) <= 30
+        )
+    assert any(len({jobs[j].story for j, _ in batch}) > 1 for batch in batches)  # mixed
+    assert padded_tokens(jobs, batches) >= sum(widths)
+    scorer = BatchedToyScorer()
+    done: dict[int, dict] = {}
+    counter = PassCounter()
+
+    def story_done(story: int, terms: dict) -> None:
+        assert story not in done  # once per story
+        done[story] = terms
+
+    score_packed(scorer, jobs, batches, story_done, counter)
+    assert scorer.batch_sizes == [len(batch) for batch in batches]
+    assert counter.passes == len(refs)
+    for s, story in enumerate(stories):
+        alone = score_story(
+            ToyScorer(), story, ["topic", "context"], 1, 2, 12, beyond_window="shared"
+        )
+        assert done[s] == alone
 
 
 def test_sentence_longer_than_the_window_is_a_clear_error() -> None:

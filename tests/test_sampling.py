@@ -8,6 +8,7 @@ transformers, and render prompts with the models' own templates.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -359,6 +360,87 @@ def test_transformers_sampler_follows_the_same_rule(packaged_models: dict[str, P
     assert torch_sampler.tokens_generated == len(greedy.tokens) + 2 * sum(
         len(s.tokens) for s in first
     )
+
+
+# --- transformers on the SmolLM2 checkpoint: K samples in one batch ----------------------------
+
+
+@pytest.fixture(scope="module")
+def checkpoint_sampler(smollm2_checkpoint: Path):
+    from storyflow.lm.backends.transformers import TransformersSampler
+
+    return TransformersSampler(smollm2_checkpoint, n_threads=2)
+
+
+def draw(sampler, prompt: str, k: int, settings: SamplingSettings, n_seq: int) -> list[Sample]:
+    """``sampler``'s samples 0..k-1 of ``prompt``, ``n_seq`` per batch."""
+    sampler.n_seq = n_seq
+    return sampler.sample(prompt, k, settings)
+
+
+@pytest.mark.slow
+def test_checkpoint_samples_drawn_together_repeat_and_match_one_at_a_time(
+    checkpoint_sampler,
+) -> None:
+    from storyflow.lm.prompts import generation_prompt
+
+    prompt = generation_prompt(checkpoint_sampler.vocab.llm, CHAT)
+    settings = SamplingSettings(temperature=0.9, top_p=0.95, max_tokens=16, stop=("\n",), seed=3)
+    # K = 6 with n_seq = 4: a batch of 4 then one of 2, the batches shrinking as samples end
+    together = draw(checkpoint_sampler, prompt, 6, settings, n_seq=4)
+    assert [s.index for s in together] == list(range(6))
+    assert len({s.text for s in together}) >= 5, "seeded samples differ from each other"
+    assert draw(checkpoint_sampler, prompt, 6, settings, n_seq=4) == together  # same seeds
+    alone = draw(checkpoint_sampler, prompt, 6, settings, n_seq=1)
+    # float32: a batch moves the logits by about 1e-6 (the matrix products' shapes), so a
+    # sample leaves its one-at-a-time twin only at a draw that close to a token boundary
+    equal = sum(a == b for a, b in zip(together, alone, strict=True))
+    print(f"checkpoint samples, 4 per batch vs one at a time: {equal}/6 equal")
+    assert equal >= 5
+
+
+def token_table(*samples: list[Sample], position: int, least: int = 10) -> np.ndarray:
+    """Counts of each token (or of each token pair up to ``position``) at ``position`` in each
+    list of samples (rows), tokens seen fewer than ``least`` times in all pooled into one
+    column, so that every expected count of a chi-square test is large enough."""
+    from collections import Counter
+
+    keys = [[tuple(s.tokens[: position + 1]) for s in group] for group in samples]
+    total = Counter(k for group in keys for k in group)
+    common = sorted(k for k, n in total.items() if n >= least)
+    table = [[group.count(k) for k in common] for group in keys]
+    rare = [sum(1 for k in group if total[k] < least) for group in keys]
+    if any(rare):
+        table = [[*row, n] for row, n in zip(table, rare, strict=True)]
+    return np.array(table)
+
+
+@pytest.mark.slow
+def test_checkpoint_endings_drawn_together_follow_the_one_at_a_time_distribution(
+    checkpoint_sampler,
+) -> None:
+    """Temperature 1, 320 endings of one prompt drawn 16 per batch against 320 drawn one at a
+    time, with other seeds (independent draws): chi-square tests of the first token's
+    frequencies and of the first two tokens' (the second drawn from a batched step's logits).
+    The same tests must reject endings drawn at temperature 0.7, a difference they are built
+    to see."""
+    from scipy.stats import chi2_contingency
+
+    prompt = "My favourite animal is the"
+    hot = SamplingSettings(temperature=1.0, max_tokens=2, seed=11)
+    together = draw(checkpoint_sampler, prompt, 320, hot, n_seq=16)
+    alone = draw(checkpoint_sampler, prompt, 320, replace(hot, seed=12), n_seq=1)
+    cooler = draw(checkpoint_sampler, prompt, 320, replace(hot, temperature=0.7), n_seq=16)
+    assert all(len(s.tokens) == 2 for s in together + alone)
+    for position in (0, 1):
+        same = chi2_contingency(token_table(together, alone, position=position))
+        shifted = chi2_contingency(token_table(together, cooler, position=position))
+        print(
+            f"token {position + 1}: batched vs one at a time p = {same.pvalue:.3f} "
+            f"(dof {same.dof}); vs temperature 0.7 p = {shifted.pvalue:.2e}"
+        )
+        assert same.pvalue > 0.001
+        assert shifted.pvalue < 0.001
 
 
 # --- prompts for sampling and answers -----------------------------------------------------------

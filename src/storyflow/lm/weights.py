@@ -632,6 +632,29 @@ def materialize_checkpoint(name: str, source: dict[str, Any], dest: str | Path) 
     return made
 
 
+def checkpoint_from_gguf(gguf: str | Path, folder: str | Path) -> Path:
+    """Write a GGUF model as a Hugging Face checkpoint ``folder`` (returned): its weights
+    dequantized to float32 by transformers (the architecture must be one transformers reads from
+    GGUF, e.g. llama for SmolLM2), its tokenizer and chat template as ``save_pretrained``
+    writes them. A real checkpoint made offline, for tests and benchmarks of the transformers
+    backend (``source: {hf: {id: <folder>}}``)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    gguf, folder = Path(gguf), Path(folder)
+    auto: Any = AutoModelForCausalLM  # transformers leaves from_config untyped
+    read = auto.from_pretrained(
+        str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32
+    )
+    config = read.config
+    del config.quantization_config  # a GGUF-read model is not saved as such: rebuild it plain
+    model = auto.from_config(config, dtype=torch.float32)
+    model.load_state_dict(read.state_dict())
+    model.save_pretrained(folder)
+    AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name).save_pretrained(folder)
+    return folder
+
+
 #: A hub snapshot folder in the Hugging Face cache: ``.../snapshots/<commit>/...``.
 _SNAPSHOT = re.compile(r"/snapshots/([0-9a-f]{40})/")
 

@@ -81,6 +81,31 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
+def padded_batches(lengths: Sequence[int], n_seq: int, n_batch: int) -> list[list[int]]:
+    """Indices of ``lengths`` grouped into padded batches, longest first: each batch at most
+    ``n_seq`` rows and ``n_batch`` padded tokens (rows x its longest length); a sequence longer
+    than ``n_batch`` goes alone.
+
+    The order is a stable sort (equal lengths keep their order in ``lengths``), so the same
+    lengths always give the same batches. Rows are not held to a minimum share of the longest:
+    the passes of one story run from the whole story down to its last sentence, and cutting
+    their batch where rows would be short (at most a quarter padding) made the forward passes
+    smaller and slower on every measured shape but the largest (docs/engine.md, "GPU:
+    transformers, batched"); sorted over a whole shard (the NLL engine's packing), neighbours
+    differ little in length and padding is small anyway."""
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    batches: list[list[int]] = []
+    for i in order:
+        if batches:
+            batch = batches[-1]
+            width = lengths[batch[0]]  # the longest of the batch: it came first
+            if len(batch) < n_seq and (len(batch) + 1) * width <= n_batch:
+                batch.append(i)
+                continue
+        batches.append([i])
+    return batches
+
+
 def score_requests(
     scorer: Scorer, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
 ) -> list[np.ndarray]:

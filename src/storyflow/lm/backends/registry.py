@@ -56,8 +56,9 @@ class Placement:
     together (rows of one batch; 1 = one pass at a time); ``n_batch``: tokens per llama.cpp
     decode call, or padded tokens per transformers batch (None: the device's default,
     :func:`~storyflow.lm.backends.llama_cpp.default_n_batch`); ``branches``: closed-choice
-    prompts about one text evaluated as branches of their shared beginning (llama.cpp,
-    :data:`BRANCHES` per call; docs/lm.md, "Shared prefixes").
+    prompts about one text evaluated together: on llama.cpp as branches of their shared
+    beginning, :data:`BRANCHES` per call (docs/lm.md, "Shared prefixes"); on transformers as
+    rows of padded batches of at most :data:`BRANCHES` prompts and ``n_batch`` tokens.
     """
 
     n_ctx: int = 2048
@@ -81,6 +82,10 @@ class Backend(ABC):
 
     #: The name a spec's ``backend`` gives (set by :func:`register`).
     name: ClassVar[str]
+    #: Whether the NLL engine packs a shard's passes of several stories into its batches when
+    #: ``nll.n_seq`` > 1 (``storyflow.lm.nll.packing``), instead of sending one story's at a
+    #: time: a backend that evaluates any rows together at no cost per distinct prefix.
+    packs_stories: ClassVar[bool] = False
 
     def __init__(self, spec: ModelSpec, weights: str | Path | None) -> None:
         self.spec = spec
@@ -212,7 +217,13 @@ class LlamaCpp(Backend):
 @register("transformers")
 class Transformers(Backend):
     """PyTorch through transformers: a Hugging Face checkpoint (its manifest, ``.json``) in the
-    spec's ``dtype``, or a GGUF dequantized."""
+    spec's ``dtype``, or a GGUF dequantized.
+
+    Its batches are padded rows with no cache (:meth:`TransformersScorer.padded`), so the NLL
+    engine packs passes of several stories into them (``packs_stories``); llama.cpp's batches
+    keep each pass's stem in a KV stream and one story at a time, so they do not."""
+
+    packs_stories = True
 
     def _checkpoint(self) -> bool:
         return Path(self.local_weights()).suffix == ".json"
@@ -249,14 +260,17 @@ class Transformers(Backend):
         from storyflow.lm.backends.transformers import TransformersScorer
 
         batch = default_n_batch(placement.n_gpu_layers, placement.n_batch)
+        rows = BRANCHES if placement.branches else placement.n_seq  # answers asked together
         return TransformersScorer(
-            self.local_weights(), n_seq=placement.n_seq, n_batch=batch, **self._options(placement)
+            self.local_weights(), n_seq=rows, n_batch=batch, **self._options(placement)
         )
 
     def sampler(self, placement: Placement) -> Sampler:
         from storyflow.lm.backends.transformers import TransformersSampler
 
-        return TransformersSampler(self.local_weights(), **self._options(placement))
+        return TransformersSampler(
+            self.local_weights(), n_seq=placement.n_seq, **self._options(placement)
+        )
 
 
 @register("server")

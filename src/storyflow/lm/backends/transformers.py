@@ -11,22 +11,26 @@ two backends score exactly the same token sequences; for a checkpoint, from its 
 One pass at a time (``n_seq`` 1, the CPU default), with KV reuse as in ``LlamaCppScorer``: the
 prefix without its last token (the stem) is evaluated once and its cache kept; each call
 evaluates the prefix's last token and the continuation on top of it and then crops the cache
-back to the stem. Batched (``n_seq`` > 1, the GPU default):
-:meth:`TransformersScorer.logprobs_batch` pads the passes it is given (those of one story) to a
-common length, at most ``n_seq`` rows and ``n_batch`` padded tokens per forward pass
-(:func:`padded_batches`), and evaluates each whole sequence without a cache. Padding is on the
-right, so under the causal mask no real token sees a pad: a row's log-probabilities are its
-single-pass ones up to the arithmetic of the larger matrix products (float32: below 1e-5
-nats/token, tests/test_checkpoint.py).
+back to the stem. Batched (``n_seq`` > 1, the GPU default; closed-choice answers asked together,
+``branches``): :meth:`TransformersScorer.padded` evaluates the requests it is given as rows of
+padded batches (:func:`~storyflow.lm.backends.padded_batches`: at most ``n_seq`` rows and
+``n_batch`` padded tokens per forward pass, longest first), each row without a cache. Padding is
+on the right, so under the causal mask no real token sees a pad: a row's log-probabilities are
+its single-pass ones up to the arithmetic of the larger matrix products (float32: below 1e-5
+nats/token, tests/test_checkpoint.py). The NLL engine hands it the passes of a whole shard,
+already packed (``storyflow.lm.nll.packing``).
 
-``TransformersSampler`` draws samples one at a time with ``storyflow.lm.sampling`` (the token
-rule and per-sample seeds of every backend) on the model's logits: the prompt is evaluated once,
-each sample extends its cache and is cropped off afterwards.
+``TransformersSampler`` draws up to ``n_seq`` samples of a prompt together, one batch per step,
+with ``storyflow.lm.sampling`` (the token rule and per-sample seeds of every backend) on the
+model's logits: the prompt is evaluated once and its cache copied to one row per sample.
 """
 
 from __future__ import annotations
 
+import copy
+import inspect
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
 from typing import Any, Self
@@ -34,9 +38,13 @@ from typing import Any, Self
 import numpy as np
 
 from storyflow.errors import StoryflowError
-from storyflow.lm.backends import model_file
+from storyflow.lm.backends import model_file, padded_batches
 from storyflow.lm.backends.llama_cpp import VocabOnly
 from storyflow.lm.sampling import Sample, SamplingSettings, check_request, generate
+
+#: Float32 logits in one chunk of a padded batch's log-softmax (rows read x vocabulary): 2**25
+#: floats, 128 MiB, whatever the batch.
+LOGSOFTMAX_CHUNK = 2**25
 
 
 class TransformersModel:
@@ -171,62 +179,120 @@ class TransformersScorer(TransformersModel):
         self, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
     ) -> list[np.ndarray]:
         """:meth:`logprobs` of each (prefix, continuation) request, in order; with ``n_seq`` > 1
-        the requests go in padded batches (:func:`padded_batches`), each sequence evaluated
-        whole (no cache)."""
+        in padded batches of at most ``n_seq`` rows and ``n_batch`` tokens (:meth:`padded`)."""
         if self.n_seq <= 1:
             return [self.logprobs(prefix, continuation) for prefix, continuation in requests]
-        torch = self.torch
-        sequences = [[*prefix, *continuation] for prefix, continuation in requests]
+        return self.padded(requests, self.n_seq, self.n_batch)
+
+    def padded(
+        self, requests: Sequence[tuple[Sequence[int], Sequence[int]]], rows: int, n_batch: int
+    ) -> list[np.ndarray]:
+        """:meth:`logprobs` of each (prefix, continuation) request, in order, evaluated as rows
+        of padded batches of at most ``rows`` rows and ``n_batch`` padded tokens
+        (:func:`~storyflow.lm.backends.padded_batches`, longest first), without a cache.
+
+        A row is a *pass*: a request's prefix and continuation without its last token (whose
+        logits nothing reads); requests needing the same pass (single-token answer labels
+        after one prompt) share its row. The batches depend only on ``requests``.
+        """
+        passes: dict[tuple[int, ...], int] = {}
+        of_request = []
+        for prefix, continuation in requests:
+            if not prefix or not continuation:
+                raise ValueError("prefix and continuation must not be empty")
+            of_request.append(passes.setdefault((*prefix, *continuation[:-1]), len(passes)))
+        keys = list(passes)
+        readers: list[list[int]] = [[] for _ in keys]
+        for r, p in enumerate(of_request):
+            readers[p].append(r)
         results: list[np.ndarray] = [np.empty(0)] * len(requests)
-        with torch.inference_mode():
-            for batch in padded_batches([len(s) for s in sequences], self.n_seq, self.n_batch):
-                width = max(len(sequences[i]) for i in batch)
-                ids = torch.zeros((len(batch), width), dtype=torch.long)
-                mask = torch.zeros((len(batch), width), dtype=torch.long)
-                for row, i in enumerate(batch):
-                    ids[row, : len(sequences[i])] = torch.tensor(sequences[i])
-                    mask[row, : len(sequences[i])] = 1
-                logits = self.model(
-                    input_ids=ids.to(self.device),
-                    attention_mask=mask.to(self.device),
-                    use_cache=False,
-                ).logits
-                self.tokens_evaluated += int(mask.sum())
-                self.tokens_padded += ids.numel()
-                for row, i in enumerate(batch):
-                    prefix, continuation = requests[i]
-                    first = len(prefix) - 1  # the logits that predict continuation[0]
-                    rows = logits[row, first : first + len(continuation)].float()
-                    target = torch.tensor(list(continuation), device=self.device)[:, None]
-                    picked = torch.log_softmax(rows, dim=-1).gather(1, target)[:, 0]
-                    results[i] = picked.double().cpu().numpy()
+        with self.torch.inference_mode():
+            for batch in padded_batches([len(key) for key in keys], rows, n_batch):
+                reads = [(row, r) for row, p in enumerate(batch) for r in readers[p]]
+                picked = self._padded_pass(
+                    [keys[p] for p in batch], [(row, requests[r]) for row, r in reads]
+                )
+                for (_, r), values in zip(reads, picked, strict=True):
+                    results[r] = values
         return results
 
+    @cached_property
+    def _keeps_logits(self) -> bool:
+        """Whether the model's forward takes ``logits_to_keep`` (transformers' causal LMs)."""
+        return "logits_to_keep" in inspect.signature(self.model.forward).parameters
 
-def padded_batches(lengths: Sequence[int], n_seq: int, n_batch: int) -> list[list[int]]:
-    """Indices of ``lengths`` grouped into batches, longest first: each batch at most ``n_seq``
-    rows and ``n_batch`` padded tokens (rows x its longest length); a sequence longer than
-    ``n_batch`` goes alone.
+    def _padded_pass(
+        self,
+        rows: Sequence[Sequence[int]],
+        reads: Sequence[tuple[int, tuple[Sequence[int], Sequence[int]]]],
+    ) -> list[np.ndarray]:
+        """One forward pass over ``rows`` (token ids, longest first), right-padded; for each
+        (row, (prefix, continuation)) of ``reads``, ln p of the continuation's tokens there.
 
-    Rows are not held to a minimum share of the longest: the passes of one story run from the
-    whole story down to its last sentence, and cutting their batch where rows would be short
-    (at most a quarter padding) made the forward passes smaller and slower on every measured
-    shape but the largest (docs/engine.md, "GPU: transformers, batched")."""
-    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-    batches: list[list[int]] = []
-    for i in order:
-        if batches:
-            batch = batches[-1]
-            width = lengths[batch[0]]  # the longest of the batch: it came first
-            if len(batch) < n_seq and (len(batch) + 1) * width <= n_batch:
-                batch.append(i)
-                continue
-        batches.append([i])
-    return batches
+        Only the logits from the first position any read needs onward are computed
+        (``logits_to_keep``); their log-softmax runs on the device in float32, in chunks of at
+        most :data:`LOGSOFTMAX_CHUNK` floats, and one copy per batch brings the picked values
+        back."""
+        torch, device = self.torch, self.device
+        width = len(rows[0])
+        ids = torch.zeros((len(rows), width), dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for row, tokens in enumerate(rows):
+            ids[row, : len(tokens)] = torch.tensor(tokens)
+            mask[row, : len(tokens)] = 1
+        first = min(len(prefix) - 1 for _, (prefix, _) in reads)  # the first position read
+        keep = {"logits_to_keep": width - first} if self._keeps_logits else {}
+        logits = self.model(
+            input_ids=ids.to(device), attention_mask=mask.to(device), use_cache=False, **keep
+        ).logits
+        self.tokens_evaluated += int(mask.sum())
+        self.tokens_padded += ids.numel()
+        offset = width - logits.shape[1]  # the position of logits[:, 0]
+        at_row: list[int] = []
+        at_position: list[int] = []
+        targets: list[int] = []
+        for row, (prefix, continuation) in reads:
+            start = len(prefix) - 1 - offset
+            at_row += [row] * len(continuation)
+            at_position += range(start, start + len(continuation))
+            targets += continuation
+        at_row_t, at_position_t, targets_t = (
+            torch.tensor(values, device=device) for values in (at_row, at_position, targets)
+        )
+        step = max(1, LOGSOFTMAX_CHUNK // logits.shape[-1])
+        picked = torch.cat(
+            [
+                torch.log_softmax(
+                    logits[at_row_t[k : k + step], at_position_t[k : k + step]].float(), dim=-1
+                ).gather(1, targets_t[k : k + step, None])[:, 0]
+                for k in range(0, len(targets), step)
+            ]
+        )
+        values = picked.double().cpu().numpy()
+        counts = np.cumsum([len(continuation) for _, (_, continuation) in reads])[:-1]
+        return np.split(values, counts)
+
+
+@dataclass
+class _Rows:
+    """The samples of one chunk while they are drawn: their cache (one row per running sample,
+    in the order of ``slots``) and the position every running sample's next token takes."""
+
+    cache: Any
+    slots: list[int]
+    position: int
 
 
 class TransformersSampler(TransformersModel):
-    """``Sampler`` running a transformers model, one sample at a time.
+    """``Sampler`` running a transformers model, up to ``n_seq`` samples of a prompt at a time.
+
+    The prompt is evaluated once. Each chunk of at most ``n_seq`` samples gets a copy of its
+    cache with one row per sample; every step feeds the running samples' tokens together, all at
+    the same position (no padding), and a finished sample's row leaves the cache. ``n_seq`` 1
+    is the same code with one row: one sample at a time. Sample k draws from its own seeded
+    generator (:func:`storyflow.lm.sampling.sequence_rng`), so the same seeds give the same
+    samples; batched and one-at-a-time samples are equal wherever their logits are, which the
+    matrix products' shapes may move in the last bits (docs/lm.md).
 
     Token ids, text and end-of-generation tokens come from llama.cpp's tokenizer for a GGUF file
     (as in ``LlamaCppSampler``), else from the checkpoint's tokenizer. Logits are taken in float32
@@ -272,34 +338,49 @@ class TransformersSampler(TransformersModel):
         return self.tokenizer.decode(list(tokens), skip_special_tokens=True)
 
     def sample(self, prompt: str, k: int, settings: SamplingSettings) -> list[Sample]:
-        """Samples 0..k-1 of ``prompt``, one after another from the prompt's cache."""
+        """Samples 0..k-1 of ``prompt``, ``n_seq`` at a time (see the class docstring)."""
+        return self.sample_ids(self.prompt_tokens(prompt), k, settings)
+
+    def sample_ids(self, ids: Sequence[int], k: int, settings: SamplingSettings) -> list[Sample]:
+        """Samples 0..k-1 after the token ids ``ids`` (:meth:`sample`'s prompt, tokenized)."""
         torch = self.torch
-        ids = self.prompt_tokens(prompt)
         check_request(len(ids), settings, self.n_ctx)
+        samples: list[Sample] = []
         with torch.inference_mode():
-            out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True)
-            cache = out.past_key_values
+            out = self.model(
+                input_ids=torch.tensor([list(ids)], device=self.device), use_cache=True
+            )
+            self.tokens_evaluated += len(ids)
             prompt_logits = out.logits[0, -1].float().cpu().numpy()
-            samples: list[Sample] = []
-            for index in range(k):
-                step = partial(self._step, cache, [len(ids)])
-                samples += generate(
-                    prompt_logits, [index], settings, self.decode, self.end_ids, step
+            for start in range(0, k, max(1, self.n_seq)):
+                indices = range(start, min(k, start + max(1, self.n_seq)))
+                rows = _Rows(
+                    copy.deepcopy(out.past_key_values), list(range(len(indices))), len(ids)
                 )
-                cache.crop(-(cache.get_seq_length() - len(ids)))  # back to the prompt
+                if len(indices) > 1:
+                    rows.cache.batch_repeat_interleave(len(indices))
+                step = partial(self._step, rows)
+                workers = torch.get_num_threads()
+                samples += generate(
+                    prompt_logits, indices, settings, self.decode, self.end_ids, step, workers
+                )
         self.tokens_generated += sum(len(s.tokens) for s in samples)
         return samples
 
-    def _step(
-        self, cache: object, position: list[int], slots: Sequence[int], tokens: Sequence[int]
-    ) -> np.ndarray:
-        """Feed the sample's next token at ``position[0]``; its next-token logits (float32)."""
+    def _step(self, rows: _Rows, slots: Sequence[int], tokens: Sequence[int]) -> np.ndarray:
+        """Feed ``tokens[i]`` to the sample in slot ``slots[i]``; the next-token logits
+        (float32), one row per slot. Rows of samples no longer running leave the cache first."""
         torch = self.torch
+        if list(slots) != rows.slots:
+            keep = [rows.slots.index(slot) for slot in slots]
+            rows.cache.batch_select_indices(torch.tensor(keep, device=self.device))
+            rows.slots = list(slots)
         out = self.model(
-            input_ids=torch.tensor([list(tokens)], device=self.device),
-            past_key_values=cache,
-            position_ids=torch.tensor([position], device=self.device),
+            input_ids=torch.tensor([[token] for token in tokens], device=self.device),
+            past_key_values=rows.cache,
+            position_ids=torch.full((len(tokens), 1), rows.position, device=self.device),
             use_cache=True,
         )
-        position[0] += 1
+        rows.position += 1
+        self.tokens_evaluated += len(tokens)
         return out.logits[:, -1].float().cpu().numpy()

@@ -4,7 +4,8 @@
 out those that cannot or should not be scored, sizes the context window and logs what the run
 will cost (``plan_corpus``, ``storyflow.lm.nll.cost``), then plans each story's passes
 (``storyflow.lm.nll.planning``) and sends them to the model's scorer, whatever backend runs it
-(``storyflow.lm.backends.registry``); the
+(``storyflow.lm.backends.registry``), story by story or packed across the shard
+(``storyflow.lm.nll.packing``); the
 result is the NLL table (``storyflow.tables.NLL``), one row per term, in nats/token.
 """
 
@@ -33,6 +34,7 @@ from storyflow.lm.nll.cost import (
     prefix_lengths,
     story_costs,
 )
+from storyflow.lm.nll.packing import pack, padded_tokens, score_packed, shard_jobs
 from storyflow.lm.nll.planning import (
     BeyondWindow,
     PassCounter,
@@ -438,6 +440,66 @@ def _score_plan(
     return rows
 
 
+def _score_packed(
+    scorer: Scorer, plan: CorpusPlan, model_name: str, settings: NllSettings
+) -> list[dict[str, Any]]:
+    """:func:`_score_plan` with the shard's passes packed across stories
+    (:mod:`storyflow.lm.nll.packing`): the same rows, in the plan's story order; progress is
+    logged as each story's last pass is scored."""
+    jobs = shard_jobs(
+        plan.stories,
+        settings.formulations,
+        plan.start,
+        settings.max_history,
+        plan.n_ctx,
+        settings.beyond_window,
+    )
+    batches = pack(jobs, settings.n_seq, settings.n_batch)
+    real = sum(job.width(k) for job in jobs for k in range(len(job.passes)))
+    padded = padded_tokens(jobs, batches)
+    log.info(
+        "model %s: %d passes of %d stories packed into %d batches: %s tokens, %s with padding "
+        "(%.1f%% padding)",
+        model_name,
+        sum(len(job.passes) for job in jobs),
+        len(plan.stories),
+        len(batches),
+        f"{real:,}",
+        f"{padded:,}",
+        100 * (padded - real) / max(padded, 1),
+    )
+    planned = plan.cost.groupby("story_id", sort=False)["planned_tokens"].sum()
+    progress = Progress(model_name, len(plan.stories), plan.planned_tokens, log)
+    rows: dict[int, list[dict[str, Any]]] = {}
+
+    def story_done(s: int, terms: Mapping[str, Mapping[tuple[int, int], TermResult]]) -> None:
+        story = plan.stories[s]
+        rows[s] = [
+            row
+            for formulation, story_terms in terms.items()
+            for row in story_rows(story, story_terms, model_name, formulation, settings.max_history)
+        ]
+        progress.story_done(int(planned.get(story.story_id, 0)))
+
+    counter = PassCounter()
+    began = time.perf_counter()
+    score_packed(scorer, jobs, batches, story_done, counter, desc=f"NLL {model_name}")
+    elapsed = time.perf_counter() - began
+    log.info(
+        "model %s: %d forward passes in %d batches, %d tokens evaluated in %.1f s (%.1f "
+        "tokens/s); lower bound (prefixes once + each target once per distinct context) %d "
+        "tokens",
+        model_name,
+        counter.passes,
+        len(batches),
+        scorer.tokens_evaluated,
+        elapsed,
+        scorer.tokens_evaluated / elapsed if elapsed else float("nan"),
+        counter.tokens,
+    )
+    return [row for s in range(len(plan.stories)) for row in rows[s]]
+
+
 def run_corpus(
     model: LanguageModel,
     stories: pd.DataFrame,
@@ -451,7 +513,9 @@ def run_corpus(
     it (:mod:`storyflow.lm.backends.registry`): its vocabulary plans the passes, its prompt
     (``plain``: start token, topic, "\\n\\n"; ``chat``: its chat template,
     storyflow.lm.prompts) frames them, and its scorer scores them in the window the plan
-    sizes, ``settings.n_seq`` passes per batch of at most ``settings.n_batch`` tokens.
+    sizes, ``settings.n_seq`` passes per batch of at most ``settings.n_batch`` tokens: one
+    story's passes at a time, or, on a backend that packs (``packs_stories``, with ``n_seq`` >
+    1), the shard's passes sorted by length across stories (:mod:`storyflow.lm.nll.packing`).
     ``stories`` needs ``story_id``, ``topic`` (None when missing); ``sentences`` needs
     ``story_id``, ``sentence_idx``, ``text``. Stories without a topic get context rows only.
     The plan (``plan_corpus``: cost, exclusions, logged estimate) is made first, without the
@@ -477,7 +541,9 @@ def run_corpus(
         settings.n_batch,
         model.n_threads,
     )
-    table = tables.NLL.frame(_score_plan(scorer, plan, model_name, settings))
+    packed = settings.n_seq > 1 and model.backend.packs_stories
+    score = _score_packed if packed else _score_plan
+    table = tables.NLL.frame(score(scorer, plan, model_name, settings))
     n_truncated = int(table["truncated"].sum())
     if n_truncated:
         log.warning("%d rows had their history truncated to fit the context window", n_truncated)
