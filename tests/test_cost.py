@@ -6,6 +6,7 @@ Model-free except the last tests, which load only the SmolLM2 tokenizer (no weig
 from __future__ import annotations
 
 import logging
+import math
 import random
 from collections import defaultdict
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import BARE_CONFIG, defaults, nll_model, schema_defaults
+from snakemake.exceptions import WorkflowError
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
@@ -256,6 +258,49 @@ def test_cost_rows_and_estimate_lines(caplog: pytest.LogCaptureFixture) -> None:
         f"model m: 2 stories to score (1 left out), {total:,}"
     )
     assert "no rate set" in estimate_summary(corpus_estimate({"m": cost}, {"m": excluded}, None))[0]
+
+
+def test_each_model_is_priced_at_its_own_rate(caplog: pytest.LogCaptureFixture) -> None:
+    """nll.tokens_per_second as a map: each model at its own rate, a model the map does not
+    name without a time, and a name the corpus does not score said in a warning."""
+    config = schema_defaults(
+        {**BARE_CONFIG, "nll": {"tokens_per_second": {"small": 40000.0, "large": 12595}}}
+    )
+    rates = config["nll"]["tokens_per_second"]
+    costs = {
+        name: tables.NLL_COST.frame(
+            [
+                tables.NLL_COST.row(
+                    story_id="s",
+                    model=name,
+                    formulation="topic",
+                    n_sentences=10,
+                    story_tokens=200,
+                    longest_sentence=30,
+                    prefix_tokens=20,
+                    beyond_window=False,
+                    passes=10,
+                    planned_tokens=tokens,
+                )
+            ]
+        )
+        for name, tokens in [("small", 4_000_000), ("large", 4_000_000), ("other", 1000)]
+    }
+    none = {name: tables.NLL_EXCLUDED.empty() for name in costs}
+    with caplog.at_level(logging.WARNING, logger="storyflow.lm.nll.cost"):
+        estimate = corpus_estimate(costs, none, {**rates, "absent": 1.0}).set_index("model")
+    assert estimate.loc["small", "expected_seconds"] == pytest.approx(100.0)
+    assert estimate.loc["large", "expected_seconds"] == pytest.approx(4_000_000 / 12595)
+    assert math.isnan(estimate.loc["other", "expected_seconds"])
+    lines = estimate_summary(estimate.reset_index())
+    assert lines[1] == (
+        "model large: 1 stories to score (0 left out), 4,000,000 planned tokens: about 5 min 18 s "
+        "at 12595 tokens/s"
+    )
+    assert "no rate set for it (nll.tokens_per_second)" in lines[2]
+    assert "names models this corpus does not score: absent" in caplog.text
+    with pytest.raises(WorkflowError, match="tokens_per_second"):
+        schema_defaults({**BARE_CONFIG, "nll": {"tokens_per_second": {"small": 0}}})
 
 
 def test_progress_reports_rate_and_time_left(caplog: pytest.LogCaptureFixture) -> None:

@@ -262,21 +262,39 @@ class Progress:
         )
 
 
+def model_rate(tokens_per_second: float | Mapping[str, float] | None, model: str) -> float | None:
+    """``nll.tokens_per_second`` for ``model``: the one rate of every model, its own in a map
+    of rates per model name (None when the map has none for it), or None."""
+    if isinstance(tokens_per_second, Mapping):
+        return tokens_per_second.get(model)
+    return tokens_per_second
+
+
 def corpus_estimate(
     costs: Mapping[str, pd.DataFrame],
     excluded: Mapping[str, pd.DataFrame],
-    tokens_per_second: float | None,
+    tokens_per_second: float | Mapping[str, float] | None,
 ) -> pd.DataFrame:
     """The NLL stage of one corpus, per model: stories, planned tokens, expected seconds.
 
     ``costs`` and ``excluded``: each model's plan tables (:data:`storyflow.tables.NLL_COST`,
-    :data:`storyflow.tables.NLL_EXCLUDED`). ``expected_seconds`` = planned tokens /
-    ``tokens_per_second`` (NaN without a rate); the table is :data:`storyflow.tables.NLL_ESTIMATE`.
+    :data:`storyflow.tables.NLL_EXCLUDED`). ``expected_seconds`` = planned tokens / the model's
+    rate (``nll.tokens_per_second``: one rate, or one per model name, :func:`model_rate`; NaN
+    without one); the table is :data:`storyflow.tables.NLL_ESTIMATE`.
     """
+    if isinstance(tokens_per_second, Mapping):
+        unknown = sorted(set(tokens_per_second) - set(costs))
+        if unknown:
+            logging.getLogger(__name__).warning(
+                "nll.tokens_per_second names models this corpus does not score: %s (scored: %s)",
+                ", ".join(unknown),
+                ", ".join(costs),
+            )
     rows = []
     for model, cost in costs.items():
         planned = int(cost["planned_tokens"].sum())
-        seconds = planned / tokens_per_second if tokens_per_second else float("nan")
+        rate = model_rate(tokens_per_second, model)
+        seconds = planned / rate if rate else float("nan")
         rows.append(
             tables.NLL_ESTIMATE.row(
                 model=model,
@@ -284,7 +302,7 @@ def corpus_estimate(
                 n_excluded=len(excluded[model]),
                 passes=int(cost["passes"].sum()),
                 planned_tokens=planned,
-                tokens_per_second=float(tokens_per_second) if tokens_per_second else float("nan"),
+                tokens_per_second=float(rate) if rate else float("nan"),
                 expected_seconds=seconds,
             )
         )
@@ -298,7 +316,7 @@ def estimate_summary(estimate: pd.DataFrame) -> list[str]:
         when = (
             f"about {format_duration(row.expected_seconds)} at {row.tokens_per_second:g} tokens/s"
             if math.isfinite(row.expected_seconds)
-            else "no rate set (nll.tokens_per_second); the shards log their measured rate"
+            else "no rate set for it (nll.tokens_per_second); the shards log their measured rate"
         )
         lines.append(
             f"model {row.model}: {row.n_stories} stories to score ({row.n_excluded} left out), "
