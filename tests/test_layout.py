@@ -17,6 +17,8 @@ from storyflow.plan.registry import MEASURES, PLAN_NAMES, rule_folders
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = REPO / "workflow" / "rules"
+#: The workflow's definition (workflow/Snakefile) and the top-level Snakefile that includes it.
+SNAKEFILES = [REPO / "Snakefile", REPO / "workflow" / "Snakefile"]
 #: The comparison's report category (each measure's is in its registry record).
 COMPARISON_CATEGORY = "Comparison of measures"
 HOMES = [m.name for m in MEASURES]
@@ -57,6 +59,22 @@ def test_every_rules_file_lies_in_a_folder_of_the_registry() -> None:
     assert top == {"common.smk", *rule_folders()}, sorted(top)
 
 
+def test_one_definition_of_the_workflow_where_the_catalog_and_users_look() -> None:
+    """The Snakemake workflow catalog reads workflow/Snakefile whenever workflow/ exists (and
+    skips a repository without it, or whose workflow/rules/ holds no .smk file); users run
+    ``snakemake`` from the checkout, which finds the top-level Snakefile first. The definition is
+    workflow/Snakefile; the top-level file holds nothing but its include, so the two cannot
+    drift apart."""
+    top = REPO / "Snakefile"
+    code = [
+        line for line in top.read_text().splitlines() if line.strip() and not line.startswith("#")
+    ]
+    assert code == ['include: "workflow/Snakefile"'], code
+    definition = (REPO / "workflow" / "Snakefile").read_text()
+    assert re.search(r"^rule all:", definition, re.M) and "configfile:" in definition
+    assert any(p.suffix == ".smk" and p.is_file() for p in RULES.iterdir())
+
+
 def test_the_workflow_has_every_rule_of_every_rules_file(data_mirror: Path) -> None:
     """The Snakefile includes every rules file: the rules Snakemake lists are exactly the
     ``rule``/``checkpoint`` statements written in the Snakefile and under workflow/rules/. The
@@ -69,7 +87,7 @@ def test_the_workflow_has_every_rule_of_every_rules_file(data_mirror: Path) -> N
 
     written = {
         match.group(1)
-        for path in [REPO / "Snakefile", *RULES.rglob("*.smk")]
+        for path in [*SNAKEFILES, *RULES.rglob("*.smk")]
         for match in re.finditer(r"^(?:rule|checkpoint) (\w+):", path.read_text(), re.M)
     }
     listed = subprocess.run(
@@ -298,7 +316,7 @@ def test_measures_and_roles_are_named_only_by_the_registry_the_schema_and_their_
     role_of = {r.name: m.name for m in MEASURES for r in m.roles}
     own = {name: _own_files(name) for name in measures}
     files = [*(REPO / "src" / "storyflow").rglob("*.py"), *(REPO / "scripts").glob("*.py")]
-    files += [*RULES.rglob("*.smk"), REPO / "Snakefile"]
+    files += [*RULES.rglob("*.smk"), *SNAKEFILES]
     found = []
     for path in files:
         where = str(path.relative_to(REPO))
