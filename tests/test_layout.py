@@ -63,25 +63,23 @@ def test_one_definition_of_the_workflow_where_the_catalog_and_users_look() -> No
     """The Snakemake workflow catalog reads workflow/Snakefile whenever workflow/ exists (and
     skips a repository without it, or whose workflow/rules/ holds no .smk file); users run
     ``snakemake`` from the checkout, which finds the top-level Snakefile first. The definition is
-    workflow/Snakefile; the top-level file holds nothing but its include, so the two cannot
-    drift apart."""
+    workflow/Snakefile; the top-level file holds nothing but its include (keeping its default
+    target, rule all, which the dry runs without a target of test_no_data.py plan), so the two
+    cannot drift apart."""
     top = REPO / "Snakefile"
     code = [
         line for line in top.read_text().splitlines() if line.strip() and not line.startswith("#")
     ]
-    assert code == ['include: "workflow/Snakefile"'], code
+    assert code == ['workflow.include("workflow/Snakefile", overwrite_default_target=True)'], code
     definition = (REPO / "workflow" / "Snakefile").read_text()
     assert re.search(r"^rule all:", definition, re.M) and "configfile:" in definition
     assert any(p.suffix == ".smk" and p.is_file() for p in RULES.iterdir())
 
 
-def test_the_workflow_has_every_rule_of_every_rules_file(data_mirror: Path) -> None:
+def test_the_workflow_has_every_rule_of_every_rules_file() -> None:
     """The Snakefile includes every rules file: the rules Snakemake lists are exactly the
-    ``rule``/``checkpoint`` statements written in the Snakefile and under workflow/rules/. The
-    default config reads the book manifest from the data mirror at parse time, so the mirror
-    is passed as every other workflow test passes it ($STORYFLOW_DATA_MIRROR for a checkout
-    that has no ../shared/data beside it)."""
-    import json
+    ``rule``/``checkpoint`` statements written in the Snakefiles and under workflow/rules/.
+    Listing them reads no data (tests/test_no_data.py), so no mirror is passed."""
     import subprocess
     import sys
 
@@ -91,8 +89,7 @@ def test_the_workflow_has_every_rule_of_every_rules_file(data_mirror: Path) -> N
         for match in re.finditer(r"^(?:rule|checkpoint) (\w+):", path.read_text(), re.M)
     }
     listed = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--list-rules", "--cores", "1",
-         "--config", "data=" + json.dumps({"mirror": str(data_mirror)})],
+        [sys.executable, "-m", "snakemake", "--list-rules", "--cores", "1"],
         cwd=REPO, capture_output=True, text=True, timeout=300, check=True,
     ).stdout.split()  # fmt: skip
     assert set(listed) == written and len(listed) == len(written) > 50

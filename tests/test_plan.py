@@ -244,7 +244,7 @@ def test_misspelt_mirror_is_named_before_any_job(snakemake, tmp_path: Path) -> N
     result = dry_run(snakemake, tmp_path, {}, 'data={"mirror": "' + str(wrong) + '"}')
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    assert f"{wrong}/hippocorpus/hippocorpus.csv does not exist" in out
+    assert f"is not at {wrong}/hippocorpus/hippocorpus.csv; fix data.mirror" in out
     assert "Traceback" not in out and "download_hippocorpus" not in out
 
 

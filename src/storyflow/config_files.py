@@ -218,6 +218,53 @@ def schema_problem(
     return message
 
 
+def command_line_nulls(
+    config: dict[str, Any], schema_path: str | Path, command_line: Mapping[str, Any]
+) -> list[str]:
+    """Give ``config`` the nulls the command line meant: Snakemake reads a value nested in
+    ``--config`` as text (YAML's base loader), so ``--config 'data={"mirror": null}'`` would set
+    ``data.mirror`` to the text "null". Each text of ``command_line`` that YAML reads as null
+    (``null``, ``Null``, ``NULL``, ``~``) becomes null in ``config`` where the schema at
+    ``schema_path`` allows null for that key, as the schema says; anywhere else it stays text
+    (and the schema check names it). Changes ``config`` in place; returns the keys changed."""
+    validator = None
+    changed = []
+    for path, text in _texts(command_line, []):
+        if not text.strip() or yaml.safe_load(text) is not None:
+            continue
+        trial = copy.deepcopy(config)
+        if not _set(trial, path, None):
+            continue
+        if validator is None:
+            validator = _filling_validator(_read_yaml_schema(Path(schema_path)), schema_path)
+        if not any(list(e.absolute_path) == path for e in validator.iter_errors(trial)):
+            _set(config, path, None)
+            changed.append(_key(path))
+    return changed
+
+
+def _texts(node: Any, path: list[Any]) -> Iterable[tuple[list[Any], str]]:
+    """(key path, text) of every text nested in ``node``'s mappings."""
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            yield from _texts(value, [*path, key])
+    elif isinstance(node, str):
+        yield path, node
+
+
+def _set(config: dict[str, Any], path: Sequence[Any], value: Any) -> bool:
+    """Set ``config`` at key ``path`` to ``value``; False when the path is not there."""
+    node: Any = config
+    for part in path[:-1]:
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    if not isinstance(node, dict) or path[-1] not in node:
+        return False
+    node[path[-1]] = value
+    return True
+
+
 def _key(path: Iterable[Any]) -> str:
     """``tension.k``, ``models[2].source``: a config key path as the user writes it."""
     text = ""

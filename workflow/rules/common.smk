@@ -56,6 +56,10 @@ def exit_on_config_error(decide, *args):
         sys.exit(1)
 
 
+CONFIG_SCHEMA = STORYFLOW_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+# --config 'data={"mirror": null}' means null where the schema allows it (Snakemake passes the
+# nested value on as the text "null").
+config_files.command_line_nulls(config, CONFIG_SCHEMA, workflow.config_settings.config)
 exit_on_config_error(plan.merge.resolve_alternatives, config, config_sources())
 for _key in plan.merge.resolve_model_references(config, config_sources()):
     logger.info(
@@ -64,9 +68,7 @@ for _key in plan.merge.resolve_model_references(config, config_sources()):
 # The schema's defaults are filled as Snakemake's validate fills them; a violation is one line
 # naming the key, its value, its file, what is allowed and the fix (storyflow.config_files).
 _schema_problem = config_files.schema_problem(
-    config,
-    STORYFLOW_ROOT / "workflow" / "schemas" / "config.schema.yaml",
-    named_config_sources(),
+    config, CONFIG_SCHEMA, named_config_sources()
 )
 if _schema_problem is not None:
     logger.error(f"storyflow: {_schema_problem}")

@@ -49,6 +49,19 @@ def spacy_model(config: Mapping[str, Any]) -> str:
     return str(config["sentences"]["spacy_model"])
 
 
+def read_corpora(config: Mapping[str, Any]) -> list[str]:
+    """Every corpus whose file the config's run reads: the sequentiality corpora, each
+    measure's corpora, narrative sense's reference corpora and, while tension runs, its
+    calibration corpus. Rule all checks that each one's file is there (or downloadable) before
+    any job (:func:`storyflow.plan.corpus.data_problem`)."""
+    read = sequentiality.corpora(config) + narrative_sense.sources(config)
+    for measure in registry.MEASURES:
+        read += measure.corpora(config)
+    if tension.corpora(config):
+        read.append(tension.CALIBRATION_CORPUS)
+    return list(dict.fromkeys(read))
+
+
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """Every final table and figure the config asks for (rule all): each corpus's sample
     counts, each measure's outputs (in the registry's order), the comparison's, the validity
@@ -78,6 +91,7 @@ __all__ = [
     "models",
     "narrative_sense",
     "plot_holes",
+    "read_corpora",
     "registry",
     "replication",
     "roles",
