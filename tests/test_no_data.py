@@ -185,3 +185,27 @@ def test_no_mirror_names_every_corpus_to_put_in_place(tmp_path: Path) -> None:
     ):  # fmt: skip
         assert line in out, line
     assert "  - hippocorpus" not in out and "Traceback" not in out and "score_nll" not in out
+
+
+def test_a_config_of_models_alone_plans_on_the_schema_defaults(tmp_path: Path) -> None:
+    """Without config/config.yaml (a module's config, or a folder of its own), the schema's
+    defaults hold every key but ``models``: a config naming only the models plans
+    sequentiality on HIPPOCORPUS, downloaded (data.mirror's default is null), with no data
+    beside it; a config without models says it lacks them, in one line."""
+    from storyflow.config_files import schema_problem
+
+    models = tmp_path / "models.yaml"
+    models.write_text(json.dumps({"models": DEFAULT["models"]}))
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "-n",
+         "--cores", "1", "--configfile", str(models)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-3000:]
+    assert "download_hippocorpus" in out and "score_nll_shard" in out
+    assert "sample_passages" not in out and "sample_endings" not in out
+    problem = schema_problem({"data": {"mirror": None}}, SCHEMA)
+    assert problem is not None
+    assert problem.startswith("config: the config lacks the required key 'models' (The language")
+    assert problem.endswith("Fix: add the key models")
