@@ -54,6 +54,9 @@ ALL_MODELS = [
 ]
 #: What lists every model (the model provenance table): a new model re-runs it, a setting does not.
 MODEL_LIST = ["record_model_provenance"]
+#: The run record (results/run.csv): only a new version of storyflow or of a recorded library
+#: re-runs it (its params), so no scenario here does.
+VERSIONS = ["record_run"]
 FIGURES = [
     "plot_sequentiality",
     "plot_effect_sizes",
@@ -69,6 +72,7 @@ KNOWN_RULES = {
     *PER_MODEL_NLL,
     *ALL_MODELS,
     *MODEL_LIST,
+    *VERSIONS,
     *FIGURES,
     *PER_CORPUS_TEXT,
 }

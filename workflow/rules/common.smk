@@ -10,7 +10,7 @@ from pathlib import Path
 from snakemake.logging import logger
 from snakemake.utils import min_version
 
-from storyflow import config_files, plan, validity
+from storyflow import config_files, plan, validity, versions
 from storyflow.corpora.selection import SAMPLED
 from storyflow.errors import StoryflowError
 from storyflow.plan.layout import LM_COST as LM_COST_TABLE
@@ -88,6 +88,9 @@ CORPORA = plan.sequentiality.corpora(config)  # the corpora every analysis start
 # The statistics settings every measure shares (storyflow.plan.statistics): a rule's params take
 # the ones its job depends on.
 STATISTICS = plan.statistics.settings(config)
+# The versions of storyflow and its libraries that plan the run: rule record_run's params, so
+# that a new version rewrites the run record (results/run.csv) and nothing else.
+RUN_VERSIONS = versions.planned()
 # How figures are drawn, and the spaCy pipeline every text rule uses (storyflow.plan).
 FIGURES = plan.figure_settings(config)
 SPACY_MODEL = plan.spacy_model(config)

@@ -65,8 +65,8 @@ def read_corpora(config: Mapping[str, Any]) -> list[str]:
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """Every final table and figure the config asks for (rule all): each corpus's sample
     counts, each measure's outputs (in the registry's order), the comparison's, the validity
-    table, the replication tables, the language-model cost estimate and the model provenance
-    table."""
+    table, the replication tables, the language-model cost estimate, the model provenance
+    table and the run record."""
     outputs = corpus.final_outputs(config)
     for measure in registry.MEASURES:
         outputs += measure.final_outputs(config)
@@ -76,6 +76,7 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
     if cost.settings(config):
         outputs.append(layout.LM_COST)
     outputs.append(models.PROVENANCE)
+    outputs.append(layout.RUN_RECORD)
     return outputs
 
 
