@@ -162,16 +162,28 @@ def test_no_measure_reads_another_measures_lookups() -> None:
             assert not used, f"workflow/rules/{measure}/ reads {other}'s {sorted(used)}"
 
 
+#: The run-wide tables directly under results/ (plan.layout's docstring).
+RUN_WIDE = {
+    Path(path).name
+    for path in (
+        plan.layout.VALIDITY,
+        plan.layout.LM_COST,
+        plan.models.PROVENANCE,
+        plan.layout.RUN_RECORD,
+    )
+}
+
+
 def test_final_outputs_follow_the_layout(default_config) -> None:
     """rule all's targets of the default config: each under a corpus's measure folder (or the
-    measure's shared folder, or one of the three run-wide tables), CSVs in tables/, figures in
+    measure's shared folder, or one of the run-wide tables), CSVs in tables/, figures in
     figures/."""
     homes = {*HOMES, "comparison", "corpus"}
     for path in plan.final_outputs(default_config):
         parts = Path(path).parts
         assert parts[0] == "results", path
         if len(parts) == 2:
-            assert parts[1] in ("validity.csv", "lm_cost.csv", "models.csv"), path
+            assert parts[1] in RUN_WIDE, path
             continue
         if parts[1] == "replication":  # run-wide: one table per paper, its figure in figures/
             assert (len(parts) == 3 and path.endswith(".csv")) or parts[2] == "figures", path
@@ -197,7 +209,7 @@ def test_a_run_writes_every_file_into_the_layout(measures_run: Path) -> None:
         if "/.progress/" in f"/{path.as_posix()}":
             continue
         if len(parts) == 1:
-            assert parts[0] in ("validity.csv", "lm_cost.csv", "models.csv"), path
+            assert parts[0] in RUN_WIDE, path
             continue
         if parts[0] == "replication":  # run-wide: one table per paper, its figure in figures/
             assert (len(parts) == 2 and path.suffix == ".csv") or parts[1] == "figures", path
