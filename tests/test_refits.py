@@ -6,10 +6,15 @@ packaged encoder, and the claim read from a variant's fits (storyflow.measures.s
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO, TINY_CONFIG
 from test_regression import needs_r, synthetic_tables
 
 from storyflow.errors import StoryflowError
@@ -43,16 +48,6 @@ VECTORS = {
 
 
 @pytest.fixture(scope="module")
-def nlp():
-    return cv.load_pipeline("en_core_web_sm")
-
-
-@pytest.fixture(scope="module")
-def matcher() -> cv.ConnectiveMatcher:
-    return cv.ConnectiveMatcher(cv.load_connectives())
-
-
-@pytest.fixture(scope="module")
 def sentences() -> pd.DataFrame:
     keys = [("b", 2), ("b", 0), ("b", 1), *[("a", i) for i in range(5)]]
     return pd.DataFrame(
@@ -70,15 +65,15 @@ def encode(texts) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def parsed(nlp, matcher, sentences) -> cv.ParsedSentences:
-    return cv.parse_sentences(sentences, nlp, matcher, zipf_threshold=3.0)
+def parsed(full_nlp, matcher, sentences) -> cv.ParsedSentences:
+    return cv.parse_sentences(sentences, full_nlp, matcher, zipf_threshold=3.0)
 
 
 @pytest.fixture(scope="module")
-def workflow_covariates(nlp, matcher, sentences) -> pd.DataFrame:
+def workflow_covariates(full_nlp, matcher, sentences) -> pd.DataFrame:
     return cv.compute_covariates(
         sentences,
-        nlp,
+        full_nlp,
         encode,
         matcher=matcher,
         relations=cv.ConnectiveRelationClassifier(matcher),
@@ -297,3 +292,38 @@ def test_an_effect_of_the_absolute_length_delta_is_found_by_its_variant_only() -
     assert found["as run"]["p_fdr"] > 0.05
     assert found["absolute length delta"]["p_fdr"] < 1e-6
     assert found["absolute length delta"]["estimate"] > 0
+
+
+# --- the tool on a finished run -------------------------------------------------------------
+
+
+@pytest.mark.slow
+@needs_r
+def test_the_tool_refits_the_tiny_run(tiny_run: Path, tmp_path: Path) -> None:
+    """tools/refit_regressions.py on the tiny run (real NLLs, h <= 2: only gain_h1 is fitted):
+    the recomputed covariates, sequentiality and as-run fit reproduce the run's files, and the
+    table has one row per variant."""
+    out = tmp_path / "refits.csv"
+    done = subprocess.run(
+        [
+            sys.executable, str(REPO / "tools" / "refit_regressions.py"), str(tiny_run),
+            str(REPO / "config" / "config.yaml"), str(TINY_CONFIG), "--out", str(out),
+            "--threads", "1",
+        ],
+        capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src"), "HF_HUB_OFFLINE": "1"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    text = done.stdout
+    assert "largest difference from the run's covariates 0\n" in text
+    assert "sequentiality recomputed from the NLL terms" in text and "difference 0 nats" in text
+    assert "as-run refit: largest difference from the run's estimates 0 nats" in text
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    assert [r.split(" | ")[0].removeprefix("| ") for r in rows[1:]] == list(refits.VARIANTS)
+    fits = pd.read_csv(out)
+    assert set(fits["variant"]) == set(refits.VARIANTS) and set(fits["spec"]) == {"gain_h1"}
+    run = regression.read_coefficients(
+        tiny_run / "results/hippocorpus/sequentiality/tables/regression_gain_h1.csv"
+    )
+    as_run = fits[fits["variant"] == "as run"].set_index("term")["estimate"]
+    np.testing.assert_allclose(as_run.loc[run["term"]], run["estimate"])

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -55,7 +56,13 @@ def read_run(run: Path, config: dict) -> dict[str, pd.DataFrame]:
     models'), and its narrative-sense story covariates when its regressions used them."""
 
     def path(template: str, **wildcards: str) -> Path:
-        return run / fill(template, corpus=CORPUS, **wildcards)
+        found = run / fill(template, corpus=CORPUS, **wildcards)
+        if not found.is_file():
+            sys.exit(
+                f"{found} is missing: give the folder of a finished run whose regressions were "
+                "fitted, and the config files it was run with"
+            )
+        return found
 
     models = sequentiality_plan.regression_models(config)
     story = sequentiality_plan.narrative_sense_covariate(config, CORPUS)
@@ -73,7 +80,7 @@ def read_run(run: Path, config: dict) -> dict[str, pd.DataFrame]:
             path(sequentiality_plan.REGRESSION_COEFFICIENTS)
         ),
         **(
-            {"story": regression.story_covariates(tables.read(tables.PAIR_SCORES, run / story[0]))}
+            {"story": regression.story_covariates(tables.read(tables.PAIR_SCORES, path(story[0])))}
             if story
             else {}
         ),
@@ -204,7 +211,12 @@ def main() -> None:
         fitted["as run"]["spec"])]  # fmt: skip
     if args.out:
         pd.concat([t.assign(variant=n) for n, t in fitted.items()]).to_csv(args.out, index=False)
-    print()
+    print(
+        f"\n{CORPUS}: {run['sentences']['story_id'].nunique()} stories, models "
+        f"{', '.join(sequentiality_plan.regression_models(config))}, formulation "
+        f"{config['regression']['formulation']}, gain models at h = {', '.join(histories)}; "
+        "p_fdr: Benjamini-Hochberg within each fit; estimates in nats/token per SD\n"
+    )
     print(markdown_table(HEADER, table_rows(fitted, histories)))
     print()
     print(
