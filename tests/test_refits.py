@@ -300,14 +300,15 @@ def test_an_effect_of_the_absolute_length_delta_is_found_by_its_variant_only() -
 @pytest.mark.slow
 @needs_r
 def test_the_tool_refits_the_tiny_run(tiny_run: Path, tmp_path: Path) -> None:
-    """tools/refit_regressions.py on the tiny run (real NLLs, h <= 2: only gain_h1 is fitted):
-    the recomputed covariates, sequentiality and as-run fit reproduce the run's files, and the
-    table has one row per variant."""
+    """tools/refit_regressions.py on the tiny run (real NLLs, h <= 2: only gain_h1 is fitted),
+    given the config the run had (tiny.yaml over the schema's defaults: the tiny run has no
+    narrative-sense stage): the recomputed covariates, sequentiality and as-run fit reproduce
+    the run's files, and the table has one row per variant."""
     out = tmp_path / "refits.csv"
     done = subprocess.run(
         [
             sys.executable, str(REPO / "tools" / "refit_regressions.py"), str(tiny_run),
-            str(REPO / "config" / "config.yaml"), str(TINY_CONFIG), "--out", str(out),
+            str(TINY_CONFIG), "--out", str(out),
             "--threads", "1",
         ],
         capture_output=True, text=True, check=False,

@@ -245,11 +245,14 @@ def test_a_value_agrees_only_when_our_interval_tells_it_from_the_other_values_of
     assert agreement.judge(share, _ours(0.55, 0.52, 0.58), RULE) == (
         "agrees",
         "our interval, 0.52 to 0.58, holds the published 0.547, excludes every other value of "
-        "its column (the nearest, HIERARCHICAL 0.495) and stays within ±10% of it (0.602)",
+        "its column (the nearest, HIERARCHICAL 0.495) and stays below 0.602 (the published value "
+        "+ 10%)",
     )
     # above 0.547 the column has no value: the interval must stay within +10% of it there
     verdict, reason = agreement.judge(share, _ours(0.56, 0.52, 0.65), RULE)
-    assert verdict == "inconclusive" and "reaches beyond ±10% of it (0.602)" in reason
+    assert (
+        verdict == "inconclusive" and "reaches beyond 0.602 (the published value + 10%)" in reason
+    )
     verdict, reason = agreement.judge(share, _ours(0.97, 0.9, 1.0), RULE)
     assert verdict == "disagrees" and reason.endswith("(ours higher)")
     verdict, reason = agreement.judge(share, _ours(0.47, 0.44, 0.5), RULE)
@@ -262,13 +265,18 @@ def test_a_value_agrees_only_when_our_interval_tells_it_from_the_other_values_of
     alone = _claim(43.62, "", "mean_recognized_lemmas")
     assert agreement.judge(alone, _ours(44.0, 41.0, 47.0), RULE)[0] == "agrees"
     verdict, reason = agreement.judge(alone, _ours(44.0, 30.0, 58.0), RULE)
-    assert verdict == "inconclusive" and "beyond ±10% of it (39.3) and ±10% of it (48)" in reason
+    assert (
+        verdict == "inconclusive"
+        and "beyond 39.3 (the published value - 10%) and 48 (the published value + 10%)" in reason
+    )
     # a g no sentence reads (Table A3's retold vs recalled, 0.004): the column's other value
     # (-0.117) below it, nothing above; the 90-story interval -0.0033 to 1.09 excludes -0.117
     # but reaches far beyond the band above, so it cannot confirm 0.004
     g = _claim(0.004, "", "hedges_g", (("imagined_vs_recalled", -0.117),))
     verdict, reason = agreement.judge(g, _ours(0.488, -0.0033, 1.09), RULE)
-    assert verdict == "inconclusive" and "reaches beyond ±0.2 of it (0.204)" in reason
+    assert (
+        verdict == "inconclusive" and "reaches beyond 0.204 (the published value + 0.2)" in reason
+    )
     assert agreement.judge(g, _ours(0.05, -0.08, 0.19), RULE)[0] == "agrees"
 
 
@@ -932,6 +940,9 @@ def test_the_sample_to_decide_matches_an_independent_power_calculation() -> None
     small = agreement.decision(claim, _ours(0.01, -0.02, 0.04, original_units=(1378.0, 1389.5)),
                                "inconclusive", RULE, None)  # fmt: skip
     assert small.small_telescopes.startswith("our interval excludes d33 = 0.0581")
+    opposite = agreement.decision(claim, _ours(-0.5, -0.9, -0.1, original_units=(1378.0, 1389.5)),
+                                  "disagrees", RULE, None)  # fmt: skip
+    assert opposite.small_telescopes.startswith("our interval lies on the other side of 0")
     priced = agreement.decision(claim, ours, "inconclusive", RULE, decide.Rates(cpu=200, gpu=10000))
     assert priced.hours_cpu == pytest.approx(priced.tokens / 200 / 3600)
     # an estimate of exactly 0: no sample decides it at our estimate

@@ -51,7 +51,9 @@ def _fiction_flows_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
             continue
         inputs[corpus] = [fill(sequentiality.STORY_SCORES, corpus=corpus, model=m) for m in models]
         inputs[f"{corpus}_labels"] = [fill(corpus_plan.STORIES, corpus=corpus)]
-        inputs[f"{corpus}_nll_estimate"] = [fill(sequentiality.NLL_ESTIMATE, corpus=corpus)]
+        inputs[f"{corpus}_nll_cost"] = [
+            fill(sequentiality.NLL_COST, corpus=corpus, model=m) for m in models
+        ]
     if sequentiality.regressions(config)[0]:
         inputs["regression"] = [fill(sequentiality.REGRESSION_COEFFICIENTS, corpus="hippocorpus")]
     return inputs
@@ -111,6 +113,12 @@ def _model_labels(config: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     }
 
 
+def rates(config: Mapping[str, Any]) -> dict[str, float]:
+    """Language-model throughput in tokens per second on a CPU and on a GPU
+    (``replication.rates``): what turns the tokens needed to decide a row into hours."""
+    return {k: float(v) for k, v in config["replication"]["rates"].items()}
+
+
 def settings(config: Mapping[str, Any], paper: str) -> dict[str, Any]:
     """The settings ``paper``'s comparison depends on (a rule's ``params``)."""
     common = {
@@ -121,7 +129,7 @@ def settings(config: Mapping[str, Any], paper: str) -> dict[str, Any]:
             "alpha": config["regression"]["fdr_alpha"],
             "tolerance": config["replication"]["value_tolerance"],
         },
-        "rates": dict(config["replication"]["rates"]),
+        "rates": rates(config),
     }
     if paper == "narrative_sense_pmi":
         common["reference"] = narrative_sense.references(config)

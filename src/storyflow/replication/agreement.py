@@ -233,20 +233,20 @@ def value_bounds(claim: Claim, rule: Rule) -> tuple[Bound, Bound]:
     the value otherwise)."""
     v = claim.value
     if claim.banded:
-        margin, unit = rule.band, f"±{number(rule.band)}"
+        margin, unit = rule.band, number(rule.band)
     else:
-        margin, unit = rule.tolerance * abs(v), f"±{rule.tolerance:.0%}"
+        margin, unit = rule.tolerance * abs(v), f"{rule.tolerance:.0%}"
     below = [c for c in claim.competitors if c[1] < v]
     above = [c for c in claim.competitors if c[1] > v]
     lower = (
         Bound(max(below, key=lambda c: c[1])[1], _named([max(below, key=lambda c: c[1])]), True)
         if below
-        else Bound(v - margin, f"{unit} of it ({number(v - margin)})", False)
+        else Bound(v - margin, f"{number(v - margin)} (the published value - {unit})", False)
     )
     upper = (
         Bound(min(above, key=lambda c: c[1])[1], _named([min(above, key=lambda c: c[1])]), True)
         if above
-        else Bound(v + margin, f"{unit} of it ({number(v + margin)})", False)
+        else Bound(v + margin, f"{number(v + margin)} (the published value + {unit})", False)
     )
     return lower, upper
 
@@ -280,12 +280,15 @@ def _value(claim: Claim, low: float, high: float, value: float, rule: Rule) -> t
             f"{' and '.join(beyond)}, where its column gives no other value to tell it from"
         )
     margins = [b.words for b in (lower, upper) if not b.competitor]
+    inside = "stays above" if len(margins) == 1 and not lower.competitor else "stays below"
     parts = [f"{_span(low, high)} holds {_published(claim)}"]
     if claim.competitors:
         nearest = min(claim.competitors, key=lambda c: abs(c[1] - claim.value))
         parts.append(f"excludes every other value of its column (the nearest, {_named([nearest])})")
-    if margins:
-        parts.append(f"stays within {' and '.join(margins)}")
+    if len(margins) == 2:
+        parts.append(f"stays between {margins[0]} and {margins[1]}")
+    elif margins:
+        parts.append(f"{inside} {margins[0]}")
     return AGREES, ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
 
 

@@ -10,7 +10,7 @@ config["_replication_summary"] = replication_summary_of(
     {p: plan.replication.table(p) for p in REPLICATION_PAPERS},
     REPLICATION_TITLES,
     STATISTICS["confidence"],
-    config["replication"]["rates"],
+    plan.replication.rates(config),
 )
 
 
