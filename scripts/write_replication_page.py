@@ -11,6 +11,7 @@ def main(smk):
         tables.read(tables.REPLICATION, smk.input.table),
         smk.output.page,
         title=smk.params.title,
+        measure=smk.params.measure,
         confidence=smk.params.confidence,
         rates=smk.params.rates,
         figure=smk.input.figure,

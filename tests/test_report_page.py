@@ -22,7 +22,6 @@ from conftest import validity_check
 from docutils.core import publish_string
 
 from storyflow import validity
-from storyflow.plan import registry
 from storyflow.replication import agreement, page, published, summary
 from storyflow.replication.agreement import Ours
 
@@ -123,10 +122,6 @@ def config_of(default_config: dict) -> dict:
     config = dict(default_config)
     config["_validity_summary"] = validity_summary()
     config["_replication_summary"] = replication_summary()
-    config["_measures"] = [
-        {"title": m.category, "doc": m.doc, "summary": m.summary, "enabled": m.enabled(config)}
-        for m in registry.MEASURES
-    ]
     return config
 
 
@@ -203,6 +198,9 @@ def test_a_replication_page_shows_every_computed_figure_and_says_when_there_is_n
     assert summary.tally(frame) in text and "To decide" not in text
     assert summary.to_decide(summary.text_columns(frame), RATES) in text
     assert 'src="data:image/png;base64,cG5n"' in text
+    about = page.render("fiction_flows", frame, title="Fiction Flows", confidence=0.95,
+                        measure="Sequentiality (Sap et al. 2022) how much ...")  # fmt: skip
+    assert "<p class='note'>The measure: Sequentiality (Sap et al. 2022) how much" in about
     none = page.render("flawed_fictions", frames["flawed_fictions"].iloc[:0], title="FF",
                        confidence=0.95)  # fmt: skip
     assert "No published figure of this paper was computed in this run" in none

@@ -93,16 +93,6 @@ SPACY_MODEL = plan.spacy_model(config)
 # workflow.rst) and every check (the Validity caption); empty before the first run. Not a
 # setting: it changes no job.
 config["_validity_summary"] = validity.summary_of(VALIDITY_TABLE)
-# The measures for the report's first page, from the registry (not a setting either).
-config["_measures"] = [
-    {
-        "title": m.category,
-        "doc": m.doc,
-        "summary": m.summary,
-        "enabled": m.enabled(config),
-    }
-    for m in plan.registry.MEASURES
-]
 
 
 def one_of(names):

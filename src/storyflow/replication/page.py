@@ -97,9 +97,11 @@ def render(
     confidence: float,
     rates: Mapping[str, float] | None = None,
     figure: bytes | None = None,
+    measure: str = "",
 ) -> str:
     """The page of ``paper``'s replication table ``frame`` (:data:`storyflow.tables.REPLICATION`
-    rows): ``title`` at the top, intervals at ``confidence``, the cost of deciding at ``rates``
+    rows): ``title`` at the top, then ``measure`` (the measure that replicates it, in words),
+    intervals at ``confidence``, the cost of deciding at ``rates``
     (:func:`storyflow.replication.summary.to_decide`), ``figure`` (PNG bytes) at the bottom."""
     frame = text_columns(frame)
     decide = to_decide(frame, rates)
@@ -115,7 +117,8 @@ def render(
         f"<title>{_escape(title)}: published results beside ours</title>\n"
         f"<style>{STYLE}</style></head><body>\n"
         f"<h1>{_escape(title)}: published results beside ours</h1>\n"
-        f"<p><strong>{_escape(tally(frame))}</strong> "
+        + (f"<p class='note'>The measure: {_escape(measure)}</p>\n" if measure else "")
+        + f"<p><strong>{_escape(tally(frame))}</strong> "
         f"(<code>results/replication/{_escape(paper)}.csv</code>).</p>\n"
         + (f"<p>{_escape(decide)}</p>\n" if decide else "")
         + "<p class='note'>A verdict is read from our interval, never from the sign of our "
@@ -143,8 +146,12 @@ def write(
     confidence: float,
     rates: Mapping[str, float] | None = None,
     figure: str | Path | None = None,
+    measure: str = "",
 ) -> None:
     """Write :func:`render` of ``paper`` to ``path``, inlining the PNG at ``figure``."""
     picture = Path(figure).read_bytes() if figure else None
-    text = render(paper, frame, title=title, confidence=confidence, rates=rates, figure=picture)
+    text = render(
+        paper, frame, title=title, confidence=confidence, rates=rates, figure=picture,
+        measure=measure,
+    )  # fmt: skip
     Path(path).write_text(text, encoding="utf-8")

@@ -24,3 +24,11 @@ def replication_settings(wildcards):
 
 def replication_title(wildcards):
     return REPLICATION_TITLES.get(wildcards.paper, wildcards.paper)
+
+
+def replication_measure(wildcards):
+    """The measure that replicates the paper, in words, for the paper's page."""
+    for m in plan.registry.MEASURES:
+        if m.paper == wildcards.paper:
+            return f"{m.category} {m.summary} ({m.doc})"
+    return ""

@@ -38,6 +38,7 @@ rule write_replication_page:
         "../../../envs/storyflow.yaml"
     params:
         title=replication_title,
+        measure=replication_measure,
         confidence=STATISTICS["confidence"],
         rates=config["replication"]["rates"],
     script:
