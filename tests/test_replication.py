@@ -244,9 +244,12 @@ def test_a_value_agrees_only_when_our_interval_tells_it_from_the_other_values_of
     )
     assert agreement.judge(share, _ours(0.55, 0.52, 0.58), RULE) == (
         "agrees",
-        "our interval, 0.52 to 0.58, holds the published 0.547 and excludes every other value "
-        "of its column (the nearest, HIERARCHICAL 0.495)",
+        "our interval, 0.52 to 0.58, holds the published 0.547, excludes every other value of "
+        "its column (the nearest, HIERARCHICAL 0.495) and stays within ±10% of it (0.602)",
     )
+    # above 0.547 the column has no value: the interval must stay within +10% of it there
+    verdict, reason = agreement.judge(share, _ours(0.56, 0.52, 0.65), RULE)
+    assert verdict == "inconclusive" and "reaches beyond ±10% of it (0.602)" in reason
     verdict, reason = agreement.judge(share, _ours(0.97, 0.9, 1.0), RULE)
     assert verdict == "disagrees" and reason.endswith("(ours higher)")
     verdict, reason = agreement.judge(share, _ours(0.47, 0.44, 0.5), RULE)
@@ -259,7 +262,14 @@ def test_a_value_agrees_only_when_our_interval_tells_it_from_the_other_values_of
     alone = _claim(43.62, "", "mean_recognized_lemmas")
     assert agreement.judge(alone, _ours(44.0, 41.0, 47.0), RULE)[0] == "agrees"
     verdict, reason = agreement.judge(alone, _ours(44.0, 30.0, 58.0), RULE)
-    assert verdict == "inconclusive" and "beyond ±10% of it" in reason
+    assert verdict == "inconclusive" and "beyond ±10% of it (39.3) and ±10% of it (48)" in reason
+    # a g no sentence reads (Table A3's retold vs recalled, 0.004): the column's other value
+    # (-0.117) below it, nothing above; the 90-story interval -0.0033 to 1.09 excludes -0.117
+    # but reaches far beyond the band above, so it cannot confirm 0.004
+    g = _claim(0.004, "", "hedges_g", (("imagined_vs_recalled", -0.117),))
+    verdict, reason = agreement.judge(g, _ours(0.488, -0.0033, 1.09), RULE)
+    assert verdict == "inconclusive" and "reaches beyond ±0.2 of it (0.204)" in reason
+    assert agreement.judge(g, _ours(0.05, -0.08, 0.19), RULE)[0] == "agrees"
 
 
 def test_rows_not_computed_failed_without_interval_or_incomparable_are_not_judged() -> None:
@@ -945,3 +955,31 @@ def test_the_figure_draws_the_papers_per_model_range_behind_a_mean_row() -> None
     assert low < -0.106 and high > 1.19  # the per-model range (-0.106 to 0.278) is drawn
     widths = [line.get_linewidth() for line in axes.get_lines()]
     assert 4 in widths  # the grey bar of the range
+
+
+def test_the_first_page_says_what_deciding_the_inconclusive_findings_would_take() -> None:
+    inconclusive = _ours(0.31, -0.49, 1.63, units=30.0, tokens_per_unit=9500.0,
+                         original_units=(1378.0, 1389.5))  # fmt: skip
+    zero = _ours(0.0, -0.4, 0.4, units=30.0, tokens_per_unit=9500.0)
+    ours = {"A1.topic.imagined_vs_recalled.mean": inconclusive,
+            "A1.topic.retold_vs_recalled.mean": zero}  # fmt: skip
+    rates = decide.Rates(cpu=200, gpu=12595)
+    table = agreement.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE,
+                            rates)  # fmt: skip
+    n = math.ceil(30 * ((0.31 + 0.49) / 0.31) ** 2)
+    tokens = 2 * n * 9500.0
+    assert table.set_index("id").loc["A1.topic.imagined_vs_recalled.mean", "n_to_decide"] == n
+    sentence = summary.to_decide(table, {"cpu": 200, "gpu": 12595})
+    here, gpu = f"{tokens / 200 / 3600:.1f} h", f"{tokens / 12595 / 60:.0f} min"
+    assert sentence == (
+        f"Deciding 1 of its 2 inconclusive findings takes {n:,} stories per group at our "
+        f"estimates (median {n:,}); the largest, A1.topic.imagined_vs_recalled.mean, is "
+        f"{tokens / 1e6:.1f} million NLL tokens: {here} here, {gpu} on one GPU; 1 that no "
+        "larger sample of the same kind decides; small telescopes: 0 of 1 effect findings "
+        "exclude d33."
+    )
+    # the report's first page says it in a line
+    line = summary.decision(summary.text_columns(table), {"cpu": 200, "gpu": 12595}).brief()
+    assert line == f"1 of 2, {n:,} stories ({here}, {gpu}), 1 by no larger sample, " + (
+        "d33 excluded by 0 of 1"
+    )
