@@ -13,7 +13,7 @@ import pytest
 
 from storyflow import stats, tables, validity
 from storyflow.errors import StoryflowError
-from storyflow.replication import agreement, decide, papers, published, summary
+from storyflow.replication import agreement, decide, page, papers, published, summary
 from storyflow.replication.agreement import Ours
 from storyflow.replication.effects import aggregated_g
 from storyflow.replication.fiction_flows import histories, parse_setting
@@ -687,9 +687,15 @@ def test_the_first_page_counts_judged_rows_only_and_says_each_verdict_in_words()
     assert "nan" not in summary.cells(frame.iloc[4], 0.95)["ours"]  # a row on no model
     # judged rows first, the row not computed left to the CSV
     assert list(summary.headline(frame)["id"]) == ["a", "b", "e", "c"]
-    page = summary.summary({"fiction_flows": frame}, {"fiction_flows": "Fiction Flows"}, 0.95)
-    assert page[0]["header"]["ours"] == "ours [95% CI] (models, n)"
-    assert page[0]["rows"][0]["ours"] == "0.31 [-0.49, 1.63] (gemma3-270m, 30 vs 30)"
+    first = summary.summary({"fiction_flows": frame}, {"fiction_flows": "Fiction Flows (P)"})
+    assert first[0]["title"] == "Fiction Flows"
+    assert first[0]["counts"] == {
+        "figures": 5, "computed": 4, "judged": 3, "findings": 3, "agrees": 1, "disagrees": 1,
+        "inconclusive": 1, "not_judged": 1, "failed": 1,
+    }  # fmt: skip
+    text = page.render("fiction_flows", frame, title="Fiction Flows", confidence=0.95)
+    assert "<th>ours [95% CI] (models, n)</th>" in text
+    assert "<td>0.31 [-0.49, 1.63] (gemma3-270m, 30 vs 30)</td>" in text
 
 
 def test_the_first_page_shows_the_mean_over_the_papers_models_not_each_model() -> None:
@@ -804,10 +810,10 @@ def test_the_first_page_skips_a_table_an_older_storyflow_wrote(tmp_path: Path) -
     pd.DataFrame({"paper": ["fiction_flows"], "id": ["a"], "direction_agrees": ["yes"]}).to_csv(
         old, index=False
     )
-    assert summary.summary_of({"fiction_flows": str(old)}, {}, 0.95) == []
+    assert summary.summary_of({"fiction_flows": str(old)}, {}) == []
     new = tmp_path / "new.csv"
     _replication([("a", "mean", 0.58, _ours(0.5, 0.2, 0.8))]).to_csv(new, index=False)
-    pages = summary.summary_of({"fiction_flows": str(old), "x": str(new)}, {}, 0.95)
+    pages = summary.summary_of({"fiction_flows": str(old), "x": str(new)}, {})
     assert [p["title"] for p in pages] == ["x"]
 
 
@@ -975,11 +981,16 @@ def test_the_first_page_says_what_deciding_the_inconclusive_findings_would_take(
     tokens = 2 * n * 9500.0
     assert table.set_index("id").loc["A1.topic.imagined_vs_recalled.mean", "n_to_decide"] == n
     sentence = summary.to_decide(table, {"cpu": 200, "gpu": 12595})
-    assert sentence.startswith(
-        f"Deciding 1 of its 2 inconclusive findings would take {n} to {n} units per group"
+    here, gpu = f"{tokens / 200 / 3600:.1f} h", f"{tokens / 12595 / 60:.0f} min"
+    assert sentence == (
+        f"Deciding 1 of its 2 inconclusive findings takes {n:,} stories per group at our "
+        f"estimates (median {n:,}); the largest, A1.topic.imagined_vs_recalled.mean, is "
+        f"{tokens / 1e6:.1f} million NLL tokens: {here} here, {gpu} on one GPU; 1 that no "
+        "larger sample of the same kind decides; small telescopes: 0 of 1 effect findings "
+        "exclude d33."
     )
-    assert (
-        f"is {tokens / 1e6:.1f} million NLL tokens: {tokens / 200 / 3600:.1f} h at 200" in sentence
+    # the report's first page says it in a line
+    line = summary.decision(summary.text_columns(table), {"cpu": 200, "gpu": 12595}).brief()
+    assert line == f"1 of 2, {n:,} stories ({here}, {gpu}), 1 by no larger sample, " + (
+        "d33 excluded by 0 of 1"
     )
-    assert "1 cannot be decided by more of the same sample" in sentence
-    assert "small telescopes: 0 of 1 effect findings exclude d33" in sentence

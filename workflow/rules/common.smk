@@ -89,19 +89,10 @@ STATISTICS = plan.statistics.settings(config)
 # How figures are drawn, and the spaCy pipeline every text rule uses (storyflow.plan).
 FIGURES = plan.figure_settings(config)
 SPACY_MODEL = plan.spacy_model(config)
-# The last run's validity table in words, for the report's first page (workflow.rst); empty
-# before the first run. Not a setting: it changes no job.
+# The last run's validity table in words, for the report: which models passed (its first page,
+# workflow.rst) and every check (the Validity caption); empty before the first run. Not a
+# setting: it changes no job.
 config["_validity_summary"] = validity.summary_of(VALIDITY_TABLE)
-# The measures for the report's first page, from the registry (not a setting either).
-config["_measures"] = [
-    {
-        "title": m.category,
-        "doc": m.doc,
-        "summary": m.summary,
-        "enabled": m.enabled(config),
-    }
-    for m in plan.registry.MEASURES
-]
 
 
 def one_of(names):

@@ -22,12 +22,15 @@ from storyflow.plan.registry import MEASURES
 from storyflow.plan.statistics import replication as replication_statistics
 from storyflow.replication.published import path_of
 
-#: ``results/replication/<paper>.csv`` and ``results/replication/figures/<paper>.png``
+#: ``results/replication/<paper>.csv``, ``results/replication/figures/<paper>.png`` and
+#: ``results/replication/<paper>.html``
 OUT = Layout("replication")
 
 # --- the files, each named once (wildcard: {paper})
 TABLE = OUT.shared("{paper}.csv")
 FIGURE = OUT.shared_figure("{paper}")
+#: The paper's page in the report's Replication category (storyflow.replication.page).
+PAGE = OUT.shared("{paper}.html")
 
 
 def papers(config: Mapping[str, Any]) -> list[str]:
@@ -146,9 +149,9 @@ def settings(config: Mapping[str, Any], paper: str) -> dict[str, Any]:
 
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
-    """Every compared paper's table and figure (rule all)."""
+    """Every compared paper's table, figure and page (rule all)."""
     return [
         path
         for paper in papers(config)
-        for path in (fill(TABLE, paper=paper), FIGURE.of(paper=paper).png)
+        for path in (fill(TABLE, paper=paper), FIGURE.of(paper=paper).png, fill(PAGE, paper=paper))
     ]
