@@ -408,22 +408,23 @@ def _score_plan(
     counter = PassCounter()
     rows: list[dict[str, Any]] = []
     began = time.perf_counter()
-    for story in tqdm(plan.stories, desc=f"NLL {model_name}", unit="story"):
-        terms = score_story(
-            scorer,
-            story,
-            settings.formulations,
-            plan.start,
-            settings.max_history,
-            plan.n_ctx,
-            counter,
-            beyond_window=settings.beyond_window,
-        )
-        for formulation, story_terms in terms.items():
-            rows.extend(
-                story_rows(story, story_terms, model_name, formulation, settings.max_history)
+    with progress.watching(lambda: scorer.tokens_evaluated):  # a line at least every minute
+        for story in tqdm(plan.stories, desc=f"NLL {model_name}", unit="story"):
+            terms = score_story(
+                scorer,
+                story,
+                settings.formulations,
+                plan.start,
+                settings.max_history,
+                plan.n_ctx,
+                counter,
+                beyond_window=settings.beyond_window,
             )
-        progress.story_done(int(planned.get(story.story_id, 0)))
+            for formulation, story_terms in terms.items():
+                rows.extend(
+                    story_rows(story, story_terms, model_name, formulation, settings.max_history)
+                )
+            progress.story_done(int(planned.get(story.story_id, 0)))
     elapsed = time.perf_counter() - began
     log.info(
         "model %s: %d forward passes, %d tokens evaluated in %.1f s (%.1f tokens/s); "
