@@ -326,7 +326,10 @@ def plan_corpus(
 
     A story over ``settings.max_story_tokens`` or with a sentence that cannot fit the window is
     left out (``CorpusPlan.excluded``, with the reason, and a logged warning); the others get
-    their cost rows (``CorpusPlan.cost``). The estimate is logged (``estimate_lines``).
+    their cost rows (``CorpusPlan.cost``). The estimate is logged (``estimate_lines``). A
+    served model's server is asked, before any scoring, whether it reads the first story's
+    prompts as planned and returns every value the plan reads (one short request per
+    formulation).
     """
     model_name, prompt = model.name, model.mode
     vocab = model.vocab
@@ -362,6 +365,16 @@ def plan_corpus(
         excluded=tables.NLL_EXCLUDED.frame(excluded),
     )
     _log_plan(plan, model_name, prompt, settings.tokens_per_second)
+    if model.spec.served and plan.stories:
+        # before any scoring: the server reads the planned tokens and gives every value the
+        # plan reads (a prefix and the first sentence of the first story, per formulation)
+        first = plan.stories[0]
+        model.check_server(
+            [
+                (first.prefix(formulation, start), first.sentences[0])
+                for formulation in first.formulations(settings.formulations)
+            ]
+        )
     return plan
 
 
