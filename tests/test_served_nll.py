@@ -135,6 +135,23 @@ def test_the_start_token_a_server_adds_is_not_written_into_the_text() -> None:
     assert plain.prompts[-1] == "<s> xxx xxxx xxxxx" and not scorer.server_adds_bos
 
 
+def test_which_start_token_a_server_adds_comes_from_the_models_tokenizer(
+    packaged_models: dict[str, Path],
+) -> None:
+    """Gemma's GGUF puts <bos> (id 2) before a text, so a server adds it and storyflow leaves it
+    out of the text; SmolLM2's adds none (its <|endoftext|> start token is storyflow's)."""
+    from storyflow.lm.backends.llama_cpp import VocabOnly
+
+    gemma, smol = VocabOnly(packaged_models["gemma"]), VocabOnly(packaged_models["smollm2"])
+    assert gemma.bos_added == gemma.start_token == 2
+    assert smol.bos_added is None and smol.start_token == 0
+    server = Server(takes_ids=False, adds_bos=True)
+    scorer = ServedScorer(server, gemma)
+    assert scorer.server_adds_bos
+    ids = [2, *gemma.tokenize(" Once upon a time.")]
+    assert scorer._prompt(ids) == gemma.text(ids[1:]) == " Once upon a time."
+
+
 def test_a_start_token_added_twice_is_named_as_such_before_any_scoring() -> None:
     """A tokenizer that says it adds no BOS (so storyflow writes the start token) served by a
     server that adds one: the counts differ by that token, said as such, not as another
