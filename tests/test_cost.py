@@ -347,6 +347,26 @@ def test_a_long_story_logs_progress_while_it_is_scored(
     assert lines[-1].startswith("model m: 1/1 stories") and lines[-1].endswith("about 0 s left")
 
 
+def test_llama_cpp_counts_a_long_pass_as_it_decodes_it(packaged_models: dict[str, Path]) -> None:
+    """The CPU default scorer (one pass at a time) counts the tokens of the pass under way batch
+    by batch, so the progress lines of a shard whose first pass is a whole story (thousands of
+    tokens) show tokens done and a rate before the pass ends."""
+    from storyflow.lm.backends.llama_cpp import LlamaCppScorer
+
+    scorer = LlamaCppScorer(packaged_models["smollm2"], n_ctx=128, n_batch=8, n_threads=2)
+    seen: list[int] = []
+    decode = scorer.llm._ctx.decode
+
+    def counting(batch: object) -> None:  # what another thread would read before each batch
+        seen.append(scorer.tokens_evaluated)
+        decode(batch)
+
+    scorer.llm._ctx.decode = counting
+    prefix, continuation = [0], scorer.tokenize(" The cat sat on the mat. " * 5)[:39]
+    scorer.logprobs(prefix, continuation)
+    assert seen == [0, 8, 16, 24, 32] and scorer.tokens_evaluated == 40
+
+
 def test_format_duration() -> None:
     assert format_duration(35.2) == "35 s"
     assert format_duration(280) == "4 min 40 s"
