@@ -20,8 +20,22 @@ from storyflow.lm.backends.http import HttpBackend
 from storyflow.lm.backends.served import ServedScorer
 
 
+class GgufMetadata:
+    """What storyflow reads of a GGUF tokenizer to know its BOS (``llm`` of a vocabulary):
+    ``adds``: tokenizer.ggml.add_bos_token."""
+
+    def __init__(self, adds: bool) -> None:
+        self.metadata = {"tokenizer.ggml.add_bos_token": str(adds).lower()}
+
+    def token_bos(self) -> int:
+        return 0
+
+
 class Vocab:
+    """A tokenizer whose start token (id 0) is not one it puts before a text (SmolLM2's)."""
+
     start_token = 0
+    llm = GgufMetadata(adds=False)
 
     def tokenize(self, text: str) -> list[int]:
         return [len(w) for w in text.split()]
@@ -34,7 +48,7 @@ class BosVocab(Vocab):
     """A tokenizer that puts its BOS (id 0, text ``<s>``) before a text, as Gemma's and
     Llama's do."""
 
-    bos_added = 0
+    llm = GgufMetadata(adds=True)
 
     def text(self, ids: list[int]) -> str:
         return " ".join("<s>" if i == 0 else "x" * i for i in ids)
@@ -143,11 +157,10 @@ def test_which_start_token_a_server_adds_comes_from_the_models_tokenizer(
     from storyflow.lm.backends.llama_cpp import VocabOnly
 
     gemma, smol = VocabOnly(packaged_models["gemma"]), VocabOnly(packaged_models["smollm2"])
-    assert gemma.bos_added == gemma.start_token == 2
-    assert smol.bos_added is None and smol.start_token == 0
     server = Server(takes_ids=False, adds_bos=True)
+    assert ServedScorer(server, smol).bos is None and smol.start_token == 0
     scorer = ServedScorer(server, gemma)
-    assert scorer.server_adds_bos
+    assert scorer.bos == gemma.start_token == 2 and scorer.server_adds_bos
     ids = [2, *gemma.tokenize(" Once upon a time.")]
     assert scorer._prompt(ids) == gemma.text(ids[1:]) == " Once upon a time."
 

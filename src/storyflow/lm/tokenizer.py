@@ -286,12 +286,6 @@ class TokenizerVocab:
         return self.llm.decode(ids, special=True)
 
     @property
-    def bos_added(self) -> int | None:
-        """The BOS the tokenizer puts before a text (None: none), what a server adds to a text
-        prompt."""
-        return self.llm.bos_added
-
-    @property
     def start_token(self) -> int:
         from storyflow.lm.backends.llama_cpp import END_OF_TEXT
 

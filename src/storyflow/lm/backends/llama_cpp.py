@@ -318,12 +318,3 @@ class VocabOnly:
     @property
     def start_token(self) -> int:
         return start_token_of(self.llm)
-
-    @property
-    def bos_added(self) -> int | None:
-        """The BOS the tokenizer puts before a text, None when it adds none
-        (:attr:`storyflow.lm.tokenizer.GgufTokenizer.bos_added`): what a server adds to a text
-        prompt."""
-        from storyflow.lm.tokenizer import GgufTokenizer
-
-        return GgufTokenizer(self.llm).bos_added

@@ -36,6 +36,7 @@ from storyflow.errors import StoryflowError
 from storyflow.lm.backends import BatchScorer
 from storyflow.lm.backends.http import HttpBackend
 from storyflow.lm.backends.llama_cpp import END_OF_TEXT
+from storyflow.lm.prompts import added_bos
 
 log = logging.getLogger(__name__)
 
@@ -64,18 +65,20 @@ class ServedScorer(BatchScorer):
     """The NLL engine's scorer on a served model (module docstring).
 
     ``backend``: the model's HTTP client; ``vocab``: its tokenizer as the planner reads it
-    (``tokenize``, ``start_token``, ``bos_added``: the BOS its tokenizer puts before a text,
-    and ``text(ids)``: the ids' text with special tokens written out, for servers that take
-    text only).
+    (``tokenize``, ``start_token``, ``llm``: its tokenizer, and ``text(ids)``: the ids' text
+    with special tokens written out, for servers that take text only). ``bos``: the BOS the
+    tokenizer puts before a text (:func:`storyflow.lm.prompts.added_bos`; None: none), which a
+    server adds to a text prompt itself.
     """
 
     def __init__(self, backend: HttpBackend, vocab: Any) -> None:
         self.backend = backend
         self.vocab = vocab
         self.send_ids: bool | None = None  # found on the first request
+        self.bos = added_bos(vocab.llm)
         #: a text prompt leaves out the BOS the served model's tokenizer adds: the server adds
         #: its own (found true or false on the first request, with the server's token count)
-        self.server_adds_bos = getattr(vocab, "bos_added", None) is not None
+        self.server_adds_bos = self.bos is not None
         self._probe = threading.Lock()
 
     @property
@@ -157,8 +160,7 @@ class ServedScorer(BatchScorer):
         read = self._counted(ids)
         if read is None:
             return
-        bos = getattr(self.vocab, "bos_added", None)
-        dropped = not self.send_ids and self.server_adds_bos and ids[:1] == [bos]
+        dropped = not self.send_ids and self.server_adds_bos and ids[:1] == [self.bos]
         if read == len(ids) - 1 and dropped:  # this server adds no start token: send ours
             self.server_adds_bos = False
             read = self._counted(ids)
@@ -198,8 +200,7 @@ class ServedScorer(BatchScorer):
                 "model where prompts can be token ids (vLLM), or give it local weights for "
                 "this role"
             )
-        bos = getattr(self.vocab, "bos_added", None)
-        if self.server_adds_bos and ids[:1] == [bos]:
+        if self.server_adds_bos and ids[:1] == [self.bos]:
             ids = ids[1:]  # the server puts its own start token first
         return self.vocab.text(ids)
 
