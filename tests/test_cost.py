@@ -289,19 +289,23 @@ def test_progress_speaks_within_a_story_from_the_tokens_evaluated(
     progress = Progress("m", 2, 1000, logging.getLogger("storyflow.test"), 60.0, lambda: now[0])
     progress._evaluated = lambda: evaluated[0]  # what watching() sets
     with caplog.at_level(logging.INFO, logger="storyflow.test"):
-        now[0], evaluated[0] = 30.0, 150
+        now[0] = 30.0
         progress.beat()  # not a minute yet: quiet
-        now[0], evaluated[0] = 61.0, 300
+        now[0] = 60.0
+        progress.beat()  # a minute, and the first batch not decoded yet
+        now[0], evaluated[0] = 121.0, 300
         progress.beat()
-        now[0], evaluated[0] = 70.0, 620
+        now[0], evaluated[0] = 130.0, 620
         progress.story_done(600)  # 9 s after the last line: quiet (counted, not said)
-        now[0], evaluated[0] = 131.0, 5000  # more evaluated than planned: capped
+        now[0], evaluated[0] = 191.0, 5000  # more evaluated than planned: capped
         progress.beat()
     messages = [r.getMessage() for r in caplog.records]
     assert messages == [
-        "model m: 0/2 stories, 300/1,000 planned tokens (30%) in 1 min 01 s, 4.9 tokens/s, "
-        "about 2 min 22 s left",
-        "model m: 1/2 stories, 1,000/1,000 planned tokens (100%) in 2 min 11 s, 7.6 tokens/s, "
+        "model m: 0/2 stories, 0/1,000 planned tokens (0%) in 1 min 00 s, no token scored yet "
+        "(the first batch is under way)",
+        "model m: 0/2 stories, 300/1,000 planned tokens (30%) in 2 min 01 s, 2.5 tokens/s, "
+        "about 4 min 42 s left",
+        "model m: 1/2 stories, 1,000/1,000 planned tokens (100%) in 3 min 11 s, 5.2 tokens/s, "
         "about 0 s left",
     ]
 

@@ -113,8 +113,8 @@ class ServedScorer(BatchScorer):
         """
         for prefix, continuation in requests:
             ids = [*prefix, *continuation]
-            self._find_prompt_form(ids)
-            self._check_count(ids)
+            if not self._find_prompt_form(ids):  # not counted there: count it here
+                self._check_count(ids)
             if len(prefix) == 1 and continuation:
                 first = [*prefix, continuation[0]]
                 self._read(self._ask(first), first, 1)
@@ -124,12 +124,13 @@ class ServedScorer(BatchScorer):
         ids = [*prefix, *continuation]
         return self._read(self._ask(ids), ids, len(continuation))
 
-    def _find_prompt_form(self, ids: list[int]) -> None:
+    def _find_prompt_form(self, ids: list[int]) -> bool:
         """Once: token ids if the server takes them, else text (the BOS the server adds left
-        out), the server's token count of ``ids`` checked against the plan."""
+        out), the server's token count of ``ids`` checked against the plan. Returns whether
+        it did (False: found before)."""
         with self._probe:
             if self.send_ids is not None:
-                return
+                return False
             self.send_ids = True
             counted, refused = self.backend.refusal(lambda: self._counted(ids))
             if refused is not None or counted not in (None, len(ids)):
@@ -143,6 +144,7 @@ class ServedScorer(BatchScorer):
                 else "text (the server takes no token ids)"
                 + (", without the start token the server adds" if self.server_adds_bos else ""),
             )
+            return True
 
     def _counted(self, ids: list[int]) -> int | None:
         """The server's count of the prompt's tokens (``usage.prompt_tokens``), from a request

@@ -301,9 +301,15 @@ class Progress:
         elapsed = now - self.began
         rate = tokens / elapsed if elapsed > 0 else float("nan")
         left = (self.planned - tokens) / rate if rate > 0 else float("nan")
+        pace = (
+            f"{rate:.1f} tokens/s, about "
+            + (format_duration(left) if tokens < self.planned else "0 s")
+            + " left"
+            if rate > 0
+            else "no token scored yet (the first batch is under way)"
+        )
         self.log.info(
-            "model %s: %d/%d stories, %s/%s planned tokens (%.0f%%) in %s, %.1f tokens/s, "
-            "about %s left",
+            "model %s: %d/%d stories, %s/%s planned tokens (%.0f%%) in %s, %s",
             self.model,
             self.stories,
             self.n_stories,
@@ -311,8 +317,7 @@ class Progress:
             f"{self.planned:,}",
             100 * tokens / max(self.planned, 1),
             format_duration(elapsed),
-            rate,
-            format_duration(left) if tokens < self.planned else "0 s",
+            pace,
         )
 
 
