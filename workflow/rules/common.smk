@@ -75,7 +75,9 @@ if _schema_problem is not None:
 
 MODEL_SPECS = exit_on_config_error(
     plan.models.specs, config
-)  # typed specs, defaults applied once
+)  # typed specs, defaults applied once, sources checked on this machine
+for _note in plan.models.shared_weights(MODEL_SPECS):
+    logger.info(f"storyflow: {_note}")
 MODELS = list(MODEL_SPECS)
 exit_on_config_error(plan.corpus.check_names, config)
 USER_CORPORA = plan.corpus.user_corpora(
@@ -104,6 +106,7 @@ def one_of(names):
 localrules:
     download_hippocorpus,
     materialize_model,
+    materialize_checkpoint,
 
 
 wildcard_constraints:

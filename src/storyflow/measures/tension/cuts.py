@@ -48,8 +48,9 @@ class CutSettings:
     def __post_init__(self) -> None:
         if self.min_pct > self.max_pct:  # each in [0, 1]: the schema checks that
             raise StoryflowError(
-                "config: tension.cuts needs min_pct <= max_pct, "
-                f"not min_pct={self.min_pct}, max_pct={self.max_pct}"
+                f"config: tension.cuts.min_pct ({self.min_pct}) is above tension.cuts.max_pct "
+                f"({self.max_pct}): the first cut must come no later than the last; set min_pct "
+                "at most max_pct"
             )
 
     @classmethod
