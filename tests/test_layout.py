@@ -176,8 +176,8 @@ RUN_WIDE = {
 
 def test_final_outputs_follow_the_layout(default_config) -> None:
     """rule all's targets of the default config: each under a corpus's measure folder (or the
-    measure's shared folder, or one of the run-wide tables), CSVs in tables/, figures in
-    figures/."""
+    measure's shared folder, or one of the run-wide tables; the replication tables and pages of
+    the papers), CSVs in tables/, figures in figures/."""
     homes = {*HOMES, "comparison", "corpus"}
     for path in plan.final_outputs(default_config):
         parts = Path(path).parts
@@ -185,8 +185,9 @@ def test_final_outputs_follow_the_layout(default_config) -> None:
         if len(parts) == 2:
             assert parts[1] in RUN_WIDE, path
             continue
-        if parts[1] == "replication":  # run-wide: one table per paper, its figure in figures/
-            assert (len(parts) == 3 and path.endswith(".csv")) or parts[2] == "figures", path
+        if parts[1] == "replication":  # run-wide: a table and a page per paper, figures/
+            page = len(parts) == 3 and path.endswith((".csv", ".html"))
+            assert page or parts[2] == "figures", path
             continue
         inner = parts[2:] if parts[2] in homes else parts[1:]
         assert inner[0] in homes, path
@@ -211,8 +212,9 @@ def test_a_run_writes_every_file_into_the_layout(measures_run: Path) -> None:
         if len(parts) == 1:
             assert parts[0] in RUN_WIDE, path
             continue
-        if parts[0] == "replication":  # run-wide: one table per paper, its figure in figures/
-            assert (len(parts) == 2 and path.suffix == ".csv") or parts[1] == "figures", path
+        if parts[0] == "replication":  # run-wide: a table and a page per paper, figures/
+            page = len(parts) == 2 and path.suffix in (".csv", ".html")
+            assert page or parts[1] == "figures", path
             continue
         inner = parts if parts[0] in homes else parts[1:]
         assert inner[0] in homes, path

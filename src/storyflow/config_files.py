@@ -295,7 +295,8 @@ def _kind(value: Any) -> str:
 
 
 def _allowed(schema: Any) -> str:
-    """What ``schema`` accepts, in words: ``an integer ≥ 1``, ``one of "a", "b"``, ..."""
+    """What ``schema`` accepts, in words: ``an integer of at least 1``, ``a number from 0 to
+    1``, ``one of "a", "b"``, ..."""
     if not isinstance(schema, dict):
         return "nothing" if schema is False else "anything"
     for combined in ("oneOf", "anyOf"):
@@ -307,28 +308,43 @@ def _allowed(schema: Any) -> str:
         return f"exactly {_show(schema['const'])}"
     kinds = schema.get("type", [])
     kinds = [kinds] if isinstance(kinds, str) else list(kinds)
-    words = " or ".join(_TYPE_WORDS.get(k, k) for k in kinds) or "a value"
-    bounds = [
-        f"{sign} {schema[key]}"
-        for key, sign in (
-            ("minimum", "≥"),
-            ("exclusiveMinimum", ">"),
-            ("maximum", "≤"),
-            ("exclusiveMaximum", "<"),
-        )
-        if key in schema
-    ]
+    nullable = "null" in kinds and len(kinds) > 1
+    words = " or ".join(_TYPE_WORDS.get(k, k) for k in kinds if not nullable or k != "null")
+    words = words or "a value"
+    bounds = [_range(schema)] if _range(schema) else []
     if "minItems" in schema:
         bounds.append(f"of at least {schema['minItems']} item(s)")
     if schema.get("uniqueItems"):
         bounds.append("without repeats")
     if isinstance(schema.get("items"), dict):
-        bounds.append(f"of {_allowed(schema['items'])}")
+        bounds.append(f"(each item: {_allowed(schema['items'])})")
     if "minLength" in schema:
         bounds.append(f"of at least {schema['minLength']} character(s)")
     if "pattern" in schema:
-        bounds.append(f"matching {schema['pattern']}")
-    return " ".join([words, *bounds])
+        bounds.append(f"matching the pattern {schema['pattern']}")
+    said = " ".join([words, *bounds])
+    return f"{said}, or null" if nullable else said
+
+
+def _range(schema: Mapping[str, Any]) -> str:
+    """A number's bounds in words: ``from 0 to 1``, ``between 0 and 1 (exclusive)``, ``above
+    0``, ``of at least 1``; empty when it has none."""
+    low = schema.get("minimum", schema.get("exclusiveMinimum"))
+    high = schema.get("maximum", schema.get("exclusiveMaximum"))
+    low_open, high_open = "exclusiveMinimum" in schema, "exclusiveMaximum" in schema
+    if low is not None and high is not None:
+        if not low_open and not high_open:
+            return f"from {low} to {high}"
+        if low_open and high_open:
+            return f"between {low} and {high} (exclusive)"
+        if low_open:
+            return f"above {low} and at most {high}"
+        return f"of at least {low} and below {high}"
+    if low is not None:
+        return f"above {low}" if low_open else f"of at least {low}"
+    if high is not None:
+        return f"below {high}" if high_open else f"of at most {high}"
+    return ""
 
 
 def _about(schema: Any) -> str:

@@ -77,7 +77,9 @@ if _schema_problem is not None:
 
 MODEL_SPECS = exit_on_config_error(
     plan.models.specs, config
-)  # typed specs, defaults applied once
+)  # typed specs, defaults applied once, sources checked on this machine
+for _note in plan.models.shared_weights(MODEL_SPECS):
+    logger.info(f"storyflow: {_note}")
 MODELS = list(MODEL_SPECS)
 exit_on_config_error(plan.corpus.check_names, config)
 USER_CORPORA = plan.corpus.user_corpora(
@@ -94,19 +96,10 @@ RUN_VERSIONS = versions.planned()
 # How figures are drawn, and the spaCy pipeline every text rule uses (storyflow.plan).
 FIGURES = plan.figure_settings(config)
 SPACY_MODEL = plan.spacy_model(config)
-# The last run's validity table in words, for the report's first page (workflow.rst); empty
-# before the first run. Not a setting: it changes no job.
+# The last run's validity table in words, for the report: which models passed (its first page,
+# workflow.rst) and every check (the Validity caption); empty before the first run. Not a
+# setting: it changes no job.
 config["_validity_summary"] = validity.summary_of(VALIDITY_TABLE)
-# The measures for the report's first page, from the registry (not a setting either).
-config["_measures"] = [
-    {
-        "title": m.category,
-        "doc": m.doc,
-        "summary": m.summary,
-        "enabled": m.enabled(config),
-    }
-    for m in plan.registry.MEASURES
-]
 
 
 def one_of(names):
@@ -118,6 +111,7 @@ def one_of(names):
 localrules:
     download_hippocorpus,
     materialize_model,
+    materialize_checkpoint,
 
 
 wildcard_constraints:
