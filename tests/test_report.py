@@ -128,7 +128,7 @@ def test_report_renders_in_a_browser_with_every_figure(report: Path, tmp_path: P
     pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
     assert pixels.std() > 10, "the report's first page rendered blank"
     dom = chromium("--dump-dom", report.as_uri()).stdout
-    assert "storyflow measures how stories" in normalized(dom)
+    assert "every measure on the same stories" in normalized(dom)  # the first page's first line
     results_menu = re.search(r">Results</li>(.*?)</ul>", dom, re.DOTALL | re.IGNORECASE)
     assert results_menu, "the report's menu of result categories did not render"
     categories = re.findall(r"<span>([^<]+)</span>", results_menu.group(1))

@@ -32,7 +32,7 @@ import json
 import os
 import re
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -255,9 +255,10 @@ def weights_identity(spec: ModelSpec) -> tuple[str, ...]:
     return ("server", str(server["base_url"]).rstrip("/"), str(server["model"]))
 
 
-def same_weights(specs: Mapping[str, ModelSpec]) -> list[str]:
+def same_weights(specs: Mapping[str, ModelSpec], scoring_roles: Collection[str] = ()) -> list[str]:
     """Stop when two models run the same weights with the same scoring settings in a role they
-    share (each job of that role would run twice for the same numbers); the notes (one per
+    share (each job of that role would run twice for the same numbers; for one of
+    ``scoring_roles``, which score every story's text, a whole NLL stage); the notes (one per
     pair) of the others that run the same weights, for the log: with other settings (a
     comparison), or in other roles (one model named per role).
 
@@ -275,7 +276,8 @@ def same_weights(specs: Mapping[str, ModelSpec]) -> list[str]:
                 differ = _differences(first, other)
                 shared = [role for role in first.roles if role in other.roles]
                 if not differ and shared:
-                    nll = " (for sequentiality, the whole NLL stage)" * ("sequentiality" in shared)
+                    scoring = [role for role in shared if role in scoring_roles]
+                    nll = f" (for {', '.join(scoring)}, a whole NLL stage)" if scoring else ""
                     raise StoryflowError(
                         f"config: models {first.name!r} and {other.name!r} are the same weights "
                         f"({weights}) with the same settings, and both have the role(s) "
@@ -306,12 +308,12 @@ def _differences(a: ModelSpec, b: ModelSpec) -> str:
     )
 
 
-def check_models(specs: Mapping[str, ModelSpec]) -> list[str]:
+def check_models(specs: Mapping[str, ModelSpec], scoring_roles: Collection[str] = ()) -> list[str]:
     """Every check of this module on the config's models (:func:`check_source` on each, then
     :func:`same_weights`); returns the notes for the log."""
     for spec in specs.values():
         check_source(spec)
-    return same_weights(specs)
+    return same_weights(specs, scoring_roles)
 
 
 def checkpoint_files(model_id: str) -> Sequence[str]:

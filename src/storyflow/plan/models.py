@@ -34,14 +34,14 @@ def specs(config: Mapping[str, Any]) -> dict[str, ModelSpec]:
         StoryflowError: the first model the config cannot run, named with the fix.
     """
     found = model_specs(config["models"], registry.scoring_roles())
-    model_checks.check_models(found)
+    model_checks.check_models(found, registry.scoring_roles())
     return found
 
 
 def shared_weights(specs: Mapping[str, ModelSpec]) -> list[str]:
     """One line per two models that run the same weights with other settings (a comparison:
     both run), for the plan's log (:func:`storyflow.lm.model_checks.same_weights`)."""
-    return model_checks.same_weights(specs)
+    return model_checks.same_weights(specs, registry.scoring_roles())
 
 
 def checkpoint_files(spec: ModelSpec) -> list[str]:
