@@ -1,33 +1,8 @@
-# storyflow: narrative measures of stories with language models (docs/method.md): sequentiality
-# (Sap et al. 2022 and its replication), narrative sense (PMI), tension (ending forecasts), Fabula
-# Entropy Indexing and plot holes, and their comparison on the same stories.
-# This file is a table of contents. The rules live in workflow/rules/, one folder per stage or
-# measure (the corpora, the models' weights, each measure of storyflow.plan.registry, then the
-# comparison, validity, cost and replication): its common.smk holds its lookups, each other file
-# one stage's rules (docs/adding_a_measure.md).
+# storyflow's workflow, for `snakemake` run from the checkout: its one definition is
+# workflow/Snakefile (the snakemake-workflows layout, where the workflow catalog looks). Paths in
+# that file are relative to it (includes, the report) or to the working directory (the config).
+# Included as the `include:` keyword does, but keeping the included file's default target (rule
+# all): the keyword gives the including file's back, here none, and a plain `snakemake` would
+# have nothing to do.
 
-
-from storyflow.config_files import exit_on_yaml_problem
-
-# Snakemake names neither the file nor the line of a YAML mistake: say both first.
-exit_on_yaml_problem("config/config.yaml")
-
-
-configfile: "config/config.yaml"
-
-
-report: "workflow/report/workflow.rst"
-
-
-include: "workflow/rules/common.smk"
-
-
-for rules_file in rule_files():
-
-    include: rules_file
-
-
-rule all:
-    default_target: True
-    input:
-        final_outputs(),
+workflow.include("workflow/Snakefile", overwrite_default_target=True)

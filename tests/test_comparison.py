@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import sentences_table
 from scipy import stats as sps
 
 from storyflow import plan, stats, tables
@@ -443,3 +444,76 @@ def test_the_separation_figure_draws_a_failed_measure_hollow_and_names_it(corpus
         if line.get_markerfacecolor() == "none"
     ]
     assert len(hollow) == 1 and len(hollow[0].get_xdata()) == 1
+
+
+# --- the plot-hole columns of the default config (issue 51, item 3) ----------------------------
+
+
+def _plot_hole_versions() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The controlled maker's versions of story p1 (original O, flawed F, consistent change C,
+    flawed without the establishing sentence D; the changed sentence is the last) and a
+    surprisal model's sentence NLLs of each, the changed sentence's chosen per version."""
+    text = ["My car was red.", "I drove it to work.", "It rained all day.", "The red car shone."]
+    versions = {
+        "O": (text, 3, 2.0),
+        "F": ([*text[:3], "The blue car shone."], 3, 5.5),
+        "C": (["My car was blue.", *text[1:3], "The blue car shone."], 3, 2.5),
+        "D": ([*text[1:3], "The blue car shone."], 2, 4.25),
+    }
+    made = tables.PLOT_HOLE_STORIES.frame(
+        tables.PLOT_HOLE_STORIES.row(
+            story_id="p1", item_id=f"p1:controlled:{v}", maker="controlled", version=v,
+            has_error=v in ("F", "D"), n_sentences=len(sents), sentences=sents,
+            error_lines=[target + 1] if v in ("F", "D") else [],
+            contr_lines=[1] if v == "F" else [], target_idx=target, attribute_class="color",
+            proposition="red (sentence 1)", original=" ".join(text), verification="exact",
+            provenance="{}",
+        )
+        for v, (sents, target, _) in versions.items()
+    )  # fmt: skip
+    nll = tables.PLOT_HOLE_SURPRISAL.frame(
+        tables.PLOT_HOLE_SURPRISAL.row(
+            item_id=f"p1:controlled:{v}", story_id="p1", version=v, model=model, sentence_idx=i,
+            n_tokens=5, nll=changed if i == target else 3.0 + i / 10,
+        )
+        for model in ("m0",)
+        for v, (sents, target, changed) in versions.items()
+        for i in range(len(sents))
+    )  # fmt: skip
+    return made, nll
+
+
+def test_the_default_config_gives_the_story_table_a_plot_hole_column_with_values(
+    default_config, tmp_path
+) -> None:
+    """The default config has the surprisal baseline and no detector model: the plot-hole story
+    measures must still reach the story table (the surprisal baseline's F - D per story), not
+    be left empty because no detector ran."""
+    from storyflow.measures.plot_holes.scoring import score_corpus
+
+    detectors = plan.plot_holes.detectors(default_config)
+    surprisal_models = plan.plot_holes.surprisal_models(default_config)
+    assert detectors == [] and surprisal_models, "the default config's plot-hole roles changed"
+    made, nll = _plot_hole_versions()
+    nll = nll.assign(model=surprisal_models[0])
+    made.to_parquet(tmp_path / "made.parquet", index=False)
+    nll.to_parquet(tmp_path / "nll.parquet", index=False)
+    stories = pd.DataFrame(
+        {"story_id": ["p1", "p2"], "story_type": ["recalled", "imagined"],
+         "text": [" ".join(made.loc[0, "sentences"]), "A short one. It ends."],
+         "topic": None, "has_topic": False}
+    )  # fmt: skip
+    sentences = sentences_table({"p1": list(made.loc[0, "sentences"]), "p2": ["A.", "B."]})
+    scored = score_corpus(
+        made_paths=[str(tmp_path / "made.parquet")], answer_paths=[],
+        surprisal_paths=[str(tmp_path / "nll.parquet")], validity_path=None, verdicts_path=None,
+        min_annotators=1, stories=stories, corpus="hippocorpus",
+        settings=plan.plot_holes.settings(default_config)["scoring"], detectors=detectors,
+        surprisal_models=surprisal_models,
+    )  # fmt: skip
+    table = story_table.story_table(stories, sentences, [scored.story_measures])
+    assert story_table.measure_columns(table) == ["plot_holes.surprisal_f_minus_d"]
+    by_story = table.set_index("story_id")["plot_holes.surprisal_f_minus_d"]
+    assert by_story["p1"] == pytest.approx(5.5 - 4.25)  # F minus D at the changed sentence
+    assert np.isnan(by_story["p2"])  # the maker made no versions of it
+    assert set(table["model"]) == set(surprisal_models)

@@ -324,6 +324,98 @@ def test_progress_reports_rate_and_time_left(caplog: pytest.LogCaptureFixture) -
     assert messages[2].endswith("about 0 s left")
 
 
+def test_progress_speaks_within_a_story_from_the_tokens_evaluated(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Between stories a line comes every interval too (the watcher thread's ``beat``): the
+    story under way counts the tokens the scorer has evaluated since the last story ended,
+    never more than the plan."""
+    now, evaluated = [0.0], [0]
+    progress = Progress("m", 2, 1000, logging.getLogger("storyflow.test"), 60.0, lambda: now[0])
+    progress._evaluated = lambda: evaluated[0]  # what watching() sets
+    with caplog.at_level(logging.INFO, logger="storyflow.test"):
+        now[0] = 30.0
+        progress.beat()  # not a minute yet: quiet
+        now[0] = 60.0
+        progress.beat()  # a minute, and the first batch not decoded yet
+        now[0], evaluated[0] = 121.0, 300
+        progress.beat()
+        now[0], evaluated[0] = 130.0, 620
+        progress.story_done(600)  # 9 s after the last line: quiet (counted, not said)
+        now[0], evaluated[0] = 191.0, 5000  # more evaluated than planned: capped
+        progress.beat()
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages == [
+        "model m: 0/2 stories, 0/1,000 planned tokens (0%) in 1 min 00 s, no token scored yet "
+        "(the first batch is under way)",
+        "model m: 0/2 stories, 300/1,000 planned tokens (30%) in 2 min 01 s, 2.5 tokens/s, "
+        "about 4 min 42 s left",
+        "model m: 1/2 stories, 1,000/1,000 planned tokens (100%) in 3 min 11 s, 5.2 tokens/s, "
+        "about 0 s left",
+    ]
+
+
+def test_a_long_story_logs_progress_while_it_is_scored(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shard's scoring loop with a scorer slow enough for one story to outlast several
+    intervals (STORYFLOW_PROGRESS_SECONDS, as for the other long jobs): lines come while the
+    story is scored, with the tokens evaluated so far, not only when it ends."""
+    import threading
+    import time
+
+    from storyflow.lm.nll.engine import CorpusPlan, _score_plan
+
+    class Slow:
+        start_token = 1
+
+        def __init__(self) -> None:
+            self.tokens_evaluated = 0
+            self.lock = threading.Lock()
+
+        def logprobs(self, prefix: list[int], continuation: list[int]) -> np.ndarray:
+            for _ in continuation:  # one token at a time, as a slow model would
+                time.sleep(0.01)
+                with self.lock:
+                    self.tokens_evaluated += 1
+            return np.full(len(continuation), -1.0)
+
+    monkeypatch.setenv("STORYFLOW_PROGRESS_SECONDS", "0.2")
+    story = StoryTokens("long", [[5] * 10 for _ in range(8)], None)
+    settings = NllSettings.from_config(defaults("nll", max_history=2, formulations=["context"]))
+    costs = story_costs(story, {"context": 1}, "m", 2, 2048, "shared")
+    plan = CorpusPlan([story], 1, 2048, 81, 128, pd.DataFrame(costs), pd.DataFrame())
+    with caplog.at_level(logging.INFO, logger="storyflow.lm.nll.engine"):
+        rows = _score_plan(Slow(), plan, "m", settings)
+    assert len(rows) == 8 * 4
+    lines = [r.getMessage() for r in caplog.records if "planned tokens" in r.getMessage()]
+    during = [line for line in lines if line.startswith("model m: 0/1 stories")]
+    assert len(during) >= 2, lines  # the story took about 2 s: a line every 0.2 s
+    done = [int(line.split(", ")[1].split("/")[0].replace(",", "")) for line in during]
+    assert done == sorted(done) and done[-1] > done[0]  # tokens done grow within the story
+    assert lines[-1].startswith("model m: 1/1 stories") and lines[-1].endswith("about 0 s left")
+
+
+def test_llama_cpp_counts_a_long_pass_as_it_decodes_it(packaged_models: dict[str, Path]) -> None:
+    """The CPU default scorer (one pass at a time) counts the tokens of the pass under way batch
+    by batch, so the progress lines of a shard whose first pass is a whole story (thousands of
+    tokens) show tokens done and a rate before the pass ends."""
+    from storyflow.lm.backends.llama_cpp import LlamaCppScorer
+
+    scorer = LlamaCppScorer(packaged_models["smollm2"], n_ctx=128, n_batch=8, n_threads=2)
+    seen: list[int] = []
+    decode = scorer.llm._ctx.decode
+
+    def counting(batch: object) -> None:  # what another thread would read before each batch
+        seen.append(scorer.tokens_evaluated)
+        decode(batch)
+
+    scorer.llm._ctx.decode = counting
+    prefix, continuation = [0], scorer.tokenize(" The cat sat on the mat. " * 5)[:39]
+    scorer.logprobs(prefix, continuation)
+    assert seen == [0, 8, 16, 24, 32] and scorer.tokens_evaluated == 40
+
+
 def test_format_duration() -> None:
     assert format_duration(35.2) == "35 s"
     assert format_duration(280) == "4 min 40 s"

@@ -15,16 +15,6 @@ from storyflow.lm.embeddings import load_encoder
 from storyflow.measures.sequentiality import covariates as cv
 
 
-@pytest.fixture(scope="module")
-def full_nlp():
-    return cv.load_pipeline("en_core_web_sm")
-
-
-@pytest.fixture(scope="module")
-def matcher() -> cv.ConnectiveMatcher:
-    return cv.ConnectiveMatcher(cv.load_connectives())
-
-
 def measure(nlp, matcher, text: str) -> cv.SentenceMeasures:
     return cv.measure_sentence(nlp(text), matcher, zipf_threshold=3.0)
 

@@ -294,6 +294,25 @@ def test_the_index_holds_every_row_of_the_story_table_rounded() -> None:
     assert None in rows["values"][1]
 
 
+def test_a_measure_with_no_value_is_left_out_and_named() -> None:
+    """A column empty for every story (the default run's fabula_entropy.etc_hard) is not a
+    column of the page; the page names it once. A model-free measure is marked free."""
+    measures = story_measures()
+    empty = tables.STORY_MEASURES.frame(
+        tables.STORY_MEASURES.row(story_id=s, model=SMOL, measure="fabula_entropy.etc_hard",
+                                  value=np.nan, unit="bits")
+        for s in SENTENCES
+    )  # fmt: skip
+    table = story_table(stories(), sentences(), [*measures, empty], verdicts())
+    units = measure_units(pd.concat([*measures, empty], ignore_index=True), stories())
+    index = gather(CORPUS, sources(table=table, units=units)).index
+    names = [m["name"] for m in index["measures"]]
+    assert "fabula_entropy.etc_hard" not in names and len(index["rows"]["values"]) == 3
+    assert index["empty_measures"] == ["fabula_entropy.etc_hard"]
+    assert [m["free"] for m in index["measures"]] == [True, False, False]
+    assert gather(CORPUS, sources()).index["empty_measures"] == []
+
+
 def test_failed_cells_are_the_rows_failed_measures() -> None:
     src = sources()
     index = gather(CORPUS, src).index
@@ -547,8 +566,13 @@ def test_the_page_opens_a_story_from_its_url_with_the_tables_numbers(
         list(want["nll_context"]), abs=1e-3
     )
     assert "NLL without context 4.00" in spans[1]["title"]
-    # the story table's row of the story: its failed no-rate marked, its group shown
-    assert 'class="failed"' in dom and "failed validity check" in dom
+    # the URL's model is the table's: gemma has no no-rate, so its column is left out, said so
+    assert '<table id="stories" data-model="gemma3-270m">' in dom
+    assert 'data-column="tension.no_rate.embedding"' not in dom
+    assert "1 measure column with no value for this model left out" in dom
+    # the story's own measures: smollm2's no-rate rests on a failed judge, marked
+    assert re.search(r'<tr class="failed-text" data-measure="tension.no_rate.embedding"', dom)
+    assert "failed validity check" in dom
 
 
 def test_the_full_history_mean_is_the_story_tables_sequentiality(browser: str, page: Path) -> None:
@@ -565,6 +589,198 @@ def test_the_full_history_mean_is_the_story_tables_sequentiality(browser: str, p
     assert "forecaster smollm2-135m-instruct, judge embedding" in dom
     assert "P(yes) qwen2.5-coder-1.5b-instruct/standard" in dom
     assert "No version of this story was made" in dom
+
+
+def run_in_page(
+    browser: str, page: Path, script: str, *, url: str = "", size: tuple[int, int] = (1400, 900)
+) -> dict:
+    """Run ``script`` in the explorer after it has started (a script added after the page's
+    own) and return what it hands to ``report(value)`` (JSON), read from the dumped DOM. The
+    script may wait (timers run within Chromium's virtual time budget)."""
+    driver = (
+        "<script>\nfunction report(value) {"
+        " document.documentElement.dataset.result = JSON.stringify(value); }\n"
+        f"{script}\n</script>\n"
+    )
+    driven = page.with_name(f"driven-{abs(hash(script + url))}.html")
+    driven.write_text(
+        page.read_text(encoding="utf-8").replace("</body>", driver + "</body>"), encoding="utf-8"
+    )
+    result = chromium(
+        browser, "--virtual-time-budget=5000", f"--window-size={size[0]},{size[1]}",
+        "--dump-dom", driven.as_uri() + url,
+    )  # fmt: skip
+    assert console(result) == [] and "data-errors" not in result.stdout
+    found = re.search(r'data-result="([^"]*)"', result.stdout)
+    assert found, "the driver script reported nothing"
+    return json.loads(html.unescape(found.group(1)))
+
+
+def shown(text: str) -> float:
+    """A table cell's number ("\u2013": none; a failed value's mark dropped)."""
+    text = text.replace("\u26a0", "").strip()
+    return float("nan") if text == "\u2013" else float(text)
+
+
+def test_the_table_has_one_row_per_story_and_the_model_is_chosen_above_it(
+    browser: str, page: Path
+) -> None:
+    """One row per story; the model above the table (the one with the most values first)
+    decides every measure column, and a column with no value for it is left out."""
+    script = """
+    function table() {
+      const columns = [...document.querySelectorAll('#stories th')].map(th => th.dataset.column);
+      const rows = [...document.querySelectorAll('#stories tbody tr')].map(tr =>
+        [...tr.children].map(td => td.textContent));
+      const note = document.getElementById('columns-note').textContent;
+      return {columns: columns, rows: rows, note: note};
+    }
+    const first = table();
+    const select = document.getElementById('filter-model');
+    select.value = '0';
+    select.dispatchEvent(new Event('change'));
+    report({first: first, gemma: table(), hash: location.hash});
+    """
+    got = run_in_page(browser, page, script)
+    first, gemma = got["first"], got["gemma"]
+    table = sources().table
+    # smollm2 has the most values (sequentiality, the no-rate, narrative sense): it opens
+    assert first["columns"] == ["story", "group", "sentences", "words",
+                                "narrative_sense.median_pmi", "sequentiality.context",
+                                "tension.no_rate.embedding"]  # fmt: skip
+    assert [r[0] for r in first["rows"]] == ["s1", "s2", "s3"]  # one row per story
+    smol = table[table["model"] == SMOL].set_index("story_id")
+    for row in first["rows"]:
+        story = smol.loc[row[0]]
+        assert row[1] == story["story_type"] and int(row[3]) == story["n_words"]
+        assert shown(row[5]) == pytest.approx(story["sequentiality.context"], rel=5e-3, nan_ok=True)
+        assert row[6].startswith("\u26a0 ")  # the no-rate rests on a failed judge
+        assert shown(row[6]) == pytest.approx(story["tension.no_rate.embedding"], rel=5e-3)
+    assert first["note"] == ""
+    # gemma: its own sequentiality values, no no-rate column, and the URL says so
+    assert gemma["columns"][-1] == "sequentiality.context" and len(gemma["columns"]) == 6
+    mine = table[table["model"] == GEMMA].set_index("story_id")["sequentiality.context"]
+    assert [shown(r[5]) for r in gemma["rows"]] == pytest.approx(list(mine), rel=5e-3, nan_ok=True)
+    assert "1 measure column with no value for this model left out" in gemma["note"]
+    assert "model=gemma3-270m" in got["hash"]
+
+
+def test_the_story_id_stays_in_view_when_the_table_scrolls_sideways(
+    browser: str, page: Path
+) -> None:
+    script = """
+    const wrap = document.getElementById('table-wrap');
+    wrap.scrollLeft = 100000;
+    setTimeout(() => {
+      const cell = document.querySelector('#stories tbody td.story');
+      const last = [...document.querySelectorAll('#stories tbody tr')[0].children].pop();
+      report({scrolled: wrap.scrollLeft, wrapLeft: wrap.getBoundingClientRect().left,
+              cellLeft: cell.getBoundingClientRect().left,
+              lastRight: last.getBoundingClientRect().right,
+              wrapRight: wrap.getBoundingClientRect().right});
+    }, 50);
+    """
+    got = run_in_page(browser, page, script, size=(420, 900))
+    assert got["scrolled"] > 50, "the narrow table did not scroll: nothing to test"
+    assert abs(got["cellLeft"] - got["wrapLeft"]) <= 2  # pinned at the left edge
+    assert got["lastRight"] <= got["wrapRight"] + 2  # the last column scrolled into view
+
+
+def test_the_story_pane_shows_each_value_and_where_it_falls_in_its_group(
+    browser: str, page: Path
+) -> None:
+    """Every measure computed on the story, each model's value with its percentile among the
+    stories of its group (scipy's percentileofscore, kind "mean", as the independent check)."""
+    from scipy.stats import percentileofscore
+
+    script = """
+    report([...document.querySelectorAll('#story-measures tbody tr')].map(tr => ({
+      measure: tr.dataset.measure, model: tr.dataset.model, value: Number(tr.dataset.value),
+      percentile: tr.dataset.percentile, text: tr.children[3].textContent})));
+    """
+    got = run_in_page(browser, page, script, url=f"#story=s2&model={GEMMA}")
+    table = sources().table
+    recalled = table[table["story_type"] == "recalled"]
+    expected = []
+    for measure in ("narrative_sense.median_pmi", "sequentiality.context",
+                    "tension.no_rate.embedding"):  # fmt: skip
+        for model in (GEMMA, SMOL):
+            mine = recalled[recalled["model"] == model].set_index("story_id")[measure].dropna()
+            if "s2" not in mine:
+                continue
+            free = measure.startswith("narrative_sense")
+            if free and model != GEMMA:
+                continue  # a score of no model is shown once
+            expected.append((measure, "" if free else model, mine["s2"], list(mine)))
+    assert [(r["measure"], r["model"]) for r in got] == [(m, mod) for m, mod, _, _ in expected]
+    for row, (_, _, value, values) in zip(got, expected, strict=True):
+        assert row["value"] == pytest.approx(value, rel=1e-3)
+        if len(values) > 1:
+            pct = percentileofscore(values, value, kind="mean")
+            assert float(row["percentile"]) == pytest.approx(pct, abs=0.01)
+            assert row["text"] == f"{round(pct)}th percentile of recalled ({len(values)} stories)"
+        else:
+            assert row["text"] == "the only story of recalled with a value"
+
+
+def test_a_hash_changed_on_the_open_page_opens_its_story(browser: str, page: Path) -> None:
+    script = """
+    const before = document.getElementById('story-title').dataset.story;
+    location.hash = '#story=s3&model=SMOL';
+    setTimeout(() => report({before: before,
+      after: document.getElementById('story-title').dataset.story,
+      selected: document.querySelector('#stories tr.selected').dataset.story}), 100);
+    """.replace("SMOL", SMOL)
+    got = run_in_page(browser, page, script, url="#story=s1")
+    assert got == {"before": "s1", "after": "s3", "selected": "s3"}
+
+
+def test_the_page_fits_a_narrow_frame_and_every_text_is_readable(browser: str, page: Path) -> None:
+    """In the report's frame (841 px beside its menu at 1400 px) the charts fit the pane, and
+    every text, the shaded sentences included, keeps a contrast of 4.5:1 with its background
+    (WCAG AA); a story without a topic shows no "null"."""
+    script = """
+    function rgb(text) { return text.match(/[\\d.]+/g).slice(0, 4).map(Number); }
+    function luminance(c) {
+      const l = c.slice(0, 3).map(v => {
+        v /= 255;
+        return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+      });
+      return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+    }
+    function background(node) {
+      for (; node && node.nodeType === 1; node = node.parentElement) {
+        const c = rgb(getComputedStyle(node).backgroundColor);
+        if (c.length < 4 || c[3] > 0) return c;
+      }
+      return [255, 255, 255];
+    }
+    const worst = [];
+    for (const node of document.querySelectorAll('body *')) {
+      if (node.closest('svg') || node.disabled || !node.getClientRects().length) continue;
+      const own = [...node.childNodes].some(c => c.nodeType === 3 && c.textContent.trim());
+      if (!own) continue;
+      const a = luminance(rgb(getComputedStyle(node).color)), b = luminance(background(node));
+      const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+      const what = node.tagName + '.' + node.className + ': ' + node.textContent.slice(0, 40);
+      worst.push([ratio, what]);
+    }
+    worst.sort((x, y) => x[0] - y[0]);
+    const pane = document.getElementById('story-pane');
+    const charts = [...document.querySelectorAll('svg.chart')]
+      .map(s => s.getBoundingClientRect().right);
+    report({worst: worst.slice(0, 3), shaded: document.querySelectorAll('.sent[style]').length,
+            charts: charts, right: pane.getBoundingClientRect().right, pane: pane.textContent,
+            width: document.documentElement.clientWidth});
+    """
+    for width in (841, 500):
+        got = run_in_page(browser, page, script, url=f"#story=s2&model={GEMMA}&h=full",
+                          size=(width, 900))  # fmt: skip
+        assert got["shaded"] >= 3
+        assert got["worst"][0][0] >= 4.5, f"text below 4.5:1 contrast: {got['worst']}"
+        assert got["width"] <= width  # (Chromium's narrowest window is 500 px)
+        assert len(got["charts"]) >= 1 and max(got["charts"]) <= got["right"] <= got["width"]
+        assert "null" not in got["pane"] and "Topic" not in got["pane"]  # s2 has no topic
 
 
 def test_a_click_sorts_the_table_and_selects_a_story(browser: str, page: Path) -> None:

@@ -7,16 +7,11 @@ Every server listens on 127.0.0.1 only.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import math
 import re
-import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -32,6 +27,7 @@ from storyflow.lm.backends.http import (
     sample_seed,
     trailing_logprob,
 )
+from storyflow.lm.backends.llama_server import free_port
 from storyflow.lm.sampling import SamplingSettings
 
 # --- a stub server ------------------------------------------------------------------------------
@@ -82,12 +78,6 @@ def stub() -> Iterator[Stub]:
 
 def completion(text: str, reason: str, **extra: Any) -> dict[str, Any]:
     return {"choices": [{"text": text, "finish_reason": reason, **extra}]}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_sample_requests_one_seed_per_sample(stub: Stub, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -415,51 +405,26 @@ def test_auto_does_not_mistake_a_server_that_is_down_for_one_without_echo() -> N
 
 # --- a real llama.cpp server ----------------------------------------------------------------------
 
-SERVER_MODULES = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
-
 
 @contextlib.contextmanager
 def llama_cpp_server(
     gguf: Path, log: Path, *, alias: str, n_ctx: int, threads: int = 1
 ) -> Iterator[str]:
     """llama-cpp-python's OpenAI-compatible server on ``gguf`` at 127.0.0.1 (a free port),
-    named ``alias``; yields its base URL (``http://127.0.0.1:<port>/v1``) once it answers and
-    stops it afterwards. Skips the test when the server's extras are not installed."""
-    missing = [m for m in SERVER_MODULES if importlib.util.find_spec(m) is None]
+    named ``alias`` (:func:`storyflow.lm.backends.llama_server.serve`); yields its base URL
+    once it answers and stops it afterwards. Skips the test when the server's packages are
+    not installed; a server that does not start fails it."""
+    from storyflow.lm.backends.llama_server import missing_modules, serve
+
+    missing = missing_modules()
     if missing:
-        pytest.skip(f"llama-cpp-python's server extras are not installed: {missing}")
-    port = free_port()
-    # one thread (unless asked), n_batch 512 (the in-process default), logits of every token
-    # (echo log-probs)
-    command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
-        "--model_alias", alias, "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", str(n_ctx), "--n_batch", "512", "--n_threads", str(threads),
-        "--n_threads_batch", str(threads), "--logits_all", "true",
-    ]  # fmt: skip
-    with open(log, "w") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"the server exited: {log.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"the server did not answer in 120 s: {log.read_text()[-3000:]}")
-                time.sleep(0.5)
-        yield url
-    finally:
-        process.terminate()
+        pytest.skip(f"llama-cpp-python's server packages are not installed: {missing}")
+    with contextlib.ExitStack() as stack:
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            url = stack.enter_context(serve(gguf, log, alias=alias, n_ctx=n_ctx, threads=threads))
+        except StoryflowError as err:
+            pytest.fail(str(err))
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,8 @@ from storyflow.plan.registry import MEASURES, PLAN_NAMES, rule_folders
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = REPO / "workflow" / "rules"
+#: The workflow's definition (workflow/Snakefile) and the top-level Snakefile that includes it.
+SNAKEFILES = [REPO / "Snakefile", REPO / "workflow" / "Snakefile"]
 #: The comparison's report category (each measure's is in its registry record).
 COMPARISON_CATEGORY = "Comparison of measures"
 HOMES = [m.name for m in MEASURES]
@@ -57,24 +59,37 @@ def test_every_rules_file_lies_in_a_folder_of_the_registry() -> None:
     assert top == {"common.smk", *rule_folders()}, sorted(top)
 
 
-def test_the_workflow_has_every_rule_of_every_rules_file(data_mirror: Path) -> None:
+def test_one_definition_of_the_workflow_where_the_catalog_and_users_look() -> None:
+    """The Snakemake workflow catalog reads workflow/Snakefile whenever workflow/ exists (and
+    skips a repository without it, or whose workflow/rules/ holds no .smk file); users run
+    ``snakemake`` from the checkout, which finds the top-level Snakefile first. The definition is
+    workflow/Snakefile; the top-level file holds nothing but its include (keeping its default
+    target, rule all, which the dry runs without a target of test_no_data.py plan), so the two
+    cannot drift apart."""
+    top = REPO / "Snakefile"
+    code = [
+        line for line in top.read_text().splitlines() if line.strip() and not line.startswith("#")
+    ]
+    assert code == ['workflow.include("workflow/Snakefile", overwrite_default_target=True)'], code
+    definition = (REPO / "workflow" / "Snakefile").read_text()
+    assert re.search(r"^rule all:", definition, re.M) and "configfile:" in definition
+    assert any(p.suffix == ".smk" and p.is_file() for p in RULES.iterdir())
+
+
+def test_the_workflow_has_every_rule_of_every_rules_file() -> None:
     """The Snakefile includes every rules file: the rules Snakemake lists are exactly the
-    ``rule``/``checkpoint`` statements written in the Snakefile and under workflow/rules/. The
-    default config reads the book manifest from the data mirror at parse time, so the mirror
-    is passed as every other workflow test passes it ($STORYFLOW_DATA_MIRROR for a checkout
-    that has no ../shared/data beside it)."""
-    import json
+    ``rule``/``checkpoint`` statements written in the Snakefiles and under workflow/rules/.
+    Listing them reads no data (tests/test_no_data.py), so no mirror is passed."""
     import subprocess
     import sys
 
     written = {
         match.group(1)
-        for path in [REPO / "Snakefile", *RULES.rglob("*.smk")]
+        for path in [*SNAKEFILES, *RULES.rglob("*.smk")]
         for match in re.finditer(r"^(?:rule|checkpoint) (\w+):", path.read_text(), re.M)
     }
     listed = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--list-rules", "--cores", "1",
-         "--config", "data=" + json.dumps({"mirror": str(data_mirror)})],
+        [sys.executable, "-m", "snakemake", "--list-rules", "--cores", "1"],
         cwd=REPO, capture_output=True, text=True, timeout=300, check=True,
     ).stdout.split()  # fmt: skip
     assert set(listed) == written and len(listed) == len(written) > 50
@@ -147,19 +162,32 @@ def test_no_measure_reads_another_measures_lookups() -> None:
             assert not used, f"workflow/rules/{measure}/ reads {other}'s {sorted(used)}"
 
 
+#: The run-wide tables directly under results/ (plan.layout's docstring).
+RUN_WIDE = {
+    Path(path).name
+    for path in (
+        plan.layout.VALIDITY,
+        plan.layout.LM_COST,
+        plan.models.PROVENANCE,
+        plan.layout.RUN_RECORD,
+    )
+}
+
+
 def test_final_outputs_follow_the_layout(default_config) -> None:
     """rule all's targets of the default config: each under a corpus's measure folder (or the
-    measure's shared folder, or one of the three run-wide tables), CSVs in tables/, figures in
-    figures/."""
+    measure's shared folder, or one of the run-wide tables; the replication tables and pages of
+    the papers), CSVs in tables/, figures in figures/."""
     homes = {*HOMES, "comparison", "corpus"}
     for path in plan.final_outputs(default_config):
         parts = Path(path).parts
         assert parts[0] == "results", path
         if len(parts) == 2:
-            assert parts[1] in ("validity.csv", "lm_cost.csv", "models.csv"), path
+            assert parts[1] in RUN_WIDE, path
             continue
-        if parts[1] == "replication":  # run-wide: one table per paper, its figure in figures/
-            assert (len(parts) == 3 and path.endswith(".csv")) or parts[2] == "figures", path
+        if parts[1] == "replication":  # run-wide: a table and a page per paper, figures/
+            page = len(parts) == 3 and path.endswith((".csv", ".html"))
+            assert page or parts[2] == "figures", path
             continue
         inner = parts[2:] if parts[2] in homes else parts[1:]
         assert inner[0] in homes, path
@@ -182,10 +210,11 @@ def test_a_run_writes_every_file_into_the_layout(measures_run: Path) -> None:
         if "/.progress/" in f"/{path.as_posix()}":
             continue
         if len(parts) == 1:
-            assert parts[0] in ("validity.csv", "lm_cost.csv", "models.csv"), path
+            assert parts[0] in RUN_WIDE, path
             continue
-        if parts[0] == "replication":  # run-wide: one table per paper, its figure in figures/
-            assert (len(parts) == 2 and path.suffix == ".csv") or parts[1] == "figures", path
+        if parts[0] == "replication":  # run-wide: a table and a page per paper, figures/
+            page = len(parts) == 2 and path.suffix in (".csv", ".html")
+            assert page or parts[1] == "figures", path
             continue
         inner = parts if parts[0] in homes else parts[1:]
         assert inner[0] in homes, path
@@ -298,7 +327,7 @@ def test_measures_and_roles_are_named_only_by_the_registry_the_schema_and_their_
     role_of = {r.name: m.name for m in MEASURES for r in m.roles}
     own = {name: _own_files(name) for name in measures}
     files = [*(REPO / "src" / "storyflow").rglob("*.py"), *(REPO / "scripts").glob("*.py")]
-    files += [*RULES.rglob("*.smk"), REPO / "Snakefile"]
+    files += [*RULES.rglob("*.smk"), *SNAKEFILES]
     found = []
     for path in files:
         where = str(path.relative_to(REPO))

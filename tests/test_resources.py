@@ -13,10 +13,12 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 from conftest import model_entry
 
 from storyflow import plan
+from storyflow.errors import StoryflowError
 from storyflow.lm.registry import ModelSpec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,13 +56,18 @@ def test_threads_runtime_and_gpu_come_from_the_device_block() -> None:
     assert plan.models.gpus(None) == 0 and plan.models.threads(None) == 2
     assert [plan.models.runtime(a) for a in (1, 2, 3)] == [120, 240, 360]
     assert plan.models.runtime(2, plan.models.NLL_MINUTES) == 480
-    # a served model is never offloaded, whatever its block says
+    # a served model is never offloaded: its server decides, and a GPU given to it is refused
     served = spec(
         source={"server": {"base_url": "http://x/v1", "model": "m"}},
         roles=["fabula_entropy.reader"],
-        device={"n_gpu_layers": -1},
     )
     assert not served.on_gpu and plan.models.gpus(served) == 0
+    with pytest.raises(StoryflowError, match=r"device.n_gpu_layers -1 does not apply: .*served"):
+        spec(
+            source={"server": {"base_url": "http://x/v1", "model": "m"}},
+            roles=["fabula_entropy.reader"],
+            device={"n_gpu_layers": -1},
+        )
 
 
 def test_offload_is_a_scoring_setting_only_when_on() -> None:

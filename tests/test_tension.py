@@ -282,7 +282,7 @@ def test_the_schema_checks_the_settings_ranges(section: str, values: dict) -> No
 
 
 def test_invalid_settings_name_the_key() -> None:
-    with pytest.raises(StoryflowError, match=r"min_pct <= max_pct"):
+    with pytest.raises(StoryflowError, match=r"min_pct \(.*\) is above tension.cuts.max_pct"):
         cut_settings(min_pct=0.5, max_pct=0.2)
     missing = r"config tension\.cuts has no 'max_story_words', 'max_cuts'"
     with pytest.raises(StoryflowError, match=missing):

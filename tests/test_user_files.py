@@ -73,13 +73,29 @@ SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 @pytest.mark.parametrize(
     ("text", "key", "said"),
     [
-        ("tension:\n  k: 0\n", "tension.k = 0", "must be an integer ≥ 1"),
+        ("tension:\n  k: 0\n", "tension.k = 0", "must be an integer of at least 1"),
         ("tension:\n  kk: 3\n", "unknown key tension.kk", "did you mean tension.k?"),
         ("nll:\n  max_history: nine\n", 'nll.max_history = "nine"', "is a text (string), but"),
         ("tensoin:\n  k: 3\n", "unknown key tensoin", "did you mean tension?"),
         ("validity:\n  bootstrap: 500\n", "validity.bootstrap", "moved to stats.resamples"),
+        (
+            "replication:\n  equivalence_band: 1.2\n",
+            "replication.equivalence_band = 1.2",
+            "must be a number between 0 and 0.5 (exclusive)",
+        ),
+        ("stats:\n  confidence: 0.1\n", "stats.confidence = 0.1", "of at least 0.5 and below 1"),
+        ("hippocorpus:\n  sample: {seed: -3}\n", "hippocorpus.sample.seed = -3", "at least 0"),
     ],
-    ids=["below-minimum", "unknown-key", "string-for-integer", "unknown-top-level-key", "moved"],
+    ids=[
+        "below-minimum",
+        "unknown-key",
+        "string-for-integer",
+        "unknown-top-level-key",
+        "moved",
+        "band-that-reads-every-effect-as-none",
+        "confidence-below-half",
+        "negative-seed",
+    ],
 )
 def test_a_config_schema_mistake_is_one_line_naming_the_key_not_the_schema(
     snakemake, tmp_path: Path, text: str, key: str, said: str
@@ -131,6 +147,48 @@ def test_the_schema_check_fills_the_defaults_exactly_as_snakemake_does() -> None
     bare: dict = {"models": default["models"]}
     assert schema_problem(bare, SCHEMA) is None
     assert bare["tension"]["k"] == 100 and bare["nll"]["max_history"] == 9  # the schema's
+
+
+def _numbers(node: object, path: str = "") -> list[tuple[str, dict]]:
+    """Every number or integer key of a schema node, with its schema (``[]``: a list's items or
+    a mapping's values, ``|k``: the k-th alternative)."""
+    found: list[tuple[str, dict]] = []
+    if not isinstance(node, dict):
+        return found
+    kinds = node.get("type")
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds or [])
+    if {"number", "integer"} & set(kinds):
+        found.append((path, node))
+    for key, value in node.items():
+        if key == "properties":
+            for name, child in value.items():
+                found += _numbers(child, f"{path}.{name}" if path else name)
+        elif key in ("items", "additionalProperties"):
+            found += _numbers(value, f"{path}[]")
+        elif key in ("oneOf", "anyOf"):
+            for k, child in enumerate(value):
+                found += _numbers(child, f"{path}|{k}")
+    return found
+
+
+def test_every_number_of_the_schema_has_its_range_said_in_words() -> None:
+    """Each number a config sets has the range in which it means what its key says (a seed
+    numpy takes, a share between 0 and 1, a threshold above chance, a temperature hosted APIs
+    accept), and a value outside it is refused with that range as words, never as the
+    schema's signs ("between 0 and 1 (exclusive)", not "> 0 < 1")."""
+    from storyflow.config_files import _allowed, load_schema
+
+    numbers = _numbers(load_schema(SCHEMA))
+    assert len(numbers) > 100
+    bounds = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")
+    unbounded = [path for path, node in numbers if not any(b in node for b in bounds)]
+    assert not unbounded, f"numbers without a range: {unbounded}"
+    for path, node in numbers:
+        said = _allowed(node)
+        assert not set(said) & set("<>≤≥"), (path, said)
+        assert said.startswith(("an integer", "a number")), (path, said)
+    seeds = [node for path, node in numbers if path.rsplit(".", 1)[-1] == "seed"]
+    assert len(seeds) >= 10 and all(node.get("minimum") == 0 for node in seeds)
 
 
 # --- the review sheet -------------------------------------------------------------------------

@@ -135,9 +135,39 @@ def test_contrast_checks_test_only_groups_of_the_minimum_size() -> None:
 
 
 def test_summary_of_a_missing_table_is_empty(tmp_path) -> None:
-    assert validity.summary_of(str(tmp_path / "validity.csv")) == []
+    assert validity.summary_of(str(tmp_path / "validity.csv")) == {"brief": [], "checks": []}
     path = tmp_path / "validity.csv"
     validity.frame([row("rocstories", "a", "control_auc", 0.9, 0.8)]).to_csv(path, index=False)
-    assert validity.summary_of(str(path)) == [
-        "fabula entropy: 1 of 1 reader valid on rocstories (a)"
+    assert validity.summary_of(str(path)) == {
+        "brief": ["fabula entropy: reader a valid"],
+        "checks": ["fabula entropy: 1 of 1 reader valid on rocstories (a)"],
+    }
+
+
+def test_the_first_page_says_which_models_passed_each_role_in_a_line_per_measure() -> None:
+    """The report's first page: a line per measure, each role's models together, a model's
+    corpora named only where its verdicts differ; the plot-hole checks, which hold for every
+    corpus (corpus "all"), said without one ("valid on all" read as a corpus named all)."""
+    judge = validity_check(measure="tension", role="judge", model="embedding",
+                           name="balanced_accuracy[smol]", value=0.55, threshold=0.6)  # fmt: skip
+    other = validity_check(measure="tension", role="judge", model="qwen",
+                           name="balanced_accuracy[smol]", value=0.75, threshold=0.6)  # fmt: skip
+    forecaster = validity_check(measure="tension", role="forecaster", model="smol",
+                                name="pairwise_accuracy", value=0.7, threshold=0.5)  # fmt: skip
+    detector = validity_check(measure="plot_holes", corpus=validity.EVERY_CORPUS,
+                              role="detector", model="smol", name="auroc", value=0.4,
+                              threshold=0.5)  # fmt: skip
+    table = validity.frame(
+        [judge, other, forecaster, detector,
+         row("rocstories", "q", "balanced_accuracy", 0.75, 0.7),
+         row("hippocorpus", "q", "balanced_accuracy", 0.64, 0.7)]
+    )  # fmt: skip
+    assert validity.brief(table) == [
+        "tension: judge embedding failed, qwen valid; forecaster smol valid",
+        "plot holes: detector smol failed",
+        "fabula entropy: reader q valid on rocstories, failed on hippocorpus",
     ]
+    checks = validity.describe(table)
+    assert any(line.startswith("plot holes: 0 of 1 detector valid (failed: smol: its AUROC")
+               for line in checks)  # fmt: skip
+    assert not any("on all" in line for line in checks)

@@ -24,7 +24,10 @@ mean −ln p after the start token (h = 0) and after a previous sentence (h = 1)
 sentence length per story type (every type, retold included), and a table of each variant's
 context-only Hedges' g per model, contrast and history size (h = 1 .. 9 and full, with the
 median over 1-9 that Table A1 reports), so that a reader sees at which histories the first
-token matters. ``--out`` gets every replication row (CSV), ``--per-h`` the g per h (CSV).
+token matters, and the spread of the first token's effect at h = 1 over samples of
+``--subsample`` stories per type drawn from the run's (to set a smaller check on other stories
+against). ``--out`` gets every replication row (CSV), ``--per-h`` the g per h (CSV);
+``--no-rescore`` computes only the variants read from the run's NLL table (no model loaded).
 Needs the run's weights (``resources/models/``); about 30,000 tokens per model for the 90-story
 run.
 """
@@ -42,8 +45,8 @@ import yaml
 from replication_markdown import markdown_table
 from snakemake.utils import update_config
 
-from storyflow import config_files, tables
-from storyflow.lm.registry import model_specs
+from storyflow import config_files, stats, tables
+from storyflow.lm.registry import ModelSpec, model_specs
 from storyflow.measures.sequentiality import scores, variants
 from storyflow.plan import corpus as corpus_plan
 from storyflow.plan import models as models_plan
@@ -147,6 +150,48 @@ def g_per_history(
     return rows
 
 
+def subsample_changes(
+    stories_by_variant: dict[str, dict[str, pd.DataFrame]],
+    labels: pd.DataFrame,
+    *,
+    per_type: int,
+    draws: int,
+    seed: int,
+    history: str = "1",
+) -> pd.DataFrame:
+    """How much leaving the first token out moves the context-only imagined-vs-recalled g at
+    one ``history`` in samples of ``per_type`` stories per type drawn (without replacement)
+    from the run's: per model, the quantiles (5%, 50%, 95%) over ``draws`` samples of g as run,
+    g without the first token, and their difference. A check on one smaller sample of other
+    stories can be set against this spread."""
+    rng = np.random.default_rng(seed)
+    types = labels.set_index(labels["story_id"].astype(str))["story_type"]
+    pools = {t: types.index[types == t].to_numpy() for t in ("imagined", "recalled")}
+    rows = []
+    for model in stories_by_variant["as run"]:
+        cells = {}
+        for variant in ("as run", "first token left out"):
+            story = stories_by_variant[variant][model]
+            part = story[(story["formulation"] == variants.CONTEXT) & (story["history"] == history)]
+            cells[variant] = part.set_index(part["story_id"].astype(str))["seq"]
+        values = []
+        for _ in range(draws):
+            a = rng.choice(pools["imagined"], per_type, replace=False)
+            b = rng.choice(pools["recalled"], per_type, replace=False)
+            gs = [
+                stats.hedges_g(cells[v].reindex(a).dropna(), cells[v].reindex(b).dropna(), 0.95)[0]
+                for v in ("as run", "first token left out")
+            ]
+            values.append((gs[0], gs[1], gs[1] - gs[0]))
+        q = np.quantile(np.array(values), [0.05, 0.5, 0.95], axis=0)
+        for name, column in (("as run", 0), ("first token left out", 1), ("change", 2)):
+            rows.append(
+                {"model": model, "h": history, "quantity": name, "q05": q[0, column],
+                 "median": q[1, column], "q95": q[2, column]}
+            )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def per_history_table(per_h: pd.DataFrame) -> str:
     """The per-h g as Markdown: one line per model, contrast and variant, one column per h and
     the median over h = 1-9 (Table A1's statistic)."""
@@ -161,6 +206,44 @@ def per_history_table(per_h: pd.DataFrame) -> str:
     return markdown_table(["model", "contrast", "variant", *HISTORIES, "median 1-9"], lines)
 
 
+def rescore(
+    run: Path,
+    spec: ModelSpec,
+    nll: pd.DataFrame,
+    sentences: pd.DataFrame,
+    stories: pd.DataFrame,
+    threads: int,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The context-only unconditional terms of one model scored again alone, with and without
+    the target's leading space; prints how far the spaced ones are from the run's terms and what
+    the first token costs without its space."""
+    model = spec.name
+    weights = run / models_plan.weights(spec)
+    spaced, bare = (
+        variants.score_unconditional(
+            model, weights, sentences, prompt=spec.prompt, spaced=with_space, n_threads=threads
+        )
+        for with_space in (True, False)
+    )
+    key = ["story_id", "sentence_idx"]
+    run_h0 = nll[(nll["formulation"] == variants.CONTEXT) & (nll["history"] == "0")]
+    check = run_h0.merge(spaced, on=key, suffixes=("", "_again"))
+    gap = (check["nll"] - check["nll_again"]).abs()
+    print(
+        f"  {len(check)} unconditional terms rescored alone with the leading space; difference "
+        f"from the run's terms {gap.mean():.2g} on average, {gap.max():.2g} at most (nats/token)"
+    )
+    typed = bare.merge(stories[["story_id", "story_type"]], on="story_id")
+    print(
+        "  without the leading space the first token costs "
+        + ", ".join(
+            f"{t} {part['nll_first'].mean():.2f}" for t, part in typed.groupby("story_type")
+        )
+        + " nats after the start"
+    )
+    return spaced, bare
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", type=Path, help="the folder the run wrote")
@@ -168,6 +251,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="CSV of every row and variant")
     parser.add_argument("--per-h", type=Path, default=None, help="CSV of g per model and h")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--no-rescore", action="store_true",
+        help="only the variants read from the run's NLL table (no model is loaded)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--subsample", type=int, default=20, help="stories per type of the spread check"
+    )
     args = parser.parse_args()
     config = load_config(args.configs)
     specs = model_specs(config["models"])
@@ -186,42 +276,24 @@ def main() -> None:
         nll = tables.read(
             tables.NLL, path(sequentiality_plan.NLL, corpus="hippocorpus", model=model)
         )
-        weights = run / models_plan.weights(model)
-        prompt = specs[model].prompt
-        spaced = variants.score_unconditional(
-            model, weights, sentences, prompt=prompt, spaced=True, n_threads=args.threads
-        )
-        bare = variants.score_unconditional(
-            model, weights, sentences, prompt=prompt, spaced=False, n_threads=args.threads
-        )
-        key = ["story_id", "sentence_idx"]
-        run_h0 = nll[(nll["formulation"] == variants.CONTEXT) & (nll["history"] == "0")]
-        check = run_h0.merge(spaced, on=key, suffixes=("", "_again"))
-        gap = (check["nll"] - check["nll_again"]).abs()
-        print(
-            f"{model}: {len(check)} unconditional terms rescored alone with the leading space; "
-            f"difference from the run's terms {gap.mean():.2g} on average, {gap.max():.2g} at "
-            "most (nats/token)"
-        )
+        print(f"{model}:")
         print(first_token_costs(nll, stories))
-        typed = bare.merge(stories[["story_id", "story_type"]], on="story_id")
-        print(
-            "  without the leading space the first token costs "
-            + ", ".join(
-                f"{t} {part['nll_first'].mean():.2f}" for t, part in typed.groupby("story_type")
-            )
-            + " nats after the start"
-        )
         by_variant["as run"][model] = nll
         by_variant["first token left out"][model] = variants.without_first_token(nll)
-        by_variant["unconditional rescored alone"][model] = variants.with_unconditional(nll, spaced)
-        by_variant["unconditional without leading space"][model] = variants.with_unconditional(
-            nll, bare
-        )
+        if not args.no_rescore:
+            spaced, bare = rescore(run, specs[model], nll, sentences, stories, args.threads)
+            by_variant["unconditional rescored alone"][model] = variants.with_unconditional(
+                nll, spaced
+            )
+            by_variant["unconditional without leading space"][model] = variants.with_unconditional(
+                nll, bare
+            )
+    by_variant = {v: nlls for v, nlls in by_variant.items() if nlls}
     settings = replication_plan.settings(config, "fiction_flows")
     settings["contrasts"] = {"hippocorpus": settings["contrasts"]["hippocorpus"]}
     found = []
     per_h: list[dict] = []
+    stories_by_variant: dict[str, dict[str, pd.DataFrame]] = {v: {} for v in by_variant}
     with tempfile.TemporaryDirectory() as folder:
         for variant, nlls in by_variant.items():
             files = {
@@ -235,6 +307,7 @@ def main() -> None:
                 target = Path(folder) / f"{variant}-{model}.parquet".replace(" ", "_")
                 story = story_table(nll, stories, counts)
                 story.to_parquet(target, index=False)
+                stories_by_variant[variant][model] = story
                 files["hippocorpus"].append(str(target))
                 per_h += g_per_history(story, stories, settings, variant, model)
             table = papers.compare("fiction_flows", files, settings)
@@ -245,22 +318,33 @@ def main() -> None:
     rows = []
     for row_id in ROWS:
         part = result[result["id"] == row_id].set_index("variant")
-        if part.empty:
+        if part.empty or part["ours"].isna().all():
             continue
         cells = [
             f"{part.loc[v, 'ours']:.2f} [{part.loc[v, 'ci_low']:.2f}, {part.loc[v, 'ci_high']:.2f}]"
             f" {part.loc[v, 'verdict']}"
-            for v in VARIANTS
+            for v in by_variant
         ]
         rows.append([row_id, f"{part['published'].iloc[0]:.3g}", *cells])
     print()
-    print(markdown_table(["figure", "published", *VARIANTS], rows))
+    print(markdown_table(["figure", "published", *by_variant], rows))
     per_h_frame = pd.DataFrame(per_h)
     if args.per_h:
         per_h_frame.to_csv(args.per_h, index=False)
     print()
     print("Context-only Hedges' g of SEQ' per history size (point estimates):")
     print(per_history_table(per_h_frame))
+    spread = subsample_changes(
+        stories_by_variant, stories, per_type=args.subsample, draws=500, seed=settings["seed"]
+    )
+    print()
+    print(f"Imagined vs recalled at h = 1 in 500 samples of {args.subsample} stories per type "
+          "drawn from the run's (5% / median / 95%):")  # fmt: skip
+    print(markdown_table(
+        ["model", "quantity", "5%", "median", "95%"],
+        [[r.model, r.quantity, f"{r.q05:.2f}", f"{r.median:.2f}", f"{r.q95:.2f}"]
+         for r in spread.itertuples()],
+    ))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -21,7 +21,17 @@ PACKAGE = "storyflow"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "base",
-        ("errors", "progress", "runner", "config_files", "settings", "history", "seeds", "tables"),
+        (
+            "errors",
+            "progress",
+            "runner",
+            "config_files",
+            "settings",
+            "history",
+            "seeds",
+            "tables",
+            "versions",
+        ),
     ),
     ("data and models", ("corpora", "sentences", "lm")),
     ("statistics", ("bootstrap", "stats", "lmer", "validity")),

@@ -27,4 +27,7 @@ thin scripts in ``scripts/``. Packages, from the bottom layer up (docs/architect
   from the config), :mod:`storyflow.estimate` (what the language-model stages will cost).
 """
 
-__version__ = "0.1.0"
+#: storyflow's version, written here only: pyproject.toml reads it, CITATION.cff, the README's
+#: BibTeX entry and CHANGELOG.md state it, and every run records it (results/run.csv,
+#: :mod:`storyflow.versions`); tests/test_version.py keeps them equal.
+__version__ = "0.2.0"

@@ -218,6 +218,53 @@ def schema_problem(
     return message
 
 
+def command_line_nulls(
+    config: dict[str, Any], schema_path: str | Path, command_line: Mapping[str, Any]
+) -> list[str]:
+    """Give ``config`` the nulls the command line meant: Snakemake reads a value nested in
+    ``--config`` as text (YAML's base loader), so ``--config 'data={"mirror": null}'`` would set
+    ``data.mirror`` to the text "null". Each text of ``command_line`` that YAML reads as null
+    (``null``, ``Null``, ``NULL``, ``~``) becomes null in ``config`` where the schema at
+    ``schema_path`` allows null for that key, as the schema says; anywhere else it stays text
+    (and the schema check names it). Changes ``config`` in place; returns the keys changed."""
+    validator = None
+    changed = []
+    for path, text in _texts(command_line, []):
+        if not text.strip() or yaml.safe_load(text) is not None:
+            continue
+        trial = copy.deepcopy(config)
+        if not _set(trial, path, None):
+            continue
+        if validator is None:
+            validator = _filling_validator(_read_yaml_schema(Path(schema_path)), schema_path)
+        if not any(list(e.absolute_path) == path for e in validator.iter_errors(trial)):
+            _set(config, path, None)
+            changed.append(_key(path))
+    return changed
+
+
+def _texts(node: Any, path: list[Any]) -> Iterable[tuple[list[Any], str]]:
+    """(key path, text) of every text nested in ``node``'s mappings."""
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            yield from _texts(value, [*path, key])
+    elif isinstance(node, str):
+        yield path, node
+
+
+def _set(config: dict[str, Any], path: Sequence[Any], value: Any) -> bool:
+    """Set ``config`` at key ``path`` to ``value``; False when the path is not there."""
+    node: Any = config
+    for part in path[:-1]:
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    if not isinstance(node, dict) or path[-1] not in node:
+        return False
+    node[path[-1]] = value
+    return True
+
+
 def _key(path: Iterable[Any]) -> str:
     """``tension.k``, ``models[2].source``: a config key path as the user writes it."""
     text = ""
@@ -248,7 +295,8 @@ def _kind(value: Any) -> str:
 
 
 def _allowed(schema: Any) -> str:
-    """What ``schema`` accepts, in words: ``an integer ≥ 1``, ``one of "a", "b"``, ..."""
+    """What ``schema`` accepts, in words: ``an integer of at least 1``, ``a number from 0 to
+    1``, ``one of "a", "b"``, ..."""
     if not isinstance(schema, dict):
         return "nothing" if schema is False else "anything"
     for combined in ("oneOf", "anyOf"):
@@ -260,28 +308,43 @@ def _allowed(schema: Any) -> str:
         return f"exactly {_show(schema['const'])}"
     kinds = schema.get("type", [])
     kinds = [kinds] if isinstance(kinds, str) else list(kinds)
-    words = " or ".join(_TYPE_WORDS.get(k, k) for k in kinds) or "a value"
-    bounds = [
-        f"{sign} {schema[key]}"
-        for key, sign in (
-            ("minimum", "≥"),
-            ("exclusiveMinimum", ">"),
-            ("maximum", "≤"),
-            ("exclusiveMaximum", "<"),
-        )
-        if key in schema
-    ]
+    nullable = "null" in kinds and len(kinds) > 1
+    words = " or ".join(_TYPE_WORDS.get(k, k) for k in kinds if not nullable or k != "null")
+    words = words or "a value"
+    bounds = [_range(schema)] if _range(schema) else []
     if "minItems" in schema:
         bounds.append(f"of at least {schema['minItems']} item(s)")
     if schema.get("uniqueItems"):
         bounds.append("without repeats")
     if isinstance(schema.get("items"), dict):
-        bounds.append(f"of {_allowed(schema['items'])}")
+        bounds.append(f"(each item: {_allowed(schema['items'])})")
     if "minLength" in schema:
         bounds.append(f"of at least {schema['minLength']} character(s)")
     if "pattern" in schema:
-        bounds.append(f"matching {schema['pattern']}")
-    return " ".join([words, *bounds])
+        bounds.append(f"matching the pattern {schema['pattern']}")
+    said = " ".join([words, *bounds])
+    return f"{said}, or null" if nullable else said
+
+
+def _range(schema: Mapping[str, Any]) -> str:
+    """A number's bounds in words: ``from 0 to 1``, ``between 0 and 1 (exclusive)``, ``above
+    0``, ``of at least 1``; empty when it has none."""
+    low = schema.get("minimum", schema.get("exclusiveMinimum"))
+    high = schema.get("maximum", schema.get("exclusiveMaximum"))
+    low_open, high_open = "exclusiveMinimum" in schema, "exclusiveMaximum" in schema
+    if low is not None and high is not None:
+        if not low_open and not high_open:
+            return f"from {low} to {high}"
+        if low_open and high_open:
+            return f"between {low} and {high} (exclusive)"
+        if low_open:
+            return f"above {low} and at most {high}"
+        return f"of at least {low} and below {high}"
+    if low is not None:
+        return f"above {low}" if low_open else f"of at least {low}"
+    if high is not None:
+        return f"below {high}" if high_open else f"of at most {high}"
+    return ""
 
 
 def _about(schema: Any) -> str:

@@ -201,8 +201,8 @@ def log_interval() -> float:
         seconds = math.nan
     if not seconds >= 0:
         raise StoryflowError(
-            f"{INTERVAL_VARIABLE}={text!r}: not a number of seconds >= 0 (the time between two "
-            f"progress lines in a rule's log; unset it for {DEFAULT_INTERVAL:.0f} s)"
+            f"{INTERVAL_VARIABLE}={text!r}: not a number of seconds of at least 0 (the time "
+            f"between two progress lines in a rule's log; unset it for {DEFAULT_INTERVAL:.0f} s)"
         )
     return seconds
 

@@ -91,6 +91,15 @@ def load_spacy(name: str, *, exclude: Sequence[str] = UNNEEDED_COMPONENTS) -> La
     return nlp
 
 
+def count_words(*texts: str) -> int:
+    """Words of ``texts`` together: runs of non-whitespace characters, the one word count of
+    storyflow (a story's length in the story table and the explorer, the limits
+    ``plot_holes.max_words``, ``tension.cuts.min_words`` and ``max_story_words``, and the
+    reasons that name them). A story's sentences (:func:`split_sentences`) have the words of its
+    text: splitting only drops whitespace."""
+    return sum(len(text.split()) for text in texts)
+
+
 def _clean(text: str) -> str:
     """Collapse runs of whitespace (newlines included) to one space and strip the ends."""
     return " ".join(text.split())

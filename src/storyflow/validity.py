@@ -129,6 +129,9 @@ def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
 
 
 ROLE_KEYS = ["measure", "corpus", "role", "model"]
+#: The corpus of a check that holds for every corpus (the plot-hole detectors' checks on their
+#: validation pool): said without a corpus.
+EVERY_CORPUS = "all"
 
 
 def verdicts(table: pd.DataFrame) -> pd.DataFrame:
@@ -210,7 +213,8 @@ def describe(table: pd.DataFrame) -> list[str]:
         for (good, failed), corpora in said.items():
             text = f"{len(good)} of {len(good) + len(failed)}"
             text += f" {noun} valid" if not parts else ""
-            text += f" on {', '.join(corpora)}"
+            where = [c for c in corpora if c != EVERY_CORPUS]
+            text += f" on {', '.join(where)}" if where else ""
             text += f" ({', '.join(good)})" if good else ""
             text += f" (failed: {'; '.join(failed)})" if failed else ""
             parts.append(text)
@@ -218,13 +222,43 @@ def describe(table: pd.DataFrame) -> list[str]:
     return lines
 
 
-def summary_of(path: str) -> list[str]:
-    """:func:`describe` of the validity table at ``path``, or [] when it does not exist yet."""
+def brief(table: pd.DataFrame) -> list[str]:
+    """Which models passed their checks, one line per measure, each role's models together,
+    e.g. "tension: forecaster smollm2 valid; judge embedding failed, qwen valid" (a model's
+    corpora said where its verdicts differ: "valid on rocstories, failed on hippocorpus"): the
+    report's first page, whose checks in words (:func:`describe`) are in the Validity
+    category."""
+    lines = []
+    for measure, mine in verdicts(table).groupby("measure", sort=False):
+        roles = []
+        for role, of_role in mine.groupby("role", sort=False):
+            said = []
+            for model, rows in of_role.groupby("model", sort=False):
+                corpora: dict[str, list[str]] = {}
+                for passed, corpus in zip(rows["passed"], rows["corpus"], strict=True):
+                    word = "valid" if passed else "failed"
+                    corpora.setdefault(word, []).append(str(corpus))
+                verdict = (
+                    next(iter(corpora))
+                    if len(corpora) == 1
+                    else ", ".join(f"{word} on {', '.join(on)}" for word, on in corpora.items())
+                )
+                said.append(f"{model} {verdict}")
+            roles.append(f"{role} {', '.join(said)}")
+        lines.append(f"{str(measure).replace('_', ' ')}: {'; '.join(roles)}")
+    return lines
+
+
+def summary_of(path: str) -> dict[str, list[str]]:
+    """The validity table at ``path`` in words for the report: ``brief`` (:func:`brief`, its
+    first page) and ``checks`` (:func:`describe`, the Validity category); both [] when the
+    table does not exist yet."""
     from pathlib import Path
 
     if not Path(path).is_file():
-        return []
-    return describe(tables.read(tables.VALIDITY, path))
+        return {"brief": [], "checks": []}
+    table = tables.read(tables.VALIDITY, path)
+    return {"brief": brief(table), "checks": describe(table)}
 
 
 def gather(tables_: Sequence[pd.DataFrame]) -> pd.DataFrame:

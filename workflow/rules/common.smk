@@ -10,7 +10,7 @@ from pathlib import Path
 from snakemake.logging import logger
 from snakemake.utils import min_version
 
-from storyflow import config_files, plan, validity
+from storyflow import config_files, plan, validity, versions
 from storyflow.corpora.selection import SAMPLED
 from storyflow.errors import StoryflowError
 from storyflow.plan.layout import LM_COST as LM_COST_TABLE
@@ -56,6 +56,10 @@ def exit_on_config_error(decide, *args):
         sys.exit(1)
 
 
+CONFIG_SCHEMA = STORYFLOW_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+# --config 'data={"mirror": null}' means null where the schema allows it (Snakemake passes the
+# nested value on as the text "null").
+config_files.command_line_nulls(config, CONFIG_SCHEMA, workflow.config_settings.config)
 exit_on_config_error(plan.merge.resolve_alternatives, config, config_sources())
 for _key in plan.merge.resolve_model_references(config, config_sources()):
     logger.info(
@@ -64,9 +68,7 @@ for _key in plan.merge.resolve_model_references(config, config_sources()):
 # The schema's defaults are filled as Snakemake's validate fills them; a violation is one line
 # naming the key, its value, its file, what is allowed and the fix (storyflow.config_files).
 _schema_problem = config_files.schema_problem(
-    config,
-    STORYFLOW_ROOT / "workflow" / "schemas" / "config.schema.yaml",
-    named_config_sources(),
+    config, CONFIG_SCHEMA, named_config_sources()
 )
 if _schema_problem is not None:
     logger.error(f"storyflow: {_schema_problem}")
@@ -75,7 +77,9 @@ if _schema_problem is not None:
 
 MODEL_SPECS = exit_on_config_error(
     plan.models.specs, config
-)  # typed specs, defaults applied once
+)  # typed specs, defaults applied once, sources checked on this machine
+for _note in plan.models.shared_weights(MODEL_SPECS):
+    logger.info(f"storyflow: {_note}")
 MODELS = list(MODEL_SPECS)
 exit_on_config_error(plan.corpus.check_names, config)
 USER_CORPORA = plan.corpus.user_corpora(
@@ -86,22 +90,16 @@ CORPORA = plan.sequentiality.corpora(config)  # the corpora every analysis start
 # The statistics settings every measure shares (storyflow.plan.statistics): a rule's params take
 # the ones its job depends on.
 STATISTICS = plan.statistics.settings(config)
+# The versions of storyflow and its libraries that plan the run: rule record_run's params, so
+# that a new version rewrites the run record (results/run.csv) and nothing else.
+RUN_VERSIONS = versions.planned()
 # How figures are drawn, and the spaCy pipeline every text rule uses (storyflow.plan).
 FIGURES = plan.figure_settings(config)
 SPACY_MODEL = plan.spacy_model(config)
-# The last run's validity table in words, for the report's first page (workflow.rst); empty
-# before the first run. Not a setting: it changes no job.
+# The last run's validity table in words, for the report: which models passed (its first page,
+# workflow.rst) and every check (the Validity caption); empty before the first run. Not a
+# setting: it changes no job.
 config["_validity_summary"] = validity.summary_of(VALIDITY_TABLE)
-# The measures for the report's first page, from the registry (not a setting either).
-config["_measures"] = [
-    {
-        "title": m.category,
-        "doc": m.doc,
-        "summary": m.summary,
-        "enabled": m.enabled(config),
-    }
-    for m in plan.registry.MEASURES
-]
 
 
 def one_of(names):
@@ -113,6 +111,7 @@ def one_of(names):
 localrules:
     download_hippocorpus,
     materialize_model,
+    materialize_checkpoint,
 
 
 wildcard_constraints:

@@ -7,7 +7,8 @@ whose scores depend on no model has one row per story with ``model`` = ``""``.
 
 Columns: ``story_id``, ``model``, the story's labels (``story_type`` and the corpus's label
 columns; its text and topic are left out), ``n_sentences`` (spaCy sentences) and ``n_words``
-(word tokens: runs of letters, digits and apostrophes), then one column per measure, named as
+(:func:`storyflow.sentences.count_words`: whitespace-separated words, the count the measures'
+word limits use), then one column per measure, named as
 the measure named it, in the unit the measure gave (:func:`measure_units`).
 
 Only the corpus's stories table decides which stories are rows: scores of other stories (the
@@ -25,11 +26,9 @@ import pandas as pd
 from storyflow import tables
 from storyflow.comparison.verdicts import failed_on_row, failed_pairs
 from storyflow.errors import StoryflowError
+from storyflow.sentences import count_words
 
 log = logging.getLogger(__name__)
-
-WORD = r"[\w']+"
-"""What ``n_words`` counts: maximal runs of letters, digits, underscores and apostrophes."""
 
 TEXT_FIELDS = ("text", "topic", "has_topic")
 """Columns of the stories table left out of the story table (the texts themselves)."""
@@ -121,7 +120,7 @@ def story_table(
         .map(sentences.groupby("story_id").size())
         .fillna(0)
         .astype("int64"),
-        n_words=stories["text"].str.count(WORD).astype("int64"),
+        n_words=stories["text"].map(count_words).astype("int64"),
     )
     failed = failed_pairs(verdicts) if verdicts is not None else {}
     models = sorted(set(scores["model"]) - {""}) or [""]

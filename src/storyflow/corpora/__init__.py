@@ -34,7 +34,9 @@ class CorpusKind:
     ``path_key``: the config keys leading to its file (relative paths are inside the data
     mirror); ``url_key``: those leading to its download URL (None: no public download);
     ``labels``: label columns its stories carry besides ``story_type``; ``split``: whether its
-    reader returns stories already split into sentences (book passages) rather than texts.
+    reader returns stories already split into sentences (book passages) rather than texts;
+    ``downloaded``: whether, with no data mirror, a rule downloads the file ``path_key`` names
+    (HIPPOCORPUS's release; the books' ``url_key`` fetches the books, not their manifest).
     """
 
     kind: str
@@ -44,6 +46,7 @@ class CorpusKind:
     labels: tuple[str, ...]
     split: bool
     read_texts: Callable[[Path, Mapping[str, Any]], pd.DataFrame]
+    downloaded: bool = False
 
 
 def _hippocorpus_texts(path: Path, settings: Mapping[str, Any]) -> pd.DataFrame:
@@ -124,6 +127,7 @@ KINDS: dict[str, CorpusKind] = {
             (),
             False,
             _hippocorpus_texts,
+            downloaded=True,
         ),
         CorpusKind(
             "books",
@@ -221,19 +225,3 @@ def read_texts(
         else corpus_kind(config_or_kind, name)
     )
     return kind.read_texts(Path(path), settings)
-
-
-def mirror_file(config: Mapping[str, Any], name: str) -> Path:
-    """Corpus ``name``'s file in the data mirror, which must hold it.
-
-    With ``data.mirror`` set, a missing file is a mistake to report (a misspelt mirror would
-    otherwise switch silently to downloading): the error names the path that was checked.
-    """
-    path = configured_path(config, name)
-    if not path.is_file():
-        raise StoryflowError(
-            f"corpus {name}: {path} does not exist (data.mirror is {config['data']['mirror']!r}). "
-            "Fix data.mirror or the corpus's path, put the file there, or set data.mirror to "
-            "null to download the official release."
-        )
-    return path

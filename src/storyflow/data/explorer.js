@@ -10,25 +10,46 @@
   });
 
   const SEQ_SCALE = 3; // nats/token at which the shading is full (clamped beyond)
-  const POSITIVE = [33, 102, 172]; // context made the sentence less surprising
-  const NEGATIVE = [178, 24, 43]; // context made it more surprising
+  // The shades at +-SEQ_SCALE: the palest colours of their hue that keep the text (#222) at a
+  // contrast of at least 4.5:1 (WCAG AA), so every shaded sentence stays readable.
+  const POSITIVE = [67, 147, 195]; // context made the sentence less surprising
+  const NEGATIVE = [218, 112, 95]; // context made it more surprising
   const PER_PAGE = [25, 50, 100, 250];
+  const CHART_WIDTH = 560; // the charts' drawing width (px); they shrink with the pane
 
   const index = JSON.parse(document.getElementById("explorer-index").textContent);
   const M = index.milli;
   const stories = index.stories;
   const rows = index.rows;
   const nRows = rows.story.length;
+  const nStories = stories.id.length;
   const storyOf = new Map(stories.id.map(function (id, i) { return [id, i]; }));
+  // the story table's row of each story under each model (-1: none)
+  const rowOf = index.models.map(function () { return new Array(nStories).fill(-1); });
+  for (let r = 0; r < nRows; r++) rowOf[rows.model[r]][rows.story[r]] = r;
   const failedCells = new Set(index.failed.map(function (f) { return f[0] + ":" + f[1]; }));
   const failedWhy = new Map(index.verdicts.map(function (v) { return [v.measure + "\t" + v.model, v.failed]; }));
   let detailLines = null;
   const detailCache = new Map();
 
   const state = {
-    group: "", model: "", search: "", sort: -1, desc: false, page: 0, perPage: 50,
-    row: -1, story: -1, seqModel: "", formulation: "", history: "",
+    model: defaultModel(), group: "", search: "", sort: "", desc: false, page: 0, perPage: 50,
+    story: -1, seqModel: "", formulation: "", history: "",
   };
+
+  // The model the table opens with: the one with the most values (the first by name on a tie).
+  function defaultModel() {
+    let best = 0, most = -1;
+    index.models.forEach(function (model, i) {
+      let count = 0;
+      for (let r = 0; r < nRows; r++) {
+        if (rows.model[r] !== i) continue;
+        for (const values of rows.values) count += values[r] === null ? 0 : 1;
+      }
+      if (count > most) { best = i; most = count; }
+    });
+    return best;
+  }
 
   // ---- helpers
   function el(tag, attrs, children) {
@@ -65,6 +86,21 @@
     if (value === null || value === undefined || !isFinite(value)) return "\u2013";
     return String(Number(Number(value).toPrecision(3)));
   }
+  function ordinal(n) {
+    const tens = n % 100, ones = n % 10;
+    if (tens >= 11 && tens <= 13) return n + "th";
+    return n + (ones === 1 ? "st" : ones === 2 ? "nd" : ones === 3 ? "rd" : "th");
+  }
+  // Percentile rank of value among values (its own included): the share below it plus half the
+  // share equal to it, in percent (scipy.stats.percentileofscore's kind "mean").
+  function percentileOf(values, value) {
+    let below = 0, equal = 0;
+    for (const v of values) {
+      if (v < value) below += 1;
+      else if (v === value) equal += 1;
+    }
+    return 100 * (below + equal / 2) / values.length;
+  }
   function badge(verdict, why) {
     if (verdict === "failed") {
       return el("span", { class: "badge failed", title: "failed its validity check: " + why, text: "failed validity check" });
@@ -89,35 +125,44 @@
     return detailCache.get(story);
   }
 
-  // ---- the table
-  const columns = [
-    { label: "story", key: function (r) { return stories.id[rows.story[r]]; }, text: true },
-    { label: "group", key: function (r) { return stories.group[rows.story[r]]; }, text: true },
-    { label: "model", key: function (r) { return index.models[rows.model[r]]; }, text: true },
-    { label: "sentences", key: function (r) { return stories.n_sentences[rows.story[r]]; } },
-    { label: "words", key: function (r) { return stories.n_words[rows.story[r]]; } },
-  ];
-  index.measures.forEach(function (measure, m) {
+  // ---- the table: one row per story, the values of the model chosen above it
+  function valueOf(m, story, model) {
+    const r = rowOf[model][story];
+    return r < 0 ? null : rows.values[m][r];
+  }
+  const measureColumns = index.measures.map(function (measure, m) {
     const dot = measure.name.indexOf(".");
-    columns.push({
-      label: measure.name.slice(dot + 1), family: measure.name.slice(0, dot),
+    return {
+      id: measure.name, label: measure.name.slice(dot + 1), family: measure.name.slice(0, dot),
       title: measure.name + " (" + measure.unit + ")", measure: m,
-      key: function (r) { return rows.values[m][r]; },
-    });
+      key: function (s) { return valueOf(m, s, state.model); },
+    };
   });
+  const labelColumns = [
+    { id: "story", label: "story", key: function (s) { return stories.id[s]; }, text: true },
+    { id: "group", label: "group", key: function (s) { return stories.group[s]; }, text: true },
+    { id: "sentences", label: "sentences", key: function (s) { return stories.n_sentences[s]; } },
+    { id: "words", label: "words", key: function (s) { return stories.n_words[s]; } },
+  ];
+  // the measure columns with a value for the chosen model (the others are left out)
+  function columns() {
+    return labelColumns.concat(measureColumns.filter(function (column) {
+      for (let s = 0; s < nStories; s++) if (column.key(s) !== null) return true;
+      return false;
+    }));
+  }
 
-  function filtered() {
+  function filtered(shown) {
     const search = state.search.toLowerCase();
     const out = [];
-    for (let r = 0; r < nRows; r++) {
-      const s = rows.story[r];
+    for (let s = 0; s < nStories; s++) {
       if (state.group && stories.group[s] !== state.group) continue;
-      if (state.model !== "" && index.models[rows.model[r]] !== state.model) continue;
       if (search && stories.id[s].toLowerCase().indexOf(search) < 0) continue;
-      out.push(r);
+      out.push(s);
     }
-    if (state.sort >= 0) {
-      const key = columns[state.sort].key;
+    const sorted = shown.find(function (column) { return column.id === state.sort; });
+    if (sorted) {
+      const key = sorted.key;
       const sign = state.desc ? -1 : 1;
       out.sort(function (a, b) {
         const x = key(a), y = key(b);
@@ -131,46 +176,52 @@
     return out;
   }
 
-  function cell(column, r) {
-    const value = column.key(r);
-    if (column.text) return el("td", { class: "text " + column.label, title: value, text: value === "" ? "(none)" : value });
+  function cell(column, s) {
+    const value = column.key(s);
+    if (column.text) return el("td", { class: "text " + column.id, title: value, text: value });
     if (column.measure === undefined) return el("td", { text: String(value) });
     if (value === null) return el("td", { class: "missing", text: "\u2013" });
+    const r = rowOf[state.model][s];
     if (failedCells.has(r + ":" + column.measure)) {
-      const why = failedWhy.get(index.measures[column.measure].name + "\t" + index.models[rows.model[r]]) || "";
+      const why = failedWhy.get(column.id + "\t" + index.models[state.model]) || "";
       return el("td", { class: "failed", title: "rests on a model that failed its validity check: " + why, text: "\u26A0 " + sig(value) });
     }
     return el("td", { text: sig(value) });
   }
 
   function renderTable() {
-    const chosen = filtered();
+    const shown = columns();
+    const chosen = filtered(shown);
     const pages = Math.max(1, Math.ceil(chosen.length / state.perPage));
     state.page = Math.min(state.page, pages - 1);
     const start = state.page * state.perPage;
-    const head = el("tr", null, columns.map(function (column, c) {
-      const sorted = state.sort === c ? (state.desc ? "sorted-desc" : "sorted-asc") : "";
+    const head = el("tr", null, shown.map(function (column) {
+      const sorted = state.sort === column.id ? (state.desc ? "sorted-desc" : "sorted-asc") : "";
       return el("th", {
-        class: (column.text ? "text " : "") + sorted, title: column.title || column.label,
+        class: [column.text ? "text" : "", column.id === "story" ? "pinned" : "", sorted].join(" ").trim(),
+        title: column.title || column.label, "data-column": column.id,
         onclick: function () {
-          state.desc = state.sort === c ? !state.desc : false;
-          state.sort = c;
+          state.desc = state.sort === column.id ? !state.desc : false;
+          state.sort = column.id;
           renderTable();
         },
       }, [column.family ? el("small", { text: column.family }) : null, column.label]);
     }));
-    const body = el("tbody", null, chosen.slice(start, start + state.perPage).map(function (r) {
+    const body = el("tbody", null, chosen.slice(start, start + state.perPage).map(function (s) {
       return el("tr", {
-        "data-row": r, class: r === state.row ? "selected" : "",
-        onclick: function () { select(r); },
-      }, columns.map(function (column) { return cell(column, r); }));
+        "data-story": stories.id[s], class: s === state.story ? "selected" : "",
+        onclick: function () { select(s); },
+      }, shown.map(function (column) { return cell(column, s); }));
     }));
-    const table = el("table", { id: "stories" }, [el("thead", null, [head]), body]);
-    const wrap = document.getElementById("table-wrap");
-    wrap.replaceChildren(table);
+    const table = el("table", { id: "stories", "data-model": index.models[state.model] }, [el("thead", null, [head]), body]);
+    document.getElementById("table-wrap").replaceChildren(table);
+    const left = measureColumns.length - (shown.length - labelColumns.length);
+    document.getElementById("columns-note").textContent = left
+      ? left + " measure column" + (left > 1 ? "s" : "") + " with no value for this model left out (choose another model to see " + (left > 1 ? "them" : "it") + ")."
+      : "";
     document.getElementById("pager-text").textContent = chosen.length
-      ? "rows " + (start + 1) + "\u2013" + Math.min(start + state.perPage, chosen.length) + " of " + chosen.length
-      : "no row matches";
+      ? "stories " + (start + 1) + "\u2013" + Math.min(start + state.perPage, chosen.length) + " of " + chosen.length
+      : "no story matches";
     document.getElementById("prev").disabled = state.page === 0;
     document.getElementById("next").disabled = state.page >= pages - 1;
   }
@@ -181,18 +232,36 @@
     });
   }
 
+  function modelControl() {
+    if (index.models.length === 1) {
+      return el("span", { id: "table-model", text: index.models[0] ? "model " + index.models[0] : "no measure depends on a model" });
+    }
+    return el("label", null, ["model ", el("select", {
+      id: "filter-model",
+      onchange: function (e) { chooseModel(Number(e.target.value)); },
+    }, index.models.map(function (m, i) {
+      return el("option", { value: String(i), selected: i === state.model, text: m });
+    }))]);
+  }
+
+  function chooseModel(model) {
+    state.model = model;
+    const select = document.getElementById("filter-model");
+    if (select) select.value = String(model);
+    const seq = index.sequentiality;
+    if (seq && seq.models.indexOf(index.models[model]) >= 0) state.seqModel = index.models[model];
+    updateHash();
+    renderTable();
+    renderStory();
+  }
+
   function controls() {
     const groups = Array.from(new Set(stories.group)).sort();
-    const models = index.models;
     return el("div", { class: "controls" }, [
+      modelControl(),
       el("label", null, ["group ", el("select", {
         id: "filter-group", onchange: function (e) { state.group = e.target.value; state.page = 0; renderTable(); },
       }, options(["", ...groups], state.group, ["all", ...groups]))]),
-      el("label", null, ["model ", el("select", {
-        id: "filter-model", onchange: function (e) { state.model = e.target.value; state.page = 0; renderTable(); },
-      }, [el("option", { value: "", text: "all" }), ...models.map(function (m) {
-        return el("option", { value: m, text: m === "" ? "(none)" : m });
-      })])]),
       el("label", null, ["story ", el("input", {
         id: "filter-search", type: "search", placeholder: "id contains",
         oninput: function (e) { state.search = e.target.value; state.page = 0; renderTable(); },
@@ -204,12 +273,11 @@
   }
 
   // ---- the selected story
-  function select(r) {
-    state.row = r;
-    state.story = rows.story[r];
-    const model = index.models[rows.model[r]];
+  function select(s) {
+    state.story = s;
     const seq = index.sequentiality;
-    if (seq && seq.models.indexOf(model) >= 0) state.seqModel = model;
+    const model = index.models[state.model];
+    if (!state.seqModel && seq && seq.models.indexOf(model) >= 0) state.seqModel = model;
     updateHash();
     renderTable();
     renderStory();
@@ -218,15 +286,63 @@
   function updateHash() {
     if (state.story < 0) return;
     const parts = ["story=" + encodeURIComponent(stories.id[state.story]),
-      "model=" + encodeURIComponent(index.models[rows.model[state.row]])];
+      "model=" + encodeURIComponent(index.models[state.model])];
     if (state.seqModel) parts.push("seq_model=" + encodeURIComponent(state.seqModel));
     if (state.formulation) parts.push("formulation=" + encodeURIComponent(state.formulation));
     if (state.history) parts.push("h=" + encodeURIComponent(state.history));
+    const hash = "#" + parts.join("&");
+    if (location.hash === hash) return;
     try {
-      history.replaceState(null, "", "#" + parts.join("&"));
+      history.replaceState(null, "", hash);
     } catch (e) {
       // a page shown from a data: URL (the Snakemake report's frame) has no history to write
     }
+  }
+
+  function measuresSection(s) {
+    const section = el("section", { id: "story-measures" }, [el("h3", { text: "Measures of this story" })]);
+    const group = stories.group[s];
+    const peers = [];
+    for (let p = 0; p < nStories; p++) if (stories.group[p] === group) peers.push(p);
+    const lines = [];
+    index.measures.forEach(function (measure, m) {
+      index.models.forEach(function (model, i) {
+        if (measure.free && i > 0) return; // a score of no model: the same on every model's row
+        const r = rowOf[i][s];
+        const value = r < 0 ? null : rows.values[m][r];
+        if (value === null) return;
+        const values = [];
+        for (const p of peers) {
+          const v = valueOf(m, p, i);
+          if (v !== null) values.push(v);
+        }
+        const pct = percentileOf(values, value);
+        const where = values.length > 1
+          ? ordinal(Math.round(pct)) + " percentile of " + group + " (" + values.length + " stories)"
+          : "the only story of " + group + " with a value";
+        const failed = failedCells.has(r + ":" + m);
+        const why = failed ? failedWhy.get(measure.name + "\t" + model) || "" : "";
+        lines.push(el("tr", {
+          class: failed ? "failed-text" : "", "data-measure": measure.name, "data-model": measure.free ? "" : model,
+          "data-value": String(value), "data-percentile": values.length > 1 ? pct.toFixed(3) : "",
+          title: failed ? "rests on a model that failed its validity check: " + why : null,
+        }, [
+          el("td", { class: "text", text: measure.name }),
+          el("td", { class: "text", text: measure.free ? "\u2013" : model }),
+          el("td", { class: "text", text: (failed ? "\u26A0 " : "") + sig(value) + " " + measure.unit }),
+          el("td", { class: "text where", text: where }),
+        ]));
+      });
+    });
+    if (!lines.length) {
+      section.appendChild(el("p", { class: "empty", text: "No story measure was computed on this story." }));
+      return section;
+    }
+    const head = el("tr", null, ["measure", "model", "value", "in its group"].map(function (h) {
+      return el("th", { class: "text", text: h });
+    }));
+    section.appendChild(el("div", { class: "table-wrap" }, [el("table", { class: "story-measures" }, [el("thead", null, [head]), el("tbody", null, lines)])]));
+    return section;
   }
 
   function sequentialitySection(d) {
@@ -327,7 +443,7 @@
   }
 
   function nllCurves(base, ctx) {
-    const width = 560, height = 170, pad = 36;
+    const width = CHART_WIDTH, height = 170, pad = 36;
     const n = base.length;
     const all = base.concat(ctx).filter(function (v) { return v !== null && v !== undefined; });
     const top = Math.max(1, Math.ceil(Math.max.apply(null, all.concat([0])) / M));
@@ -336,7 +452,7 @@
     const pts = function (values) {
       return values.map(function (v, i) { return [x(i), v === null || v === undefined ? null : y(v), "sentence " + (i + 1) + " " + fmt(v / M, 2)]; });
     };
-    const picture = svg("svg", { width: width, height: height, id: "nll-curves", role: "img" });
+    const picture = svg("svg", { viewBox: "0 0 " + width + " " + height, class: "chart", id: "nll-curves", role: "img" });
     picture.appendChild(axes(width, height, pad, [[x(0), "1"], [x(n - 1), String(n)]], [[y(0), "0"], [y(top * M), String(top)]], "sentence", "NLL (nats/token)"));
     picture.appendChild(polyline(pts(base), "#6b7280", "without context"));
     picture.appendChild(polyline(pts(ctx), "#2166ac", "with h = " + state.history));
@@ -358,10 +474,10 @@
     }
     for (const entry of d.tension) {
       const curve = index.tension[entry.curve];
-      const width = 560, height = 150, pad = 36;
+      const width = CHART_WIDTH, height = 150, pad = 36;
       const x = function (p) { return pad + (p / M) * (width - pad - 12); };
       const y = function (r) { return height - pad - (r / M) * (height - pad - 22); };
-      const picture = svg("svg", { width: width, height: height, class: "tension-curve", role: "img" });
+      const picture = svg("svg", { viewBox: "0 0 " + width + " " + height, class: "chart tension-curve", role: "img" });
       picture.appendChild(axes(width, height, pad, [[x(0), "0"], [x(M), "1"]], [[y(0), "0"], [y(M), "1"]], "share of the story read", "no-rate"));
       picture.appendChild(polyline(entry.cuts.map(function (c) {
         return [x(c[1]), y(c[2]), "after sentence " + (c[0] + 1) + ", no-rate " + fmt(c[2] / M, 2)];
@@ -446,47 +562,51 @@
     }
     const d = details(state.story);
     const s = state.story;
-    pane.replaceChildren(
+    // replaceChildren writes a null as the text "null": a story without a topic passes none
+    pane.replaceChildren(...[
       el("h2", { id: "story-title", "data-story": stories.id[s], text: stories.id[s] }),
-      el("p", null, ["group " + stories.group[s] + ", " + stories.n_sentences[s] + " sentences, " + stories.n_words[s] + " words"]),
+      el("p", { id: "story-facts" }, ["group " + stories.group[s] + ", " + stories.n_sentences[s] + " sentences, " + stories.n_words[s] + " words"]),
       d.topic ? el("p", { class: "note", text: "Topic: " + d.topic }) : null,
-      sequentialitySection(d), tensionSection(d), fabulaSection(d), plotHoleSection(d),
-    );
+      measuresSection(s), sequentialitySection(d), tensionSection(d), fabulaSection(d), plotHoleSection(d),
+    ].filter(Boolean));
   }
 
+  // The story (and the table's model, the sequentiality view) the URL's hash names; false when
+  // it names no story of this page.
   function fromHash() {
     const params = new URLSearchParams(location.hash.slice(1));
     const id = params.get("story");
     if (id === null || !storyOf.has(id)) return false;
-    const story = storyOf.get(id);
-    const model = params.get("model");
-    let row = -1;
-    for (let r = 0; r < nRows; r++) {
-      if (rows.story[r] !== story) continue;
-      if (row < 0 || index.models[rows.model[r]] === model) row = r;
+    const model = index.models.indexOf(params.get("model"));
+    if (model >= 0 && model !== state.model) {
+      state.model = model;
+      const select = document.getElementById("filter-model");
+      if (select) select.value = String(model);
     }
     state.seqModel = params.get("seq_model") || "";
     state.formulation = params.get("formulation") || "";
     state.history = params.get("h") || "";
-    select(row);
-    if (params.get("seq_model")) { state.seqModel = params.get("seq_model"); renderStory(); }
+    select(storyOf.get(id));
     return true;
   }
 
   function start() {
     const failedPairs = index.verdicts.length;
+    const empty = index.empty_measures;
     document.getElementById("app").replaceChildren(
       el("header", null, [
         el("h1", { text: "Story explorer: " + index.corpus }),
-        el("p", { text: stories.id.length + " stories, " + index.measures.length + " story measures, " + index.models.length + " models. Click a row to read its story; click a column to sort." }),
+        el("p", { text: nStories + " stories, " + index.measures.length + " story measures, " + index.models.filter(Boolean).length + " models. Click a row to read its story and see where its measures fall in its group; click a column to sort." }),
         el("p", { class: "note", text: failedPairs
           ? "\u26A0 grey italic values rest on a model that failed its validity check (" + failedPairs + " measure \u00D7 model pairs; hover for the checks): they describe the model more than the stories."
           : "No value here rests on a model that failed its validity check." }),
+        empty.length ? el("p", { class: "note", id: "empty-measures", text: "No story has a value of " + empty.join(", ") + ": left out." }) : null,
       ]),
       el("main", null, [
         el("div", { id: "table-pane" }, [
           controls(),
           el("div", { class: "table-wrap", id: "table-wrap" }),
+          el("p", { class: "note", id: "columns-note" }),
           el("div", { class: "pager" }, [
             el("button", { id: "prev", onclick: function () { state.page -= 1; renderTable(); }, text: "\u2190 previous" }),
             el("span", { id: "pager-text" }),
@@ -497,7 +617,9 @@
       ]),
     );
     renderTable();
-    if (!fromHash() && nRows) select(0);
+    if (!fromHash() && nStories) select(0);
+    // a hash changed on the open page (a link, the address bar) opens its story
+    window.addEventListener("hashchange", fromHash);
     document.documentElement.dataset.ready = "1";
     document.documentElement.dataset.readyMs = String(Math.round(performance.now()));
   }

@@ -5,9 +5,12 @@ returns an :class:`Explorer`:
 
 * ``index`` (small, parsed when the page opens): the stories (id, group, sentences, words), the
   story table's rows per story and model with one value per measure (4 significant digits;
-  ``None`` for NaN), each measure's unit, the (measure, model) pairs that rest on a model that
-  failed its validity check, and the verdict of every tension curve, fabula-entropy reader and
-  plot-hole detector the details name;
+  ``None`` for NaN), each measure's unit and whether it depends on a model, the measures with no
+  value at all (left out), the (measure, model) pairs that rest on a model that failed its
+  validity check, and the verdict of every tension curve, fabula-entropy reader and plot-hole
+  detector the details name. The page shows one row per story, with the values of the model
+  chosen above the table, and for the selected story every value with its percentile in its
+  group;
 * ``details`` (one entry per story, aligned with ``index["stories"]``; the page parses one only
   when its story is selected): the story's sentences (its text, once), and where the measure
   ran on the corpus, each model's sentence NLLs, its tension curves, its fabula-entropy passages
@@ -175,23 +178,31 @@ def table_rows(sources: Sources, ids: list[str]) -> dict[str, Any]:
     """The story table as columns: per row its story (index into ``ids``), its model (index into
     ``models``), one list of values per measure (4 significant digits, None for NaN), and the
     (row, measure) cells that rest on a model that failed its validity check (the row's
-    ``failed_measures``)."""
+    ``failed_measures``). A measure with no value in any row is left out of ``measures`` and
+    named in ``empty_measures``; a measure that depends on no model (its values repeated on
+    every model's row) is marked ``free``."""
     table = sources.table
-    measures = measure_columns(table)
+    present = [m for m in measure_columns(table) if table[m].notna().any()]
+    empty = [m for m in measure_columns(table) if m not in present]
     models = sorted({str(m) for m in table["model"]})
     position = {s: i for i, s in enumerate(ids)}
     model_of = {m: i for i, m in enumerate(models)}
     failed = []
     for row, names in enumerate(table["failed_measures"].fillna("")):
-        failed += [[row, measures.index(n)] for n in str(names).split() if n in measures]
+        failed += [[row, present.index(n)] for n in str(names).split() if n in present]
     units = dict(zip(sources.units["measure"], sources.units["unit"], strict=True))
+    scored_by = dict(zip(sources.units["measure"], sources.units["models"].fillna(""), strict=True))
     return {
         "models": models,
-        "measures": [{"name": m, "unit": str(units.get(m, ""))} for m in measures],
+        "measures": [
+            {"name": m, "unit": str(units.get(m, "")), "free": not str(scored_by.get(m, ""))}
+            for m in present
+        ],
+        "empty_measures": empty,
         "rows": {
             "story": [position[str(s)] for s in table["story_id"]],
             "model": [model_of[str(m)] for m in table["model"]],
-            "values": [[rounded(float(v)) for v in table[m]] for m in measures],
+            "values": [[rounded(float(v)) for v in table[m]] for m in present],
         },
         "failed": failed,
         "verdicts": [

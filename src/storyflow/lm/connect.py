@@ -183,6 +183,19 @@ class LanguageModel:
             self._scorers[where] = self.backend.scorer(where)
         return self._scorers[where]
 
+    def check_server(self, requests: Sequence[tuple[Sequence[int], Sequence[int]]]) -> None:
+        """Before a served model scores: its server reads each of ``requests`` (prefix and
+        continuation token ids) as planned and returns every log-probability they need
+        (:meth:`storyflow.lm.backends.served.ServedScorer.preflight`); nothing for a local
+        model."""
+        if not self.spec.served:
+            return
+        from storyflow.lm.backends.served import ServedScorer
+
+        scorer = self.scorer()
+        assert isinstance(scorer, ServedScorer)  # a served model's scorer (backends.registry)
+        scorer.preflight(requests)
+
     def _open_sampler(self) -> Sampler:
         if self._sampler is None:
             self._sampler = self.backend.sampler(self.placement())

@@ -13,6 +13,7 @@ import logging
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -52,18 +53,28 @@ def embedding_location(name: str) -> str:
     return name
 
 
+#: Pooling modes :func:`load_encoder` can put in place of a model's own: the mean of the token
+#: vectors (padding excluded), or the first token's vector ("cls": BERT's [CLS]).
+POOLING_MODES = ("mean", "cls")
+
+
 def load_encoder(
     name: str,
     *,
     batch_size: int = 64,
     threads: int | None = None,
     key: str = "covariates.embedding_model",
+    pooling: str | None = None,
 ) -> Encoder:
     """A function mapping sentences to unit-length embeddings (float64 array, one row each).
 
+    ``pooling``: None keeps the model's own pooling (all-MiniLM-L6-v2: the mean of its token
+    vectors); one of :data:`POOLING_MODES` puts that pooling in place of it, on the same token
+    vectors (a diagnostic: docs/regression.md, "The §5.4 variants").
+
     Raises:
         StoryflowError: sentence-transformers or the model cannot be loaded (with an install
-            hint).
+            hint), or ``pooling`` is given and the model has no pooling module.
     """
     location = embedding_location(name)
     try:
@@ -86,6 +97,8 @@ def load_encoder(
             f"{EMBEDDING_INSTALL_HINT}"
         ) from err
     log.info("embedding model %s loaded from %s", name, location)
+    if pooling is not None:
+        _set_pooling(model, pooling, name)
 
     def encode(texts: Sequence[str]) -> np.ndarray:
         vectors = model.encode(
@@ -98,3 +111,19 @@ def load_encoder(
         return np.asarray(vectors, dtype=np.float64)
 
     return encode
+
+
+def _set_pooling(model: Any, mode: str, name: str) -> None:
+    """Put ``mode`` pooling (:data:`POOLING_MODES`) in place of every pooling module of the
+    sentence-transformers ``model`` (named ``name`` in the error)."""
+    from sentence_transformers.sentence_transformer.modules import Pooling
+
+    if mode not in POOLING_MODES:
+        raise StoryflowError(f"unknown pooling {mode!r}: use one of {', '.join(POOLING_MODES)}")
+    found = [key for key, module in model._modules.items() if isinstance(module, Pooling)]
+    if not found:
+        raise StoryflowError(f"embedding model {name!r} has no pooling module to replace")
+    for key in found:
+        dimension = model._modules[key].get_embedding_dimension()
+        model._modules[key] = Pooling(dimension, pooling_mode=mode)
+    log.info("embedding model %s: %s pooling in place of its own", name, mode)

@@ -81,6 +81,7 @@ class ModelSpec:
             source["server"] = _server_settings(
                 name, source["server"], mode, [r for r in roles if r in scoring_roles]
             )
+        _refuse_what_does_not_apply(spec, backend)
         return replace(spec, prompt=mode, backend=backend, source=source)
 
     @property
@@ -161,6 +162,49 @@ class ModelSpec:
             prompt=prompt,
             roles=(),  # no config: nothing chooses it for a role
             device={"n_gpu_layers": n_gpu_layers, "threads": None, "mem_mb": None},
+        )
+
+
+#: The precision the schema gives every model (``models[].dtype``'s default): the only value a
+#: model that transformers does not run may have.
+DEFAULT_DTYPE = "float32"
+
+
+def _refuse_what_does_not_apply(spec: ModelSpec, backend: str) -> None:
+    """Stop on a setting that the model's source or backend does not use (``backend`` is the
+    resolved one): ``dtype`` other than the default on a model llama.cpp or a server runs, and
+    a ``backend`` or a GPU given to a served model. Such a setting would change nothing but the
+    rules' params (so re-run the model's jobs) and the provenance table's record of the model:
+    storyflow refuses it rather than ignore it (docs/lm.md, "Settings that do not apply")."""
+    where = f"config: model {spec.name!r}"
+    if spec.dtype != DEFAULT_DTYPE and backend != "transformers":
+        runs = (
+            "its server decides the precision"
+            if backend == "server"
+            else "llama.cpp runs the GGUF as it is quantized; dtype is the transformers backend's"
+        )
+        fix = (
+            ""
+            if backend == "server"
+            else (f", or set backend: transformers to run the GGUF dequantized to {spec.dtype}")
+        )
+        raise StoryflowError(
+            f"{where}: dtype {spec.dtype} does not apply: {runs}, so it would change nothing "
+            f"but the record of the run. Remove dtype{fix}"
+        )
+    if backend != "server":
+        return
+    if spec.backend in ("llama.cpp", "transformers"):
+        raise StoryflowError(
+            f"{where}: backend {spec.backend} does not apply: the model is served "
+            "(source.server), and its server runs it. Remove backend, or give the model local "
+            "weights (source.path, hub or hf) to run it with that backend"
+        )
+    if int(spec.device.get("n_gpu_layers") or 0) != 0:
+        raise StoryflowError(
+            f"{where}: device.n_gpu_layers {spec.device['n_gpu_layers']} does not apply: the "
+            "model is served (source.server), and its server decides where it runs (start it "
+            "on a GPU node: docs/cluster.md). Remove device.n_gpu_layers"
         )
 
 

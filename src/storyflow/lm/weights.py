@@ -571,46 +571,67 @@ def checkpoint(manifest: str | Path) -> Checkpoint:
         ) from err
 
 
+def _checkpoint_folder(model_id: str, revision: str | None, where: str) -> tuple[Path, str | None]:
+    """The folder a checkpoint's ``source.hf`` names (a folder here, or the hub's snapshot at
+    ``revision`` in the Hugging Face cache) and the hub commit it is (None for a folder here);
+    ``where`` names the model and key in messages."""
+    from storyflow.lm.model_checks import checkpoint_folder
+    from storyflow.lm.tokenizer import hub_folder
+
+    local = checkpoint_folder(model_id)
+    if local is not None:
+        if not local.is_dir():
+            raise StoryflowError(
+                f"{where}: no such folder {local.absolute()} on this machine (and {model_id} is "
+                "not of the form org/name, so it is no hub id either)"
+            )
+        if revision is not None:
+            raise StoryflowError(
+                f"{where}: revision {revision} does not apply to {local}, a folder on this "
+                "machine: remove it"
+            )
+        return local.resolve(), None
+    try:
+        folder = hub_folder(model_id, revision, where, files=CHECKPOINT_FILES)
+    except StoryflowError as err:
+        said = str(err).removeprefix(f"{where}: ")
+        raise StoryflowError(
+            f"{where}: no such folder {Path(model_id).absolute()} on this machine, so "
+            f"{model_id} was read as a Hugging Face hub id: {said}"
+        ) from err
+    return folder, folder.name  # the hub cache names a snapshot by its commit
+
+
 def materialize_checkpoint(name: str, source: dict[str, Any], dest: str | Path) -> Checkpoint:
     """Find model ``name``'s Hugging Face checkpoint (``source.hf``: a folder here, or a hub id
-    fetched into the Hugging Face cache at its revision), check that transformers can read its
-    config and that it has safetensors weights and a tokenizer, and write its manifest at
-    ``dest`` (JSON, :class:`Checkpoint`): nothing is copied.
+    fetched into the Hugging Face cache at its revision), check that it has a config.json that
+    is JSON, a tokenizer.json and whole safetensors weights (each file's size against its
+    header; every shard its index lists: :func:`storyflow.lm.model_checks.checkpoint_problems`),
+    and write its manifest at ``dest`` (JSON, :class:`Checkpoint`): nothing is copied. A
+    failure writes no manifest, so the run that follows the repair checks the files again.
 
     Raises:
-        StoryflowError: the folder does not exist or lacks a file, or the hub cannot be
-            reached (saying what to download and where to put it).
+        StoryflowError: the folder does not exist or lacks a file, a weights file is damaged,
+            a folder is given a revision, or the hub cannot be reached (saying first that no
+            such folder exists here, then what to download and where to put it).
     """
-    from storyflow.lm.tokenizer import hub_folder
+    from storyflow.lm.model_checks import checkpoint_problems
 
     hf = source.get("hf")
     if hf is None:
         raise StoryflowError(f"model {name!r}: source has no hf block (a Hugging Face checkpoint)")
     where = f"model {name!r}: source.hf"
     model_id, revision = str(hf["id"]), hf.get("revision")
-    local = Path(model_id).expanduser()
-    if local.is_dir():
-        folder, commit = local.resolve(), None
-        if revision is not None:
-            log.warning(
-                "%s: revision %s ignored: %s is a folder, not a hub id", where, revision, local
-            )
-    elif local.is_absolute() or model_id.startswith((".", "~")) or model_id.count("/") != 1:
+    folder, commit = _checkpoint_folder(model_id, revision, where)
+    problems = checkpoint_problems(folder)
+    if problems:
         raise StoryflowError(
-            f"{where}: {model_id} is not a folder on this machine nor a hub id (org/name)"
+            f"{where}: the checkpoint in {folder} cannot be run: {'; '.join(problems)}. A "
+            "Hugging Face checkpoint folder holds config.json, tokenizer.json and safetensors "
+            "weights (save one with save_pretrained, or download it with `hf download "
+            "<org/name> --local-dir <folder>`); repair it and run again"
         )
-    else:
-        folder = hub_folder(model_id, revision, where, files=CHECKPOINT_FILES)
-        commit = folder.name  # the hub cache names a snapshot by its commit
-    missing = [f for f in ("config.json", "tokenizer.json") if not (folder / f).is_file()]
     weights = sorted(folder.glob("*.safetensors"))
-    if missing or not weights:
-        lacks = ", ".join([*missing, *([] if weights else ["*.safetensors weights"])])
-        raise StoryflowError(
-            f"{where}: the checkpoint in {folder} lacks {lacks}: a Hugging Face checkpoint "
-            "folder has config.json, tokenizer.json and safetensors weights (save one with "
-            "save_pretrained, or download it with `hf download <org/name> --local-dir <folder>`)"
-        )
     made = Checkpoint(
         folder=str(folder),
         id=model_id,

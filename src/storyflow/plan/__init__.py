@@ -49,11 +49,24 @@ def spacy_model(config: Mapping[str, Any]) -> str:
     return str(config["sentences"]["spacy_model"])
 
 
+def read_corpora(config: Mapping[str, Any]) -> list[str]:
+    """Every corpus whose file the config's run reads: the sequentiality corpora, each
+    measure's corpora, narrative sense's reference corpora and, while tension runs, its
+    calibration corpus. Rule all checks that each one's file is there (or downloadable) before
+    any job (:func:`storyflow.plan.corpus.data_problem`)."""
+    read = sequentiality.corpora(config) + narrative_sense.sources(config)
+    for measure in registry.MEASURES:
+        read += measure.corpora(config)
+    if tension.corpora(config):
+        read.append(tension.CALIBRATION_CORPUS)
+    return list(dict.fromkeys(read))
+
+
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """Every final table and figure the config asks for (rule all): each corpus's sample
     counts, each measure's outputs (in the registry's order), the comparison's, the validity
-    table, the replication tables, the language-model cost estimate and the model provenance
-    table."""
+    table, the replication tables, the language-model cost estimate, the model provenance
+    table and the run record."""
     outputs = corpus.final_outputs(config)
     for measure in registry.MEASURES:
         outputs += measure.final_outputs(config)
@@ -63,6 +76,7 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
     if cost.settings(config):
         outputs.append(layout.LM_COST)
     outputs.append(models.PROVENANCE)
+    outputs.append(layout.RUN_RECORD)
     return outputs
 
 
@@ -78,6 +92,7 @@ __all__ = [
     "models",
     "narrative_sense",
     "plot_holes",
+    "read_corpora",
     "registry",
     "replication",
     "roles",

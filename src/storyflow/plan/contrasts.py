@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from storyflow.errors import StoryflowError
 
 
 def contrasts(config: Mapping[str, Any], corpus: str) -> list[Mapping[str, Any]]:
-    """The contrasts declared for ``corpus`` (its own block, or its ``corpora:`` entry)."""
+    """The contrasts declared for ``corpus`` (its own block, or its ``corpora:`` entry; a CSV
+    corpus that names none has [], which :func:`check_contrasts` refuses)."""
     user = config["corpora"]
-    return list(user[corpus]["contrasts"] if corpus in user else config[corpus]["contrasts"])
+    if corpus in user:
+        return list(user[corpus].get("contrasts") or [])
+    return list(config[corpus]["contrasts"])
 
 
 def contrast_labels(
@@ -49,11 +54,12 @@ def check_contrasts(
     error: the statistics report it as NaN with a warning.)
     """
     labels = contrast_labels(config, corpus, groups)
-    for contrast in contrasts(config, corpus):
+    declared = contrasts(config, corpus)
+    if not declared:
+        _no_contrast(config, corpus, groups)
+    for contrast in declared:
         for side in ("a", "b"):
-            group = contrast[side]
-            filters = {"story_type": [group]} if isinstance(group, str) else group
-            for column, wanted in filters.items():
+            for column, wanted in _filters(contrast[side]).items():
                 if column not in labels:
                     raise StoryflowError(
                         f"config: contrast {contrast['name']!r} of corpus {corpus!r}: group "
@@ -61,10 +67,75 @@ def check_contrasts(
                         f"columns: {', '.join(labels)}"
                     )
                 allowed = labels[column]
-                values = [wanted] if isinstance(wanted, str) else list(wanted)
-                if allowed is not None and not set(values) & set(allowed):
+                if allowed is not None and not set(wanted) & set(allowed):
                     raise StoryflowError(
                         f"config: contrast {contrast['name']!r} of corpus {corpus!r}: group "
-                        f"{side} asks for {column} {', '.join(map(repr, values))}, which cannot "
+                        f"{side} asks for {column} {', '.join(map(repr, wanted))}, which cannot "
                         f"occur; possible values: {', '.join(allowed)}"
                     )
+        _check_apart(contrast, corpus, labels)
+
+
+def _filters(group: str | Mapping[str, Any]) -> dict[str, list[str]]:
+    """A contrast side as label filters, each a list of values (a bare story type is
+    ``{"story_type": [it]}``; :func:`storyflow.stats.group_filters` reads the data the same way)."""
+    if isinstance(group, str):
+        return {"story_type": [group]}
+    return {str(c): [v] if isinstance(v, str) else [str(x) for x in v] for c, v in group.items()}
+
+
+def _check_apart(
+    contrast: Mapping[str, Any], corpus: str, labels: Mapping[str, list[str] | None]
+) -> None:
+    """Stop when the contrast's two groups filter the same label columns with values in
+    common that can occur: every story with such a value would be in both groups (groups a and
+    b the same stories, at worst). Groups that filter on different columns are checked on the
+    data, by the statistics (:func:`storyflow.stats.contrast_members`)."""
+    a, b = _filters(contrast["a"]), _filters(contrast["b"])
+    if set(a) != set(b):
+        return
+    common = {}
+    for column in a:
+        possible = labels.get(column)
+        shared = [v for v in a[column] if v in b[column] and (possible is None or v in possible)]
+        if not shared:
+            return  # exclusive on this column: no story can be in both
+        common[column] = shared
+    same = all(set(a[c]) == set(b[c]) for c in a)
+    said = "; ".join(f"{column} {', '.join(values)}" for column, values in common.items())
+    raise StoryflowError(
+        f"config: contrast {contrast['name']!r} of corpus {corpus!r}: groups a and b "
+        + ("are the same stories" if same else "share stories")
+        + f" (both take {said}), so a difference between them measures nothing. Give the two "
+        "groups values that exclude each other (a: one group, b: another)"
+    )
+
+
+def _no_contrast(config: Mapping[str, Any], corpus: str, groups: Sequence[str] | None) -> NoReturn:
+    """Stop, saying that a CSV corpus needs a contrast and how to write one (its groups, as
+    read from its file, when known)."""
+    found = sorted(set(groups or ()))
+    column = config["corpora"][corpus]["columns"]["group"]
+    if len(found) >= 2:
+        a, b = found[0], found[1]
+    elif found:
+        a, b = found[0], "another_group"
+    else:
+        a, b = "group_a", "group_b"
+    name = re.sub(r"[^A-Za-z0-9_-]+", "_", f"{a}_vs_{b}")
+    example = f"contrasts: [{{name: {name}, a: {json.dumps(a)}, b: {json.dumps(b)}}}]"
+    if found:
+        have = f"its column {column!r} holds the group(s) {', '.join(found[:10])}"
+        have += " ..." if len(found) > 10 else ""
+    else:
+        have = f"its groups are the values of its column {column!r}"
+    alone = (
+        "; with one group there is nothing to compare: add the stories of another group to the file"
+        if len(found) == 1
+        else ""
+    )
+    raise StoryflowError(
+        f"config: corpus {corpus!r} (corpora.{corpus}) names no contrast: the sequentiality "
+        "analysis compares two groups of stories (Welch's t and Hedges' g), so it needs at "
+        f"least one. Add under corpora.{corpus}, for example, {example} ({have}{alone})"
+    )

@@ -4,12 +4,15 @@ then split into sentences, under ``results/<corpus>/corpus/``; the downloads in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 import storyflow.plan.sequentiality as sequentiality
+from storyflow.corpora import configured_path, corpus_kind
 from storyflow.errors import StoryflowError
 from storyflow.plan.layout import Layout, each_corpus, fill
 from storyflow.plan.registry import rule_folders
@@ -42,25 +45,25 @@ def book_download(genre: str, document_id: str) -> str:
 
 
 def selected_books(config: Mapping[str, Any]) -> pd.DataFrame | None:
-    """The books of the sample (None when ``books.enabled`` is off): the manifest's rows that
-    ``books.sample`` draws (:func:`storyflow.corpora.books.select_books`), each with ``source``,
-    its file in the data mirror, or where rule ``download_book`` puts it (``fetched``: not in
-    the mirror). Read when the workflow is planned: the sample decides the book jobs.
+    """The books of the sample: the manifest's rows that ``books.sample`` draws
+    (:func:`storyflow.corpora.books.select_books`), each with ``source``, its file in the data
+    mirror, or where rule ``download_books`` puts it (``fetched``: not in the mirror). Read when
+    the workflow is planned, as the sample decides the book jobs; None when ``books.enabled``
+    is off or the manifest is not there (:func:`missing_data` says so when a job that reads the
+    books is planned, so that linting and plans without the books need no manifest).
 
     Raises:
-        StoryflowError: a data mirror is set and lacks books of the sample (named).
+        StoryflowError: the manifest is there but wrong (a missing column, a repeated id...).
     """
-    from pathlib import Path
-
-    from storyflow.corpora import configured_path
     from storyflow.corpora.books import read_manifest, select_books
 
     books = config["books"]
-    if not books["enabled"]:
+    manifest_path = configured_path(config, "books")
+    if not books["enabled"] or not manifest_path.is_file():
         return None
     columns = books["columns"]
     manifest = read_manifest(
-        str(configured_path(config, "books")),
+        str(manifest_path),
         id_column=columns["id"],
         genre_column=columns["genre"],
         path_column=columns["path"],
@@ -73,15 +76,107 @@ def selected_books(config: Mapping[str, Any]) -> pd.DataFrame | None:
         f if missing else p
         for p, f, missing in zip(chosen.path, fetched, chosen.fetched, strict=True)
     ]
-    absent = list(chosen.path[chosen.fetched])
-    if config["data"]["mirror"] and absent:
-        raise StoryflowError(
-            f"{len(absent)} book(s) of the sample are not in the data mirror "
-            f"({config['data']['mirror']}); looked for: {', '.join(absent[:5])}"
-            + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")
-            + ". Fix data.mirror, add the files, or set data.mirror to null to download them."
-        )
     return chosen
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """The file a corpus is read from, as the config names it: ``key``, the config key that
+    names it (the books' manifest for the books); ``path``, where it is looked for (inside
+    ``data.mirror`` unless absolute; with no mirror, relative to the working directory);
+    ``downloaded``: whether a rule downloads it when there is no mirror (HIPPOCORPUS)."""
+
+    corpus: str
+    description: str
+    key: str
+    path: Path
+    downloaded: bool
+
+
+def data_file(config: Mapping[str, Any], corpus: str) -> DataFile:
+    """Corpus ``corpus``'s file (the corpus registry's ``path_key``)."""
+    kind = corpus_kind(config, corpus)
+    key = ".".join(corpus if part == "<name>" else part for part in kind.path_key)
+    return DataFile(
+        corpus,
+        kind.description,
+        key,
+        configured_path(config, corpus),
+        kind.downloaded and not uses_mirror(config),
+    )
+
+
+def missing_data(
+    config: Mapping[str, Any], corpus: str, books: pd.DataFrame | None = None
+) -> str | None:
+    """What corpus ``corpus`` lacks before its jobs can run, in one line naming the file, the
+    config key and where to put it; None when nothing is missing. A file is missing when it is
+    not there and no rule downloads it: with ``data.mirror`` set, every file must be in the
+    mirror (a misspelt mirror never turns into a download); with no mirror, HIPPOCORPUS and
+    the sampled books are downloaded, every other file is read where the config says, relative
+    to the working directory. ``books``: :func:`selected_books` (the sampled books, whose files
+    must be in a mirror that is set)."""
+    mirror = config["data"]["mirror"]
+    wanted = data_file(config, corpus)
+    if not wanted.path.is_file() and not wanted.downloaded:
+        what = "manifest" if corpus == "books" else "file"
+        line = f"{corpus} ({wanted.description}): its {what}, config {wanted.key}, is not at "
+        if mirror:
+            line += f"{wanted.path}; fix data.mirror or {wanted.key}, or put the file there"
+            if corpus_kind(config, corpus).downloaded:
+                line += ", or set data.mirror to null to download the official release"
+        else:
+            line += f"{wanted.path}; put it there or set {wanted.key} to where it is"
+        if corpus == "books":
+            line += (
+                "; or leave the books out: books.enabled: false, and books out of every "
+                "measure's corpora"
+            )
+        return line
+    if corpus == "books" and books is not None and mirror:
+        absent = list(books.path[books.fetched])
+        if absent:
+            return (
+                f"books: {len(absent)} book(s) of the sample are not in the data mirror "
+                f"({mirror}); looked for: {', '.join(absent[:5])}"
+                + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")
+                + ". Fix data.mirror, add the files, or set data.mirror to null to download them."
+            )
+    return None
+
+
+def data_problem(
+    config: Mapping[str, Any],
+    needed: Iterable[str],
+    others: Iterable[str] = (),
+    books: pd.DataFrame | None = None,
+) -> str | None:
+    """The message that stops a run whose ``needed`` corpora lack a file
+    (:func:`missing_data`), one line per corpus, naming as well every corpus of ``others``
+    (the config's other corpora) that lacks one, so that one message says everything to put in
+    place; None when no corpus of ``needed`` lacks anything."""
+    needed = list(dict.fromkeys(needed))
+    first = [line for c in needed if (line := missing_data(config, c, books))]
+    if not first:
+        return None
+    rest = [
+        line
+        for c in dict.fromkeys(others)
+        if c not in needed and (line := missing_data(config, c, books))
+    ]
+    mirror = config["data"]["mirror"]
+    if mirror:
+        where = f"not in the data mirror (data.mirror: {mirror!r}"
+    else:
+        where = (
+            "missing (data.mirror is null: each file is read where its config key says, and only "
+            "HIPPOCORPUS and the sampled books are downloaded"
+        )
+    where += f"; a relative path is relative to the working directory {Path.cwd()})"
+    text = f"the data this run reads is {where}:\n  - " + "\n  - ".join(first)
+    if rest:
+        text += "\nThe config's other corpora lack theirs too:\n  - " + "\n  - ".join(rest)
+    return text
 
 
 def hippocorpus_sample(config: Mapping[str, Any]) -> dict[str, Any]:

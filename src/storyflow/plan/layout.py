@@ -5,8 +5,9 @@
 what it makes of no single corpus (a calibration, a validation pool, a vocabulary).
 Inside either, ``tables/`` holds the CSV tables a reader opens, ``figures/`` the figures (PNG and
 PDF), and the measure's Parquet intermediates lie at the top or in folders named for their
-stage. Three run-wide tables sit directly under ``results/``: ``validity.csv``,
-``lm_cost.csv`` and ``models.csv`` (:data:`storyflow.plan.models.PROVENANCE`). A job's log is
+stage. Four run-wide tables sit directly under ``results/``: ``validity.csv``,
+``lm_cost.csv``, ``models.csv`` (:data:`storyflow.plan.models.PROVENANCE`) and ``run.csv`` (what
+the run ran with: :data:`RUN_RECORD`). A job's log is
 ``logs/<corpus>/<measure>/<rule>[/<wildcards>].log`` (or ``logs/<measure>/<rule>...`` for a job
 of no single corpus); a model's weights are ``resources/models/<model>.gguf``, or its
 checkpoint's manifest ``resources/models/<model>.checkpoint.json``
@@ -30,6 +31,8 @@ LOGS = "logs"
 #: The run-wide tables under ``results/``.
 VALIDITY = f"{RESULTS}/validity.csv"
 LM_COST = f"{RESULTS}/lm_cost.csv"
+#: The run record: storyflow's version and its libraries' (rule record_run, storyflow.versions).
+RUN_RECORD = f"{RESULTS}/run.csv"
 
 
 def fill(template: str, **values: str) -> str:

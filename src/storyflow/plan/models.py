@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import storyflow.plan.registry as registry
+from storyflow.lm import model_checks
 from storyflow.lm.registry import ModelSpec, model_specs
 from storyflow.plan.layout import RESULTS, Layout, fill
 
@@ -25,8 +26,31 @@ CHECKPOINT = "resources/models/{model}.checkpoint.json"
 def specs(config: Mapping[str, Any]) -> dict[str, ModelSpec]:
     """The config's ``models:`` as typed specs by name (:func:`storyflow.lm.registry.model_specs`:
     ``prompt`` and ``backend`` resolved, what the schema cannot check checked, the roles that
-    score text among it: :func:`storyflow.plan.registry.scoring_roles`)."""
-    return model_specs(config["models"], registry.scoring_roles())
+    score text among it: :func:`storyflow.plan.registry.scoring_roles`), each local source
+    checked on this machine and no weights given twice with the same settings
+    (:mod:`storyflow.lm.model_checks`).
+
+    Raises:
+        StoryflowError: the first model the config cannot run, named with the fix.
+    """
+    found = model_specs(config["models"], registry.scoring_roles())
+    model_checks.check_models(found, registry.scoring_roles())
+    return found
+
+
+def shared_weights(specs: Mapping[str, ModelSpec]) -> list[str]:
+    """One line per two models that run the same weights with other settings (a comparison:
+    both run), for the plan's log (:func:`storyflow.lm.model_checks.same_weights`)."""
+    return model_checks.same_weights(specs, registry.scoring_roles())
+
+
+def checkpoint_files(spec: ModelSpec) -> list[str]:
+    """The files of ``spec``'s checkpoint folder on this machine that decide its scores (rule
+    materialize_checkpoint's inputs: one repaired or replaced re-runs the model's jobs); []
+    for a hub id or a model that is no checkpoint."""
+    if not spec.checkpoint:
+        return []
+    return list(model_checks.checkpoint_files(str(spec.source["hf"]["id"])))
 
 
 def weights(spec: ModelSpec) -> str:

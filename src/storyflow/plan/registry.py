@@ -76,10 +76,10 @@ PLAN_NAMES = (
 class Measure:
     """One measure: its ``name`` (config key, rules folder, results folder, package), the
     report ``category`` its tables and figures go to (its display name), its planning
-    ``module``, a ``summary`` in words for the report's first page (what it measures, in what
-    unit), the ``paper`` it replicates, if any (its published results,
-    ``storyflow/data/published/<paper>.yaml``, compared by ``storyflow.replication``; the
-    paper's text is ``<paper>.txt`` of the papers folder), ``cost_rows``: how it counts what
+    ``module``, a ``summary`` in words (what it measures, in what unit; the report's page of
+    the paper it replicates opens with it), the ``paper`` it replicates, if any (its published
+    results, ``storyflow/data/published/<paper>.yaml``, compared by ``storyflow.replication``;
+    the paper's text is ``<paper>.txt`` of the papers folder), ``cost_rows``: how it counts what
     its stages will ask models of a corpus (``(stories, its cost settings) →``
     :class:`~storyflow.lm.budget.StageCost` rows; None when it asks none), and ``verdict``: the
     rule that turns the validity table into a verdict on each of its story measures (None:

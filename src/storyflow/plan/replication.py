@@ -22,12 +22,15 @@ from storyflow.plan.registry import MEASURES
 from storyflow.plan.statistics import replication as replication_statistics
 from storyflow.replication.published import path_of
 
-#: ``results/replication/<paper>.csv`` and ``results/replication/figures/<paper>.png``
+#: ``results/replication/<paper>.csv``, ``results/replication/figures/<paper>.png`` and
+#: ``results/replication/<paper>.html``
 OUT = Layout("replication")
 
 # --- the files, each named once (wildcard: {paper})
 TABLE = OUT.shared("{paper}.csv")
 FIGURE = OUT.shared_figure("{paper}")
+#: The paper's page in the report's Replication category (storyflow.replication.page).
+PAGE = OUT.shared("{paper}.html")
 
 
 def papers(config: Mapping[str, Any]) -> list[str]:
@@ -51,7 +54,9 @@ def _fiction_flows_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
             continue
         inputs[corpus] = [fill(sequentiality.STORY_SCORES, corpus=corpus, model=m) for m in models]
         inputs[f"{corpus}_labels"] = [fill(corpus_plan.STORIES, corpus=corpus)]
-        inputs[f"{corpus}_nll_estimate"] = [fill(sequentiality.NLL_ESTIMATE, corpus=corpus)]
+        inputs[f"{corpus}_nll_cost"] = [
+            fill(sequentiality.NLL_COST, corpus=corpus, model=m) for m in models
+        ]
     if sequentiality.regressions(config)[0]:
         inputs["regression"] = [fill(sequentiality.REGRESSION_COEFFICIENTS, corpus="hippocorpus")]
     return inputs
@@ -111,6 +116,12 @@ def _model_labels(config: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     }
 
 
+def rates(config: Mapping[str, Any]) -> dict[str, float]:
+    """Language-model throughput in tokens per second on a CPU and on a GPU
+    (``replication.rates``): what turns the tokens needed to decide a row into hours."""
+    return {k: float(v) for k, v in config["replication"]["rates"].items()}
+
+
 def settings(config: Mapping[str, Any], paper: str) -> dict[str, Any]:
     """The settings ``paper``'s comparison depends on (a rule's ``params``)."""
     common = {
@@ -121,7 +132,7 @@ def settings(config: Mapping[str, Any], paper: str) -> dict[str, Any]:
             "alpha": config["regression"]["fdr_alpha"],
             "tolerance": config["replication"]["value_tolerance"],
         },
-        "rates": dict(config["replication"]["rates"]),
+        "rates": rates(config),
     }
     if paper == "narrative_sense_pmi":
         common["reference"] = narrative_sense.references(config)
@@ -138,9 +149,9 @@ def settings(config: Mapping[str, Any], paper: str) -> dict[str, Any]:
 
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
-    """Every compared paper's table and figure (rule all)."""
+    """Every compared paper's table, figure and page (rule all)."""
     return [
         path
         for paper in papers(config)
-        for path in (fill(TABLE, paper=paper), FIGURE.of(paper=paper).png)
+        for path in (fill(TABLE, paper=paper), FIGURE.of(paper=paper).png, fill(PAGE, paper=paper))
     ]

@@ -29,6 +29,9 @@ CUTS = OUT("cuts/{model}.parquet")
 CUTS_EXCLUDED = OUT.table("excluded/{model}.csv")
 #: The K endings sampled at every cut.
 ENDINGS = OUT("endings/{model}.parquet")
+#: The corpus the forecasters' validity checks and the embedding judge's calibration read (its
+#: stories table; their files below).
+CALIBRATION_CORPUS = "rocstories"
 #: The forecaster's ROCStories forecasts, the embedding judge's calibration on them (table and
 #: cosines), each LLM judge's verdicts on them, and the forecaster's validity table.
 CALIBRATION_ENDINGS = OUT.shared("calibration/endings/{model}.parquet")

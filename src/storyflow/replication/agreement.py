@@ -159,7 +159,7 @@ def claim_of(
         return Claim(NO_EFFECT, value=value, banded=banded)
     if direction in ("+", "-"):
         return Claim(EFFECT, sign=direction, value=value, banded=banded)
-    return Claim(VALUE, value=value, competitors=tuple(competitors))
+    return Claim(VALUE, value=value, banded=banded, competitors=tuple(competitors))
 
 
 def _span(low: float, high: float) -> str:
@@ -215,13 +215,47 @@ def _named(values: Sequence[tuple[str, float]]) -> str:
     return ", ".join(f"{name} {number(v)}" for name, v in values)
 
 
-def _value(
-    claim: Claim, low: float, high: float, value: float, tolerance: float
-) -> tuple[str, str]:
-    """A value agrees when our interval holds it and excludes every competing value of its
-    column (or, where the paper gives none, lies within ±tolerance of it); it is inconclusive
-    when it holds the value and a competitor too (or reaches beyond the tolerance), and
-    disagrees when it excludes the value."""
+@dataclass(frozen=True)
+class Bound:
+    """One side of where a value claim's interval must stay: ``value``, named in ``words``;
+    ``competitor`` when it is another value of the column (to exclude), else the published
+    value's margin (to stay within)."""
+
+    value: float
+    words: str
+    competitor: bool
+
+
+def value_bounds(claim: Claim, rule: Rule) -> tuple[Bound, Bound]:
+    """The two sides of a value claim: below and above the published value, the nearest
+    competing value of its column, or where the column has none on that side, the published
+    value minus or plus the margin (the equivalence band for Hedges' g, ``rule.tolerance`` of
+    the value otherwise)."""
+    v = claim.value
+    if claim.banded:
+        margin, unit = rule.band, number(rule.band)
+    else:
+        margin, unit = rule.tolerance * abs(v), f"{rule.tolerance:.0%}"
+    below = [c for c in claim.competitors if c[1] < v]
+    above = [c for c in claim.competitors if c[1] > v]
+    lower = (
+        Bound(max(below, key=lambda c: c[1])[1], _named([max(below, key=lambda c: c[1])]), True)
+        if below
+        else Bound(v - margin, f"{number(v - margin)} (the published value - {unit})", False)
+    )
+    upper = (
+        Bound(min(above, key=lambda c: c[1])[1], _named([min(above, key=lambda c: c[1])]), True)
+        if above
+        else Bound(v + margin, f"{number(v + margin)} (the published value + {unit})", False)
+    )
+    return lower, upper
+
+
+def _value(claim: Claim, low: float, high: float, value: float, rule: Rule) -> tuple[str, str]:
+    """A value agrees when our interval holds it, excludes every competing value of its column
+    and, on a side where the column has none, stays within the margin of :func:`value_bounds`;
+    it is inconclusive when it holds the value and a competitor too (or reaches beyond the
+    margin), and disagrees when it excludes the value."""
     held = [(name, v) for name, v in claim.competitors if low <= v <= high]
     if not low <= claim.value <= high:
         also = f"; it holds {_named(held)}" if held else ""
@@ -234,21 +268,28 @@ def _value(
             f"{_span(low, high)} holds {_published(claim)} and also {_named(held)}: it cannot "
             "tell them apart"
         )
+    lower, upper = value_bounds(claim, rule)
+    beyond = [
+        bound.words
+        for bound, outside in ((lower, low < lower.value), (upper, high > upper.value))
+        if outside and not bound.competitor
+    ]
+    if beyond:
+        return INCONCLUSIVE, (
+            f"{_span(low, high)} holds {_published(claim)} but reaches beyond "
+            f"{' and '.join(beyond)}, where its column gives no other value to tell it from"
+        )
+    margins = [b.words for b in (lower, upper) if not b.competitor]
+    inside = "stays above" if len(margins) == 1 and not lower.competitor else "stays below"
+    parts = [f"{_span(low, high)} holds {_published(claim)}"]
     if claim.competitors:
         nearest = min(claim.competitors, key=lambda c: abs(c[1] - claim.value))
-        return AGREES, (
-            f"{_span(low, high)} holds {_published(claim)} and excludes every other value of "
-            f"its column (the nearest, {_named([nearest])})"
-        )
-    margin = tolerance * abs(claim.value)
-    if claim.value - margin <= low and high <= claim.value + margin:
-        return AGREES, (
-            f"{_span(low, high)} holds {_published(claim)} and lies within ±{tolerance:.0%} of it"
-        )
-    return INCONCLUSIVE, (
-        f"{_span(low, high)} holds {_published(claim)} but reaches beyond ±{tolerance:.0%} of "
-        "it, and the paper gives no other value to tell it from"
-    )
+        parts.append(f"excludes every other value of its column (the nearest, {_named([nearest])})")
+    if len(margins) == 2:
+        parts.append(f"stays between {margins[0]} and {margins[1]}")
+    elif margins:
+        parts.append(f"{inside} {margins[0]}")
+    return AGREES, ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
 
 
 def _significant(claim: Claim, ours: Ours, alpha: float) -> tuple[str, str]:
@@ -305,7 +346,7 @@ def judge(claim: Claim, ours: Ours, rule: Rule) -> tuple[str, str]:
     if claim.kind == ORDER:
         return _order(low, high)
     if claim.kind == VALUE and math.isfinite(claim.value):
-        return _value(claim, low, high, ours.value, rule.tolerance)
+        return _value(claim, low, high, ours.value, rule)
     return NOT_JUDGED, f"no rule judges a {claim.kind} claim without a published value"
 
 
@@ -334,17 +375,11 @@ def _to_decide(claim: Claim, ours: Ours, rule: Rule) -> tuple[float, str]:
         claimed = claim.sign or "+"
         side = "the claimed side (agrees)" if sign(est) == claimed else "the other side (disagrees)"
         return decide.factor_to_exclude(est, low, high, 0.0), f"our interval excludes 0, on {side}"
-    held = [v for _, v in claim.competitors if low <= v <= high]
+    lower, upper = value_bounds(claim, rule)
     against = decide.factor_to_exclude(est, low, high, claim.value)
-    if held:
-        apart = max(decide.factor_to_exclude(est, low, high, v) for v in held)
-        towards = "excludes every other value of its column (agrees)"
-    else:
-        margin = rule.tolerance * abs(claim.value)
-        apart = decide.factor_inside(est, low, high, claim.value - margin, claim.value + margin)
-        towards = f"lies within ±{rule.tolerance:.0%} of the published value (agrees)"
+    apart = decide.factor_inside(est, low, high, lower.value, upper.value)
     if apart <= against:
-        return apart, f"our interval {towards}"
+        return apart, f"our interval between {lower.words} and {upper.words} (agrees)"
     return against, "our interval excludes the published value (disagrees)"
 
 

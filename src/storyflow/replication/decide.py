@@ -86,6 +86,12 @@ def telescope(sign: str, estimate: float, low: float, high: float, d_33: float) 
     if flip < 0:
         lo, hi = hi, lo
     target = f"d33 = {flip * d_33:.3g}"
+    if hi < 0:
+        return Telescope(
+            d_33,
+            f"our interval lies on the other side of 0 from the claim, so below {target} too",
+            math.nan,
+        )
     if hi < d_33:
         return Telescope(
             d_33,

@@ -139,15 +139,16 @@ def _group_sizes(result: AggregatedG, *, books: bool) -> str:
 
 
 def _tokens_per_unit(
-    estimate: pd.DataFrame | None, models: Sequence[str], result: AggregatedG
+    cost: pd.DataFrame | None, models: Sequence[str], result: AggregatedG
 ) -> float:
     """NLL tokens one unit (a story, or a book with its passages) costs with ``models``: each
-    model's planned tokens per story summed, times stories per unit (NaN without the run's
-    NLL estimate)."""
-    if estimate is None or not set(models) <= set(estimate["model"]):
+    model's planned tokens per story (all formulations) summed, times stories per unit (NaN
+    without the run's NLL cost tables). Read from the token plan, not the time estimate, so a
+    changed rate re-runs no comparison."""
+    if cost is None or not set(models) <= set(cost["model"]):
         return math.nan
-    rows = estimate.set_index("model").loc[list(models)]
-    per_story = float((rows["planned_tokens"] / rows["n_stories"].clip(lower=1)).sum())
+    rows = cost[cost["model"].isin(list(models))].groupby("model")
+    per_story = float((rows["planned_tokens"].sum() / rows["story_id"].nunique()).sum())
     units = result.units_a + result.units_b
     return per_story * (result.n_a + result.n_b) / units if units else math.nan
 
@@ -290,7 +291,11 @@ def ours(
     estimates: dict[str, pd.DataFrame | None] = {}
     for corpus, contrasts in settings["contrasts"].items():
         scores[corpus] = _scores(files, corpus, settings["min_sentences"])
-        estimates[corpus] = result_table(tables.NLL_ESTIMATE, files, f"{corpus}_nll_estimate")
+        estimates[corpus] = (
+            tables.read_all(tables.NLL_COST, files[f"{corpus}_nll_cost"])
+            if f"{corpus}_nll_cost" in files
+            else None
+        )
         labels = pd.read_parquet(files[f"{corpus}_labels"][0])
         members[corpus] = stats.contrast_members(labels, contrasts)
         books[corpus] = (

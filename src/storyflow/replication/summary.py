@@ -1,11 +1,14 @@
-"""The replication tables as the report's first page shows them: per paper one line of tallies
-(judged rows only) and a compact table of its headline rows, every verdict in words."""
+"""The replication tables in words: per paper its tallies of independent findings (the report's
+first page, a row each), one sentence on what it would take to decide its inconclusive
+findings, and the cells of its headline rows with every verdict in words (its page in the
+report's Replication category, :mod:`storyflow.replication.page`)."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -21,14 +24,12 @@ from storyflow.replication.agreement import (
 from storyflow.replication.context import MEAN_MODELS
 from storyflow.replication.words import number
 
-#: Most rows per paper in the first page's table (the rest are in its CSV).
-SUMMARY_ROWS = 20
 #: The text columns of a replication table that may be empty (NaN once read back from CSV).
 TEXT = (
     "ours_direction", "paper_model", "models", "n", "validity", "note", "paper_models",
     "holds_paper_models", "same_estimate_as", "small_telescopes", "to_decide",
 )  # fmt: skip
-#: The columns of the first page's table, by key.
+#: The columns of a paper's table of rows (:func:`cells`), by key.
 COLUMNS = {"figure": "figure", "published": "published", "ours": "ours", "verdict": "verdict"}
 
 
@@ -48,7 +49,7 @@ def _place(source: str) -> str:
 
 
 def cells(r: Mapping[str, object], confidence: float) -> dict[str, str]:
-    """One replication row as the first page's table cells (plain text, not yet escaped)."""
+    """One replication row as its paper's table cells (plain text, not yet escaped)."""
     value = float(r["published"])  # type: ignore[arg-type]
     model = str(r["paper_model"] or "")
     published = number(value) if math.isfinite(value) else str(r["published_direction"])
@@ -100,75 +101,175 @@ def findings(frame: pd.DataFrame) -> pd.DataFrame:
     ]
 
 
-def tally(frame: pd.DataFrame) -> str:
-    """How many rows were computed and judged, how many independent findings those are, and
-    the verdicts of the findings."""
+@dataclass(frozen=True)
+class Tally:
+    """One paper's counts: published figures, those computed, those judged, the independent
+    findings among them (:func:`findings`) by verdict, and the computed rows not judged (of
+    which ``failed`` rest on a model or a contrast that failed its validity check)."""
+
+    figures: int
+    computed: int
+    judged: int
+    findings: int
+    agrees: int
+    disagrees: int
+    inconclusive: int
+    not_judged: int
+    failed: int
+
+
+def counts(frame: pd.DataFrame) -> Tally:
+    """The :class:`Tally` of one paper's replication table."""
     done = computed(frame)
     distinct = findings(frame)
     verdicts = distinct["verdict"].value_counts()
     unjudged = frame[done & ~judged(frame)]
-    failed = int(unjudged["validity"].fillna("").str.startswith("failed").sum())
-    counts = ", ".join(f"{verdict} {int(verdicts.get(verdict, 0))}" for verdict in
-                       (AGREES, DISAGREES, INCONCLUSIVE))  # fmt: skip
+    return Tally(
+        figures=len(frame),
+        computed=int(done.sum()),
+        judged=int(judged(frame).sum()),
+        findings=len(distinct),
+        agrees=int(verdicts.get(AGREES, 0)),
+        disagrees=int(verdicts.get(DISAGREES, 0)),
+        inconclusive=int(verdicts.get(INCONCLUSIVE, 0)),
+        not_judged=len(unjudged),
+        failed=int(unjudged["validity"].fillna("").str.startswith("failed").sum()),
+    )
+
+
+def tally(frame: pd.DataFrame) -> str:
+    """How many rows were computed and judged, how many independent findings those are, and
+    the verdicts of the findings."""
+    n = counts(frame)
     left = (
-        f"; {len(unjudged)} computed but not judged ({failed} on a failed check)"
-        if len(unjudged)
+        f"; {n.not_judged} computed but not judged ({n.failed} on a failed check)"
+        if n.not_judged
         else ""
     )
     return (
-        f"{int(done.sum())} of {len(frame)} published figures computed, "
-        f"{int(judged(frame).sum())} judged, {len(distinct)} independent findings: "
-        f"{counts}{left}"
+        f"{n.computed} of {n.figures} published figures computed, {n.judged} judged, "
+        f"{n.findings} independent findings: {AGREES} {n.agrees}, {DISAGREES} {n.disagrees}, "
+        f"{INCONCLUSIVE} {n.inconclusive}{left}"
     )
 
 
 def _hours(hours: float) -> str:
-    return f"{hours * 60:.0f} min" if hours < 1 else f"{hours:.1f} h"
+    """Hours as a reader takes them in: minutes below an hour, one decimal below ten hours."""
+    if hours < 1:
+        return f"{hours * 60:.0f} min"
+    return f"{hours:.1f} h" if hours < 10 else f"{hours:,.0f} h"
 
 
-def to_decide(frame: pd.DataFrame, rates: Mapping[str, float] | None = None) -> str:
-    """One sentence on what it would take to decide the inconclusive findings: units per group
-    at our estimates, the NLL cost of the largest, and those no sample decides; and the
-    small-telescopes count of the judged effect findings ('' when none is inconclusive)."""
+@dataclass(frozen=True)
+class Decision:
+    """What it would take to decide one paper's inconclusive findings (docs/replication.md,
+    "What it would take to decide"): of its ``open`` inconclusive findings, ``sized`` are
+    decided by more units of the same kind, ``low`` to ``high`` (``median``) ``units`` per group
+    at our estimates and spread; the largest of them, ``largest``, costs ``tokens`` NLL tokens,
+    ``hours`` (here, on one GPU) at the run's rates (None when not priced); ``telescopes``:
+    of the judged effect findings with a d33, how many our interval excludes d33 for, and how
+    many there are (None without one)."""
+
+    open: int
+    sized: int
+    low: float
+    high: float
+    median: float
+    units: str
+    largest: str
+    tokens: float | None
+    hours: tuple[float, float] | None
+    telescopes: tuple[int, int] | None
+
+    def _span(self) -> str:
+        same = self.low == self.high
+        return f"{self.low:,.0f}" if same else f"{self.low:,.0f} to {self.high:,.0f}"
+
+    def _cost(self) -> str:
+        """The largest's NLL hours here and on one GPU ('' when not priced)."""
+        if not self.hours:
+            return ""
+        return f"{_hours(self.hours[0])} here, {_hours(self.hours[1])} on one GPU"
+
+    def sentence(self) -> str:
+        """The whole sentence (a paper's page)."""
+        parts = []
+        if self.sized:
+            parts.append(
+                f"deciding {self.sized} of its {self.open} inconclusive findings takes "
+                f"{self._span()} {self.units} per group at our estimates (median "
+                f"{self.median:,.0f})"
+            )
+        if self.tokens is not None:
+            cost = f": {self._cost()}" if self.hours else ""
+            parts.append(
+                f"the largest, {self.largest}, is {self.tokens / 1e6:,.1f} million NLL tokens{cost}"
+            )
+        if self.open > self.sized:
+            parts.append(f"{self.open - self.sized} that no larger sample of the same kind decides")
+        if self.telescopes:
+            parts.append(
+                f"small telescopes: {self.telescopes[0]} of {self.telescopes[1]} effect findings "
+                "exclude d33"
+            )
+        text = "; ".join(parts)
+        return text[0].upper() + text[1:] + "."
+
+    def brief(self) -> str:
+        """The same in a few words (the report's first page): units per group and the largest's
+        hours, the findings no larger sample decides, d33 excluded."""
+        parts = []
+        if self.sized:
+            parts.append(f"{self.sized} of {self.open}, {self._span()} {self.units}")
+            if self.hours:
+                parts[-1] += f" ({_hours(self.hours[0])}, {_hours(self.hours[1])})"
+        if self.open > self.sized:
+            parts.append(f"{self.open - self.sized} by no larger sample")
+        if self.telescopes:
+            parts.append(f"d33 excluded by {self.telescopes[0]} of {self.telescopes[1]}")
+        return ", ".join(parts)
+
+
+def decision(frame: pd.DataFrame, rates: Mapping[str, float] | None = None) -> Decision | None:
+    """The :class:`Decision` of one paper's replication table (None when no finding is
+    inconclusive); hours at ``rates`` (tokens/s on this machine's CPU, ``cpu``, and on one GPU,
+    ``gpu``)."""
     distinct = findings(frame)
     open_ = distinct[distinct["verdict"].eq(INCONCLUSIVE)]
     if open_.empty:
-        return ""
+        return None
     sized = open_[open_["n_to_decide"].notna()]
-    parts = []
-    if len(sized):
-        n = sized["n_to_decide"]
-        parts.append(
-            f"deciding {len(sized)} of its {len(open_)} inconclusive findings would take "
-            f"{n.min():,.0f} to {n.max():,.0f} units per group at our estimates and spread "
-            f"(median {n.median():,.0f}; units: {', '.join(sorted(set(_unit(sized))))})"
-        )
-        priced = sized[sized["decide_tokens"].notna()]
-        if len(priced):
-            largest = priced.loc[priced["n_to_decide"].idxmax()]
-            cpu, gpu = (rates or {}).get("cpu"), (rates or {}).get("gpu")
-            at = (
-                f": {_hours(largest['decide_hours_cpu'])} at {cpu:,.0f} tokens/s here, "
-                f"{_hours(largest['decide_hours_gpu'])} at {gpu:,.0f} on one GPU"
-                if cpu and gpu
-                else ""
-            )
-            parts.append(
-                f"the largest ({largest['id']}) is {largest['decide_tokens'] / 1e6:,.1f} million "
-                f"NLL tokens{at}"
-            )
-    undecided = len(open_) - len(sized)
-    if undecided:
-        parts.append(f"{undecided} cannot be decided by more of the same sample")
+    n = sized["n_to_decide"]
+    priced = sized[sized["decide_tokens"].notna()]
+    largest = priced.loc[priced["n_to_decide"].idxmax()] if len(priced) else None
+    cpu, gpu = (rates or {}).get("cpu"), (rates or {}).get("gpu")
     telescopes = distinct[distinct["d33"].notna()]
-    if len(telescopes):
-        below = int(telescopes["small_telescopes"].str.contains("excludes").sum())
-        parts.append(
-            f"small telescopes: {below} of {len(telescopes)} effect findings exclude d33, the "
-            "effect the original sample had 33% power to detect"
-        )
-    text = "; ".join(parts)
-    return text[0].upper() + text[1:] + " (results/replication/, docs/replication.md)."
+    return Decision(
+        open=len(open_),
+        sized=len(sized),
+        low=float(n.min()) if len(n) else math.nan,
+        high=float(n.max()) if len(n) else math.nan,
+        median=float(n.median()) if len(n) else math.nan,
+        units="/".join(sorted(set(_unit(sized)))),
+        largest=str(largest["id"]) if largest is not None else "",
+        tokens=float(largest["decide_tokens"]) if largest is not None else None,
+        hours=(
+            (float(largest["decide_hours_cpu"]), float(largest["decide_hours_gpu"]))
+            if largest is not None and cpu and gpu
+            else None
+        ),
+        telescopes=(
+            (int(telescopes["small_telescopes"].str.contains("excludes").sum()), len(telescopes))
+            if len(telescopes)
+            else None
+        ),
+    )
+
+
+def to_decide(frame: pd.DataFrame, rates: Mapping[str, float] | None = None) -> str:
+    """:meth:`Decision.sentence` of the table ('' when no finding is inconclusive)."""
+    found = decision(frame, rates)
+    return found.sentence() if found else ""
 
 
 def _unit(rows: pd.DataFrame) -> pd.Series:
@@ -181,7 +282,7 @@ def _unit(rows: pd.DataFrame) -> pd.Series:
 
 
 def headline(frame: pd.DataFrame) -> pd.DataFrame:
-    """The computed rows the first page shows: a figure's mean over the paper's models where the
+    """The computed rows a paper's page shows: a figure's mean over the paper's models where the
     paper gives one (its per-model rows are in the CSV), each figure once, judged rows first."""
     done = frame[computed(frame)]
     figure = ["quantity", "setting", "group"]
@@ -194,36 +295,33 @@ def headline(frame: pd.DataFrame) -> pd.DataFrame:
     return shown.assign(_order=order).sort_values("_order", kind="stable").drop(columns="_order")
 
 
+def text_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its empty text cells (NaN once read back from CSV) as ''."""
+    return frame.assign(**{c: frame[c].astype(object).where(frame[c].notna(), "") for c in TEXT})
+
+
 def summary(
     replicated: Mapping[str, pd.DataFrame],
     titles: Mapping[str, str],
-    confidence: float,
     rates: Mapping[str, float] | None = None,
 ) -> list[dict[str, object]]:
-    """Per paper: ``title``, ``head`` (:func:`tally` and the table's path), ``decide``
-    (:func:`to_decide`, at ``rates``), ``header`` (the table's column titles) and ``rows``
-    (:func:`cells` of the :func:`headline` rows, at most :data:`SUMMARY_ROWS`, escaped for
-    reStructuredText), and ``more`` (rows left to the CSV)."""
-    header = {**COLUMNS, "ours": f"ours [{confidence:.0%} CI] (models, n)"}
+    """Per paper, for the report's first page: ``paper``, ``title`` (the paper's name without
+    its authors), ``counts`` (the :class:`Tally` as a mapping), ``head`` (:func:`tally` and the
+    table's path), ``decide`` (:func:`to_decide` at ``rates``, the paper's page says it) and
+    ``decide_brief`` (:meth:`Decision.brief`, the first page's line), both '' when no finding is
+    inconclusive; the texts escaped for reStructuredText."""
     out: list[dict[str, object]] = []
     for paper, frame in replicated.items():
-        frame = frame.assign(
-            **{c: frame[c].astype(object).where(frame[c].notna(), "") for c in TEXT}
-        )
-        shown = headline(frame)
-        rows = [
-            {k: rst_text(v) for k, v in cells(r, confidence).items()}
-            for r in shown.head(SUMMARY_ROWS).to_dict("records")
-        ]
-        more = max(0, len(shown) - SUMMARY_ROWS)
+        frame = text_columns(frame)
+        found = decision(frame, rates)
         out.append(
             {
-                "title": rst_text(titles.get(paper, paper)),
+                "paper": paper,
+                "title": rst_text(titles.get(paper, paper).split(" (")[0]),
+                "counts": asdict(counts(frame)),
                 "head": rst_text(f"{tally(frame)} (results/replication/{paper}.csv)."),
-                "decide": rst_text(to_decide(frame, rates)),
-                "header": header,
-                "rows": rows,
-                "more": f"{more} more in the CSV." if more else "",
+                "decide": rst_text(found.sentence() if found else ""),
+                "decide_brief": rst_text(found.brief() if found else ""),
             }
         )
     return out
@@ -232,7 +330,6 @@ def summary(
 def summary_of(
     paths: Mapping[str, str],
     titles: Mapping[str, str],
-    confidence: float,
     rates: Mapping[str, float] | None = None,
 ) -> list[dict[str, object]]:
     """:func:`summary` of the replication tables at ``paths`` (by paper) that exist; [] before
@@ -245,4 +342,4 @@ def summary_of(
                 found[paper] = tables.read(tables.REPLICATION, path)
             except tables.TableError:
                 continue
-    return summary(found, titles, confidence, rates) if found else []
+    return summary(found, titles, rates) if found else []

@@ -73,6 +73,7 @@ from storyflow.tables.replication import (
     PUBLISHED,
     REPLICATION,
 )
+from storyflow.tables.run import RUN_RECORD
 from storyflow.tables.sequentiality import (
     COEFFICIENTS,
     DIAGNOSTICS,
@@ -142,6 +143,7 @@ __all__ = [
     "PLOT_HOLE_SURPRISAL",
     "PUBLISHED",
     "REPLICATION",
+    "RUN_RECORD",
     "SAMPLE_COUNTS",
     "SENTENCES",
     "SENTENCE_COUNTS",

@@ -20,8 +20,9 @@ STORY_TABLE = Table(
     extra=True,
     doc="results/<corpus>/comparison/measures.parquet (and its CSV, tables/measures.csv): one "
     "row per story and model ('' when no score depends on a model); the corpus's label "
-    "columns, n_sentences (spaCy sentences), n_words (word tokens), failed_measures (the row's "
-    "measures that rest on a model that failed its validity check, space-separated; '' none: "
+    "columns, n_sentences (spaCy sentences), n_words (whitespace-separated words), "
+    "failed_measures (the row's measures that rest on a model that failed its validity check, "
+    "space-separated; '' none: "
     "tables/measure_verdicts.csv says which checks), then one column per measure (units in "
     "tables/measure_units.csv). A score that depends on no model is repeated on each model's "
     "row.",

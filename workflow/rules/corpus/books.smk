@@ -23,8 +23,8 @@ if missing_books():
 
 rule sample_passages:
     input:
-        manifest=book_manifest(),
-        books=book_files(),
+        manifest=book_manifest,
+        books=book_files,
     output:
         stories=fill(plan.corpus.STORIES, corpus="books"),
         sentences=fill(plan.corpus.SENTENCES, corpus="books"),

@@ -10,15 +10,35 @@ def corpus_file(name):
     return str(corpora.configured_path(config, name))
 
 
-def hippocorpus_csv():
+def require_data(*corpora_read):
+    """Stop the run, naming what to put where, when a corpus of ``corpora_read`` lacks its file
+    (storyflow.plan.corpus.missing_data); the message names every other corpus of the config
+    that lacks one too. Called from the input functions of the rules that read corpus files,
+    so that only a run that plans those jobs needs the data (not --lint, --list-rules, or a
+    dry run of other targets)."""
+    problem = plan.corpus.data_problem(config, corpora_read, READ_CORPORA, BOOKS)
+    if problem is not None:
+        logger.error(f"storyflow: {problem}")
+        sys.exit(1)
+
+
+def data_checked(wildcards):
+    """Rule all's check of every corpus the config reads, before any job: [] (no file)."""
+    require_data(*READ_CORPORA)
+    return []
+
+
+def hippocorpus_csv(wildcards=None):
     """The corpus CSV: the mirror's copy when a mirror is set (it must be there), else the
     download rule's output."""
+    require_data("hippocorpus")
     if plan.corpus.uses_mirror(config):
-        return str(exit_on_config_error(corpora.mirror_file, config, "hippocorpus"))
+        return corpus_file("hippocorpus")
     return plan.corpus.HIPPOCORPUS_DOWNLOAD
 
 
 def user_corpus_csv(wildcards):
+    require_data(wildcards.corpus)
     return corpus_file(wildcards.corpus)
 
 
@@ -27,6 +47,7 @@ def user_corpus_columns(wildcards):
 
 
 def sampled_corpus_csv(wildcards):
+    require_data(wildcards.corpus)
     return corpus_file(wildcards.corpus)
 
 
@@ -38,18 +59,23 @@ def corpus_contrasts(wildcards):
     return plan.contrasts.contrasts(config, wildcards.corpus)
 
 
-def book_manifest():
+def book_manifest(wildcards):
+    require_data("books")
     return corpus_file("books")
 
 
-# the sampled books (None when off): the manifest is read once, in storyflow.plan.corpus
+# the sampled books (None when off, or when the manifest is not there: require_data says so when
+# a job that reads the books is planned): the manifest is read once, in storyflow.plan.corpus
 BOOKS = exit_on_config_error(plan.corpus.selected_books, config)
+# every corpus whose file the run reads (rule all checks them before any job)
+READ_CORPORA = exit_on_config_error(plan.read_corpora, config)
 BOOK_SETTINGS = plan.corpus.book_settings(config)
 BOOK_PASSAGE_SETTINGS = plan.corpus.passage_settings(config)
 HIPPOCORPUS_SAMPLE = plan.corpus.hippocorpus_sample(config)
 
 
-def book_files():
+def book_files(wildcards):
+    require_data("books")
     return [] if BOOKS is None else list(BOOKS["source"])
 
 
@@ -80,7 +106,16 @@ def corpus_groups(corpus):
     return None
 
 
-for _corpus in CORPORA:
+def groups_known(corpus):
+    """Whether the data that says what ``corpus``'s contrasts can name is there (the books'
+    manifest, a CSV corpus's file); when it is not, require_data stops a run that reads it.
+    """
+    if corpus == "books":
+        return BOOKS is not None
+    return corpus not in USER_CORPORA or Path(corpus_file(corpus)).is_file()
+
+
+for _corpus in filter(groups_known, CORPORA):
     exit_on_config_error(
         plan.contrasts.check_contrasts, config, _corpus, corpus_groups(_corpus)
     )

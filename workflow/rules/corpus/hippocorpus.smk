@@ -16,7 +16,7 @@ rule download_hippocorpus:
 
 rule sample_stories:
     input:
-        csv=hippocorpus_csv(),
+        csv=hippocorpus_csv,
     output:
         stories=fill(plan.corpus.STORIES, corpus="hippocorpus"),
         counts=report(

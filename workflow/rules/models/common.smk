@@ -23,6 +23,11 @@ def model_weights(wildcards):
     return weights_of(wildcards.model)
 
 
+def checkpoint_files(wildcards):
+    """Input: a checkpoint folder's files on this machine (storyflow.plan.models)."""
+    return plan.models.checkpoint_files(MODEL_SPECS[wildcards.model])
+
+
 # What a job running a model asks for (storyflow.plan.models): the model's device block and
 # weights; memory and run time grow with Snakemake's attempt. A name that is no model (the
 # embedding judge, an NLI classifier) gets the defaults.

@@ -1,5 +1,6 @@
 # Which weights every model ran with (storyflow.lm.weights.provenance): the model provenance
-# table, with the hub commit of every hub model.
+# table, with the hub commit of every hub model; and what the run ran with (storyflow.versions):
+# storyflow's version and its libraries', rewritten when a version changes and for nothing else.
 
 
 rule record_model_provenance:
@@ -23,3 +24,20 @@ rule record_model_provenance:
         models=plan.models.entries(config, MODELS_IN_USE),
     script:
         "../../../scripts/record_model_provenance.py"
+
+
+rule record_run:
+    output:
+        table=report(
+            plan.layout.RUN_RECORD,
+            caption="../../report/run_record.rst",
+            category="Models",
+        ),
+    log:
+        plan.models.OUT.shared_log("record_run"),
+    conda:
+        "../../../envs/storyflow.yaml"
+    params:
+        versions=RUN_VERSIONS,
+    script:
+        "../../../scripts/record_run.py"

@@ -15,6 +15,10 @@ rule materialize_model:
 
 
 rule materialize_checkpoint:
+    input:
+        # a checkpoint folder's files (none for a hub id): one repaired or replaced re-runs
+        # the manifest, and so every job that read the checkpoint
+        checkpoint_files,
     output:
         manifest=plan.models.CHECKPOINT,
     log:

@@ -12,6 +12,7 @@ def narrative_sense_source_file(wildcards):
     """The file a corpus is read from (the books' manifest for book passages)."""
     if wildcards.source == "hippocorpus":
         return hippocorpus_csv()
+    require_data(wildcards.source)
     return corpus_file(wildcards.source)
 
 

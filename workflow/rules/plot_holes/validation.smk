@@ -6,7 +6,7 @@
 # HIPPOCORPUS stories outside the analysed sample, and of every plot-hole corpus, pooled.
 rule make_plot_hole_validation:
     input:
-        csv=hippocorpus_csv(),
+        csv=hippocorpus_csv,
         sample=fill(plan.corpus.STORIES, corpus="hippocorpus"),
     output:
         made=plan.plot_holes.VALIDATION_MADE,

@@ -4,13 +4,12 @@ from storyflow.replication.published import TITLES as REPLICATION_TITLES
 from storyflow.replication.summary import summary_of as replication_summary_of
 
 REPLICATION_PAPERS = plan.replication.papers(config)
-# The last run's replication tables in words, for the report's first page (workflow.rst); empty
+# The last run's replication tallies in words, for the report's first page (workflow.rst); empty
 # before the first run. Not a setting: it changes no job.
 config["_replication_summary"] = replication_summary_of(
     {p: plan.replication.table(p) for p in REPLICATION_PAPERS},
     REPLICATION_TITLES,
-    STATISTICS["confidence"],
-    config["replication"]["rates"],
+    plan.replication.rates(config),
 )
 
 
@@ -21,3 +20,15 @@ def replication_inputs(wildcards):
 
 def replication_settings(wildcards):
     return plan.replication.settings(config, wildcards.paper)
+
+
+def replication_title(wildcards):
+    return REPLICATION_TITLES.get(wildcards.paper, wildcards.paper)
+
+
+def replication_measure(wildcards):
+    """The measure that replicates the paper, in words, for the paper's page."""
+    for m in plan.registry.MEASURES:
+        if m.paper == wildcards.paper:
+            return f"{m.category} {m.summary} ({m.doc})"
+    return ""

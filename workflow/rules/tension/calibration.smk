@@ -5,7 +5,7 @@
 rule sample_calibration_endings:
     input:
         unpack(model_weights),
-        stories=fill(plan.corpus.STORIES, corpus="rocstories"),
+        stories=fill(plan.corpus.STORIES, corpus=plan.tension.CALIBRATION_CORPUS),
     output:
         endings=plan.tension.CALIBRATION_ENDINGS,
     log:
@@ -31,7 +31,7 @@ rule sample_calibration_endings:
 
 rule calibrate_tension_judge:
     input:
-        stories=fill(plan.corpus.STORIES, corpus="rocstories"),
+        stories=fill(plan.corpus.STORIES, corpus=plan.tension.CALIBRATION_CORPUS),
         endings=plan.tension.CALIBRATION_ENDINGS,
     output:
         table=report(
@@ -58,7 +58,7 @@ rule calibrate_tension_judge:
 rule judge_calibration_endings:
     input:
         unpack(tension_judge_weights),
-        stories=fill(plan.corpus.STORIES, corpus="rocstories"),
+        stories=fill(plan.corpus.STORIES, corpus=plan.tension.CALIBRATION_CORPUS),
         endings=plan.tension.CALIBRATION_ENDINGS,
     output:
         judgments=plan.tension.CALIBRATION_JUDGMENTS,

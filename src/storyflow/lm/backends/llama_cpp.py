@@ -142,10 +142,29 @@ class LlamaCppScorer:
         self.n_ctx = n_ctx
         self.logits_rows = n_ctx  # rows of the logits buffer (logits_all: the window)
         self.workers = n_threads  # threads of the log-softmax (between llama.cpp calls)
-        self.tokens_evaluated = 0  # tokens run through the model (all calls)
+        self._evaluated = 0  # tokens of the finished llama.cpp calls (tokens_evaluated)
+        self._running_from: int | None = None  # llm.n_tokens when the call under way began
         self._stem: list[int] | None = None
         self.share_prefix = share_prefix
         self._cached: list[int] = []  # share_prefix: the tokens whose KV entries and rows are kept
+
+    @property
+    def tokens_evaluated(self) -> int:
+        """Tokens run through the model so far (all calls), the call under way counted as
+        llama.cpp decodes it, ``n_batch`` tokens at a time (an NLL shard's progress lines read
+        it from another thread while a long pass is decoded)."""
+        start = self._running_from
+        running = 0 if start is None else max(0, self.llm.n_tokens - start)
+        return self._evaluated + running
+
+    def _eval(self, tokens: Sequence[int]) -> None:
+        """``tokens`` decoded after the cached ones (llama.cpp's ``eval``), and counted."""
+        self._running_from = self.llm.n_tokens
+        try:
+            self.llm.eval(list(tokens))
+        finally:
+            self._running_from = None
+        self._evaluated += len(tokens)
 
     @staticmethod
     def vocab_only(model_path: str | Path) -> VocabOnly:
@@ -174,12 +193,10 @@ class LlamaCppScorer:
         if self._stem != stem:
             self.llm.reset()
             if stem:
-                self.llm.eval(stem)
-                self.tokens_evaluated += len(stem)
+                self._eval(stem)
             self._stem = stem
         self.llm.n_tokens = len(stem)  # drop the previous pass, keep the stem's KV cache
-        self.llm.eval([prefix[-1], *continuation])
-        self.tokens_evaluated += 1 + len(continuation)
+        self._eval([prefix[-1], *continuation])
         # logits at position p predict the token at p + 1: the prefix's last token is at len(stem)
         return token_logprobs(
             self.llm.scores[len(stem) : len(stem) + len(continuation)],
@@ -199,8 +216,7 @@ class LlamaCppScorer:
             if keep == 0:
                 self.llm.reset()
             self.llm.n_tokens = keep  # eval() drops the KV entries from here on
-            self.llm.eval(needed[keep:])
-            self.tokens_evaluated += len(needed) - keep
+            self._eval(needed[keep:])
         self._cached = needed if keep < len(needed) else self._cached
         start = len(prefix) - 1
         return token_logprobs(

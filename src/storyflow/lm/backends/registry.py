@@ -121,6 +121,16 @@ class Backend(ABC):
         samplers count theirs."""
         return None
 
+    def placed(self, placement: Placement) -> Placement:
+        """``placement``, once this node is found able to run it: a GPU asked for
+        (``n_gpu_layers`` not 0) must be there for this backend
+        (:func:`storyflow.lm.backends.device.require_gpu`), checked before any weights load."""
+        if placement.n_gpu_layers != 0:
+            from storyflow.lm.backends.device import require_gpu
+
+            require_gpu(self.spec.name, placement.n_gpu_layers, self.name)
+        return placement
+
     def local_weights(self) -> str | Path:
         if self.weights is None:
             raise StoryflowError(
@@ -178,7 +188,7 @@ class LlamaCpp(Backend):
     def scorer(self, placement: Placement) -> Scorer:
         from storyflow.lm.backends.llama_cpp import LlamaCppScorer, default_n_batch
 
-        gpu = placement.n_gpu_layers
+        gpu = self.placed(placement).n_gpu_layers
         if placement.branches or placement.n_seq > 1:
             from storyflow.lm.backends.batched import BatchedLlamaCppScorer
 
@@ -205,6 +215,7 @@ class LlamaCpp(Backend):
     def sampler(self, placement: Placement) -> Sampler:
         from storyflow.lm.backends.llama_cpp_sampler import LlamaCppSampler
 
+        self.placed(placement)
         return LlamaCppSampler(
             self.local_weights(),
             n_ctx=placement.n_ctx,
@@ -250,7 +261,7 @@ class Transformers(Backend):
     def _options(self, placement: Placement) -> dict[str, Any]:
         return {
             "dtype": self.spec.dtype,
-            "device": placement.device,
+            "device": self.placed(placement).device,
             "n_threads": placement.n_threads,
             "vocab": self.vocab(),
         }

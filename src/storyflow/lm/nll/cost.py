@@ -15,10 +15,12 @@ loads the tokenizer without the weights). This module turns plans into
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,10 +212,15 @@ def _stories(n: int) -> str:
 
 
 class Progress:
-    """Progress lines for the rule's log: stories and planned tokens done, rate, time left.
+    """Progress lines for the rule's log: stories and tokens done, rate, time left.
 
-    The first line comes after the first story (the rate measured on it), then one every
-    ``interval`` seconds and one at the end.
+    A line comes after the first story (the rate measured on it), then at least one every
+    ``interval`` seconds (None: :func:`storyflow.progress.log_interval`, 60 s unless
+    ``$STORYFLOW_PROGRESS_SECONDS`` says otherwise) and one at the end. Between stories, while
+    :meth:`watching` the scorer's count of tokens evaluated, a line comes from a watcher thread
+    each ``interval`` too, so a long story (or one long batch) is not minutes of silence: its
+    tokens so far are those the scorer has evaluated since the last story ended (capped at the
+    plan's). ``clock``: a monotonic clock in seconds (tests pass a fake one).
     """
 
     def __init__(
@@ -222,43 +229,95 @@ class Progress:
         n_stories: int,
         planned_tokens: int,
         log: logging.Logger,
-        interval: float = 60.0,
+        interval: float | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
+        from storyflow.progress import log_interval
+
         self.model = model
         self.n_stories = n_stories
         self.planned = planned_tokens
         self.log = log
-        self.interval = interval
+        self.interval = log_interval() if interval is None else interval
         self.clock = clock
         self.began = clock()
         self.last: float | None = None
         self.stories = 0
         self.tokens = 0
+        self._evaluated: Callable[[], int] | None = None
+        self._evaluated_at_story = 0  # the scorer's count when the last story ended
+        self._lock = threading.Lock()
 
     def story_done(self, planned_tokens: int) -> None:
-        self.stories += 1
-        self.tokens += planned_tokens
-        now = self.clock()
-        recent = self.last is not None and now - self.last < self.interval
-        if recent and self.stories < self.n_stories:
-            return
+        """Count one story and its planned tokens; log when it is the first or the last, or
+        when ``interval`` seconds have passed since the last line."""
+        with self._lock:
+            self.stories += 1
+            self.tokens += planned_tokens
+            if self._evaluated is not None:
+                self._evaluated_at_story = self._evaluated()
+            now = self.clock()
+            recent = self.last is not None and now - self.last < self.interval
+            if recent and self.stories < self.n_stories:
+                return
+            self._line(now, self.tokens)
+
+    def beat(self) -> None:
+        """A line when ``interval`` seconds have passed since the last one (or since the start),
+        with the tokens evaluated in the story under way: the watcher thread's call."""
+        with self._lock:
+            now = self.clock()
+            if now - (self.last if self.last is not None else self.began) < self.interval:
+                return
+            under_way = 0
+            if self._evaluated is not None:
+                under_way = max(0, self._evaluated() - self._evaluated_at_story)
+            self._line(now, min(self.tokens + under_way, self.planned))
+
+    @contextlib.contextmanager
+    def watching(self, evaluated: Callable[[], int], every: float = 1.0) -> Iterator[None]:
+        """While the block runs, a daemon thread calls :meth:`beat` every ``every`` seconds
+        (at most ``interval``); ``evaluated``: the scorer's count of tokens evaluated. The
+        scoring itself is untouched: llama.cpp, torch and HTTP waits release the GIL."""
+        self._evaluated = evaluated
+        self._evaluated_at_story = evaluated()
+        stop = threading.Event()
+
+        def watch() -> None:
+            while not stop.wait(min(every, self.interval)):
+                self.beat()
+
+        watcher = threading.Thread(target=watch, name=f"progress {self.model}", daemon=True)
+        watcher.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            watcher.join()
+            self._evaluated = None
+
+    def _line(self, now: float, tokens: int) -> None:
         self.last = now
         elapsed = now - self.began
-        rate = self.tokens / elapsed if elapsed > 0 else float("nan")
-        left = (self.planned - self.tokens) / rate if rate > 0 else float("nan")
+        rate = tokens / elapsed if elapsed > 0 else float("nan")
+        left = (self.planned - tokens) / rate if rate > 0 else float("nan")
+        pace = (
+            f"{rate:.1f} tokens/s, about "
+            + (format_duration(left) if tokens < self.planned else "0 s")
+            + " left"
+            if rate > 0
+            else "no token scored yet (the first batch is under way)"
+        )
         self.log.info(
-            "model %s: %d/%d stories, %s/%s planned tokens (%.0f%%) in %s, %.1f tokens/s, "
-            "about %s left",
+            "model %s: %d/%d stories, %s/%s planned tokens (%.0f%%) in %s, %s",
             self.model,
             self.stories,
             self.n_stories,
-            f"{self.tokens:,}",
+            f"{tokens:,}",
             f"{self.planned:,}",
-            100 * self.tokens / max(self.planned, 1),
+            100 * tokens / max(self.planned, 1),
             format_duration(elapsed),
-            rate,
-            format_duration(left) if self.tokens < self.planned else "0 s",
+            pace,
         )
 
 

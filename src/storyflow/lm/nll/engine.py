@@ -328,7 +328,10 @@ def plan_corpus(
 
     A story over ``settings.max_story_tokens`` or with a sentence that cannot fit the window is
     left out (``CorpusPlan.excluded``, with the reason, and a logged warning); the others get
-    their cost rows (``CorpusPlan.cost``). The estimate is logged (``estimate_lines``).
+    their cost rows (``CorpusPlan.cost``). The estimate is logged (``estimate_lines``). A
+    served model's server is asked, before any scoring, whether it reads the first story's
+    prompts as planned and returns every value the plan reads (one short request per
+    formulation).
     """
     model_name, prompt = model.name, model.mode
     vocab = model.vocab
@@ -364,6 +367,16 @@ def plan_corpus(
         excluded=tables.NLL_EXCLUDED.frame(excluded),
     )
     _log_plan(plan, model_name, prompt, settings.tokens_per_second)
+    if model.spec.served and plan.stories:
+        # before any scoring: the server reads the planned tokens and gives every value the
+        # plan reads (a prefix and the first sentence of the first story, per formulation)
+        first = plan.stories[0]
+        model.check_server(
+            [
+                (first.prefix(formulation, start), first.sentences[0])
+                for formulation in first.formulations(settings.formulations)
+            ]
+        )
     return plan
 
 
@@ -410,22 +423,23 @@ def _score_plan(
     counter = PassCounter()
     rows: list[dict[str, Any]] = []
     began = time.perf_counter()
-    for story in tqdm(plan.stories, desc=f"NLL {model_name}", unit="story"):
-        terms = score_story(
-            scorer,
-            story,
-            settings.formulations,
-            plan.start,
-            settings.max_history,
-            plan.n_ctx,
-            counter,
-            beyond_window=settings.beyond_window,
-        )
-        for formulation, story_terms in terms.items():
-            rows.extend(
-                story_rows(story, story_terms, model_name, formulation, settings.max_history)
+    with progress.watching(lambda: scorer.tokens_evaluated):  # a line at least every minute
+        for story in tqdm(plan.stories, desc=f"NLL {model_name}", unit="story"):
+            terms = score_story(
+                scorer,
+                story,
+                settings.formulations,
+                plan.start,
+                settings.max_history,
+                plan.n_ctx,
+                counter,
+                beyond_window=settings.beyond_window,
             )
-        progress.story_done(int(planned.get(story.story_id, 0)))
+            for formulation, story_terms in terms.items():
+                rows.extend(
+                    story_rows(story, story_terms, model_name, formulation, settings.max_history)
+                )
+            progress.story_done(int(planned.get(story.story_id, 0)))
     elapsed = time.perf_counter() - began
     log.info(
         "model %s: %d forward passes, %d tokens evaluated in %.1f s (%.1f tokens/s); "

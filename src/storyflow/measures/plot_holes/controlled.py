@@ -37,6 +37,7 @@ from storyflow.measures.plot_holes.acts import act_bounds
 from storyflow.measures.plot_holes.versions import version_row
 from storyflow.progress import LoggedBar
 from storyflow.seeds import item_rng
+from storyflow.sentences import count_words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -274,7 +275,7 @@ def _length_skip(sents: Sequence[str], min_sentences: int, max_words: int | None
             f"too short for three acts ({len(sents)} sentences, "
             f"at least {max(3, min_sentences)} needed)"
         )
-    words = sum(len(s.split()) for s in sents)
+    words = count_words(*sents)
     if max_words is not None and words > max_words:
         return f"longer than plot_holes.max_words ({words} > {max_words} words)"
     return None

@@ -91,7 +91,7 @@ from storyflow.measures.plot_holes.maker_edits import (
 from storyflow.measures.plot_holes.review import review_sheet
 from storyflow.measures.plot_holes.versions import version_row
 from storyflow.progress import LoggedBar
-from storyflow.sentences import load_spacy
+from storyflow.sentences import count_words, load_spacy
 from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
@@ -518,7 +518,7 @@ def _left_out(
     (None: no limit)."""
     left_out = not_edited_types(stories, story_types)
     for story_id, sents in by_story.items():
-        words = sum(len(s.split()) for s in sents)
+        words = count_words(*sents)
         if story_id not in left_out and max_words is not None and words > max_words:
             left_out[story_id] = f"longer than plot_holes.max_words ({words} > {max_words} words)"
     return left_out

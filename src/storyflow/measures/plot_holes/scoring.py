@@ -18,7 +18,7 @@ import pandas as pd
 from storyflow import tables
 from storyflow.measures.plot_holes.ceeval import UNREAD, score_detector
 from storyflow.measures.plot_holes.detect import TOO_LONG
-from storyflow.measures.plot_holes.verdict import label, verdict_of
+from storyflow.measures.plot_holes.verdict import SURPRISAL_MEASURE, label, verdict_of
 from storyflow.measures.plot_holes.versions import version_row
 from storyflow.tables.plot_holes import ALL_LLMS
 
@@ -169,49 +169,64 @@ def left_out_table(answers: pd.DataFrame, corpus: str) -> pd.DataFrame:
     )
 
 
+#: The plot-hole story measures (the comparison's columns) and their units.
+P_ERROR = "plot_holes.p_error"
+F_MINUS_D = SURPRISAL_MEASURE
+STORY_UNITS = {P_ERROR: "share (0-1)", F_MINUS_D: "nats/token"}
+
+
 def story_measures(
-    stories: pd.DataFrame, answers: pd.DataFrame, contrasts: pd.DataFrame, models: Sequence[str]
+    stories: pd.DataFrame,
+    answers: pd.DataFrame,
+    contrasts: pd.DataFrame,
+    detectors: Sequence[str],
+    surprisal_models: Sequence[str],
 ) -> pd.DataFrame:
-    """Rows of the cross-measure table for every story of ``stories`` and every model:
-    ``plot_holes.p_error`` (P(yes) on the unmodified story, share 0-1) and
-    ``plot_holes.surprisal_f_minus_d`` (nats/token; NaN where the controlled maker made no
-    versions of the story or the model scored none, logged)."""
+    """Rows of the cross-measure table for every story of ``stories``: per detector model
+    ``plot_holes.p_error`` (its P(yes) on the unmodified story, share 0-1), and per model of the
+    surprisal baseline ``plot_holes.surprisal_f_minus_d`` (the story's F - D contrast,
+    :func:`storyflow.measures.plot_holes.surprisal.story_contrasts`, nats/token). Each model
+    scores only its own measure: a run with the surprisal baseline and no detector model (the
+    default config) has the baseline's column alone. NaN where a detector left the story out
+    for its length (warned) or the controlled maker made no versions of it (logged)."""
     original = answers[answers["maker"] == "original"].set_index(["story_id", "detector"])
     f_minus_d = (
         contrasts.set_index(["story_id", "model"])["f_minus_d"]
         if len(contrasts)
         else pd.Series(dtype=float)
     )
-    rows, missing, unread = [], 0, []
-    for story in stories["story_id"].astype(str):
-        for model in models:
-            p = original["p_error"].get((story, model), math.nan)
-            d = f_minus_d.get((story, model), math.nan)
-            missing += math.isnan(d)
-            if math.isnan(p):
-                unread.append(f"{story} ({model})")
-            for measure, value, unit in (
-                ("plot_holes.p_error", p, "share (0-1)"),
-                ("plot_holes.surprisal_f_minus_d", d, "nats/token"),
-            ):
+    ids = stories["story_id"].astype(str).tolist()
+    rows: list[dict[str, Any]] = []
+    nan: dict[str, list[str]] = {P_ERROR: [], F_MINUS_D: []}
+    for measure, models, values in (
+        (P_ERROR, detectors, original["p_error"]),
+        (F_MINUS_D, surprisal_models, f_minus_d),
+    ):
+        for story in ids:
+            for model in models:
+                value = float(values.get((story, model), math.nan))
+                if math.isnan(value):
+                    nan[measure].append(f"{story} ({model})")
                 rows.append(
                     tables.STORY_MEASURES.row(
-                        story_id=story, model=model, measure=measure, value=float(value), unit=unit
+                        story_id=story, model=model, measure=measure, value=value,
+                        unit=STORY_UNITS[measure],
                     )
-                )
-    if unread:
+                )  # fmt: skip
+    if nan[P_ERROR]:
         log.warning(
-            "plot_holes.p_error is NaN for %d story × model pair(s): the story was left out for "
-            "its length (left_out.csv; the detect_plot_holes log): %s",
-            len(unread),
-            ", ".join(unread),
+            "%s is NaN for %d story × model pair(s): the story was left out for its length "
+            "(left_out.csv; the detect_plot_holes log): %s",
+            P_ERROR,
+            len(nan[P_ERROR]),
+            ", ".join(nan[P_ERROR]),
         )
-    if missing:
+    if nan[F_MINUS_D]:
         log.info(
-            "plot_holes.surprisal_f_minus_d is NaN for %d story × model pairs: the "
-            "controlled maker made no versions of the story (skipped stories are listed "
-            "in skipped.csv) or the model is not a surprisal model",
-            missing,
+            "%s is NaN for %d story × model pair(s): the controlled maker made no versions of "
+            "the story (skipped stories are listed in skipped.csv)",
+            F_MINUS_D,
+            len(nan[F_MINUS_D]),
         )
     return tables.STORY_MEASURES.frame(rows)
 
@@ -491,7 +506,7 @@ def score_corpus(
     summary = (
         surprisal.contrast_summary(per_story, confidence) if len(per_story) else pd.DataFrame()
     )
-    measures = story_measures(stories, answers, per_story, detectors)
+    measures = story_measures(stories, answers, per_story, detectors, surprisal_models)
     return CorpusScores(
         scores=scores_table(
             answers,

@@ -53,7 +53,7 @@ from storyflow.settings import FromParams
 
 log = logging.getLogger(__name__)
 
-CORPUS = "all"
+CORPUS = validity.EVERY_CORPUS
 SOURCE = "validation"
 ROLES = ("detector", "nli", "surprisal")
 

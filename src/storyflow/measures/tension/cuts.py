@@ -26,6 +26,7 @@ import pandas as pd
 
 from storyflow import tables
 from storyflow.errors import StoryflowError
+from storyflow.sentences import count_words
 from storyflow.settings import settings_from
 
 log = logging.getLogger(__name__)
@@ -47,8 +48,9 @@ class CutSettings:
     def __post_init__(self) -> None:
         if self.min_pct > self.max_pct:  # each in [0, 1]: the schema checks that
             raise StoryflowError(
-                "config: tension.cuts needs min_pct <= max_pct, "
-                f"not min_pct={self.min_pct}, max_pct={self.max_pct}"
+                f"config: tension.cuts.min_pct ({self.min_pct}) is above tension.cuts.max_pct "
+                f"({self.max_pct}): the first cut must come no later than the last; set min_pct "
+                "at most max_pct"
             )
 
     @classmethod
@@ -75,7 +77,7 @@ def evenly_spaced(n: int, cap: int | None) -> list[int]:
 def context_words(sentences: Sequence[str], i: int) -> int:
     """Words of the sentence preceding the prefix's last one: s(i−1) of position i (0-based
     ``i`` is the prefix's last sentence); 0 for the first position, which has none."""
-    return len(sentences[i - 1].split()) if i >= 1 else 0
+    return count_words(sentences[i - 1]) if i >= 1 else 0
 
 
 def story_cuts(
@@ -83,7 +85,7 @@ def story_cuts(
 ) -> tuple[list[tuple[int, float, int]], str | None]:
     """Kept cuts of one story as ``(sentence_idx, pct, prefix_tokens)`` and, when there is
     none, why: the story is excluded (``None`` when it has cuts)."""
-    words = sum(len(s.split()) for s in sentences)
+    words = count_words(*sentences)
     if len(sentences) == 0 or words == 0:
         return [], "empty story"
     if len(sentences) < 2:

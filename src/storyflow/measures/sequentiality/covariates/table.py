@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -122,6 +123,74 @@ def _parse(nlp: Language, texts: Sequence[str], batch_size: int) -> list[Any]:
     )
 
 
+@dataclass(frozen=True)
+class ParsedSentences:
+    """A sentence table parsed once: what every window measure is built from.
+
+    Attributes:
+        sentences: The sentence table, checked and in story then sentence order.
+        docs: The spaCy Doc of each sentence (same order).
+        measures: Each sentence's :class:`SentenceMeasures` (same order).
+        sizes: Sentences per story, in story order (the rows of a story are consecutive).
+    """
+
+    sentences: pd.DataFrame
+    docs: list[Any]
+    measures: list[SentenceMeasures]
+    sizes: list[int]
+
+
+def parse_sentences(
+    sentences: pd.DataFrame,
+    nlp: Language,
+    matcher: ConnectiveMatcher,
+    *,
+    zipf_threshold: float,
+    batch_size: int = 64,
+) -> ParsedSentences:
+    """Check and order the sentence table, parse every sentence with ``nlp`` and measure it
+    (:func:`measure_sentence`; a content word is rare below ``zipf_threshold``).
+
+    Raises:
+        InputDataError: a repeated (story_id, sentence_idx) pair, or a story whose sentences are
+            not numbered 0, 1, 2, ...
+    """
+    sentences = _check_sentences(sentences)
+    docs = _parse(nlp, sentences["text"].astype(str).tolist(), batch_size)
+    log.info("parsed %d sentences of %d stories", len(docs), sentences["story_id"].nunique())
+    return ParsedSentences(
+        sentences=sentences,
+        docs=docs,
+        measures=[measure_sentence(doc, matcher, zipf_threshold) for doc in docs],
+        sizes=sentences.groupby("story_id", sort=False).size().tolist(),
+    )
+
+
+def pair_measures(
+    measure: SentenceMeasures,
+    embedding: np.ndarray,
+    window: Sequence[SentenceMeasures],
+    window_embeddings: np.ndarray,
+) -> dict[str, float]:
+    """The three measures Table C1 defines on a sentence pair, of a sentence against a window of
+    one or more sentences of its story (their lemma and tag sets united, their embeddings
+    averaged): ``lemma_overlap`` (Jaccard, 0..1; 0 when both lemma sets are empty),
+    ``embedding_sim`` (cosine, -1..1, of ``embedding`` with the window's mean embedding; 0 when
+    that mean is the zero vector) and ``tense_distance`` (1 - Jaccard of the verb/auxiliary tag
+    sets, 0..1; 0 when neither has a verb). Each is symmetric in a pair of single sentences.
+    ``embedding`` and the rows of ``window_embeddings`` are unit length."""
+    centroid = window_embeddings.mean(axis=0)
+    norm = float(np.linalg.norm(centroid))
+    return {
+        "lemma_overlap": jaccard(
+            measure.content_lemmas, frozenset().union(*(p.content_lemmas for p in window)), 0.0
+        ),
+        "embedding_sim": float(embedding @ centroid / norm) if norm else 0.0,
+        "tense_distance": 1.0
+        - jaccard(measure.verb_tags, frozenset().union(*(p.verb_tags for p in window)), 1.0),
+    }
+
+
 def _story_rows(
     sizes: Sequence[int],
     docs: Sequence[Any],
@@ -152,6 +221,20 @@ def _story_rows(
     return rows
 
 
+def embed(encode: Encoder, sentences: pd.DataFrame) -> np.ndarray:
+    """The embedding of each sentence of ``sentences`` (its ``text``, in row order): one
+    unit-length row each, from ``encode``.
+
+    Raises:
+        ValueError: the encoder returned another number of rows.
+    """
+    texts = sentences["text"].astype(str).tolist()
+    embeddings = encode(texts) if texts else np.zeros((0, 1))
+    if embeddings.shape[0] != len(texts):
+        raise ValueError(f"encoder returned {embeddings.shape[0]} rows for {len(texts)} sentences")
+    return embeddings
+
+
 def compute_covariates(
     sentences: pd.DataFrame,
     nlp: Language,
@@ -168,7 +251,7 @@ def compute_covariates(
     """Covariates of every sentence (docs/method.md §6).
 
     Long because its docstring gives the unit and meaning of every column; the work is in
-    :func:`_parse`, :func:`measure_sentence`, :func:`_story_rows` and :func:`_row`.
+    :func:`parse_sentences`, :func:`embed`, :func:`_story_rows` and :func:`_row`.
 
     Args:
         sentences: The sentence table (``story_id``, ``sentence_idx`` 0-based, ``text``).
@@ -208,16 +291,14 @@ def compute_covariates(
           ``agent_source``, ``embedding_model``: the tools that produced the values.
     """
     windows = [int(w) for w in windows]  # >= 1, at least one: the config schema's range
-    sentences = _check_sentences(sentences)
-    texts = sentences["text"].astype(str).tolist()
-    docs = _parse(nlp, texts, batch_size)
-    log.info("parsed %d sentences of %d stories", len(docs), sentences["story_id"].nunique())
-    embeddings = encode(texts) if texts else np.zeros((0, 1))
-    if embeddings.shape[0] != len(texts):
-        raise ValueError(f"encoder returned {embeddings.shape[0]} rows for {len(texts)} sentences")
-    measures = [measure_sentence(doc, matcher, zipf_threshold) for doc in docs]
-    sizes = sentences.groupby("story_id", sort=False).size().tolist()
-    rows = _story_rows(sizes, docs, measures, embeddings, windows, relations, agents)
+    parsed = parse_sentences(
+        sentences, nlp, matcher, zipf_threshold=zipf_threshold, batch_size=batch_size
+    )
+    sentences = parsed.sentences
+    embeddings = embed(encode, sentences)
+    rows = _story_rows(
+        parsed.sizes, parsed.docs, parsed.measures, embeddings, windows, relations, agents
+    )
     table = pd.DataFrame(rows)
     table.insert(0, "story_id", sentences["story_id"].astype(str).to_numpy())
     table.insert(1, "sentence_idx", sentences["sentence_idx"].astype("int64").to_numpy())
@@ -269,15 +350,8 @@ def _row(
             row.update({f"{name}_h{w}": np.nan for name in WINDOW_MEASURES})
             continue
         prev = [measures[j] for j in window]
-        centroid = embeddings[window.start : window.stop].mean(axis=0)
-        norm = float(np.linalg.norm(centroid))
-        row[f"lemma_overlap_h{w}"] = jaccard(
-            m.content_lemmas, frozenset().union(*(p.content_lemmas for p in prev)), 0.0
-        )
-        row[f"embedding_sim_h{w}"] = float(embeddings[k] @ centroid / norm) if norm else 0.0
-        row[f"tense_distance_h{w}"] = 1.0 - jaccard(
-            m.verb_tags, frozenset().union(*(p.verb_tags for p in prev)), 1.0
-        )
+        pairs = pair_measures(m, embeddings[k], prev, embeddings[window.start : window.stop])
+        row.update({f"{name}_h{w}": value for name, value in pairs.items()})
         row[f"agent_continuity_h{w}"] = jaccard(
             frozenset().union(*(agent_info[j - start].agent for j in window)),
             agent_info[i].mentions,
