@@ -664,9 +664,7 @@ def checkpoint_from_gguf(gguf: str | Path, folder: str | Path) -> Path:
 
     gguf, folder = Path(gguf), Path(folder)
     auto: Any = AutoModelForCausalLM  # transformers leaves from_config untyped
-    read = auto.from_pretrained(
-        str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32
-    )
+    read = auto.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
     config = read.config
     del config.quantization_config  # a GGUF-read model is not saved as such: rebuild it plain
     model = auto.from_config(config, dtype=torch.float32)
