@@ -145,8 +145,10 @@ def _failing_run(snakemake, tmp_path: Path, config: dict, target: str) -> str:
 def test_missing_model_file_gives_one_clear_message(snakemake, tmp_path: Path) -> None:
     model = {"name": "absent", "source": {"path": str(tmp_path / "nowhere" / "model.gguf")}}
     out = _failing_run(snakemake, tmp_path, {"models": [model]}, "resources/models/absent.gguf")
-    assert "GGUF file" in out and "does not exist" in out and "nowhere/model.gguf" in out
-    assert "Traceback" not in out
+    # named at planning, before any job (docs/cost_and_failures.md, "Mistakes named before
+    # they cost")
+    assert "model 'absent': source.path: no such file" in out and "nowhere/model.gguf" in out
+    assert "GGUF file" in out and "Traceback" not in out
 
 
 def _run_without_mirror(snakemake, tmp_path: Path, change: Path, target: str) -> str:
@@ -239,7 +241,7 @@ def test_book_genres_share_the_sequentiality_and_statistics_path(snakemake, tmp_
 def test_books_absent_offline_are_named_in_one_message(snakemake, tmp_path: Path) -> None:
     # no mirror: books missing locally are downloaded; offline, one message names them all
     manifest = tmp_path / "MANIFEST.tsv"
-    manifest.write_text("category\tgutenberg_id\ttitle\npoetry\t1\tA\npoetry\t2\tB\n")
+    manifest.write_text("category\tgutenberg_id\ttitle\npoetry\t1\tA\ndrama\t2\tB\n")
     change = tmp_path / "books.yaml"
     change.write_text(
         json.dumps(
@@ -249,13 +251,15 @@ def test_books_absent_offline_are_named_in_one_message(snakemake, tmp_path: Path
                     "enabled": True,
                     "manifest": str(manifest),
                     "url": "http://127.0.0.1:9/{id}.txt",
-                    "contrasts": [{"name": "x", "a": "poetry", "b": "poetry"}],
+                    # two groups of other books: a contrast of one group with itself is
+                    # refused at planning, before the books are looked for
+                    "contrasts": [{"name": "x", "a": "poetry", "b": "drama"}],
                 },
             }
         )
     )
     out = _run_without_mirror(snakemake, tmp_path, change, "results/books/corpus/stories.parquet")
     assert "2 book(s) are neither in the data mirror nor downloadable" in out
-    for book in ("1", "2"):
-        assert f"put it at resources/data/books/poetry/{book}.txt" in out
+    for genre, book in (("poetry", "1"), ("drama", "2")):
+        assert f"put it at resources/data/books/{genre}/{book}.txt" in out
     assert "Traceback" not in out
