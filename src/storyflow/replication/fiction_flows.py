@@ -159,7 +159,7 @@ def _effect(
     members: Mapping[str, tuple[set[str], set[str]]],
     settings: Mapping[str, Any],
     books: Mapping[str, str],
-    estimate: pd.DataFrame | None = None,
+    cost: pd.DataFrame | None = None,
 ) -> Ours:
     """Our aggregated Hedges' g (:func:`aggregated_g`) of one published effect ``row`` (books
     resampled when ``books`` maps story → book); missing, with why, when the run lacks it."""
@@ -194,7 +194,7 @@ def _effect(
         seed=settings["seed"],
         clusters=books or None,
     )
-    return _ours_of(row, result, models, settings, books=bool(books), estimate=estimate)
+    return _ours_of(row, result, models, settings, books=bool(books), cost=cost)
 
 
 def _ours_of(
@@ -204,7 +204,7 @@ def _ours_of(
     settings: Mapping[str, Any],
     *,
     books: bool,
-    estimate: pd.DataFrame | None,
+    cost: pd.DataFrame | None,
 ) -> Ours:
     """Our counterpart of an effect ``row`` from its aggregated g: the groups' sizes, a group
     under ``min_group_size`` marked failed, the notes, and what deciding it would cost."""
@@ -228,7 +228,7 @@ def _ours_of(
         "; ".join(note for note in notes if note),
         True,
         units=float(min(result.units_a, result.units_b)),
-        tokens_per_unit=_tokens_per_unit(estimate, models, result),
+        tokens_per_unit=_tokens_per_unit(cost, models, result),
         original_units=ORIGINAL_UNITS.get(str(row["group"]), (math.nan, math.nan)),
     )
 
@@ -288,10 +288,10 @@ def ours(
     scores: dict[str, pd.DataFrame] = {}
     members: dict[str, dict[str, tuple[set[str], set[str]]]] = {}
     books: dict[str, dict[str, str]] = {}
-    estimates: dict[str, pd.DataFrame | None] = {}
+    costs: dict[str, pd.DataFrame | None] = {}
     for corpus, contrasts in settings["contrasts"].items():
         scores[corpus] = _scores(files, corpus, settings["min_sentences"])
-        estimates[corpus] = (
+        costs[corpus] = (
             tables.read_all(tables.NLL_COST, files[f"{corpus}_nll_cost"])
             if f"{corpus}_nll_cost" in files
             else None
@@ -317,6 +317,6 @@ def ours(
             found[row["id"]] = Ours.missing(f"{corpus} is not scored in this run")
         else:
             found[row["id"]] = _effect(
-                row, scores[corpus], members[corpus], settings, books[corpus], estimates[corpus]
+                row, scores[corpus], members[corpus], settings, books[corpus], costs[corpus]
             )
     return found
