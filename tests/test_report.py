@@ -34,6 +34,8 @@ REPO = Path(__file__).resolve().parents[1]
 REPORT_DIR = REPO / "workflow" / "report"
 RULE_FILES = sorted((REPO / "workflow" / "rules").rglob("*.smk"))
 GLOBAL_DESCRIPTION = "workflow.rst"
+#: storyflow's additions to Snakemake's report style (``--report-stylesheet``; issue 54, item 8).
+STYLESHEET = REPORT_DIR / "stylesheet.css"
 # report(...) outputs of every rule: the path (a layout call, as the rules write it) -> caption
 REPORT_ITEM = re.compile(
     r"report\(\s*(?P<path>[^\n]+?),\s*caption=\"(?:\.\./)+report/(?P<caption>[^\"]+\.rst)\""
@@ -78,9 +80,13 @@ def test_every_caption_belongs_to_a_report_output() -> None:
 def report(
     snakemake: Snakemake, measures_run: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
-    """The HTML report of the run of every measure and their comparison (written once)."""
+    """The HTML report of the run of every measure and their comparison (written once), with
+    storyflow's stylesheet as the README's command makes it."""
     path = tmp_path_factory.mktemp("report") / "report.html"
-    snakemake(measures_run, "--report", str(path), configfiles=[MEASURES_CONFIG])
+    snakemake(
+        measures_run, "--report", str(path), "--report-stylesheet", str(STYLESHEET),
+        configfiles=[MEASURES_CONFIG],
+    )  # fmt: skip
     return path
 
 
@@ -157,16 +163,27 @@ def test_report_renders_in_a_browser_with_every_figure(report: Path, tmp_path: P
 # --- the first page in the report's frame, and every page's text (issue 51) -----------------
 
 #: Measures the first page where the report draws it: the first and the last block of its text
-#: against the window, and the scroll of the frame that holds it (run once React has drawn it).
+#: against the window, the scroll of the frame that holds it, and which of its heading and the
+#: cells of its tables' first column are hidden: outside the window, or under another element
+#: (the element at their centre is neither they nor inside them: Snakemake's menu covered them,
+#: issue 54). Run once React has drawn it.
 FIRST_PAGE_PROBE = """<script>
 setTimeout(() => {
   const page = document.querySelector('.prose');
   const blocks = [...page.querySelectorAll('p, li, table')];
   const first = blocks[0].getBoundingClientRect();
   const last = blocks[blocks.length - 1].getBoundingClientRect();
+  const cells = [...page.querySelectorAll('tr > :first-child')];
+  const hidden = [blocks[0], ...cells].filter(element => {
+    const box = element.getBoundingClientRect();
+    const x = box.left + box.width / 2, y = box.top + box.height / 2;
+    if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return true;
+    const there = document.elementFromPoint(x, y);
+    return !(there && (there === element || element.contains(there)));
+  }).map(element => element.textContent.trim().slice(0, 40));
   document.documentElement.dataset.firstPage = JSON.stringify({
     heading: blocks[0].textContent, top: first.top, bottom: last.bottom, height: innerHeight,
-    scrolled: page.closest('.overflow-auto').scrollTop});
+    scrolled: page.closest('.overflow-auto').scrollTop, cells: cells.length, hidden: hidden});
 }, 3000);
 </script>"""
 
@@ -196,7 +213,9 @@ def test_the_first_page_opens_at_its_top_inside_the_window(
     above its top: a page taller than the window lost its heading (issue 51: the first paragraph
     was 3,056 px above the window at 1400x900). The run's own page, and the page of a default
     run (five papers, three models, the longest lines of what deciding would take), must both
-    fit, heading first, at 1400x900 and 1920x1080."""
+    fit, heading first, at 1400x900 and 1920x1080; and nothing may cover the heading or the cells
+    of the tally table's first column (the papers): Snakemake's menu covered them at 1400x900
+    until storyflow's stylesheet (issue 54, item 8)."""
     from docutils.core import publish_parts
     from test_report_page import config_of, render
 
@@ -211,6 +230,8 @@ def test_the_first_page_opens_at_its_top_inside_the_window(
             assert found["heading"].startswith("storyflow: how stories flow"), where
             assert found["scrolled"] == 0 and found["top"] >= 0, where
             assert found["bottom"] <= found["height"], where
+            assert found["hidden"] == [], where
+            assert name == "this run" or found["cells"] > 1, where  # the tally table is there
 
 
 #: Text no page of the report may show: docutils' messages, a word glued to "(category",

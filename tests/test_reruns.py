@@ -51,6 +51,7 @@ ALL_MODELS = [
     "fit_regressions",
     "gather_validity",  # the sequentiality contrasts' group sizes come from the effect sizes
     "compare_with_paper",  # Fiction Flows' tables beside ours, from every model's stories
+    "answer_contrasts",  # each contrast's answer, from every model's stories and NLL plan
 ]
 #: What lists every model (the model provenance table): a new model re-runs it, a setting does not.
 MODEL_LIST = ["record_model_provenance"]
@@ -64,6 +65,7 @@ FIGURES = [
     "plot_regression_coefficients",
     "plot_replication",
     "write_replication_page",  # the paper's page holds its figure
+    "plot_contrast_answers",
 ]
 PER_CORPUS_TEXT = ["sample_stories", "split_sentences", "compute_covariates"]
 KNOWN_RULES = {

@@ -60,7 +60,9 @@ def test_unexpected_error_logs_its_full_traceback(
     assert f"(log: {tmp_path / 'logs' / 'demo.log'})" in err
 
 
-def test_user_error_is_one_message_without_traceback(tmp_path: Path) -> None:
+def test_user_error_is_one_message_without_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     def main(smk: Any) -> None:
         raise StoryflowError("stories.csv, row 3: empty AssignmentId")
 
@@ -68,6 +70,10 @@ def test_user_error_is_one_message_without_traceback(tmp_path: Path) -> None:
     assert status == 1
     assert "ERROR storyflow: stories.csv, row 3: empty AssignmentId" in text
     assert "Traceback" not in text
+    # issue 56: the terminal says it once (no ERROR line before storyflow's own)
+    err = capsys.readouterr().err
+    assert err.count("empty AssignmentId") == 1, err
+    assert "storyflow: error in rule demo: stories.csv, row 3: empty AssignmentId" in err
 
 
 def test_full_disk_is_one_line_naming_the_path(

@@ -84,13 +84,54 @@ def test_a_run_records_the_version_and_its_libraries() -> None:
     planned = versions.planned()
     record = versions.run_record(planned)
     assert list(record.columns) == ["component", "version", "decides"]
-    assert list(record["component"][:2]) == ["storyflow", "python"]
+    assert list(record["component"][:4]) == [
+        "storyflow",
+        "storyflow commit",
+        "storyflow uncommitted changes",
+        "python",
+    ]
     by_name = dict(zip(record["component"], record["version"], strict=True))
     assert by_name["storyflow"] == storyflow.__version__
     assert by_name["snakemake"] == planned["snakemake"] != versions.NOT_INSTALLED
     assert versions.installed("no-such-distribution-here") == versions.NOT_INSTALLED
     with pytest.raises(StoryflowError, match=r"planned with storyflow 0\.0\.1: run the jobs"):
         versions.run_record({**planned, "storyflow": "0.0.1"})
+
+
+def test_the_run_record_names_the_checkouts_commit_and_its_uncommitted_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 56: results/run.csv records the git commit of the storyflow checkout that planned
+    the run and whether it had uncommitted changes; "unknown" when storyflow is no checkout."""
+    import subprocess
+
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()  # fmt: skip
+    status = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain"],
+                            capture_output=True, text=True, check=True).stdout  # fmt: skip
+    planned = versions.planned()
+    assert planned["storyflow commit"] == head
+    assert planned["storyflow uncommitted changes"] == ("yes" if status.strip() else "no")
+    record = versions.run_record(planned).set_index("component")["version"]
+    assert list(record.index[:4]) == [
+        "storyflow",
+        "storyflow commit",
+        "storyflow uncommitted changes",
+        "python",
+    ]
+    assert record["storyflow commit"] == head
+    # storyflow as an installed copy, outside any git checkout
+    copy = tmp_path / "site-packages" / "storyflow" / "__init__.py"
+    copy.parent.mkdir(parents=True)
+    copy.write_text("")
+    monkeypatch.setattr(storyflow, "__file__", str(copy))
+    assert versions.checkout() == {
+        "storyflow commit": "unknown",
+        "storyflow uncommitted changes": "unknown",
+    }
+    (tmp_path / "src" / "storyflow").mkdir(parents=True)  # a checkout's shape, but no git
+    monkeypatch.setattr(storyflow, "__file__", str(tmp_path / "src" / "storyflow" / "x.py"))
+    assert set(versions.checkout().values()) == {"unknown"}
 
 
 def test_the_rule_writes_the_record_and_stops_on_another_storyflow(tmp_path: Path) -> None:

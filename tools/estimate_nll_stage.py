@@ -102,7 +102,7 @@ def main() -> None:
     stand_ins = pairs(args.stand_in, "--stand-in")
     windows = {k: int(v) for k, v in pairs(args.window, "--window").items()}
     specs = model_specs(config["models"])
-    rates = config["nll"]["tokens_per_second"]
+    rates = sequentiality_plan.nll_runtime(config)["tokens_per_second"]
     rows = []
     for name in sequentiality_plan.models(config):
         stand_in = stand_ins.get(name) or stand_ins.get("")

@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "seeds",
             "tables",
             "versions",
+            "names",
         ),
     ),
     ("data and models", ("corpora", "sentences", "lm")),

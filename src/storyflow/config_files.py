@@ -301,6 +301,10 @@ def _allowed(schema: Any) -> str:
         return "nothing" if schema is False else "anything"
     for combined in ("oneOf", "anyOf"):
         if combined in schema:
+            keys = _one_key_each(schema[combined])
+            if keys:
+                how = "exactly one" if combined == "oneOf" else "at least one"
+                return f"a block with {how} of the keys {', '.join(keys)}"
             return " or ".join(dict.fromkeys(_allowed(s) for s in schema[combined]))
     if "enum" in schema:
         return "one of " + ", ".join(_show(v) for v in schema["enum"])
@@ -321,9 +325,23 @@ def _allowed(schema: Any) -> str:
     if "minLength" in schema:
         bounds.append(f"of at least {schema['minLength']} character(s)")
     if "pattern" in schema:
-        bounds.append(f"matching the pattern {schema['pattern']}")
+        bounds.append(PATTERN_WORDS.get(schema["pattern"], f"matching {schema['pattern']}"))
     said = " ".join([words, *bounds])
     return f"{said}, or null" if nullable else said
+
+
+def _one_key_each(branches: Any) -> list[str]:
+    """The keys of a choice of blocks each of which only requires one key (``oneOf:
+    [{required: [package]}, {required: [path]}, ...]``: the forms a model's source takes);
+    [] for any other choice."""
+    keys = []
+    for branch in branches if isinstance(branches, list) else []:
+        if not isinstance(branch, dict) or set(branch) != {"required"}:
+            return []
+        if len(branch["required"]) != 1:
+            return []
+        keys.append(str(branch["required"][0]))
+    return keys
 
 
 def _range(schema: Mapping[str, Any]) -> str:
@@ -376,6 +394,20 @@ def _origin(path: Sequence[Any], sources: Sources) -> str:
     return f" (in {found})" if found else ""
 
 
+#: Each pattern of the schema in words, for messages (a regular expression is no message):
+#: every pattern the schema has must be here (tests/test_user_files.py checks).
+PATTERN_WORDS = {
+    "^[A-Za-z0-9_-]+$": "made of letters, digits, '-' and '_' only",
+    "^[A-Za-z0-9_-][A-Za-z0-9._-]*$": (
+        "made of letters, digits, '-', '_' and '.' only, not starting with a dot (the name "
+        "becomes a folder or file name)"
+    ),
+    "^[a-z][a-z0-9_]*$": "made of lower-case letters, digits and '_', starting with a letter",
+    "^[1-9][0-9]*$": "a whole number above 0, written as text",
+    "\\{n\\}": "that contains {n} (where the piece's number goes)",
+    "^[0-9a-f]{64}$": "of 64 hexadecimal digits (0-9, a-f)",
+}
+
 #: Keywords whose failure :func:`_allowed` says in full (no need for jsonschema's words).
 _SAID_BY_ALLOWED = (
     "type",
@@ -387,6 +419,7 @@ _SAID_BY_ALLOWED = (
     "exclusiveMaximum",
     "oneOf",
     "anyOf",
+    "pattern",
 )
 
 
@@ -444,6 +477,8 @@ def _phrase(error: Any, sources: Sources) -> str:
     allowed = _allowed(schema)
     if keyword == "type":
         problem = f"is {_kind(value)}, but it must be {allowed}"
+    elif _keys_given(error):
+        problem = f"is not allowed ({_keys_given(error)}): it must be {allowed}"
     elif keyword in _SAID_BY_ALLOWED:
         problem = f"is not allowed: it must be {allowed}"
     else:
@@ -462,6 +497,20 @@ def _phrase(error: Any, sources: Sources) -> str:
             fix += ", or remove it to take the default"
     where = _origin(path, sources)
     return f"config: {key} = {_show(value)}{where} {problem}{_about(schema)}. Fix: {fix}"
+
+
+def _keys_given(error: Any) -> str:
+    """Which of the keys a choice of one-key blocks allows a block gives (``it has path and
+    hf``, ``it has none of them``), for a block that fails such a choice; else ""."""
+    keys = _one_key_each(error.validator_value)
+    if (
+        error.validator not in ("oneOf", "anyOf")
+        or not isinstance(error.instance, dict)
+        or not keys
+    ):
+        return ""
+    given = [k for k in keys if k in error.instance]
+    return f"it has {' and '.join(given)}" if given else "it has none of them"
 
 
 def _parses_as_number(text: str) -> bool:

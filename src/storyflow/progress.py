@@ -166,12 +166,14 @@ def job_scope(path: Path | None) -> Iterator[None]:
         opened = _OPEN.pop(path, None)
         if opened is not None:
             opened.close()
-            log.info(
-                "progress: %d answers asked in this run, %d replayed from %s",
-                opened.asked,
-                opened.replayed,
-                path,
-            )
+            if opened.asked + opened.replayed:  # a job that journals nothing (NLL) says nothing
+                log.info(
+                    "progress: %d answers asked in this run, %d replayed from %s (answers kept "
+                    "by an earlier run of this job that stopped)",
+                    opened.asked,
+                    opened.replayed,
+                    path,
+                )
     _remove(path)  # reached only when the job succeeded
     with contextlib.suppress(OSError):
         path.parent.rmdir()  # when no other job's progress is there
@@ -241,7 +243,9 @@ class LoggedBar(tqdm):  # type: ignore[misc]  # tqdm ships no types: a class of 
         self._every = log_interval() if every is None else every
         self._clock = clock
         self._label = str(kwargs.get("desc") or "progress")
-        self._unit = str(kwargs.get("unit") or "it")
+        given = str(kwargs.get("unit") or "it")
+        self._unit = "item" if given == "it" else given  # tqdm's default, in words
+        self._stopped = False  # the loop ended by an error: its last line says "stopped"
         self._done = int(kwargs.get("initial") or 0)
         self._started = clock()
         self._logged = self._started
@@ -258,6 +262,9 @@ class LoggedBar(tqdm):  # type: ignore[misc]  # tqdm ships no types: a class of 
             for item in self.iterable:
                 yield item
                 self.update(1)
+        except BaseException:
+            self._stopped = True
+            raise
         finally:
             self.close()
 
@@ -280,10 +287,13 @@ class LoggedBar(tqdm):  # type: ignore[misc]  # tqdm ships no types: a class of 
         super().close()
 
     def _line(self, now: float, final: bool = False) -> str:
-        """``desc: done/total unit (percent), rate, time left`` (or time taken when ``final``)."""
+        """``desc: done/total units (percent), rate, time left`` (or time taken when ``final``;
+        ``desc: stopped at done/total units ...`` when the loop was left before its end, by an
+        error: not "done")."""
         total = self.total
         done = f"{self._done}/{total:g}" if total else f"{self._done}"
         share = f" ({100 * self._done / total:.0f}%)" if total else ""
+        units = plural(self._unit, total if total else self._done)
         elapsed = now - self._started
         rate = self._done / elapsed if elapsed > 0 else math.nan
         if not rate > 0:
@@ -292,9 +302,25 @@ class LoggedBar(tqdm):  # type: ignore[misc]  # tqdm ships no types: a class of 
             pace = f"{rate:.2f} {self._unit}/s"
         else:
             pace = f"{1 / rate:.1f} s/{self._unit}"
+        if final and self._stopped:
+            return (
+                f"{self._label}: stopped at {done} {units}{share} after {duration(elapsed)}, {pace}"
+            )
         if final:
-            return f"{self._label}: {done} {self._unit}{share} done in {duration(elapsed)}, {pace}"
+            return f"{self._label}: {done} {units}{share} done in {duration(elapsed)}, {pace}"
         if self._done == 0:
-            return f"{self._label}: {done} {self._unit}{share}, started"
+            return f"{self._label}: {done} {units}{share}, started"
         left = f", {duration(max(total - self._done, 0) / rate)} left" if total and rate > 0 else ""
-        return f"{self._label}: {done} {self._unit}{share}, {pace}{left}"
+        return f"{self._label}: {done} {units}{share}, {pace}{left}"
+
+
+def plural(unit: str, count: float) -> str:
+    """``unit`` for ``count`` of it: ``story`` for 1, else ``stories``, ``batches``,
+    ``versions``."""
+    if count == 1 or not unit or unit.endswith("s"):
+        return unit
+    if unit.endswith("y") and unit[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return unit[:-1] + "ies"
+    if unit.endswith(("x", "ch", "sh")):
+        return unit + "es"
+    return unit + "s"

@@ -169,6 +169,16 @@ def save_fields(output: Any, record: Any) -> None:
     save(output, **{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
 
 
+def _error_in_log_file(log: logging.Logger, message: str) -> None:
+    """``message`` as an ERROR line of the job's log file alone: the terminal (stderr) gets it
+    once, as the ``storyflow: error in rule`` line that follows (an ERROR line there too
+    said it twice)."""
+    record = log.makeRecord(log.name, logging.ERROR, __file__, 0, "%s", (message,), None)
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.FileHandler):
+            handler.handle(record)
+
+
 def run(main: Callable[[Any], None], smk: Any) -> None:
     """Run ``main(smk)`` for a Snakemake script; log whatever stops it, and exit 1 if it fails."""
     log_files = list(getattr(smk, "log", []) or [])
@@ -182,7 +192,7 @@ def run(main: Callable[[Any], None], smk: Any) -> None:
         with progress.job_scope(progress_path(smk)):
             main(smk)
     except StoryflowError as err:
-        log.error("%s", err)
+        _error_in_log_file(log, str(err))
         print(f"\nstoryflow: error in rule {rule}: {err}\n", file=sys.stderr)
         sys.exit(1)
     except Exception as err:
@@ -191,7 +201,7 @@ def run(main: Callable[[Any], None], smk: Any) -> None:
             message = disk_full_message(full, smk)
             raising, logging.raiseExceptions = logging.raiseExceptions, False
             try:  # the log may be on the full disk: no "--- Logging error ---" tracebacks
-                log.error("%s", message)
+                _error_in_log_file(log, message)
             finally:
                 logging.raiseExceptions = raising
             print(f"\nstoryflow: error in rule {rule}: {message}\n", file=sys.stderr)

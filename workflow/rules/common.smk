@@ -73,6 +73,8 @@ _schema_problem = config_files.schema_problem(
 if _schema_problem is not None:
     logger.error(f"storyflow: {_schema_problem}")
     sys.exit(1)
+# `measures: [...]` switches the measures it names on and the others off (plan.merge).
+plan.merge.apply_measures(config)
 
 
 MODEL_SPECS = exit_on_config_error(
@@ -86,7 +88,9 @@ USER_CORPORA = plan.corpus.user_corpora(
     config
 )  # the user's CSV corpora (config `corpora:`)
 SAMPLED_CORPORA = list(SAMPLED)  # HANNA, ROCStories (config `stories:`)
-CORPORA = plan.sequentiality.corpora(config)  # the corpora every analysis starts from
+CORPORA = exit_on_config_error(
+    plan.sequentiality.corpora, config
+)  # the corpora of sequentiality (sequentiality.corpora)
 # The statistics settings every measure shares (storyflow.plan.statistics): a rule's params take
 # the ones its job depends on.
 STATISTICS = plan.statistics.settings(config)

@@ -37,6 +37,8 @@ class CorpusKind:
     reader returns stories already split into sentences (book passages) rather than texts;
     ``downloaded``: whether, with no data mirror, a rule downloads the file ``path_key`` names
     (HIPPOCORPUS's release; the books' ``url_key`` fetches the books, not their manifest).
+    ``group_word``: what its ``story_type`` label is called where a reader sees it (see
+    :func:`group_word`).
     """
 
     kind: str
@@ -47,6 +49,7 @@ class CorpusKind:
     split: bool
     read_texts: Callable[[Path, Mapping[str, Any]], pd.DataFrame]
     downloaded: bool = False
+    group_word: str = "story type"
 
 
 def _hippocorpus_texts(path: Path, settings: Mapping[str, Any]) -> pd.DataFrame:
@@ -164,6 +167,7 @@ KINDS: dict[str, CorpusKind] = {
             (),
             False,
             _csv_texts,
+            group_word="group",
         ),
     )
 }
@@ -183,6 +187,18 @@ def corpus_kind(config: Mapping[str, Any], name: str) -> CorpusKind:
     return KINDS[user["kind"]]
 
 
+def group_word(config: Mapping[str, Any], name: str) -> str:
+    """What corpus ``name``'s grouping label is called in figures and messages: "story type"
+    for the built-in corpora (HIPPOCORPUS's imagined, recalled and retold, the books' passage
+    types ...), "group" for a user's CSV corpus, whose groups are whatever its group column holds.
+
+    Only the word a reader sees changes: every table keeps the column ``story_type`` (the
+    pipeline's internal name for the label, read by every measure), so a CSV corpus's
+    ``sequentiality_by_type.csv`` has the column ``story_type`` holding its group values.
+    """
+    return corpus_kind(config, name).group_word
+
+
 def corpus_names(config: Mapping[str, Any]) -> list[str]:
     """Every corpus the config can use: the built-in ones, then the user's in config order."""
     return [k for k in KINDS if k != "csv"] + list(config["corpora"])
@@ -196,10 +212,16 @@ def _lookup(config: Mapping[str, Any], keys: tuple[str, ...], name: str) -> Any:
 
 
 def configured_path(config: Mapping[str, Any], name: str) -> Path:
-    """Corpus ``name``'s file as configured: inside ``data.mirror`` unless absolute."""
-    relative = Path(_lookup(config, corpus_kind(config, name).path_key, name))
+    """Corpus ``name``'s file as configured. A public corpus's relative path is inside
+    ``data.mirror`` (relative to the working directory when there is no mirror); a CSV corpus
+    of your own is never in the mirror of public data, so its relative path is relative to the
+    working directory, the folder snakemake runs in."""
+    kind = corpus_kind(config, name)
+    relative = Path(_lookup(config, kind.path_key, name))
     mirror = config["data"]["mirror"]
-    return relative if relative.is_absolute() or not mirror else Path(mirror) / relative
+    if relative.is_absolute() or not mirror or kind.kind == "csv":
+        return relative
+    return Path(mirror) / relative
 
 
 def download_url(config: Mapping[str, Any], name: str) -> str | None:

@@ -42,16 +42,10 @@ def read_csv_stories(
     table = read_csv_columns(
         path,
         [c for c in named.values() if c],
-        "Check the corpus's `path` in the config (relative paths are inside data.mirror).",
+        "Check the corpus's `path` in the config (a relative path is read from the folder "
+        "snakemake runs in).",
     )
-    ids = table[named["id"]].str.strip()
-    for problem, rows in (
-        ("empty story id", ids == ""),
-        ("repeated story id", ids.duplicated(keep=False) & (ids != "")),
-    ):
-        if rows.any():
-            listed = ", ".join(str(r + _FIRST_ROW) for r in rows[rows].index[:5])
-            raise InputDataError(path, f"{problem} in row(s) {listed} (column {named['id']!r})")
+    ids = check_ids(path, table, str(named["id"]))
     text = table[named["text"]].str.strip()
     topic = table[named["topic"]].str.strip() if named["topic"] else pd.Series("", index=ids.index)
     stories = pd.DataFrame(
@@ -92,6 +86,46 @@ def read_csv_stories(
     return tables.STORIES.frame(stories[~out].reset_index(drop=True)), excluded
 
 
+def check_ids(path: str | Path, table: pd.DataFrame, column: str) -> pd.Series:
+    """The story ids of ``table`` (column ``column``, stripped), after stopping on an empty or
+    repeated one: a story is found by its id, so two stories with one id would be scored as one
+    (or, in the results, mixed). Read at planning too (:func:`group_values`).
+
+    Raises:
+        InputDataError: naming the file, the column, the id and its rows (as a spreadsheet
+            numbers them: header row 1) and the fix.
+    """
+    ids = table[column].str.strip()
+    empty = ids == ""
+    if empty.any():
+        listed = _rows(empty[empty].index)
+        raise InputDataError(
+            path,
+            f"empty story id in row(s) {listed} (column {column!r}): give every story an id",
+        )
+    repeated = ids[ids.duplicated(keep=False)]
+    if not repeated.empty:
+        said = "; ".join(
+            f"{value!r} in rows {_rows(rows.index)}"
+            for value, rows in list(repeated.groupby(repeated, sort=False))[:3]
+        )
+        more = repeated.nunique() - 3
+        raise InputDataError(
+            path,
+            f"repeated story id (column {column!r}): {said}"
+            + (f"; and {more} more" if more > 0 else "")
+            + ". Each story needs an id of its own: give the repeated stories other ids, or "
+            "remove a story entered twice",
+        )
+    return ids
+
+
+def _rows(index: pd.Index) -> str:
+    """Rows of the file as a spreadsheet numbers them (the first five)."""
+    listed = ", ".join(str(r + _FIRST_ROW) for r in index[:5])
+    return listed + (" ..." if len(index) > 5 else "")
+
+
 def corpus_tables(
     path: str | Path, columns: Mapping[str, str | None]
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -111,11 +145,14 @@ def group_values(path: str | Path, columns: Mapping[str, str | None]) -> list[st
     """The distinct values of a CSV corpus's group column (None when the file is absent).
 
     Read at parse time to check the corpus's contrasts before any job; a file that cannot be
-    read stops the run there with the message of :func:`read_csv_columns`.
+    read stops the run there with the message of :func:`read_csv_columns`, an empty or repeated
+    story id with that of :func:`check_ids`.
     """
     path = Path(path)
     if not path.is_file():
         return None
     named = [c for c in (columns.get(k) for k in (*REQUIRED_KEYS, "topic")) if c]
-    values = read_csv_columns(path, named, "")[columns["group"]]
+    table = read_csv_columns(path, named, "")
+    check_ids(path, table, str(columns["id"]))
+    values = table[columns["group"]]
     return sorted(set(values.str.strip()) - {""})

@@ -170,6 +170,7 @@ def plot_sequentiality(
     summary: pd.DataFrame,
     paths: Sequence[str | Path],
     settings: FigureSettings,
+    group_word: str = "story type",
 ) -> Figure:
     """Figure A: mean story-level sequentiality against history size, one line per story type.
 
@@ -178,6 +179,8 @@ def plot_sequentiality(
             drawn (mean and ``ci_low``/``ci_high``, nats/token).
         paths: Files to write (format from the extension).
         settings: The resolution of raster formats and the panel size.
+        group_word: What the corpus calls its groups, in the legend's title
+            (:func:`storyflow.corpora.group_word`: "group" for a CSV corpus).
 
     Returns:
         The figure (already saved), for inspection.
@@ -202,7 +205,7 @@ def plot_sequentiality(
         labels=types,
         sharey="col",
         y_label=SEQ_LABEL,
-        legend_title="story type (mean and confidence interval)",
+        legend_title=f"{group_word} (mean and confidence interval)",
         settings=settings,
     )
     save(fig, paths, settings.dpi)

@@ -6,19 +6,27 @@ fix, instead of in its first job (docs/cost_and_failures.md, "Mistakes named bef
 cost"):
 
 - **its source on this machine** (:func:`check_source`): a ``source.path`` that is no GGUF file
-  here, and a ``source.hf`` checkpoint folder that is not one (no config.json, tokenizer.json
-  or safetensors weights, a weights file cut short, a shard its index lists missing); a
-  relative path that does not exist is "no such folder" before any hub hint. A served model's
-  tokenizer is checked by :mod:`storyflow.lm.registry` itself. Nothing is read but file names,
-  sizes and headers. ``package`` and ``pieces`` sources are checked by rule
+  here or one cut short (its size against the end of the tensor data its header describes,
+  :func:`gguf_cut_short`), and a ``source.hf`` checkpoint folder that is not one (no
+  config.json, tokenizer.json or safetensors weights, a weights file cut short, a shard its
+  index lists missing); a relative path that does not exist is "no such folder" before any hub
+  hint. A served model's tokenizer is checked by :mod:`storyflow.lm.registry` itself. Nothing
+  is read but file names, sizes and headers. ``package`` and ``pieces`` sources are checked by rule
   ``materialize_model``, the first job, which runs where the workflow is planned (a local rule):
   they may be installed in the jobs' environment only (conda deployment);
 - **the same weights under two names** (:func:`same_weights`): two entries whose sources are
-  the same file, package, hub file, checkpoint or served model, with the same scoring settings
+  the same file, package, hub file, checkpoint or served model (every local source resolved to
+  its real file or folder, :func:`weights_identity`: a package and a path or link to the
+  .gguf it ships are one model), with the same scoring settings
   and a role in common, would run that role's jobs twice for the same numbers; they are
   refused, naming both. With different settings (another prompt, backend, precision or
   device: a comparison) or in different roles (a name per role), both run, and the plan says
-  so.
+  so;
+- **a served model's server** (:func:`server_problem`): one request of
+  :data:`SERVER_PROBE_SECONDS`, no retries, when the plan has a job for the model
+  (workflow/rules/models/common.smk): nothing answering stops a run before any job.
+
+Every model whose source cannot run here is named in one message (:func:`check_models`).
 
 Settings that do not apply to a model's source or backend (``dtype`` on llama.cpp or a server,
 ``backend`` or a GPU on a served model) are refused by
@@ -191,6 +199,32 @@ def _check_gguf_path(name: str, value: str) -> None:
             f"{where}: {path} is not a GGUF file (it starts with {magic!r}, not b'GGUF': an "
             "HTML page or another format?): download the model's .gguf file again"
         )
+    cut = gguf_cut_short(path)
+    if cut:
+        raise StoryflowError(
+            f"{where}: {path} is damaged: {cut}: download or copy the model's .gguf file again"
+        )
+
+
+def gguf_cut_short(path: Path) -> str | None:
+    """Why the GGUF file ``path`` is not whole (its size against the end of the tensor data its
+    header describes, as for a checkpoint's safetensors), or None when it is whole or its
+    header is one this check does not read (rule materialize_model then says why)."""
+    from storyflow.lm.weight_files import GgufCutShort, gguf_layout
+
+    size = path.stat().st_size
+    try:
+        layout = gguf_layout(path)
+    except GgufCutShort as err:
+        return f"it is cut short inside its header (metadata and vocabulary): only {err.at:,} bytes"
+    except (ImportError, ValueError, OverflowError, struct.error):
+        return None
+    if size < layout.data_end:
+        return (
+            f"it is cut short: {size:,} bytes, but its header describes {layout.n_tensors} "
+            f"tensors ending at byte {layout.data_end:,} ({size / layout.data_end:.0%} present)"
+        )
+    return None
 
 
 def _check_checkpoint(name: str, hf: Mapping[str, Any]) -> None:
@@ -231,19 +265,80 @@ def _check_checkpoint(name: str, hf: Mapping[str, Any]) -> None:
         )
 
 
+def _package_file(package: str) -> Path | None:
+    """The one .gguf file package ``package`` ships, when it is installed here (None when it is
+    not, ships several or assembles its file: checked by rule materialize_model)."""
+    import importlib.metadata
+
+    try:
+        dist = importlib.metadata.distribution(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    ggufs = [f for f in (dist.files or []) if f.suffix == ".gguf"]
+    return Path(str(dist.locate_file(ggufs[0]))) if len(ggufs) == 1 else None
+
+
+def _hub_file(hub: Mapping[str, Any]) -> Path | None:
+    """The hub file in the Hugging Face cache here at its revision, or None."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # pragma: no cover - depends on the environment
+        return None
+    try:
+        cached = try_to_load_from_cache(
+            str(hub["repo"]), str(hub["file"]), revision=str(hub.get("revision") or "main")
+        )
+    except Exception:  # a malformed repo id: the hub download says so in its job
+        return None
+    return Path(cached) if isinstance(cached, str) else None
+
+
+def describe_source(spec: ModelSpec) -> str:
+    """A model's source in words, as the config gives it (for messages)."""
+    source = spec.source
+    if "path" in source:
+        return f"file {source['path']}"
+    if "package" in source:
+        return f"package {source['package']}"
+    if "pieces" in source:
+        return f"pieces {source['pieces']['package']} (sha256 {source['pieces']['sha256']})"
+    if "hub" in source:
+        hub = source["hub"]
+        return f"hub {hub['repo']} {hub['file']} {hub.get('revision') or 'main'}"
+    if "hf" in source:
+        revision = source["hf"].get("revision")
+        return f"hf {source['hf']['id']}" + (f" {revision}" if revision else "")
+    server = source["server"]
+    return f"server {str(server['base_url']).rstrip('/')} {server['model']}"
+
+
 def weights_identity(spec: ModelSpec) -> tuple[str, ...]:
-    """What says two entries run the same weights: the GGUF file (resolved through links),
-    the package, the hub file at its revision, the pieces' SHA-256, the checkpoint folder or
-    hub id at its revision, or the server and the model name it serves."""
+    """What says two entries run the same weights: the real file or folder on this machine
+    (links resolved) of every local source (a GGUF path, the .gguf file an installed package
+    ships, the joined pieces or the hub file when they are already here, a checkpoint folder),
+    so that a package and a path (or a link) to its file are one model; else the package, the
+    pieces' SHA-256, the hub file or hub id at its revision, or the server and the model name
+    it serves."""
     source = spec.source
     if "path" in source:
         return ("file", os.path.realpath(local_path(str(source["path"]))))
     if "package" in source:
+        shipped = _package_file(str(source["package"]))
+        if shipped is not None:
+            return ("file", os.path.realpath(shipped))
         return ("package", re.sub(r"[-_.]+", "-", str(source["package"])).lower())
     if "pieces" in source:
+        from storyflow.lm.weight_files import model_cache
+
+        joined = model_cache() / f"{source['pieces']['sha256']}.gguf"
+        if joined.is_file():
+            return ("file", os.path.realpath(joined))
         return ("pieces", str(source["pieces"]["sha256"]))
     if "hub" in source:
         hub = source["hub"]
+        cached = _hub_file(hub)
+        if cached is not None:
+            return ("file", os.path.realpath(cached))
         return ("hub", str(hub["repo"]), str(hub["file"]), str(hub.get("revision") or "main"))
     if "hf" in source:
         model_id = str(source["hf"]["id"])
@@ -255,12 +350,22 @@ def weights_identity(spec: ModelSpec) -> tuple[str, ...]:
     return ("server", str(server["base_url"]).rstrip("/"), str(server["model"]))
 
 
+def _weights_words(first: ModelSpec, other: ModelSpec, identity: tuple[str, ...]) -> str:
+    """The weights two models share, in words: their source when both give the same one, else
+    each one's source and the file or folder both resolve to."""
+    a, b = describe_source(first), describe_source(other)
+    if a == b:
+        return a
+    return f"{first.name}: {a}; {other.name}: {b}; both are the {identity[0]} {identity[1]}"
+
+
 def same_weights(specs: Mapping[str, ModelSpec], scoring_roles: Collection[str] = ()) -> list[str]:
     """Stop when two models run the same weights with the same scoring settings in a role they
     share (each job of that role would run twice for the same numbers; for one of
     ``scoring_roles``, which score every story's text, a whole NLL stage); the notes (one per
     pair) of the others that run the same weights, for the log: with other settings (a
-    comparison), or in other roles (one model named per role).
+    comparison), or in other roles (one model named per role). The same weights are found
+    through :func:`weights_identity`: a package and a path to its file are the same.
 
     Raises:
         StoryflowError: naming both models, their weights, the shared roles and the fix.
@@ -270,9 +375,9 @@ def same_weights(specs: Mapping[str, ModelSpec], scoring_roles: Collection[str] 
         groups.setdefault(weights_identity(spec), []).append(spec)
     notes = []
     for identity, group in groups.items():
-        weights = f"{identity[0]} {' '.join(identity[1:])}"
         for i, first in enumerate(group):
             for other in group[i + 1 :]:
+                weights = _weights_words(first, other, identity)
                 differ = _differences(first, other)
                 shared = [role for role in first.roles if role in other.roles]
                 if not differ and shared:
@@ -310,10 +415,58 @@ def _differences(a: ModelSpec, b: ModelSpec) -> str:
 
 def check_models(specs: Mapping[str, ModelSpec], scoring_roles: Collection[str] = ()) -> list[str]:
     """Every check of this module on the config's models (:func:`check_source` on each, then
-    :func:`same_weights`); returns the notes for the log."""
+    :func:`same_weights`); returns the notes for the log. Every model whose source cannot run
+    here is named in one message (a config with several missing files, config/paper.yaml
+    before its GGUF files are downloaded, hears of them all at once, not one per dry run)."""
+    problems = []
     for spec in specs.values():
-        check_source(spec)
+        try:
+            check_source(spec)
+        except StoryflowError as err:
+            problems.append(str(err))
+    if len(problems) == 1:
+        raise StoryflowError(problems[0])
+    if problems:
+        listed = "\n".join(f"  - {p.removeprefix('config: ')}" for p in problems)
+        raise StoryflowError(
+            f"config: {len(problems)} models cannot run on this machine; fix each, then run "
+            f"again:\n{listed}"
+        )
     return same_weights(specs, scoring_roles)
+
+
+#: Seconds planning waits for a served model's server (:func:`server_problem`): one request,
+#: no retries; a job's own requests wait and retry as ``source.server`` says.
+SERVER_PROBE_SECONDS = 2.0
+
+
+def server_problem(spec: ModelSpec, key: str, timeout: float = SERVER_PROBE_SECONDS) -> str | None:
+    """Why nothing answers at served model ``spec``'s server, or None when something does.
+
+    One GET of ``<base_url>/models`` within ``timeout`` seconds, no retries: any HTTP answer
+    (a 401 or 404 included) is a server listening; no connection or no answer in time is not.
+    ``key``: the config entry (``models[3]``) the message names, with the model's name in the
+    config (not the name the server knows it by).
+    """
+    import urllib.error
+    import urllib.request
+
+    base_url = str(spec.server["base_url"]).rstrip("/")
+    try:
+        with urllib.request.urlopen(f"{base_url}/models", timeout=timeout):
+            return None
+    except urllib.error.HTTPError:
+        return None  # it answered: a server is there (the jobs' requests say the rest)
+    except (urllib.error.URLError, OSError, ValueError) as err:
+        reason = getattr(err, "reason", None) or err or type(err).__name__
+        if isinstance(reason, OSError) and reason.strerror:
+            reason = reason.strerror
+        return (
+            f"config: {key} (model {spec.name!r}) is served at {base_url}, but nothing answers "
+            f"there (a request to {base_url}/models: {reason}, within {timeout:g} s). Start the "
+            f"server first (or correct {key}.source.server.base_url), then run again; its jobs "
+            "would otherwise wait for it and fail"
+        )
 
 
 def checkpoint_files(model_id: str) -> Sequence[str]:

@@ -262,8 +262,12 @@ def model_specs(
 ) -> dict[str, ModelSpec]:
     """The config's ``models:`` list as specs by name (names must be unique; ``scoring_roles``:
     :meth:`ModelSpec.from_config`'s)."""
+    from storyflow.names import check_path_name
+
     specs: dict[str, ModelSpec] = {}
-    for entry in entries:
+    for i, entry in enumerate(entries):
+        if "name" in entry:
+            check_path_name(str(entry["name"]), f"models[{i}].name", "resources/models/<name>.gguf")
         spec = ModelSpec.from_config(entry, scoring_roles)
         if spec.name in specs:
             raise StoryflowError(f"config: model name {spec.name!r} is used twice in `models`")

@@ -5,7 +5,9 @@ The measures are listed once, in :mod:`storyflow.plan.registry`; each has one pl
 decides which corpora, models and settings its jobs get and names every file it writes (from
 its :class:`~storyflow.plan.layout.Layout`). Around them: ``corpus`` (the stories and sentences
 every measure reads), ``comparison`` (the measures side by side), ``validity``, ``cost`` and
-``replication`` (what reads every measure's results), and the shared decisions ``merge`` (how
+``replication`` (what reads every measure's results), ``contrast_answers`` (the answer to
+each corpus's contrasts), ``summary`` (the plan in words, logged
+when the workflow is planned), and the shared decisions ``merge`` (how
 config files merge), ``roles`` (models by role), ``contrasts`` and ``statistics``.
 
 The workflow calls these at parse time, so a config mistake they can see stops the run before
@@ -18,6 +20,7 @@ from typing import Any
 
 from storyflow.plan import (
     comparison,
+    contrast_answers,
     contrasts,
     corpus,
     cost,
@@ -32,6 +35,7 @@ from storyflow.plan import (
     roles,
     sequentiality,
     statistics,
+    summary,
     tension,
     validity,
 )
@@ -73,6 +77,7 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
     outputs += comparison.final_outputs(config)
     outputs.append(layout.VALIDITY)
     outputs += replication.final_outputs(config)
+    outputs += contrast_answers.final_outputs(config)
     if cost.settings(config):
         outputs.append(layout.LM_COST)
     outputs.append(models.PROVENANCE)
@@ -82,6 +87,7 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
 
 __all__ = [
     "comparison",
+    "contrast_answers",
     "contrasts",
     "corpus",
     "cost",
@@ -98,6 +104,7 @@ __all__ = [
     "roles",
     "sequentiality",
     "statistics",
+    "summary",
     "tension",
     "validity",
 ]

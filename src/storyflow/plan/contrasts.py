@@ -53,10 +53,14 @@ def check_contrasts(
     hours of scoring. (A group that exists but happens to be empty in a small sample is not an
     error: the statistics report it as NaN with a warning.)
     """
+    from storyflow.corpora import group_word
+
     labels = contrast_labels(config, corpus, groups)
+    word = group_word(config, corpus)
     declared = contrasts(config, corpus)
     if not declared:
         _no_contrast(config, corpus, groups)
+    _check_two_groups(config, corpus, groups, declared)
     for contrast in declared:
         for side in ("a", "b"):
             for column, wanted in _filters(contrast[side]).items():
@@ -70,10 +74,38 @@ def check_contrasts(
                 if allowed is not None and not set(wanted) & set(allowed):
                     raise StoryflowError(
                         f"config: contrast {contrast['name']!r} of corpus {corpus!r}: group "
-                        f"{side} asks for {column} {', '.join(map(repr, wanted))}, which cannot "
+                        f"{side} asks for {_shown(column, word)} "
+                        f"{', '.join(map(repr, wanted))}, which cannot "
                         f"occur; possible values: {', '.join(allowed)}"
                     )
-        _check_apart(contrast, corpus, labels)
+        _check_apart(contrast, corpus, labels, word)
+
+
+def _check_two_groups(
+    config: Mapping[str, Any],
+    corpus: str,
+    groups: Sequence[str] | None,
+    declared: Sequence[Mapping[str, Any]],
+) -> None:
+    """Stop when a CSV corpus's file holds one group only: no contrast can compare two groups
+    of it (its first contrast is named; suggesting values that exclude each other would ask
+    for what the file cannot give)."""
+    found = sorted(set(groups or ()))
+    if corpus not in config["corpora"] or len(found) != 1:
+        return
+    column = config["corpora"][corpus]["columns"]["group"]
+    raise StoryflowError(
+        f"config: contrast {declared[0]['name']!r} of corpus {corpus!r}: the corpus has one "
+        f"group only ({found[0]!r}, the one value of its column {column!r}), and a contrast "
+        "compares two groups of its stories. Add the stories of another group to the file (or "
+        f"name the column that holds the groups in corpora.{corpus}.columns.group)"
+    )
+
+
+def _shown(column: str, word: str) -> str:
+    """A label column as a message names it: ``story_type`` as the corpus's word for its
+    groups (:func:`storyflow.corpora.group_word`: "group" for a CSV corpus), others as they are."""
+    return word if column == "story_type" else column
 
 
 def _filters(group: str | Mapping[str, Any]) -> dict[str, list[str]]:
@@ -85,7 +117,10 @@ def _filters(group: str | Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def _check_apart(
-    contrast: Mapping[str, Any], corpus: str, labels: Mapping[str, list[str] | None]
+    contrast: Mapping[str, Any],
+    corpus: str,
+    labels: Mapping[str, list[str] | None],
+    word: str = "story type",
 ) -> None:
     """Stop when the contrast's two groups filter the same label columns with values in
     common that can occur: every story with such a value would be in both groups (groups a and
@@ -102,7 +137,9 @@ def _check_apart(
             return  # exclusive on this column: no story can be in both
         common[column] = shared
     same = all(set(a[c]) == set(b[c]) for c in a)
-    said = "; ".join(f"{column} {', '.join(values)}" for column, values in common.items())
+    said = "; ".join(
+        f"{_shown(column, word)} {', '.join(values)}" for column, values in common.items()
+    )
     raise StoryflowError(
         f"config: contrast {contrast['name']!r} of corpus {corpus!r}: groups a and b "
         + ("are the same stories" if same else "share stories")

@@ -121,7 +121,7 @@ def missing_data(
     if not wanted.path.is_file() and not wanted.downloaded:
         what = "manifest" if corpus == "books" else "file"
         line = f"{corpus} ({wanted.description}): its {what}, config {wanted.key}, is not at "
-        if mirror:
+        if mirror and corpus_kind(config, corpus).kind != "csv":
             line += f"{wanted.path}; fix data.mirror or {wanted.key}, or put the file there"
             if corpus_kind(config, corpus).downloaded:
                 line += ", or set data.mirror to null to download the official release"
@@ -232,7 +232,21 @@ def uses_mirror(config: Mapping[str, Any]) -> bool:
 
 def check_names(config: Mapping[str, Any]) -> None:
     """A corpus of the user's (``corpora:``) may not bear the name of a stage or measure: its
-    results folder ``results/<corpus>/`` would be that stage's ``results/<stage>/``."""
+    results folder ``results/<corpus>/`` would be that stage's ``results/<stage>/``. Nor may a
+    corpus or a contrast bear a name that is no part of a path
+    (:func:`storyflow.names.check_path_name`: ``..``, a leading dot)."""
+    from storyflow.names import check_path_name
+    from storyflow.plan.contrasts import contrasts
+
+    for corpus in config["corpora"]:
+        check_path_name(str(corpus), f"corpora.{corpus}", "results/<corpus>/")
+    for corpus in [*config["corpora"], "hippocorpus", "books"]:
+        if corpus in config["corpora"] or "contrasts" in (config.get(corpus) or {}):
+            for i, contrast in enumerate(contrasts(config, corpus)):
+                key = f"{'corpora.' if corpus in config['corpora'] else ''}{corpus}.contrasts[{i}]"
+                check_path_name(
+                    str(contrast.get("name", "")), f"{key}.name", "the contrast's table files"
+                )
     taken = sorted(set(config["corpora"]) & set(rule_folders()))
     if taken:
         raise StoryflowError(

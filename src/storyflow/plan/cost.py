@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from storyflow.lm.rates import model_rates
 from storyflow.plan.layout import Layout
 from storyflow.plan.registry import MEASURES
 
@@ -13,10 +14,17 @@ from storyflow.plan.registry import MEASURES
 OUT = Layout("cost")
 
 
+def rates(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per model, its ``prompt`` and ``generate`` rates (tokens/s): ``cost.rates`` by its name,
+    else its packaged source's measured ones (:func:`storyflow.lm.rates.model_rates`), so a
+    packaged model has a rate whatever the config calls it."""
+    return model_rates(config["models"], config["cost"]["rates"])
+
+
 def estimate_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     """How the language-model cost estimate turns tokens into time: per model, its measured
-    ``rates`` (tokens/s), and the ``max_hours`` past which it warns (``cost``)."""
-    return {k: config["cost"][k] for k in ("rates", "max_hours")}
+    ``rates`` (tokens/s; :func:`rates`), and the ``max_hours`` past which it warns (``cost``)."""
+    return {"rates": rates(config), "max_hours": config["cost"]["max_hours"]}
 
 
 def settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -87,3 +87,27 @@ def resolve_model_references(
                 block[path[-1]] = None
                 reset.append(".".join(path))
     return reset
+
+
+def apply_measures(config: dict[str, Any]) -> dict[str, Any]:
+    """Let the top-level ``measures`` list decide which measures run.
+
+    A researcher who wants one measure on their own corpus should not have to switch off every
+    measure the default config turns on. When ``measures`` is a list, every measure of the
+    registry whose block has an ``enabled`` switch, and the comparison of measures, gets
+    ``enabled`` true when the list names it and false otherwise (changed in place and
+    returned); sequentiality, which has no switch, always runs. None leaves every block's
+    ``enabled`` as the config files set it."""
+    chosen = config.get("measures")
+    if chosen is None:
+        return config
+    for name in SWITCHABLE:
+        block = config.get(name)
+        if isinstance(block, dict) and "enabled" in block:
+            block["enabled"] = name in chosen
+    return config
+
+
+#: The blocks a ``measures`` list switches: every measure of the registry but sequentiality
+#: (which has no switch: it always runs), and the comparison of measures.
+SWITCHABLE = (*(n for n in registry.names() if n != sequentiality.OUT.name), "comparison")

@@ -44,6 +44,16 @@ def shared_weights(specs: Mapping[str, ModelSpec]) -> list[str]:
     return model_checks.same_weights(specs, registry.scoring_roles())
 
 
+def server_problem(specs: Mapping[str, ModelSpec], name: str) -> str | None:
+    """Why nothing answers at served model ``name``'s server (one short request, no retries:
+    :func:`storyflow.lm.model_checks.server_problem`), naming its entry ``models[i]``; None
+    when something does, or when the model is not served."""
+    spec = specs[name]
+    if not spec.served:
+        return None
+    return model_checks.server_problem(spec, f"models[{list(specs).index(name)}]")
+
+
 def checkpoint_files(spec: ModelSpec) -> list[str]:
     """The files of ``spec``'s checkpoint folder on this machine that decide its scores (rule
     materialize_checkpoint's inputs: one repaired or replaced re-runs the model's jobs); []

@@ -1,9 +1,11 @@
 """Replication (docs/replication.md): which papers' published results are set beside ours, the
 result files each comparison reads, the settings it depends on, and its result paths.
 
-A paper is compared when ``replication.enabled`` is on and the measure it defines runs: Fiction
-Flows with sequentiality (always), Roemmele et al. with narrative sense, 100-Endings with
-tension, Fabula Entropy Indexing with fabula entropy, FlawedFictions with plot holes.
+A paper is compared when ``replication.enabled`` is on, the measure it defines runs and a
+corpus of the paper's is planned (:data:`PAPER_CORPORA`): Fiction Flows when sequentiality reads
+HIPPOCORPUS or the books, Roemmele et al. with narrative sense, 100-Endings when tension scores
+HANNA, Fabula Entropy Indexing with fabula entropy, FlawedFictions when plot holes run on the
+benchmark or on HANNA. A run of the user's own corpora alone compares no paper.
 """
 
 from __future__ import annotations
@@ -33,12 +35,47 @@ FIGURE = OUT.shared_figure("{paper}")
 PAGE = OUT.shared("{paper}.html")
 
 
+def _fiction_flows_corpora(config: Mapping[str, Any]) -> bool:
+    return bool({"hippocorpus", "books"} & set(sequentiality.corpora(config)))
+
+
+def _tension_corpora(config: Mapping[str, Any]) -> bool:
+    return "hanna" in tension.corpora(config)
+
+
+def _plot_holes_corpora(config: Mapping[str, Any]) -> bool:
+    return plot_holes.benchmark(config) is not None or "hanna" in plot_holes.corpora(config)
+
+
+def _narrative_sense_corpora(config: Mapping[str, Any]) -> bool:
+    return bool(narrative_sense.sources(config))
+
+
+def _fabula_entropy_corpora(config: Mapping[str, Any]) -> bool:
+    return bool(fabula_entropy.corpora(config))
+
+
+#: Per paper, whether the run plans a corpus its published results can be set beside (its
+#: measure on the paper's corpus); without one the paper has nothing to compare.
+PAPER_CORPORA = {
+    "fiction_flows": _fiction_flows_corpora,
+    "hundred_endings_tension": _tension_corpora,
+    "flawed_fictions": _plot_holes_corpora,
+    "narrative_sense_pmi": _narrative_sense_corpora,
+    "fabula_entropy_indexing": _fabula_entropy_corpora,
+}
+
+
 def papers(config: Mapping[str, Any]) -> list[str]:
-    """The papers compared in this run: those whose measure runs ([] when
-    ``replication.enabled`` is off)."""
+    """The papers compared in this run: those whose measure runs on a corpus of the paper's
+    (:data:`PAPER_CORPORA`; [] when ``replication.enabled`` is off)."""
     if not config["replication"]["enabled"]:
         return []
-    return [m.paper for m in MEASURES if m.paper and m.enabled(config)]
+    return [
+        m.paper
+        for m in MEASURES
+        if m.paper and m.enabled(config) and PAPER_CORPORA.get(m.paper, m.enabled)(config)
+    ]
 
 
 def table(paper: str) -> str:
@@ -57,7 +94,9 @@ def _fiction_flows_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
         inputs[f"{corpus}_nll_cost"] = [
             fill(sequentiality.NLL_COST, corpus=corpus, model=m) for m in models
         ]
-    if sequentiality.regressions(config)[0]:
+    if sequentiality.regressions(config)[0] and "hippocorpus" in sequentiality.regression_corpora(
+        config
+    ):
         inputs["regression"] = [fill(sequentiality.REGRESSION_COEFFICIENTS, corpus="hippocorpus")]
     return inputs
 

@@ -9,6 +9,7 @@ from typing import Any
 import storyflow.plan.narrative_sense as narrative_sense
 import storyflow.plan.roles as roles
 from storyflow.errors import StoryflowError
+from storyflow.lm.rates import model_rates, nll_rates
 from storyflow.lm.registry import ModelSpec
 from storyflow.measures.sequentiality.covariates.connectives import default_lexicon_path
 from storyflow.plan.layout import Layout, each_corpus, fill
@@ -90,10 +91,34 @@ def models(config: Mapping[str, Any]) -> list[str]:
     return chosen
 
 
-def corpora(config: Mapping[str, Any]) -> list[str]:
-    """Corpora of the sequentiality analysis: HIPPOCORPUS, books (when on), the user's CSVs."""
+def available_corpora(config: Mapping[str, Any]) -> list[str]:
+    """The corpora sequentiality can read: HIPPOCORPUS, books (when ``books.enabled``) and the
+    user's CSV corpora (``corpora``), in that order: also the default of
+    ``sequentiality.corpora``."""
     books = ["books"] if config["books"]["enabled"] else []
     return ["hippocorpus", *books, *config["corpora"]]
+
+
+def corpora(config: Mapping[str, Any]) -> list[str]:
+    """Corpora of the sequentiality analysis: ``sequentiality.corpora`` in its order, or (null,
+    the default) every corpus it can read (:func:`available_corpora`).
+
+    Raises:
+        StoryflowError: the list names a corpus sequentiality cannot read (a misspelt name,
+            the books while ``books.enabled`` is off, HANNA or ROCStories).
+    """
+    available = available_corpora(config)
+    chosen = config.get("sequentiality", {}).get("corpora")
+    if chosen is None:
+        return available
+    unknown = [c for c in chosen if c not in available]
+    if unknown:
+        raise StoryflowError(
+            f"config: sequentiality.corpora names {', '.join(repr(c) for c in unknown)}, which "
+            f"sequentiality cannot read; name corpora among {', '.join(available)} (books needs "
+            "books.enabled; a corpus of your own is declared under corpora)"
+        )
+    return list(chosen)
 
 
 #: NLL settings that change no score: how the work is split, the rate of the time estimate.
@@ -135,9 +160,13 @@ def regression_settings(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def nll_runtime(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The NLL stage's settings that change no score: the estimate's ``tokens_per_second`` and
-    the ``shards`` per corpus and model (``nll``)."""
-    return {k: config["nll"][k] for k in ("tokens_per_second", "shards")}
+    """The NLL stage's settings that change no score: the estimate's ``tokens_per_second`` (one
+    rate, or one per model: ``nll.tokens_per_second``, else the model's prompt rate of
+    ``cost.rates`` or its packaged source's, :func:`storyflow.lm.rates.nll_rates`) and the
+    ``shards`` per corpus and model (``nll``)."""
+    named = model_rates(config["models"], config["cost"]["rates"])
+    rate = nll_rates(config["nll"]["tokens_per_second"], models(config), named)
+    return {"tokens_per_second": rate, "shards": config["nll"]["shards"]}
 
 
 def regressions(config: Mapping[str, Any]) -> tuple[list[str], dict[str, str]]:
@@ -186,18 +215,35 @@ def regression_models(config: Mapping[str, Any]) -> list[str]:
 
 def regression_corpora(config: Mapping[str, Any]) -> list[str]:
     """The corpora whose covariates and regressions are computed (``regression.corpora``; none
-    when the regressions are off); each must be a corpus of the analysis (:func:`corpora`)."""
+    when the regressions are off); each must be a corpus of the analysis (:func:`corpora`).
+    Null (the default): HIPPOCORPUS when it is analysed, else none."""
     if not config["regression"]["enabled"]:
         return []
     analysed = corpora(config)
-    chosen = list(config["regression"]["corpora"])
+    named = config["regression"]["corpora"]
+    if named is None:
+        return ["hippocorpus"] if "hippocorpus" in analysed else []
+    chosen = list(named)
     unknown = [c for c in chosen if c not in analysed]
     if unknown:
         raise StoryflowError(
             f"config: regression.corpora names {', '.join(unknown)}, not a corpus of the "
-            f"sequentiality analysis ({', '.join(analysed)}; books needs books.enabled)"
+            f"sequentiality analysis ({', '.join(analysed)}; sequentiality.corpora, books "
+            "needs books.enabled); remove it from regression.corpora or add it to "
+            "sequentiality.corpora"
         )
     return chosen
+
+
+def covariate_corpora(config: Mapping[str, Any]) -> list[str]:
+    """The corpora whose coherence covariates are computed when ``covariates.enabled``:
+    HIPPOCORPUS when it is analysed, and every corpus of the regressions
+    (:func:`regression_corpora`, when a specification is fitted); [] when they are off."""
+    if not config["covariates"]["enabled"]:
+        return []
+    fitted = regression_corpora(config) if regressions(config)[0] else []
+    first = ["hippocorpus"] if "hippocorpus" in corpora(config) else []
+    return list(dict.fromkeys([*first, *fitted]))
 
 
 def narrative_sense_covariate(config: Mapping[str, Any], corpus: str) -> list[str]:
@@ -226,9 +272,8 @@ def cost_settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The analysis's final tables and figures (rule all): per corpus the NLL estimate, the
     sequentiality by type and by contrast and their figures, and each model's sentence and
-    story scores as CSV; the HIPPOCORPUS covariates when
-    they are on, and the covariates and regressions of each corpus of ``regression.corpora``
-    when the regressions are on."""
+    story scores as CSV; the covariates of :func:`covariate_corpora` when they are on, and
+    the regressions of each corpus of ``regression.corpora`` when the regressions are on."""
     outputs = each_corpus(
         corpora(config),
         NLL_ESTIMATE,
@@ -246,9 +291,7 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
         for path in (SENTENCE_SCORES_CSV, STORY_SCORES_CSV)
     ]
     fitted = regression_corpora(config) if regressions(config)[0] else []
-    if config["covariates"]["enabled"]:
-        covariate_corpora = ["hippocorpus", *(c for c in fitted if c != "hippocorpus")]
-        outputs += each_corpus(covariate_corpora, COVARIATES)
+    outputs += each_corpus(covariate_corpora(config), COVARIATES)
     outputs += each_corpus(
         fitted, REGRESSION_COEFFICIENTS, REGRESSION_DIAGNOSTICS, REGRESSION_FIGURE.png
     )

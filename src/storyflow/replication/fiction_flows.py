@@ -138,9 +138,7 @@ def _group_sizes(result: AggregatedG, *, books: bool) -> str:
     return f"{result.n_a} vs {result.n_b} stories"
 
 
-def _tokens_per_unit(
-    cost: pd.DataFrame | None, models: Sequence[str], result: AggregatedG
-) -> float:
+def tokens_per_unit(cost: pd.DataFrame | None, models: Sequence[str], result: AggregatedG) -> float:
     """NLL tokens one unit (a story, or a book with its passages) costs with ``models``: each
     model's planned tokens per story (all formulations) summed, times stories per unit (NaN
     without the run's NLL cost tables). Read from the token plan, not the time estimate, so a
@@ -228,7 +226,7 @@ def _ours_of(
         "; ".join(note for note in notes if note),
         True,
         units=float(min(result.units_a, result.units_b)),
-        tokens_per_unit=_tokens_per_unit(cost, models, result),
+        tokens_per_unit=tokens_per_unit(cost, models, result),
         original_units=ORIGINAL_UNITS.get(str(row["group"]), (math.nan, math.nan)),
     )
 

@@ -70,6 +70,7 @@ from storyflow.tables.plot_holes import (
     PLOT_HOLE_SURPRISAL,
 )
 from storyflow.tables.replication import (
+    CONTRAST_ANSWERS,
     PUBLISHED,
     REPLICATION,
 )
@@ -105,6 +106,7 @@ from storyflow.tables.tension import (
 
 __all__ = [
     "COEFFICIENTS",
+    "CONTRAST_ANSWERS",
     "DIAGNOSTICS",
     "EFFECTS",
     "EXCLUDED",

@@ -102,3 +102,62 @@ REPLICATION = Table(
     "and decide_hours_cpu, decide_hours_gpu (those tokens at replication.rates); note: why a "
     "figure was not computed, or what differs from the paper's setting.",
 )
+
+CONTRAST_ANSWERS = Table(
+    "contrast answers",
+    {
+        "corpus": "object",
+        "measure": "object",
+        "contrast": "object",
+        "group_a": "object",
+        "group_b": "object",
+        "formulation": "object",
+        "model": "object",
+        "histories": "object",
+        "g": "float64",
+        "ci_low": "float64",
+        "ci_high": "float64",
+        "confidence": "float64",
+        "band": "float64",
+        "n_a": "int64",
+        "n_b": "int64",
+        "units_a": "int64",
+        "units_b": "int64",
+        "answer": "object",
+        "direction": "object",
+        "reason": "object",
+        "n_to_decide": "float64",
+        "to_decide": "object",
+        "decide_tokens": "float64",
+        "decide_hours_cpu": "float64",
+        "decide_hours_gpu": "float64",
+    },
+    key=("corpus", "measure", "contrast", "formulation", "model"),
+    doc="The answer to each contrast of a corpus (results/<corpus>/sequentiality/tables/"
+    "contrast_answers.csv; storyflow.replication.contrasts): one row per contrast, formulation "
+    "and sequentiality model, and a row per contrast and formulation whose model is 'mean' (the "
+    "mean over the models). measure: the story measure compared ('seq': story sequentiality, "
+    "nats/token, answered the paper's way; where the comparison of measures runs on the corpus, "
+    "each other story measure by name, e.g. tension.no_rate.embedding, from its separation "
+    "table: one row per contrast and model, formulation and histories '', model '' for a "
+    "measure of no model, g over the stories with its normal-approximation interval, deciding "
+    "priced in units only); group_a, group_b: the groups' names; histories: the history sizes h "
+    "summarised ('1-H'); g: Fiction Flows' aggregate of Hedges' g of group a minus group b "
+    "(unitless; positive = group a higher): the model's median of g over those h, or for "
+    "'mean' the mean of the models' medians; ci_low, ci_high: its percentile bootstrap "
+    "interval at confidence (stats.confidence; stories, or a book's passages together, "
+    "resampled within each group, the same resamples for every model; NaN when a group is "
+    "empty); band: the equivalence band's half-width in g (replication.equivalence_band); "
+    "n_a, n_b: stories of each group scored by every model; units_a, units_b: the resampled "
+    "units (books, or the stories themselves); answer, read from the interval by the "
+    "replication's rule for a claim of no known direction: 'a difference' (the interval "
+    "excludes 0 and reaches beyond the band), 'no difference' (inside -band..band, holding 0), "
+    "'smaller than the band' (excludes 0, inside the band), 'inconclusive' (holds 0, reaches "
+    "beyond the band) or 'not tested' (no interval, or a group under stats.min_group_size "
+    "units); direction: 'group a higher' or 'group a lower' for a difference ('' otherwise); "
+    "reason: the reading in words; for an inconclusive row, n_to_decide (units per group at "
+    "which the interval, at this estimate and spread, would lie inside the band or exclude 0, "
+    "whichever needs fewer; NaN when none does) and to_decide (which, in words), "
+    "decide_tokens (NLL tokens of scoring n_to_decide units per group with the row's models) "
+    "and decide_hours_cpu, decide_hours_gpu (those tokens at replication.rates, tokens/s).",
+)

@@ -14,9 +14,32 @@ def model_settings(wildcards):
 
 def weights_of(name):
     """Input: model ``name``'s weights (``weights``: its GGUF, or its checkpoint's manifest)
-    when it runs in process; nothing when served."""
+    when it runs in process; nothing when served (its server is asked once whether it
+    answers: :func:`server_answers`)."""
     spec = MODEL_SPECS[name]
-    return {} if spec.served else {"weights": plan.models.weights(spec)}
+    if spec.served:
+        server_answers(name)
+        return {}
+    return {"weights": plan.models.weights(spec)}
+
+
+#: The served models whose server was asked at planning (once each).
+SERVERS_ASKED = set()
+
+
+def server_answers(name):
+    """Ask served model ``name``'s server once, when the plan has a job for it (one request of
+    2 s, no retries: storyflow.plan.models.server_problem): nothing answering is said before
+    any job, naming its config entry. It does not stop the run: the plan cannot tell here
+    whether a job that asks the server will run (its outputs may be there, and some of the
+    model's jobs, such as the tension cuts, only read its tokenizer), and the server may be
+    started after planning. A job's own parse (a cluster job) does not ask."""
+    if name in SERVERS_ASKED or workflow.remote_exec or workflow.subprocess_exec:
+        return
+    SERVERS_ASKED.add(name)
+    problem = plan.models.server_problem(MODEL_SPECS, name)
+    if problem is not None:
+        logger.warning(f"storyflow: {problem}")
 
 
 def model_weights(wildcards):

@@ -32,3 +32,17 @@ def replication_measure(wildcards):
         if m.paper == wildcards.paper:
             return f"{m.category} {m.summary} ({m.doc})"
     return ""
+
+
+# The answer to each corpus's contrasts (storyflow.plan.contrast_answers; rules in contrasts.smk).
+ANSWERED_CORPORA = exit_on_config_error(plan.contrast_answers.corpora, config)
+
+
+def contrast_answer_settings(wildcards):
+    """What one corpus's contrast answers depend on (storyflow.plan.contrast_answers.settings)."""
+    return plan.contrast_answers.settings(config, wildcards.corpus)
+
+
+def contrast_separation(wildcards):
+    """The comparison's separation table of the corpus, when the comparison runs on it."""
+    return plan.contrast_answers.separation(config, wildcards.corpus)

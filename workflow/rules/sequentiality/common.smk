@@ -18,7 +18,7 @@ REGRESSION_MODELS = (
     if REGRESSION_SPECS
     else []
 )
-for _spec, _reason in REGRESSION_SKIPPED.items():
+for _spec, _reason in REGRESSION_SKIPPED.items() if REGRESSION_CORPORA else ():
     logger.warning(f"regression {_spec} skipped: {_reason}")
 
 

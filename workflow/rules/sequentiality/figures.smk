@@ -1,3 +1,6 @@
+from storyflow.corpora import group_word as corpus_group_word
+
+
 rule plot_sequentiality:
     input:
         table=plan.sequentiality.BY_TYPE,
@@ -15,6 +18,7 @@ rule plot_sequentiality:
         "../../../envs/storyflow.yaml"
     params:
         figures=FIGURES,
+        group_word=lambda wildcards: corpus_group_word(config, wildcards.corpus),
     script:
         "../../../scripts/plot_sequentiality.py"
 

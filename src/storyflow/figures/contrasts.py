@@ -1,0 +1,112 @@
+"""The answer to a corpus's contrasts as a forest plot (:data:`storyflow.tables.CONTRAST_ANSWERS`).
+
+One panel per formulation; one line per contrast and model, then the contrast's mean over the
+models (a diamond): Hedges' g of group a minus group b (each model's median over h) with its
+bootstrap interval, coloured by the answer read from it; the equivalence band (±band) shaded
+and 0 dashed. A line that is not tested is grey and hollow. Sequentiality's rows only: the
+other measures' rows of the table are the comparison's separation, drawn in its own figure.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from storyflow.figures.common import FONT_SIZE, save, unique
+from storyflow.replication.contrasts import (
+    DIFFERENCE,
+    INCONCLUSIVE,
+    MEAN,
+    MEASURE,
+    NO_DIFFERENCE,
+    NOT_TESTED,
+    SMALLER,
+)
+
+ANSWER_COLORS = {
+    DIFFERENCE: "#d73027",
+    SMALLER: "#f46d43",
+    NO_DIFFERENCE: "#4575b4",
+    INCONCLUSIVE: "#fdae61",
+    NOT_TESTED: "grey",
+}
+ROW_HEIGHT = 0.24  # inches per line
+PANEL_WIDTH = 3.4  # inches
+
+
+def _lines(table: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(contrast, model, label) of every line, top to bottom: each contrast's models, then its
+    mean."""
+    lines = []
+    for contrast in unique(table["contrast"]):
+        part = table[table["contrast"] == contrast]
+        first = part.iloc[0]
+        models = [m for m in unique(part["model"]) if m != MEAN]
+        for model in [*models, MEAN]:
+            label = "mean of models" if model == MEAN else model
+            lines.append((contrast, model, f"{first['group_a']} vs {first['group_b']}: {label}"))
+    return lines
+
+
+def _panel(
+    ax: Axes, part: pd.DataFrame, lines: Sequence[tuple[str, str, str]], band: float
+) -> None:
+    """One formulation's lines on ``ax`` (y = line index from the top)."""
+    ax.axvspan(-band, band, color="0.9", zorder=0, label=f"±{band:g} (band)")
+    ax.axvline(0, color="0.4", linestyle="--", linewidth=0.8, zorder=1)
+    by_line = part.set_index(["contrast", "model"])
+    for y, (contrast, model, _) in enumerate(lines):
+        if (contrast, model) not in by_line.index:
+            continue
+        row = by_line.loc[(contrast, model)]
+        color = ANSWER_COLORS.get(str(row["answer"]), "grey")
+        low, high, g = float(row["ci_low"]), float(row["ci_high"]), float(row["g"])
+        if math.isfinite(low) and math.isfinite(high):
+            ax.plot([low, high], [y, y], color=color, linewidth=1.6, zorder=2)
+        if math.isfinite(g):
+            mean, hollow = model == MEAN, row["answer"] == NOT_TESTED
+            ax.plot(
+                [g], [y], marker="D" if mean else "o", markersize=6 if mean else 4, color=color,
+                markerfacecolor="white" if hollow else color, zorder=3,
+            )  # fmt: skip
+
+
+def plot_contrast_answers(
+    table: pd.DataFrame, paths: Sequence[str | Path], *, corpus: str, dpi: int
+) -> None:
+    """Draw one corpus's contrast answers (see the module docstring) and save to ``paths``;
+    a table without rows gives a figure that says so."""
+    table = table[table["measure"] == MEASURE]
+    formulations = unique(table["formulation"]) or ["(none)"]
+    lines = _lines(table)
+    height = 1.6 + ROW_HEIGHT * max(len(lines), 1)
+    fig = Figure(figsize=(2.6 + PANEL_WIDTH * len(formulations), height), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, len(formulations), sharey=True, squeeze=False)[0]
+    band = float(table["band"].iloc[0]) if len(table) else 0.0
+    for ax, formulation in zip(axes, formulations, strict=True):
+        _panel(ax, table[table["formulation"] == formulation], lines, band)
+        ax.set_title(f"formulation: {formulation}", fontsize=FONT_SIZE + 1)
+        ax.set_xlabel("Hedges' g, group a − group b\n(median over h; mean of models: ◆)")
+        ax.tick_params(labelsize=FONT_SIZE)
+    axes[0].set_yticks(range(len(lines)), [label for _, _, label in lines], fontsize=FONT_SIZE)
+    axes[0].set_ylim(len(lines) - 0.5, -0.5)
+    if not lines:
+        axes[0].text(0.5, 0.5, "no contrast tested", ha="center", transform=axes[0].transAxes)
+    shown = [a for a in ANSWER_COLORS if a in set(table["answer"])]
+    handles = [
+        axes[0].plot([], [], color=ANSWER_COLORS[a], marker="o", linestyle="-")[0] for a in shown
+    ]
+    if handles:
+        fig.legend(handles, shown, loc="outside lower center", ncols=len(shown), fontsize=FONT_SIZE)
+    level = f"{100 * float(table['confidence'].iloc[0]):g}% intervals, " if len(table) else ""
+    fig.suptitle(
+        f"{corpus}: is there a difference? ({level}band ±{band:g} shaded)", fontsize=FONT_SIZE + 2
+    )
+    save(fig, paths, dpi)

@@ -1,0 +1,302 @@
+"""The answer to a corpus's contrasts, in one table: is there a difference between the groups?
+
+A researcher's question about a corpus is a contrast (config ``contrasts: [{name, a, b}]``):
+do the stories of group a differ in sequentiality from those of group b? For every contrast,
+formulation and sequentiality model, and for the mean over the models, :func:`answer_contrasts`
+gives Fiction Flows' aggregate of Hedges' g (each model's median of g over the history sizes
+h = 1..``nll.max_history``, then the mean over the models;
+:func:`storyflow.replication.effects.aggregated_g`, the same resamples for every model) with
+its percentile bootstrap interval over stories (or books, for passages of one book), read by
+the replication's rule for a claim whose direction is unknown (:func:`read_interval`;
+docs/replication.md, "Verdicts": the interval, never the point estimate's sign):
+
+- **a difference**: the interval excludes 0 and reaches beyond the equivalence band
+  (``replication.equivalence_band``, in g), with its sign: group a higher or lower;
+- **no difference**: the interval holds 0 and lies inside -band..band;
+- **smaller than the band**: the interval excludes 0 but lies inside the band (a difference too
+  small to matter by the band's measure);
+- **inconclusive**: the interval holds 0 and reaches beyond the band; then what would decide it
+  (:func:`to_decide`): the stories per group at which the interval, at this estimate and
+  spread, would lie inside the band or exclude 0 (:mod:`storyflow.replication.decide`), the
+  NLL tokens of scoring them and the hours at ``replication.rates``;
+- **not tested**: no interval, or a group with fewer than ``stats.min_group_size`` units.
+
+Where the comparison of measures runs on the corpus, the other measures' contrasts get rows too,
+read by the same rule from the comparison's g and its normal-approximation interval
+(:func:`separation_answers`; one row per contrast, model and story measure).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from storyflow import stats, tables
+from storyflow.replication import decide
+from storyflow.replication.effects import AggregatedG, aggregated_g
+from storyflow.replication.fiction_flows import tokens_per_unit
+from storyflow.replication.words import number
+
+#: The answers, in the order a reader looks for them.
+DIFFERENCE, NO_DIFFERENCE, SMALLER = "a difference", "no difference", "smaller than the band"
+INCONCLUSIVE, NOT_TESTED = "inconclusive", "not tested"
+ANSWERS = (DIFFERENCE, SMALLER, NO_DIFFERENCE, INCONCLUSIVE, NOT_TESTED)
+#: The ``model`` of the row of the mean over the models.
+MEAN = "mean"
+#: The story measure compared (story sequentiality, nats/token) and how each model's g values
+#: over h become one number (the paper's Tables A1, A4, A7).
+MEASURE, OVER_HISTORIES = "seq", "median"
+
+
+@dataclass(frozen=True)
+class AnswerSettings:
+    """What the answers depend on: the interval's ``confidence``, ``resamples`` and ``seed``
+    (``stats``); ``min_group_size`` (units a group needs to be tested) and ``min_sentences``
+    (the fewest sentences of a story counted; ``stats``); ``band``, the equivalence band's
+    half-width in Hedges' g (``replication.equivalence_band``); ``max_history``, the largest
+    history size h summarised (``nll.max_history``); ``rates``, the NLL tokens/s that price a
+    decision (``replication.rates``; None: tokens only)."""
+
+    confidence: float
+    resamples: int
+    seed: int
+    min_group_size: int
+    min_sentences: int
+    band: float
+    max_history: int
+    rates: decide.Rates | None = None
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> AnswerSettings:
+        """The settings from a rule's params (:func:`storyflow.plan.contrast_answers.settings`)."""
+        rates = params.get("rates")
+        return cls(
+            confidence=float(params["confidence"]),
+            resamples=int(params["resamples"]),
+            seed=int(params["seed"]),
+            min_group_size=int(params["min_group_size"]),
+            min_sentences=int(params["min_sentences"]),
+            band=float(params["band"]),
+            max_history=int(params["max_history"]),
+            rates=decide.Rates(**rates) if rates else None,
+        )
+
+
+def read_interval(
+    low: float, high: float, band: float, names: tuple[str, str] = ("a", "b")
+) -> tuple[str, str, str]:
+    """The answer of an interval [low, high] of g (group a minus group b) against 0 and the band
+    ±``band``: (answer, direction, reason in words); ``names`` are the groups' names."""
+    a, b = names
+    span = f"the interval, {number(low)} to {number(high)},"
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return NOT_TESTED, "", "no interval (a group without stories scored by every model)"
+    inside = -band < low and high < band
+    excludes = low > 0 or high < 0
+    direction = ("group a higher" if low > 0 else "group a lower") if excludes else ""
+    side = f"{a} {'higher' if low > 0 else 'lower'} than {b}"
+    if inside and excludes:
+        return SMALLER, direction, f"{span} excludes 0 but lies inside ±{number(band)}: {side}"
+    if inside:
+        return NO_DIFFERENCE, "", f"{span} lies inside ±{number(band)}"
+    if excludes:
+        return (
+            DIFFERENCE,
+            direction,
+            f"{span} excludes 0 and reaches beyond ±{number(band)}: {side}",
+        )
+    return INCONCLUSIVE, "", f"{span} holds 0 but reaches beyond ±{number(band)}"
+
+
+def to_decide(estimate: float, low: float, high: float, band: float) -> tuple[float, str]:
+    """The factor on the units per group at which an inconclusive interval, at ``estimate`` and
+    its spread, would decide (lie inside ±``band``, or exclude 0: whichever needs fewer), and
+    which it would be, in words (inf when neither happens at this estimate)."""
+    inside = decide.factor_inside(estimate, low, high, -band, band)
+    apart = decide.factor_to_exclude(estimate, low, high, 0.0)
+    if not (math.isfinite(inside) or math.isfinite(apart)):
+        return math.inf, "at this estimate no sample decides it"
+    if inside <= apart:
+        return inside, f"the interval inside ±{number(band)} (no difference)"
+    return apart, "the interval excludes 0 (a difference)"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One row's place: the ``corpus``, the contrast (``name``, its groups' names ``a``, ``b``),
+    the ``formulation``, the ``model`` (or :data:`MEAN`) and the models it rests on."""
+
+    corpus: str
+    name: str
+    a: str
+    b: str
+    formulation: str
+    model: str
+    models: tuple[str, ...]
+
+
+def answer_row(
+    cell: Cell,
+    result: AggregatedG,
+    settings: AnswerSettings,
+    histories: Sequence[str],
+    cost: pd.DataFrame | None,
+) -> dict[str, object]:
+    """One :data:`storyflow.tables.CONTRAST_ANSWERS` row from its aggregated g (``result``)."""
+    value = result.value if cell.model == MEAN else result.per_model[cell.model]
+    low, high = result.ci
+    units = min(result.units_a, result.units_b)
+    answer, direction, reason = read_interval(low, high, settings.band, (cell.a, cell.b))
+    if answer != NOT_TESTED and units < settings.min_group_size:
+        answer, direction = NOT_TESTED, ""
+        reason = f"fewer than {settings.min_group_size} units in a group ({reason})"
+    factor, words, n = math.nan, "", math.nan
+    if answer == INCONCLUSIVE:
+        factor, words = to_decide(value, low, high, settings.band)
+        n = decide.units_needed(float(units), factor)
+    tokens, hours_cpu, hours_gpu = decide.cost(
+        n, tokens_per_unit(cost, cell.models, result), settings.rates
+    )
+    return tables.CONTRAST_ANSWERS.row(
+        corpus=cell.corpus, measure=MEASURE, contrast=cell.name, group_a=cell.a, group_b=cell.b,
+        formulation=cell.formulation, model=cell.model,
+        histories=f"{histories[0]}-{histories[-1]}" if len(histories) > 1 else histories[0],
+        g=value, ci_low=low, ci_high=high, confidence=settings.confidence, band=settings.band,
+        n_a=result.n_a, n_b=result.n_b, units_a=result.units_a, units_b=result.units_b,
+        answer=answer, direction=direction, reason=reason, n_to_decide=n, to_decide=words,
+        decide_tokens=tokens, decide_hours_cpu=hours_cpu, decide_hours_gpu=hours_gpu,
+    )  # fmt: skip
+
+
+def _clusters(labels: pd.DataFrame) -> dict[str, str]:
+    """Each story's book (``document_id``) when the corpus's stories have one, else {}: the
+    bootstrap then resamples books with all their passages (as the replication does)."""
+    if "document_id" not in labels:
+        return {}
+    return dict(zip(labels["story_id"].astype(str), labels["document_id"].astype(str), strict=True))
+
+
+def _aggregate(
+    part: pd.DataFrame,
+    members: tuple[set[str], set[str]],
+    models: Sequence[str],
+    histories: Sequence[str],
+    settings: AnswerSettings,
+    clusters: Mapping[str, str],
+) -> AggregatedG:
+    a, b = members
+    return aggregated_g(
+        part, a, b, measure=MEASURE, models=models, histories=histories,
+        over_histories=OVER_HISTORIES, confidence=settings.confidence,
+        resamples=settings.resamples, seed=settings.seed, clusters=clusters or None,
+    )  # fmt: skip
+
+
+def _text(value: object) -> str:
+    """A label read back from CSV: '' where it was empty (read as NaN)."""
+    return value if isinstance(value, str) else ""
+
+
+def separation_answers(
+    separation: pd.DataFrame, settings: AnswerSettings, *, corpus: str, leave_out: str = ""
+) -> list[dict[str, object]]:
+    """The rows of the other measures' contrasts, from the comparison's separation table
+    (:data:`storyflow.tables.MEASURE_SEPARATION`: one Hedges' g per contrast, model and story
+    measure, with a normal-approximation interval at ``stats.confidence``, not a bootstrap),
+    read by the same rule; ``formulation`` and ``histories`` are '' and ``model`` '' for a
+    measure that depends on no model. A measure whose name starts with ``leave_out`` + '.'
+    (sequentiality's own, answered the paper's way) is left out; a row that is not tested or
+    rests on a model that failed its validity check (``failed``) is not tested. Deciding is
+    priced in units only: no NLL plan covers the other measures."""
+    rows = []
+    for r in separation.to_dict("records"):
+        if leave_out and str(r["measure"]).startswith(f"{leave_out}."):
+            continue
+        low, high, g = float(r["g_low"]), float(r["g_high"]), float(r["g"])
+        names = (str(r["group_a"]), str(r["group_b"]))
+        answer, direction, reason = read_interval(low, high, settings.band, names)
+        units = min(int(r["n_a"]), int(r["n_b"]))
+        if not r["tested"] or units < settings.min_group_size:
+            answer, direction = NOT_TESTED, ""
+            reason = f"fewer than {settings.min_group_size} scored stories in a group"
+        elif not r["valid"]:
+            answer, direction = NOT_TESTED, ""
+            reason = f"rests on a model that failed its validity check ({_text(r['failed'])})"
+        factor, words = (
+            to_decide(g, low, high, settings.band) if answer == INCONCLUSIVE else (math.nan, "")
+        )
+        rows.append(
+            tables.CONTRAST_ANSWERS.row(
+                corpus=corpus, measure=str(r["measure"]), contrast=str(r["contrast"]),
+                group_a=names[0], group_b=names[1], formulation="", model=_text(r["model"]),
+                histories="", g=g, ci_low=low, ci_high=high, confidence=settings.confidence,
+                band=settings.band, n_a=int(r["n_a"]), n_b=int(r["n_b"]), units_a=int(r["n_a"]),
+                units_b=int(r["n_b"]), answer=answer, direction=direction, reason=reason,
+                n_to_decide=decide.units_needed(float(units), factor), to_decide=words,
+                decide_tokens=math.nan, decide_hours_cpu=math.nan, decide_hours_gpu=math.nan,
+            )
+        )  # fmt: skip
+    return rows
+
+
+def answer_contrasts(
+    scores: pd.DataFrame,
+    labels: pd.DataFrame,
+    contrasts: Sequence[Mapping[str, Any]],
+    settings: AnswerSettings,
+    *,
+    corpus: str,
+    cost: pd.DataFrame | None = None,
+    separation: pd.DataFrame | None = None,
+    leave_out: str = "",
+) -> pd.DataFrame:
+    """The :data:`storyflow.tables.CONTRAST_ANSWERS` table of one corpus.
+
+    Args:
+        scores: Every model's story sequentiality (:data:`storyflow.tables.STORY_SEQUENTIALITY`;
+            stories with fewer than ``settings.min_sentences`` sentences are left out here).
+        labels: The corpus's stories (:data:`storyflow.tables.STORIES`: ``story_id``, the label
+            columns the contrasts filter on, ``document_id`` for passages of books).
+        contrasts: The corpus's contrasts (``[{name, a, b}, ...]``).
+        settings: The interval, the band, the histories and the rates.
+        corpus: The corpus's name (its rows' ``corpus``).
+        cost: The models' NLL plans (:data:`storyflow.tables.NLL_COST`), which price a
+            decision in tokens (None: not priced).
+        separation: The comparison's separation table of the corpus (None: the comparison
+            does not run on it), whose other measures get rows too (:func:`separation_answers`;
+            ``leave_out``: sequentiality's name, whose story measures are answered here).
+
+    Each model's row has its own interval (the model's median g over h, resampled alone); the
+    mean row's value is the mean of the model rows' values, its interval that of the mean.
+    """
+    scores = scores[scores["n_sentences"] >= settings.min_sentences]
+    models = sorted(scores["model"].unique())
+    scored = set(scores["history"].astype(str))
+    histories = [str(h) for h in range(1, settings.max_history + 1) if str(h) in scored]
+    members = stats.contrast_members(labels, contrasts)
+    clusters = _clusters(labels)
+    rows = []
+    for contrast in contrasts:
+        name = str(contrast["name"])
+        a, b = stats.group_label(contrast, "a"), stats.group_label(contrast, "b")
+        for formulation in formulations(scores):
+            part = scores[scores["formulation"] == formulation]
+            every = [m for m in models if m in set(part["model"])]
+            if not every or not histories:
+                continue
+            for model, used in [*((m, (m,)) for m in every), (MEAN, tuple(every))]:
+                result = _aggregate(part, members[name], used, histories, settings, clusters)
+                cell = Cell(corpus, name, a, b, formulation, model, used)
+                rows.append(answer_row(cell, result, settings, histories, cost))
+    if separation is not None:
+        rows += separation_answers(separation, settings, corpus=corpus, leave_out=leave_out)
+    return tables.CONTRAST_ANSWERS.frame(rows)
+
+
+def formulations(scores: pd.DataFrame) -> list[str]:
+    """The formulations scored, in order of first appearance (``topic``, ``context``)."""
+    return list(dict.fromkeys(scores["formulation"].astype(str)))

@@ -1,0 +1,251 @@
+"""The answer to a corpus's contrasts (storyflow.replication.contrasts): each contrast ×
+formulation × model and the mean over models, read from the interval of the paper's aggregate of
+Hedges' g against 0 and the equivalence band, and what would decide an inconclusive one."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from storyflow import plan, tables
+from storyflow.plan import contrast_answers as plan_answers
+from storyflow.plan.layout import fill
+from storyflow.replication import contrasts
+from storyflow.replication.decide import Rates
+
+SETTINGS = contrasts.AnswerSettings(
+    confidence=0.95, resamples=400, seed=3, min_group_size=2, min_sentences=2, band=0.2,
+    max_history=3, rates=Rates(cpu=200.0, gpu=10000.0),
+)  # fmt: skip
+MODELS = ("lm-a", "lm-b")
+FORMULATIONS = ("topic", "context")
+CONTRAST = [{"name": "imagined_vs_recalled", "a": "imagined", "b": "recalled"}]
+
+
+def story_scores(
+    n: int, shift: float, seed: int = 0, *, sd: float = 0.3
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Story sequentiality (nats/token) of ``n`` imagined and ``n`` recalled stories for two
+    models, two formulations and h = 0..3 (plus "full"): imagined ~ N(shift, sd), recalled ~
+    N(0, sd) per story, each model and history adding small noise; and the stories' labels."""
+    rng = np.random.default_rng(seed)
+    ids = [f"s{i}" for i in range(2 * n)]
+    kinds = ["imagined"] * n + ["recalled"] * n
+    base = np.concatenate([rng.normal(shift, sd, n), rng.normal(0.0, sd, n)])
+    rows = [
+        {"story_id": sid, "story_type": kind, "model": model, "formulation": form,
+         "history": h, "n_sentences": 5, "seq": level + rng.normal(0, 0.02),
+         "nll_base": 3.0, "nll_context": 3.0 - level, "any_truncated": False}
+        for sid, kind, level in zip(ids, kinds, base, strict=True)
+        for model in MODELS
+        for form in FORMULATIONS
+        for h in ("0", "1", "2", "3", "full")
+    ]  # fmt: skip
+    labels = pd.DataFrame({"story_id": ids, "story_type": kinds})
+    return pd.DataFrame(rows), labels
+
+
+def nll_cost(ids: list[str], tokens: int = 500) -> pd.DataFrame:
+    """Each model plans ``tokens`` NLL tokens per story and formulation."""
+    return pd.DataFrame(
+        [
+            {"story_id": sid, "model": m, "formulation": f, "n_sentences": 5, "story_tokens": 60,
+             "longest_sentence": 20, "prefix_tokens": 10, "beyond_window": False, "passes": 4,
+             "planned_tokens": tokens}
+            for sid in ids for m in MODELS for f in FORMULATIONS
+        ]
+    )  # fmt: skip
+
+
+def answers(n: int, shift: float, seed: int = 0, **kw) -> pd.DataFrame:
+    scores, labels = story_scores(n, shift, seed, **kw)
+    cost = nll_cost(list(labels["story_id"]))
+    return contrasts.answer_contrasts(scores, labels, CONTRAST, SETTINGS, corpus="mine", cost=cost)
+
+
+def test_a_clear_difference_is_a_difference_with_its_sign() -> None:
+    up = answers(30, 1.0)
+    tables.CONTRAST_ANSWERS.check(up)
+    assert set(up["answer"]) == {contrasts.DIFFERENCE}
+    assert set(up["direction"]) == {"group a higher"}
+    assert (up["ci_low"] > SETTINGS.band).all() and (up["g"] > 2).all()
+    assert up["reason"].str.contains("imagined higher than recalled").all()
+    assert up["n_to_decide"].isna().all() and up["decide_tokens"].isna().all()
+
+    down = answers(30, -1.0)
+    assert set(down["answer"]) == {contrasts.DIFFERENCE}
+    assert set(down["direction"]) == {"group a lower"}
+    assert (down["ci_high"] < -SETTINGS.band).all()
+
+
+def test_one_row_per_contrast_formulation_and_model_and_the_mean_of_the_models() -> None:
+    table = answers(30, 0.5)
+    assert len(table) == len(FORMULATIONS) * (len(MODELS) + 1)
+    assert set(table["model"]) == {*MODELS, contrasts.MEAN}
+    assert set(table["histories"]) == {"1-3"}  # h = 1..max_history, not 0 or "full"
+    assert (table[["n_a", "n_b", "units_a", "units_b"]] == 30).all().all()
+    for _, part in table.groupby("formulation"):
+        models = part[part["model"] != contrasts.MEAN]
+        mean = part[part["model"] == contrasts.MEAN].iloc[0]
+        assert mean["g"] == pytest.approx(models["g"].mean(), abs=1e-12)
+        # every row's interval holds its value
+        assert (part["ci_low"] <= part["g"]).all() and (part["g"] <= part["ci_high"]).all()
+
+
+def test_a_models_row_is_its_median_g_over_the_histories() -> None:
+    """The model's value is the median over h = 1..3 of Hedges' g of its story scores."""
+    scores, labels = story_scores(12, 0.4, seed=5)
+    table = contrasts.answer_contrasts(scores, labels, CONTRAST, SETTINGS, corpus="mine")
+    part = scores[(scores["model"] == "lm-a") & (scores["formulation"] == "topic")]
+    gs = []
+    for h in ("1", "2", "3"):
+        cell = part[part["history"] == h]
+        a = cell[cell["story_type"] == "imagined"]["seq"].to_numpy()
+        b = cell[cell["story_type"] == "recalled"]["seq"].to_numpy()
+        pooled = math.sqrt(((len(a) - 1) * a.var(ddof=1) + (len(b) - 1) * b.var(ddof=1)) / 22)
+        gs.append((1 - 3 / (4 * 24 - 9)) * (a.mean() - b.mean()) / pooled)
+    row = table[(table["model"] == "lm-a") & (table["formulation"] == "topic")].iloc[0]
+    assert row["g"] == pytest.approx(float(np.median(gs)), rel=1e-9)
+
+
+def test_identical_groups_are_no_difference_or_inconclusive_with_what_would_decide() -> None:
+    table = answers(8, 0.0, seed=11)
+    assert set(table["answer"]) <= {contrasts.NO_DIFFERENCE, contrasts.INCONCLUSIVE}
+    open_rows = table[table["answer"] == contrasts.INCONCLUSIVE]
+    assert not open_rows.empty  # 8 stories a group: an interval far wider than ±0.2
+    assert (open_rows["ci_low"] < 0).all() and (open_rows["ci_high"] > 0).all()
+    assert np.isfinite(open_rows["n_to_decide"]).all()
+    assert (open_rows["n_to_decide"] > 8).all()
+    # 2 groups × n stories × 500 tokens per story and formulation × 2 formulations × the models
+    for _, row in open_rows.iterrows():
+        per_story = 500 * len(FORMULATIONS) * (len(MODELS) if row["model"] == "mean" else 1)
+        assert row["decide_tokens"] == pytest.approx(2 * row["n_to_decide"] * per_story)
+        assert row["decide_hours_cpu"] == pytest.approx(row["decide_tokens"] / 200 / 3600)
+        assert row["decide_hours_gpu"] == pytest.approx(row["decide_tokens"] / 10000 / 3600)
+    assert open_rows["to_decide"].str.startswith("the interval").all()
+
+
+def test_many_identical_stories_are_no_difference() -> None:
+    table = answers(400, 0.0, seed=2, sd=0.3)
+    assert set(table["answer"]) == {contrasts.NO_DIFFERENCE}
+    assert (table["direction"] == "").all()
+
+
+def test_a_group_below_the_smallest_size_is_not_tested() -> None:
+    scores, labels = story_scores(3, 1.0)
+    small = contrasts.AnswerSettings(**{**SETTINGS.__dict__, "min_group_size": 5})
+    table = contrasts.answer_contrasts(scores, labels, CONTRAST, small, corpus="mine")
+    assert set(table["answer"]) == {contrasts.NOT_TESTED}
+    assert table["reason"].str.startswith("fewer than 5 units").all()
+
+
+def separation_row(measure: str, model: str, g: float, low: float, high: float, **kw) -> dict:
+    row = {"contrast": "imagined_vs_recalled", "group_a": "imagined", "group_b": "recalled",
+           "model": model, "measure": measure, "n_a": 30, "n_b": 30, "mean_a": 1.0,
+           "mean_b": 0.0, "g": g, "g_low": low, "g_high": high, "tested": True, "valid": True,
+           "failed": ""}  # fmt: skip
+    return {**row, **kw}
+
+
+def test_the_other_measures_contrasts_are_read_from_the_comparisons_separation() -> None:
+    separation = tables.MEASURE_SEPARATION.frame(
+        [
+            separation_row("tension.no_rate", "lm-a", -0.9, -1.3, -0.5),
+            separation_row("narrative_sense.pmi", "", 0.1, -0.4, 0.6),
+            separation_row(
+                "plot_holes.rate", "lm-a", 0.8, 0.4, 1.2, valid=False, failed="plot_holes.rate@lm-a"
+            ),
+            separation_row("sequentiality.seq_h1", "lm-a", 2.0, 1.5, 2.5),
+        ]
+    )
+    scores, labels = story_scores(30, 1.0)
+    table = contrasts.answer_contrasts(
+        scores, labels, CONTRAST, SETTINGS, corpus="mine", separation=separation,
+        leave_out="sequentiality",
+    )  # fmt: skip
+    others = table[table["measure"] != contrasts.MEASURE].set_index("measure")
+    assert list(others.index) == ["tension.no_rate", "narrative_sense.pmi", "plot_holes.rate"]
+    assert others.at["tension.no_rate", "answer"] == contrasts.DIFFERENCE
+    assert others.at["tension.no_rate", "direction"] == "group a lower"
+    assert others.at["narrative_sense.pmi", "answer"] == contrasts.INCONCLUSIVE
+    assert others.at["narrative_sense.pmi", "model"] == ""
+    # (0.6 - 0.1) / (0.2 - 0.1): the band's side decides first, at 25 times 30 stories
+    assert others.at["narrative_sense.pmi", "n_to_decide"] == 750
+    assert math.isnan(others.at["narrative_sense.pmi", "decide_tokens"])
+    assert others.at["plot_holes.rate", "answer"] == contrasts.NOT_TESTED
+    assert "plot_holes.rate@lm-a" in others.at["plot_holes.rate", "reason"]
+    assert (table[table["measure"] == contrasts.MEASURE]["answer"] == contrasts.DIFFERENCE).all()
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "answer", "direction"),
+    [
+        (0.3, 0.9, contrasts.DIFFERENCE, "group a higher"),
+        (0.1, 0.9, contrasts.DIFFERENCE, "group a higher"),  # excludes 0, beyond the band
+        (-0.9, -0.05, contrasts.DIFFERENCE, "group a lower"),
+        (0.05, 0.15, contrasts.SMALLER, "group a higher"),
+        (-0.1, 0.15, contrasts.NO_DIFFERENCE, ""),
+        (-0.1, 0.5, contrasts.INCONCLUSIVE, ""),
+        (math.nan, math.nan, contrasts.NOT_TESTED, ""),
+    ],
+)
+def test_the_reading_of_an_interval(low, high, answer, direction) -> None:
+    assert contrasts.read_interval(low, high, 0.2)[:2] == (answer, direction)
+
+
+def test_what_would_decide_is_the_cheaper_of_inside_the_band_and_excluding_0() -> None:
+    # near 0: the band is closer than excluding 0 ever is
+    factor, words = contrasts.to_decide(0.0, -0.4, 0.4, 0.2)
+    assert factor == pytest.approx(4.0) and "inside" in words
+    # at 0.3, outside the band: only excluding 0 decides, at (0.5 / 0.3)^2
+    factor, words = contrasts.to_decide(0.3, -0.2, 0.8, 0.2)
+    assert factor == pytest.approx((0.5 / 0.3) ** 2) and "excludes 0" in words
+
+
+def test_the_plan_answers_every_corpus_with_a_contrast(default_config) -> None:
+    config = {**default_config, "replication": {**default_config["replication"]}}
+    targets = plan.final_outputs(config)
+    table = fill(plan_answers.TABLE, corpus="hippocorpus")
+    assert table == "results/hippocorpus/sequentiality/tables/contrast_answers.csv"
+    assert table in targets
+    assert fill(plan_answers.FIGURE.png, corpus="hippocorpus") in targets
+    settings = plan_answers.settings(config, "hippocorpus")
+    assert settings["band"] == config["replication"]["equivalence_band"]
+    assert settings["max_history"] == config["nll"]["max_history"]
+    assert settings["contrasts"] == config["hippocorpus"]["contrasts"]
+    assert contrasts.AnswerSettings.from_params(settings).rates is not None
+
+
+def test_the_forest_plot_is_drawn(tmp_path: Path) -> None:
+    from storyflow.figures.contrasts import plot_contrast_answers
+
+    table = pd.concat([answers(30, 1.0), answers(8, 0.0, seed=11)], ignore_index=True)
+    table.loc[len(table) // 2 :, "contrast"] = "other"
+    paths = [tmp_path / "f.png", tmp_path / "f.pdf"]
+    plot_contrast_answers(table, paths, corpus="mine", dpi=50)
+    assert all(p.stat().st_size > 1000 for p in paths)
+
+
+@pytest.mark.slow
+def test_the_tiny_run_answers_its_contrasts(tiny_run: Path) -> None:
+    """The tiny run (HIPPOCORPUS, 2 stories a type, one model, H = 2) writes its answers: one
+    row per contrast × formulation × model and the mean, each interval holding its value."""
+    path = tiny_run / fill(plan_answers.TABLE, corpus="hippocorpus")
+    table = tables.read(tables.CONTRAST_ANSWERS, path)
+    assert (tiny_run / fill(plan_answers.FIGURE.png, corpus="hippocorpus")).stat().st_size > 0
+    effects = tables.read(
+        tables.EFFECTS, tiny_run / fill(plan.sequentiality.EFFECT_SIZES, corpus="hippocorpus")
+    )
+    named = set(effects["contrast"])
+    models = set(table["model"]) - {contrasts.MEAN}
+    assert len(models) == 1 and set(table["contrast"]) == named
+    assert len(table) == len(named) * table["formulation"].nunique() * (len(models) + 1)
+    assert set(table["histories"]) == {"1-2"}
+    tested = table[np.isfinite(table["ci_low"])]
+    assert not tested.empty
+    assert (tested["ci_low"] <= tested["g"]).all() and (tested["g"] <= tested["ci_high"]).all()
+    assert set(table["answer"]) <= set(contrasts.ANSWERS)

@@ -1,0 +1,51 @@
+# The answer to each corpus's contrasts: every contrast x formulation x model, and the mean over
+# the models, read from its interval against 0 and the equivalence band (storyflow.replication.
+# contrasts), and its forest plot; both in the report's category "Contrasts".
+
+
+rule answer_contrasts:
+    input:
+        stories=every_model(plan.sequentiality.STORY_SCORES),
+        labels=plan.corpus.STORIES,
+        nll_cost=every_model(plan.sequentiality.NLL_COST),
+        separation=contrast_separation,
+    output:
+        table=report(
+            plan.contrast_answers.TABLE,
+            caption="../../report/contrast_answers_table.rst",
+            category="Contrasts",
+            subcategory="{corpus}",
+        ),
+    log:
+        plan.sequentiality.OUT.log("answer_contrasts"),
+    wildcard_constraints:
+        corpus=one_of(ANSWERED_CORPORA),
+    conda:
+        "../../../envs/storyflow.yaml"
+    params:
+        settings=contrast_answer_settings,
+    script:
+        "../../../scripts/answer_contrasts.py"
+
+
+rule plot_contrast_answers:
+    input:
+        table=plan.contrast_answers.TABLE,
+    output:
+        png=report(
+            plan.contrast_answers.FIGURE.png,
+            caption="../../report/contrast_answers_figure.rst",
+            category="Contrasts",
+            subcategory="{corpus}",
+        ),
+        pdf=plan.contrast_answers.FIGURE.pdf,
+    log:
+        plan.sequentiality.OUT.log("plot_contrast_answers"),
+    wildcard_constraints:
+        corpus=one_of(ANSWERED_CORPORA),
+    conda:
+        "../../../envs/storyflow.yaml"
+    params:
+        dpi=FIGURES["dpi"],
+    script:
+        "../../../scripts/plot_contrast_answers.py"
