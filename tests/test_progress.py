@@ -5,6 +5,8 @@ is in test_fabula_entropy.py (slow)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -18,6 +20,23 @@ from storyflow.lm.answers import ClosedAnswer
 from storyflow.lm.connect import LanguageModel
 from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import Sample, SamplingSettings
+
+
+@contextmanager
+def root_logging_restored() -> Iterator[None]:
+    """Put the root logger's handlers and level back after :func:`storyflow.runner.run`, which
+    sends the root logger to the job's log file."""
+    root = logging.getLogger()
+    kept, level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+            handler.close()
+        for handler in kept:
+            root.addHandler(handler)
+        root.setLevel(level)
 
 
 def test_answers_are_kept_per_question_and_survive_reopening(tmp_path: Path) -> None:
@@ -199,17 +218,8 @@ def test_the_progress_lines_reach_the_rule_log(tmp_path: Path) -> None:
     """Through storyflow.runner.run, as a script's job: the rule's log file has the lines."""
     log_file = tmp_path / "logs" / "score.log"
     job = SimpleNamespace(rule="score", log=[str(log_file)], output=[], input=[], params={})
-    root = logging.getLogger()
-    kept, level = list(root.handlers), root.level
-    try:
+    with root_logging_restored():
         runner.run(lambda _: list(progress.LoggedBar(range(3), desc="NLL m", every=0)), job)
-    finally:
-        for handler in list(root.handlers):
-            root.removeHandler(handler)
-            handler.close()
-        for handler in kept:
-            root.addHandler(handler)
-        root.setLevel(level)
     text = log_file.read_text()
     assert "storyflow.progress: NLL m: 0/3 items (0%), started" in text
     assert "storyflow.progress: NLL m: 2/3 items (67%)" in text
@@ -249,9 +259,7 @@ def test_a_job_that_journals_nothing_says_nothing_of_answers(tmp_path: Path) -> 
     answers still says how many, and what they are."""
     quiet = tmp_path / "logs" / "nll.log"
     asking = tmp_path / "logs" / "answers.log"
-    root = logging.getLogger()
-    kept, level = list(root.handlers), root.level
-    try:
+    with root_logging_restored():
         for log_file, main in (
             (quiet, lambda _: progress.current()),
             (asking, lambda _: progress.current().put("k", 1)),
@@ -259,12 +267,5 @@ def test_a_job_that_journals_nothing_says_nothing_of_answers(tmp_path: Path) -> 
             job = SimpleNamespace(rule="r", log=[str(log_file)], input=[], params={},
                                   output=[str(tmp_path / "out" / log_file.stem)])  # fmt: skip
             runner.run(main, job)
-    finally:
-        for handler in list(root.handlers):
-            root.removeHandler(handler)
-            handler.close()
-        for handler in kept:
-            root.addHandler(handler)
-        root.setLevel(level)
     assert "answers asked" not in quiet.read_text()
     assert "progress: 1 answers asked in this run, 0 replayed from" in asking.read_text()
