@@ -1,7 +1,7 @@
 """The fidelity tables of docs/ cite the papers and the code, and every reference resolves.
 
 Each measure's page has one section headed ``## Fidelity to ...`` whose table has the columns
-of :data:`COLUMNS` (README, "Fidelity to the papers"):
+of :data:`COLUMNS` (docs/fidelity.md):
 
 - ``paper``: where the paper says it, as `` `<file>.txt` `` with a line (``l. 120``), a line
   range (``l. 120-134``) or a section (``§4.2``) of the file under ``../shared/papers/``; or a

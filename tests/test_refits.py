@@ -277,6 +277,11 @@ def test_an_effect_of_the_absolute_length_delta_is_found_by_its_variant_only() -
     tables = refits.variant_tables(inputs, (1, 3))
     assert list(tables) == list(refits.VARIANTS)
     assert (tables["forward pairs"][1]["lemma_overlap_h1"] == 0.5).all()
+    # the combined variant takes the forward pair measures and the absolute length delta
+    both = tables["forward pairs, absolute length delta"][1]
+    assert (both["lemma_overlap_h1"] == 0.5).all()
+    assert (both["length_delta_h1"].dropna() >= 0).all()
+    assert np.allclose(both["length_delta_h1"], cov["length_delta_h1"].abs(), equal_nan=True)
     assert tables["gain without the first token"][0] is inputs.without_first_token
     assert set(tables["first-token (CLS) pooling"][1]["embedding_model"]) == {
         "fake, first-token pooling"

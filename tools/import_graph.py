@@ -47,7 +47,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("comparison and replication", ("comparison", "replication")),
-    ("figures, planning and the story explorer", ("figures", "plan", "estimate", "explorer")),
+    (
+        "figures, planning, the story explorer and the reference pages",
+        ("figures", "plan", "estimate", "explorer", "docs_reference"),
+    ),
 ]
 
 

@@ -84,7 +84,8 @@ def _held(row: dict) -> str:
 
 
 #: The columns of the ``--decide`` table.
-DECIDE = ("figure", "verdict", "ours [95% CI]", "units now", "units per group to decide",
+DECIDE = ("figure", "verdict", "ours [95% CI]", "units now",
+          "units per group to decide (range over the interval)",
           "deciding means", "NLL tokens", "hours here", "hours on one GPU", "d33",
           "small telescopes")  # fmt: skip
 
@@ -94,12 +95,25 @@ def _count(value: object) -> str:
     return f"{value:,.0f}" if math.isfinite(value) else "–"
 
 
+def _needed(row: dict) -> str:
+    """Units per group to decide, with their range over the interval ('no bound': some value
+    in it is decided by no sample)."""
+    low, high = (
+        float(row.get("n_to_decide_min", math.nan)),
+        float(row.get("n_to_decide_max", math.nan)),
+    )
+    if math.isnan(low):
+        return _count(row["n_to_decide"])
+    top = "no bound" if math.isinf(high) else _count(high)
+    return f"{_count(row['n_to_decide'])} ({_count(low)} to {top})"
+
+
 def _decide_cells(row: dict) -> list[object]:
     hours = [f"{float(row[c]):,.2f}" if math.isfinite(float(row[c])) else "–"
              for c in ("decide_hours_cpu", "decide_hours_gpu")]  # fmt: skip
     d33 = float(row["d33"])
     return [
-        row["id"], row["verdict"], _ours(row), _count(row["units"]), _count(row["n_to_decide"]),
+        row["id"], row["verdict"], _ours(row), _count(row["units"]), _needed(row),
         row["to_decide"] or "–", _count(row["decide_tokens"]), *hours,
         number(d33) if math.isfinite(d33) else "–", row["small_telescopes"] or "–",
     ]  # fmt: skip

@@ -330,6 +330,12 @@ def _allowed(schema: Any) -> str:
     return f"{said}, or null" if nullable else said
 
 
+def allowed(schema: Any) -> str:
+    """What a key of the config schema accepts, in words: what every message about a value says,
+    and the "allowed" column of the config reference (:mod:`storyflow.docs_reference`)."""
+    return _allowed(schema)
+
+
 def _one_key_each(branches: Any) -> list[str]:
     """The keys of a choice of blocks each of which only requires one key (``oneOf:
     [{required: [package]}, {required: [path]}, ...]``: the forms a model's source takes);

@@ -21,9 +21,9 @@ min_version("9.0")
 
 # The storyflow checkout these rules come from: two folders up from this file. Not
 # workflow.basedir, which is the folder of the *main* Snakefile: another workflow that uses this
-# one as a module (`module storyflow: snakefile: ...`, README "Using storyflow in your own
-# workflow") has its own folder there. A local checkout is needed: the rules files are listed
-# from this folder.
+# one as a module (`module storyflow: snakefile: ...`, docs/howto/install.md, "storyflow as a
+# Snakemake module") has its own folder there. A local checkout is needed: the rules files are
+# listed from this folder.
 STORYFLOW_ROOT = Path(
     workflow.current_basedir.get_path_or_uri(secret_free=False)
 ).parents[1]

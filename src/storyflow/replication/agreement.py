@@ -25,7 +25,7 @@ as a separate statement about size.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -43,6 +43,8 @@ YES, NO, NA = "yes", "no", "n/a"
 #: What a published row claims (:func:`claim_of`).
 EFFECT, NO_EFFECT, ORDER = "effect", "no effect", "order"
 SIGNIFICANT, NONE_SIGNIFICANT, VALUE = "significant", "none significant", "value"
+#: The reason's words for a claimed effect whose interval lies inside the equivalence band.
+SMALLER_THAN_CLAIMED = "smaller than claimed"
 #: Quantities whose published value near 0 is read as a claim of no effect (the band's unit).
 BANDED_QUANTITIES = frozenset({"hedges_g"})
 
@@ -61,9 +63,10 @@ class Ours:
     the sign of the value is a direction (g, a difference) or not (a share, a rate);
     incomparable: why ours, although computed, is not the paper's quantity (then it is not
     judged; '' when it is); units: the resampled units (stories, books, prompts) of our
-    smaller group (NaN: not counted); tokens_per_unit: the NLL tokens one unit costs with the
-    row's models (NaN: not an NLL measure); original_units: the original study's units per
-    group (NaN, NaN: not known), for the small-telescopes reading.
+    smaller group (NaN: not counted); unit_tokens: (model, NLL tokens one unit costs with it)
+    for each of the row's models (empty: not an NLL measure, or no cost table);
+    original_units: the original study's units per group (NaN, NaN: not known), for the
+    small-telescopes reading.
     """
 
     value: float
@@ -76,7 +79,7 @@ class Ours:
     signed: bool
     incomparable: str = ""
     units: float = math.nan
-    tokens_per_unit: float = math.nan
+    unit_tokens: tuple[tuple[str, float], ...] = ()
     original_units: tuple[float, float] = (math.nan, math.nan)
 
     @classmethod
@@ -171,17 +174,20 @@ def _published(claim: Claim) -> str:
 
 
 def _effect(claim: Claim, low: float, high: float, band: float) -> tuple[str, str]:
+    """An effect agrees when our interval lies on the claimed side of 0 and, for a g, not
+    wholly inside the band; it disagrees when it lies on the other side, or inside the band
+    whatever its sign (:data:`SMALLER_THAN_CLAIMED`); it is inconclusive while it holds 0."""
     up = claim.sign == "+"
     side, other = ("above", "below") if up else ("below", "above")
+    if claim.banded and -band < low and high < band:
+        return DISAGREES, (
+            f"{SMALLER_THAN_CLAIMED}: {_span(low, high)} lies inside ±{number(band)}, "
+            f"an effect too small for {_published(claim)}"
+        )
     if (low > 0) if up else (high < 0):
         return AGREES, f"{_span(low, high)} lies {side} 0, as {_published(claim)} does"
     if (high < 0) if up else (low > 0):
         return DISAGREES, f"{_span(low, high)} lies {other} 0, the opposite of {_published(claim)}"
-    if claim.banded and -band < low and high < band:
-        return DISAGREES, (
-            f"{_span(low, high)} lies inside ±{number(band)}: no effect of the claimed size "
-            f"({_published(claim)})"
-        )
     if math.isfinite(claim.value) and low <= claim.value <= high:
         return INCONCLUSIVE, f"{_span(low, high)} holds both 0 and {_published(claim)}"
     return INCONCLUSIVE, f"{_span(low, high)} holds 0"
@@ -216,80 +222,66 @@ def _named(values: Sequence[tuple[str, float]]) -> str:
 
 
 @dataclass(frozen=True)
-class Bound:
-    """One side of where a value claim's interval must stay: ``value``, named in ``words``;
-    ``competitor`` when it is another value of the column (to exclude), else the published
-    value's margin (to stay within)."""
+class Margin:
+    """Where a value claim's interval must lie to agree: ``low`` to ``high`` around the
+    published value, each side the rule's margin or, where a competing value of its column is
+    nearer, half the way to it (``words`` says which); ``ties`` names the competing values
+    equal to the published one (the paper's own statement that they cannot be told apart:
+    they narrow nothing)."""
 
-    value: float
-    words: str
-    competitor: bool
+    low: float
+    high: float
+    words: tuple[str, str]
+    ties: str = ""
 
 
-def value_bounds(claim: Claim, rule: Rule) -> tuple[Bound, Bound]:
-    """The two sides of a value claim: below and above the published value, the nearest
-    competing value of its column, or where the column has none on that side, the published
-    value minus or plus the margin (the equivalence band for Hedges' g, ``rule.tolerance`` of
-    the value otherwise)."""
+def value_margin(claim: Claim, rule: Rule) -> Margin:
+    """The margin of a value claim (:class:`Margin`): the equivalence band for a Hedges' g,
+    ``rule.tolerance`` of the value otherwise, narrowed on a side to half the distance to the
+    nearest competing value there."""
     v = claim.value
     if claim.banded:
         margin, unit = rule.band, number(rule.band)
     else:
         margin, unit = rule.tolerance * abs(v), f"{rule.tolerance:.0%}"
-    below = [c for c in claim.competitors if c[1] < v]
-    above = [c for c in claim.competitors if c[1] > v]
-    lower = (
-        Bound(max(below, key=lambda c: c[1])[1], _named([max(below, key=lambda c: c[1])]), True)
-        if below
-        else Bound(v - margin, f"{number(v - margin)} (the published value - {unit})", False)
-    )
-    upper = (
-        Bound(min(above, key=lambda c: c[1])[1], _named([min(above, key=lambda c: c[1])]), True)
-        if above
-        else Bound(v + margin, f"{number(v + margin)} (the published value + {unit})", False)
-    )
-    return lower, upper
+    ties = [c for c in claim.competitors if c[1] == v]
+    bounds, words = [], []
+    for side in (-1.0, 1.0):
+        beyond = [c for c in claim.competitors if (c[1] - v) * side > 0]
+        nearest = min(beyond, key=lambda c: abs(c[1] - v)) if beyond else None
+        if nearest is not None and abs(nearest[1] - v) / 2 < margin:
+            bound = v + side * abs(nearest[1] - v) / 2
+            words.append(f"{number(bound)} (half way to {_named([nearest])})")
+        else:
+            bound = v + side * margin
+            words.append(f"{number(bound)} (the published value {'-' if side < 0 else '+'} {unit})")
+        bounds.append(bound)
+    return Margin(bounds[0], bounds[1], (words[0], words[1]), _named(ties))
 
 
 def _value(claim: Claim, low: float, high: float, value: float, rule: Rule) -> tuple[str, str]:
-    """A value agrees when our interval holds it, excludes every competing value of its column
-    and, on a side where the column has none, stays within the margin of :func:`value_bounds`;
-    it is inconclusive when it holds the value and a competitor too (or reaches beyond the
-    margin), and disagrees when it excludes the value."""
-    held = [(name, v) for name, v in claim.competitors if low <= v <= high]
-    if not low <= claim.value <= high:
-        also = f"; it holds {_named(held)}" if held else ""
+    """An equivalence reading of a value: it agrees when our interval lies within the value's
+    margin (:func:`value_margin`), disagrees when it excludes the whole margin, and is
+    inconclusive otherwise; a competitor tied with the value is named, never required apart."""
+    margin = value_margin(claim, rule)
+    tie = f"; the paper ties it with {margin.ties}" if margin.ties else ""
+    held = [(name, v) for name, v in claim.competitors if low <= v <= high and v != claim.value]
+    also = f"; it holds {_named(held)}" if held else ""
+    between = f"{margin.words[0]} to {margin.words[1]}"
+    if high < margin.low or low > margin.high:
         return DISAGREES, (
-            f"{_span(low, high)} excludes {_published(claim)} "
-            f"(ours {'higher' if value > claim.value else 'lower'}){also}"
+            f"{_span(low, high)} lies {'above' if low > margin.high else 'below'} the published "
+            f"value's margin, {between}{also}{tie}"
         )
-    if held:
-        return INCONCLUSIVE, (
-            f"{_span(low, high)} holds {_published(claim)} and also {_named(held)}: it cannot "
-            "tell them apart"
+    if margin.low <= low and high <= margin.high:
+        return (
+            AGREES,
+            f"{_span(low, high)} lies within the published value's margin, {between}{tie}",
         )
-    lower, upper = value_bounds(claim, rule)
-    beyond = [
-        bound.words
-        for bound, outside in ((lower, low < lower.value), (upper, high > upper.value))
-        if outside and not bound.competitor
-    ]
-    if beyond:
-        return INCONCLUSIVE, (
-            f"{_span(low, high)} holds {_published(claim)} but reaches beyond "
-            f"{' and '.join(beyond)}, where its column gives no other value to tell it from"
-        )
-    margins = [b.words for b in (lower, upper) if not b.competitor]
-    inside = "stays above" if len(margins) == 1 and not lower.competitor else "stays below"
-    parts = [f"{_span(low, high)} holds {_published(claim)}"]
-    if claim.competitors:
-        nearest = min(claim.competitors, key=lambda c: abs(c[1] - claim.value))
-        parts.append(f"excludes every other value of its column (the nearest, {_named([nearest])})")
-    if len(margins) == 2:
-        parts.append(f"stays between {margins[0]} and {margins[1]}")
-    elif margins:
-        parts.append(f"{inside} {margins[0]}")
-    return AGREES, ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+    return INCONCLUSIVE, (
+        f"{_span(low, high)} reaches beyond the published value's margin, {between}, without "
+        f"excluding it{also}{tie}"
+    )
 
 
 def _significant(claim: Claim, ours: Ours, alpha: float) -> tuple[str, str]:
@@ -358,29 +350,57 @@ def covers(published: float, ours: Ours) -> str:
     return YES if low <= published <= high else NO
 
 
-def _to_decide(claim: Claim, ours: Ours, rule: Rule) -> tuple[float, str]:
-    """The factor on our units (per group) at which our interval, at our estimate and spread,
-    would decide an inconclusive row, and what deciding means (or why no sample does)."""
-    est, (low, high) = ours.value, ours.ci
-    if claim.kind in (SIGNIFICANT, NONE_SIGNIFICANT):
-        return math.inf, "a p-value claim: storyflow scales intervals, not p-values"
-    if claim.kind == NO_EFFECT:
-        inside = decide.factor_inside(est, low, high, -rule.band, rule.band)
+Decider = Callable[[float, float, float], tuple[float, str]]
+
+
+def _decider(claim: Claim, rule: Rule) -> tuple[Decider, tuple[float, ...]]:
+    """How a claim's row is decided: a function of (estimate, low, high) giving the factor on
+    our units (per group) at which the interval, at that estimate and spread, decides it and
+    what deciding means; and the values at which no sample decides (the verdict's own
+    boundaries, where the interval would shrink onto the line it must clear)."""
+    band = rule.band
+
+    def no_effect(est: float, low: float, high: float) -> tuple[float, str]:
+        inside = decide.factor_inside(est, low, high, -band, band)
         if math.isfinite(inside):
-            return inside, f"our interval inside ±{number(rule.band)} (agrees)"
+            return inside, f"our interval inside ±{number(band)} (agrees)"
         return decide.factor_to_exclude(est, low, high, 0.0), (
-            f"our interval excludes 0 beyond ±{number(rule.band)} (disagrees)"
+            f"our interval excludes 0 beyond ±{number(band)} (disagrees)"
         )
-    if claim.kind in (EFFECT, ORDER):
+
+    def effect(est: float, low: float, high: float) -> tuple[float, str]:
         claimed = claim.sign or "+"
         side = "the claimed side (agrees)" if sign(est) == claimed else "the other side (disagrees)"
-        return decide.factor_to_exclude(est, low, high, 0.0), f"our interval excludes 0, on {side}"
-    lower, upper = value_bounds(claim, rule)
-    against = decide.factor_to_exclude(est, low, high, claim.value)
-    apart = decide.factor_inside(est, low, high, lower.value, upper.value)
-    if apart <= against:
-        return apart, f"our interval between {lower.words} and {upper.words} (agrees)"
-    return against, "our interval excludes the published value (disagrees)"
+        apart = decide.factor_to_exclude(est, low, high, 0.0), f"our interval excludes 0, on {side}"
+        if not claim.banded:
+            return apart
+        inside = decide.factor_inside(est, low, high, -band, band)
+        smaller = inside, f"our interval inside ±{number(band)} ({SMALLER_THAN_CLAIMED})"
+        return min(apart, smaller, key=lambda found: found[0])
+
+    margin = value_margin(claim, rule) if claim.kind == VALUE else None
+
+    def value(est: float, low: float, high: float) -> tuple[float, str]:
+        assert margin is not None
+        between = f"{margin.words[0]} to {margin.words[1]}"
+        inside = decide.factor_inside(est, low, high, margin.low, margin.high)
+        edge = margin.high if est > margin.high else margin.low if est < margin.low else est
+        beyond = decide.factor_to_exclude(est, low, high, edge)
+        if inside <= beyond:
+            return inside, f"our interval within the margin, {between} (agrees)"
+        return beyond, f"our interval beyond the margin, {between} (disagrees)"
+
+    if claim.kind == NO_EFFECT:
+        return no_effect, (-band, band)
+    if claim.kind in (EFFECT, ORDER):
+        return effect, () if claim.banded else (0.0,)
+    if margin is not None:
+        return value, (margin.low, margin.high)
+
+    def p_value(est: float, low: float, high: float) -> tuple[float, str]:
+        return math.inf, "a p-value claim: storyflow scales intervals, not p-values"
+
+    return p_value, ()
 
 
 def _telescope(claim: Claim, ours: Ours) -> dict[str, object]:
@@ -402,21 +422,29 @@ def _telescope(claim: Claim, ours: Ours) -> dict[str, object]:
 def decision(
     claim: Claim, ours: Ours, verdict: str, rule: Rule, rates: decide.Rates | None
 ) -> decide.Decision:
-    """What it would take to decide the row (an inconclusive one: units per group, in words,
-    and its NLL cost), and the small-telescopes reading of a judged effect claim."""
+    """What it would take to decide the row (an inconclusive one: units per group at our
+    estimate, in words, their range over the true values our interval holds, and the NLL cost
+    at each model's rate), and the small-telescopes reading of a judged effect claim."""
     if verdict not in (AGREES, DISAGREES, INCONCLUSIVE):
         return decide.Decision()
     telescope = _telescope(claim, ours)
     if verdict != INCONCLUSIVE:
         return decide.Decision(**telescope)  # type: ignore[arg-type]
-    factor, words = _to_decide(claim, ours, rule)
+    decider, singular = _decider(claim, rule)
+    low, high = ours.ci
+    factor, words = decider(ours.value, low, high)
     if not math.isfinite(factor) and claim.kind not in (SIGNIFICANT, NONE_SIGNIFICANT):
         words = f"{words}: at our estimate no sample decides it"
+    least, most = decide.factor_range(
+        lambda e, lo, hi: decider(e, lo, hi)[0], ours.value, low, high, singular
+    )
     n = decide.units_needed(ours.units, factor)
-    tokens, hours_cpu, hours_gpu = decide.cost(n, ours.tokens_per_unit, rates)
+    found = decide.cost(n, dict(ours.unit_tokens), rates)
     return decide.Decision(
-        n, words, tokens=tokens, hours_cpu=hours_cpu, hours_gpu=hours_gpu,
-        **telescope,  # type: ignore[arg-type]
+        n, words, tokens=found.tokens, hours_cpu=found.hours_cpu, hours_gpu=found.hours_gpu,
+        n_to_decide_min=decide.units_needed(ours.units, least),
+        n_to_decide_max=decide.units_needed(ours.units, most, unbounded=math.inf),
+        rates=found.rates, **telescope,  # type: ignore[arg-type]
     )  # fmt: skip
 
 
@@ -465,6 +493,9 @@ def row(
         "decide_tokens": found.tokens,
         "decide_hours_cpu": found.hours_cpu,
         "decide_hours_gpu": found.hours_gpu,
+        "n_to_decide_min": found.n_to_decide_min,
+        "n_to_decide_max": found.n_to_decide_max,
+        "decide_rates": found.rates,
         "note": ours.note,
     }
 

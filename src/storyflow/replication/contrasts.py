@@ -38,7 +38,7 @@ import pandas as pd
 from storyflow import stats, tables
 from storyflow.replication import decide
 from storyflow.replication.effects import AggregatedG, aggregated_g
-from storyflow.replication.fiction_flows import tokens_per_unit
+from storyflow.replication.fiction_flows import unit_tokens
 from storyflow.replication.words import number
 
 #: The answers, in the order a reader looks for them.
@@ -73,7 +73,6 @@ class AnswerSettings:
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> AnswerSettings:
         """The settings from a rule's params (:func:`storyflow.plan.contrast_answers.settings`)."""
-        rates = params.get("rates")
         return cls(
             confidence=float(params["confidence"]),
             resamples=int(params["resamples"]),
@@ -82,7 +81,7 @@ class AnswerSettings:
             min_sentences=int(params["min_sentences"]),
             band=float(params["band"]),
             max_history=int(params["max_history"]),
-            rates=decide.Rates(**rates) if rates else None,
+            rates=decide.Rates.from_params(params.get("rates")),
         )
 
 
@@ -139,6 +138,17 @@ class Cell:
     models: tuple[str, ...]
 
 
+def _units_range(
+    estimate: float, low: float, high: float, band: float, units: float
+) -> tuple[float, float]:
+    """The least and most units per group :func:`to_decide` needs over the true values the
+    interval holds (:func:`storyflow.replication.decide.factor_range`)."""
+    least, most = decide.factor_range(
+        lambda e, lo, hi: to_decide(e, lo, hi, band)[0], estimate, low, high
+    )
+    return decide.units_needed(units, least), decide.units_needed(units, most, unbounded=math.inf)
+
+
 def answer_row(
     cell: Cell,
     result: AggregatedG,
@@ -154,13 +164,12 @@ def answer_row(
     if answer != NOT_TESTED and units < settings.min_group_size:
         answer, direction = NOT_TESTED, ""
         reason = f"fewer than {settings.min_group_size} units in a group ({reason})"
-    factor, words, n = math.nan, "", math.nan
+    words, n, least, most = "", math.nan, math.nan, math.nan
     if answer == INCONCLUSIVE:
         factor, words = to_decide(value, low, high, settings.band)
         n = decide.units_needed(float(units), factor)
-    tokens, hours_cpu, hours_gpu = decide.cost(
-        n, tokens_per_unit(cost, cell.models, result), settings.rates
-    )
+        least, most = _units_range(value, low, high, settings.band, float(units))
+    found = decide.cost(n, dict(unit_tokens(cost, cell.models, result)), settings.rates)
     return tables.CONTRAST_ANSWERS.row(
         corpus=cell.corpus, measure=MEASURE, contrast=cell.name, group_a=cell.a, group_b=cell.b,
         formulation=cell.formulation, model=cell.model,
@@ -168,7 +177,9 @@ def answer_row(
         g=value, ci_low=low, ci_high=high, confidence=settings.confidence, band=settings.band,
         n_a=result.n_a, n_b=result.n_b, units_a=result.units_a, units_b=result.units_b,
         answer=answer, direction=direction, reason=reason, n_to_decide=n, to_decide=words,
-        decide_tokens=tokens, decide_hours_cpu=hours_cpu, decide_hours_gpu=hours_gpu,
+        n_to_decide_min=least, n_to_decide_max=most, decide_tokens=found.tokens,
+        decide_hours_cpu=found.hours_cpu, decide_hours_gpu=found.hours_gpu,
+        decide_rates=found.rates,
     )  # fmt: skip
 
 
@@ -229,6 +240,11 @@ def separation_answers(
         factor, words = (
             to_decide(g, low, high, settings.band) if answer == INCONCLUSIVE else (math.nan, "")
         )
+        least, most = (
+            _units_range(g, low, high, settings.band, float(units))
+            if answer == INCONCLUSIVE
+            else (math.nan, math.nan)
+        )
         rows.append(
             tables.CONTRAST_ANSWERS.row(
                 corpus=corpus, measure=str(r["measure"]), contrast=str(r["contrast"]),
@@ -237,7 +253,8 @@ def separation_answers(
                 band=settings.band, n_a=int(r["n_a"]), n_b=int(r["n_b"]), units_a=int(r["n_a"]),
                 units_b=int(r["n_b"]), answer=answer, direction=direction, reason=reason,
                 n_to_decide=decide.units_needed(float(units), factor), to_decide=words,
-                decide_tokens=math.nan, decide_hours_cpu=math.nan, decide_hours_gpu=math.nan,
+                n_to_decide_min=least, n_to_decide_max=most, decide_tokens=math.nan,
+                decide_hours_cpu=math.nan, decide_hours_gpu=math.nan, decide_rates="",
             )
         )  # fmt: skip
     return rows

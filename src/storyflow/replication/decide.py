@@ -19,7 +19,9 @@ which it would (at our estimate) are :func:`factor_to_exclude` of d33.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 #: The power that defines d33 (Simonsohn 2015) and the test level it is computed at.
 SMALL_TELESCOPE_POWER = 1 / 3
@@ -110,13 +112,50 @@ def telescope(sign: str, estimate: float, low: float, high: float, d_33: float) 
 
 
 @dataclass(frozen=True)
-class Rates:
-    """NLL scoring rates (tokens/s) at which a sample's cost is given in hours: ``cpu`` this
-    machine's, ``gpu`` one GPU's (``replication.rates``; docs/engine.md gives where each was
-    measured)."""
+class ModelRate:
+    """One model's NLL scoring rates (tokens/s) and where each was measured: ``cpu`` and
+    ``cpu_basis`` (its NLL time estimate's rate: ``nll.tokens_per_second``, ``cost.rates`` or
+    its packaged source's, on a 2-core CPU), ``gpu`` and ``gpu_basis`` (the measured model
+    shape on one GPU nearest its own, at least as large; storyflow.lm.rates)."""
 
     cpu: float
     gpu: float
+    cpu_basis: str = ""
+    gpu_basis: str = ""
+
+
+@dataclass(frozen=True)
+class Rates:
+    """NLL scoring rates (tokens/s) at which a sample's cost is given in hours: per model in
+    ``models`` (:class:`ModelRate`), else ``cpu`` (a 2-core CPU's) and ``gpu`` (one GPU's with
+    the 8B shape), ``replication.rates``; docs/engine.md gives where each was measured."""
+
+    cpu: float
+    gpu: float
+    models: Mapping[str, ModelRate] = field(default_factory=dict)
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any] | None) -> Rates | None:
+        """The rates a rule's params give (storyflow.plan.replication.rates); None for none."""
+        if not params:
+            return None
+        models = {name: ModelRate(**rate) for name, rate in (params.get("models") or {}).items()}
+        return cls(float(params["cpu"]), float(params["gpu"]), models)
+
+    def of(self, model: str) -> ModelRate:
+        """``model``'s rates: its own, else the defaults (named as such)."""
+        return self.models.get(model) or ModelRate(
+            self.cpu, self.gpu, "replication.rates.cpu", "replication.rates.gpu"
+        )
+
+    def basis(self, models: Sequence[str]) -> str:
+        """Which rate prices each of ``models``, in words (the ``decide_rates`` column)."""
+        return "; ".join(
+            f"{m}: {rate.cpu:,.0f} tok/s CPU ({rate.cpu_basis}), {rate.gpu:,.0f} tok/s GPU "
+            f"({rate.gpu_basis})"
+            for m in models
+            for rate in [self.of(m)]
+        )
 
 
 @dataclass(frozen=True)
@@ -125,7 +164,9 @@ class Decision:
     the same names): ``n_to_decide`` units per group (NaN: not an inconclusive row, or no
     sample decides it at our estimate), ``to_decide`` in words, the small-telescopes ``d33``,
     ``small_telescopes`` and ``n_to_exclude_d33``, and the NLL cost of ``n_to_decide`` units
-    per group: ``tokens`` and hours at :class:`Rates`."""
+    per group: ``tokens`` and hours at :class:`Rates` (``rates``: which priced each model);
+    ``n_to_decide_min``/``n_to_decide_max``, the units per group over the true values our
+    interval holds (:func:`factor_range`; inf: some value there is decided by no sample)."""
 
     n_to_decide: float = math.nan
     to_decide: str = ""
@@ -135,20 +176,66 @@ class Decision:
     tokens: float = math.nan
     hours_cpu: float = math.nan
     hours_gpu: float = math.nan
+    n_to_decide_min: float = math.nan
+    n_to_decide_max: float = math.nan
+    rates: str = ""
 
 
-def units_needed(units: float, factor: float) -> float:
-    """Units per group at ``factor`` times ``units`` (rounded up; NaN when either is unknown
-    or the factor infinite)."""
-    if not (math.isfinite(units) and math.isfinite(factor)):
+def units_needed(units: float, factor: float, *, unbounded: float = math.nan) -> float:
+    """Units per group at ``factor`` times ``units`` (rounded up; NaN when either is unknown,
+    ``unbounded`` when the factor is infinite)."""
+    if not math.isfinite(units) or math.isnan(factor):
         return math.nan
+    if math.isinf(factor):
+        return unbounded
     return float(math.ceil(units * max(factor, 1.0)))
 
 
-def cost(n_per_group: float, tokens_per_unit: float, rates: Rates | None) -> tuple[float, ...]:
-    """NLL tokens of scoring ``n_per_group`` units in each of two groups, and the hours at
-    ``rates`` (NaN where unknown)."""
-    tokens = 2 * n_per_group * tokens_per_unit
+@dataclass(frozen=True)
+class Cost:
+    """The NLL cost of a sample: ``tokens``, and ``hours_cpu``/``hours_gpu`` at each model's own
+    rate (NaN where unknown); ``rates`` says which rate priced each model."""
+
+    tokens: float = math.nan
+    hours_cpu: float = math.nan
+    hours_gpu: float = math.nan
+    rates: str = ""
+
+
+def cost(n_per_group: float, unit_tokens: Mapping[str, float], rates: Rates | None) -> Cost:
+    """NLL tokens of scoring ``n_per_group`` units in each of two groups with the models of
+    ``unit_tokens`` (NLL tokens one unit costs, by model), and the hours with each model at
+    its own rate (:meth:`Rates.of`): the models' hours add up, as their jobs do."""
+    per_unit = sum(unit_tokens.values()) if unit_tokens else math.nan
+    tokens = 2 * n_per_group * per_unit
     if not math.isfinite(tokens) or rates is None:
-        return tokens, math.nan, math.nan
-    return tokens, tokens / rates.cpu / 3600, tokens / rates.gpu / 3600
+        return Cost(tokens)
+    units = 2 * n_per_group
+    return Cost(
+        tokens,
+        sum(units * t / rates.of(m).cpu for m, t in unit_tokens.items()) / 3600,
+        sum(units * t / rates.of(m).gpu for m, t in unit_tokens.items()) / 3600,
+        rates.basis(list(unit_tokens)),
+    )
+
+
+def factor_range(
+    factor: Callable[[float, float, float], float],
+    estimate: float,
+    low: float,
+    high: float,
+    singular: Sequence[float] = (),
+    points: int = 201,
+) -> tuple[float, float]:
+    """The least and most of ``factor(estimate, low, high)`` over the true values our interval
+    holds: the interval moved to centre on each of ``points`` values from ``low`` to ``high``,
+    its half-widths kept. inf for the most when the interval holds one of ``singular`` (a
+    value at which no sample decides: the verdict's own boundary), or when some value's factor
+    is infinite."""
+    below, above = estimate - low, high - estimate
+    step = (high - low) / (points - 1) if points > 1 else 0.0
+    values = [factor(v, v - below, v + above) for v in (low + i * step for i in range(points))]
+    most = max(values)
+    if any(low <= s <= high for s in singular):
+        most = math.inf
+    return min(values), most

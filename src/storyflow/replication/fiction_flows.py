@@ -138,17 +138,20 @@ def _group_sizes(result: AggregatedG, *, books: bool) -> str:
     return f"{result.n_a} vs {result.n_b} stories"
 
 
-def tokens_per_unit(cost: pd.DataFrame | None, models: Sequence[str], result: AggregatedG) -> float:
-    """NLL tokens one unit (a story, or a book with its passages) costs with ``models``: each
-    model's planned tokens per story (all formulations) summed, times stories per unit (NaN
-    without the run's NLL cost tables). Read from the token plan, not the time estimate, so a
-    changed rate re-runs no comparison."""
-    if cost is None or not set(models) <= set(cost["model"]):
-        return math.nan
-    rows = cost[cost["model"].isin(list(models))].groupby("model")
-    per_story = float((rows["planned_tokens"].sum() / rows["story_id"].nunique()).sum())
+def unit_tokens(
+    cost: pd.DataFrame | None, models: Sequence[str], result: AggregatedG
+) -> tuple[tuple[str, float], ...]:
+    """NLL tokens one unit (a story, or a book with its passages) costs with each of
+    ``models``: the model's planned tokens per story (all formulations) times stories per unit
+    (empty without the run's NLL cost tables). Read from the token plan, not the time
+    estimate, so a changed rate changes only the hours."""
     units = result.units_a + result.units_b
-    return per_story * (result.n_a + result.n_b) / units if units else math.nan
+    if cost is None or not set(models) <= set(cost["model"]) or not units:
+        return ()
+    rows = cost[cost["model"].isin(list(models))].groupby("model")
+    per_story = rows["planned_tokens"].sum() / rows["story_id"].nunique()
+    stories_per_unit = (result.n_a + result.n_b) / units
+    return tuple((str(m), float(t) * stories_per_unit) for m, t in per_story.items())
 
 
 def _effect(
@@ -226,7 +229,7 @@ def _ours_of(
         "; ".join(note for note in notes if note),
         True,
         units=float(min(result.units_a, result.units_b)),
-        tokens_per_unit=tokens_per_unit(cost, models, result),
+        unit_tokens=unit_tokens(cost, models, result),
         original_units=ORIGINAL_UNITS.get(str(row["group"]), (math.nan, math.nan)),
     )
 

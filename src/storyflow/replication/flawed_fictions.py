@@ -12,11 +12,15 @@ of the same name *and* the same setting: the paper's rows differ by prompt (vani
 chain of thought; Figures 12-14) and reasoning effort, and storyflow's detectors answer either a
 closed yes/no question (``plot_holes.detection.format: closed``, no setting of the paper) or the
 one free-form prompt (``paper``: storyflow's wording of the vanilla prompt, Figure 12), so only
-the vanilla rows can match. Accuracy gets a Wilson interval over the story versions scored. The
-paper's detection-rate finding (§6: a detector flags LLM-written stories more often than the
-originals) is read on HANNA's pooled human-vs-LLM row (every LLM's stories against the human
-story of the same prompt, a bootstrap interval over prompts), a different task (free writing
-on the same prompts), from the valid detector with the best CEEval-Full gain.
+the vanilla rows can match. A model's row a sentence of the paper reads as a comparison (a
+direction: one detector above another, or no better than a baseline) is not computed: its
+counterpart would be the difference of two scores with its interval, which storyflow does not
+form.
+Accuracy gets a Wilson interval over the story versions scored. The paper's detection-rate
+finding (§6: a detector flags LLM-written stories more often than the originals) is read on
+HANNA's pooled human-vs-LLM row (every LLM's stories against the human story of the same
+prompt, a bootstrap interval over prompts), a different task (free writing on the same
+prompts), from the valid detector with the best CEEval-Full gain.
 """
 
 from __future__ import annotations
@@ -90,6 +94,12 @@ def _score(
         mismatch = _setting_mismatch(row, detection)
         if mismatch:
             return Ours.missing(mismatch)
+    claim = str(row["direction"] or "").strip()
+    if claim and model not in BASELINES:  # a baseline's claim is of its own score
+        return Ours.missing(
+            f"the paper's sentence compares two scores ({claim!r}); storyflow gives each "
+            "detector's own score, not their difference with an interval"
+        )
     hit = scores[
         scores["detector"].str.startswith(label)
         if label.endswith(":")

@@ -15,6 +15,7 @@ import base64
 import html
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -95,7 +96,7 @@ def render(
     *,
     title: str,
     confidence: float,
-    rates: Mapping[str, float] | None = None,
+    rates: Mapping[str, Any] | None = None,
     figure: bytes | None = None,
     measure: str = "",
 ) -> str:
@@ -144,7 +145,7 @@ def write(
     *,
     title: str,
     confidence: float,
-    rates: Mapping[str, float] | None = None,
+    rates: Mapping[str, Any] | None = None,
     figure: str | Path | None = None,
     measure: str = "",
 ) -> None:

@@ -44,5 +44,5 @@ def compare(
     figures = published.read(files["published"][0])
     ours = COMPARERS[paper](figures, files, settings)
     rule = agreement.Rule(**settings["verdicts"])
-    rates = decide.Rates(**settings["rates"]) if "rates" in settings else None
+    rates = decide.Rates.from_params(settings.get("rates"))
     return agreement.table(paper, figures, ours, rule, rates)

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -230,7 +231,7 @@ class Decision:
         return ", ".join(parts)
 
 
-def decision(frame: pd.DataFrame, rates: Mapping[str, float] | None = None) -> Decision | None:
+def decision(frame: pd.DataFrame, rates: Mapping[str, Any] | None = None) -> Decision | None:
     """The :class:`Decision` of one paper's replication table (None when no finding is
     inconclusive); hours at ``rates`` (tokens/s on this machine's CPU, ``cpu``, and on one GPU,
     ``gpu``)."""
@@ -266,7 +267,7 @@ def decision(frame: pd.DataFrame, rates: Mapping[str, float] | None = None) -> D
     )
 
 
-def to_decide(frame: pd.DataFrame, rates: Mapping[str, float] | None = None) -> str:
+def to_decide(frame: pd.DataFrame, rates: Mapping[str, Any] | None = None) -> str:
     """:meth:`Decision.sentence` of the table ('' when no finding is inconclusive)."""
     found = decision(frame, rates)
     return found.sentence() if found else ""
@@ -303,7 +304,7 @@ def text_columns(frame: pd.DataFrame) -> pd.DataFrame:
 def summary(
     replicated: Mapping[str, pd.DataFrame],
     titles: Mapping[str, str],
-    rates: Mapping[str, float] | None = None,
+    rates: Mapping[str, Any] | None = None,
 ) -> list[dict[str, object]]:
     """Per paper, for the report's first page: ``paper``, ``title`` (the paper's name without
     its authors), ``counts`` (the :class:`Tally` as a mapping), ``head`` (:func:`tally` and the
@@ -330,7 +331,7 @@ def summary(
 def summary_of(
     paths: Mapping[str, str],
     titles: Mapping[str, str],
-    rates: Mapping[str, float] | None = None,
+    rates: Mapping[str, Any] | None = None,
 ) -> list[dict[str, object]]:
     """:func:`summary` of the replication tables at ``paths`` (by paper) that exist; [] before
     the first run. A table an older storyflow wrote (other columns) is left out: the workflow

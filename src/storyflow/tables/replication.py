@@ -71,9 +71,12 @@ REPLICATION = Table(
         "d33": "float64",
         "small_telescopes": "object",
         "n_to_exclude_d33": "float64",
+        "n_to_decide_min": "float64",
+        "n_to_decide_max": "float64",
         "decide_tokens": "float64",
         "decide_hours_cpu": "float64",
         "decide_hours_gpu": "float64",
+        "decide_rates": "object",
         "note": "object",
     },
     key=("paper", "id"),
@@ -98,8 +101,11 @@ REPLICATION = Table(
     "decide an inconclusive row) and to_decide (what deciding means, or why it cannot), d33 "
     "(Hedges' g the original sample had 33% power to detect), small_telescopes (whether our "
     "interval excludes d33) and n_to_exclude_d33 (units per group at which it would), "
+    "n_to_decide_min, n_to_decide_max (the least and most units per group over the true values "
+    "our interval holds, its spread kept; inf: at some of them no sample decides), "
     "decide_tokens (NLL tokens of scoring n_to_decide units per group with the row's models) "
-    "and decide_hours_cpu, decide_hours_gpu (those tokens at replication.rates); note: why a "
+    "and decide_hours_cpu, decide_hours_gpu (those tokens with each model at its own rate, "
+    "named in decide_rates: replication.rates); note: why a "
     "figure was not computed, or what differs from the paper's setting.",
 )
 
@@ -128,9 +134,12 @@ CONTRAST_ANSWERS = Table(
         "reason": "object",
         "n_to_decide": "float64",
         "to_decide": "object",
+        "n_to_decide_min": "float64",
+        "n_to_decide_max": "float64",
         "decide_tokens": "float64",
         "decide_hours_cpu": "float64",
         "decide_hours_gpu": "float64",
+        "decide_rates": "object",
     },
     key=("corpus", "measure", "contrast", "formulation", "model"),
     doc="The answer to each contrast of a corpus (results/<corpus>/sequentiality/tables/"
@@ -158,6 +167,9 @@ CONTRAST_ANSWERS = Table(
     "reason: the reading in words; for an inconclusive row, n_to_decide (units per group at "
     "which the interval, at this estimate and spread, would lie inside the band or exclude 0, "
     "whichever needs fewer; NaN when none does) and to_decide (which, in words), "
+    "n_to_decide_min, n_to_decide_max (the least and most units per group over the true values "
+    "the interval holds, its spread kept; inf: at some of them no sample decides), "
     "decide_tokens (NLL tokens of scoring n_to_decide units per group with the row's models) "
-    "and decide_hours_cpu, decide_hours_gpu (those tokens at replication.rates, tokens/s).",
+    "and decide_hours_cpu, decide_hours_gpu (those tokens with each model at its own rate, "
+    "named in decide_rates: replication.rates).",
 )

@@ -4,8 +4,8 @@ fit says of the paper's claim (docs/regression.md, "The §5.4 variants").
 *Fiction Flows* §5.4 (``fiction_flows.txt`` l. 214) reports that no coherence covariate is
 associated with the contextual gain at H1 or H3 (all p > .20) but the length delta at H1
 (p = 0.0016, longer sentences gaining less). Its Table C1 and Appendix B leave four choices
-open or contradict each other; each variant of :data:`VARIANTS` changes one of them (one
-combines two), on the run's sentences, models and regression settings, and
+open or contradict each other; each variant of :data:`VARIANTS` changes one of them (two
+combine two), on the run's sentences, models and regression settings, and
 :func:`summarize` reads the claim from each fit as the replication table does
 (``storyflow.replication.fiction_flows``): on the BH-adjusted p of every covariate but the
 sentence-difficulty controls (:data:`CONTROLS`).
@@ -38,6 +38,8 @@ VARIANTS = {
     "instead of the 3-sentence window",
     "forward adjacent pairs": "both: the pair (s_i, s_{i+1}) at H1 and at H3",
     "absolute length delta": "|length delta| at H1 and H3 (Appendix B.1, l. 399)",
+    "forward pairs, absolute length delta": "both: the forward pair measures and |length "
+    "delta|, Table C1's pair formulas read forward together with B.1's absolute delta",
     "gain without the first token": "outcome from every term's tokens after the first",
     "first-token (CLS) pooling": "embedding similarity from the same encoder's first-token "
     "vector instead of its mean-pooled one",
@@ -94,6 +96,7 @@ def variant_tables(
         "adjacent pairs at H3": (seq, adjacent),
         "forward adjacent pairs": (seq, forward_adjacent),
         "absolute length delta": (seq, absolute_length_delta(cov)),
+        "forward pairs, absolute length delta": (seq, absolute_length_delta(forward)),
         "gain without the first token": (inputs.without_first_token, cov),
         "first-token (CLS) pooling": (seq, with_columns(cov, pooled)),
     }
