@@ -120,6 +120,30 @@ def test_a_packaged_model_has_a_rate_whatever_its_name() -> None:
     assert plan.sequentiality.nll_runtime(path_model)["tokens_per_second"] is None
 
 
+def test_the_estimate_and_the_cost_of_deciding_read_one_rate_per_model() -> None:
+    """The NLL estimate and the replication's CPU hours take a model's rate from one chain
+    (nll.tokens_per_second, cost.rates, its package's): the same number, and the source named."""
+    cfg = schema_defaults({"models": [{"name": "mymodel", **SMOLLM2}]})
+    settings = [
+        ({}, {}, 230.0, "its package's, measured on a 2-core CPU"),
+        ({"mymodel": {"prompt": 1000, "generate": 10}}, {}, 1000.0, "cost.rates"),
+        ({"mymodel": {"prompt": 1000, "generate": 10}}, {"mymodel": 70}, 70.0, "nll."),
+        ({}, 55, 55.0, "nll.tokens_per_second"),
+    ]
+    for named, given, rate, source in settings:
+        cfg["cost"]["rates"], cfg["nll"]["tokens_per_second"] = named, given or None
+        estimate = plan.sequentiality.nll_runtime(cfg)["tokens_per_second"]
+        priced = plan.replication.rates(cfg)["models"]["mymodel"]
+        assert estimate in (rate, {"mymodel": rate})
+        assert priced["cpu"] == rate and priced["cpu_basis"].startswith(source)
+    # a model with none of them: no estimate, and the replication's default CPU rate
+    path_model = schema_defaults({"models": [{"name": "x", "source": {"path": "x.gguf"}}]})
+    assert plan.sequentiality.nll_runtime(path_model)["tokens_per_second"] is None
+    priced = plan.replication.rates(path_model)["models"]["x"]
+    assert priced["cpu"] == path_model["replication"]["rates"]["cpu"]
+    assert priced["cpu_basis"] == "replication.rates.cpu"
+
+
 def test_the_plan_in_words_names_measures_corpora_models_and_rates() -> None:
     cfg = schema_defaults({**user_only("mine.csv"), "models": [{"name": "mymodel", **SMOLLM2}]})
     lines = plan.summary.lines(cfg, plan.read_corpora(cfg))

@@ -61,23 +61,49 @@ def model_rates(
     return rates
 
 
+#: Where :func:`nll_rate` found a model's rate, by the setting it read.
+GIVEN, NAMED, PACKAGED = (
+    "nll.tokens_per_second",
+    "cost.rates",
+    "its package's, measured on a 2-core CPU",
+)
+
+
+def nll_rate(
+    tokens_per_second: float | Mapping[str, float] | None,
+    entry: Mapping[str, Any],
+    named: Mapping[str, Mapping[str, Any]],
+) -> tuple[float, str] | None:
+    """One model's NLL scoring rate (tokens scored per second) and where it comes from:
+    ``tokens_per_second`` (``nll.tokens_per_second``) when it is one number or names the
+    model; else the prompt rate ``named`` gives it (``cost.rates``); else its packaged
+    source's (:data:`PACKAGED_RATES`, a 2-core CPU's). None when it has none of these."""
+    name = entry["name"]
+    if tokens_per_second is not None and not isinstance(tokens_per_second, Mapping):
+        return float(tokens_per_second), GIVEN
+    if tokens_per_second and name in tokens_per_second:
+        return float(tokens_per_second[name]), GIVEN
+    prompt = (named.get(name) or {}).get("prompt")
+    if prompt:
+        return float(prompt), NAMED
+    packaged = PACKAGED_RATES.get(packaged_source(entry) or "")
+    return (packaged["prompt"], PACKAGED) if packaged else None
+
+
 def nll_rates(
     tokens_per_second: float | Mapping[str, float] | None,
-    models: Sequence[str],
-    rates: Mapping[str, Mapping[str, Any]],
+    models: Sequence[Mapping[str, Any]],
+    named: Mapping[str, Mapping[str, Any]],
 ) -> float | dict[str, float] | None:
     """The NLL time estimate's rate (tokens scored per second): ``tokens_per_second``
-    (``nll.tokens_per_second``) when it is one number; else per model of ``models`` its entry
-    in that map, else its prompt rate in ``rates`` (:func:`model_rates`: ``cost.rates`` or its
-    packaged source's, a 2-core CPU's). None when no model has a rate."""
+    (``nll.tokens_per_second``) when it is one number; else that map, with each model of
+    ``models`` (``models:`` entries) it does not name given its :func:`nll_rate`. None when no
+    model has a rate."""
     if tokens_per_second is not None and not isinstance(tokens_per_second, Mapping):
         return float(tokens_per_second)
-    given = dict(tokens_per_second or {})
-    resolved = {name: float(rate) for name, rate in given.items()}
-    for name in models:
-        if name in resolved:
-            continue
-        prompt = (rates.get(name) or {}).get("prompt")
-        if prompt:
-            resolved[name] = float(prompt)
+    resolved = {name: float(rate) for name, rate in (tokens_per_second or {}).items()}
+    for entry in models:
+        rate = nll_rate(tokens_per_second, entry, named)
+        if rate is not None:
+            resolved.setdefault(entry["name"], rate[0])
     return resolved or None

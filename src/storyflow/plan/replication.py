@@ -19,7 +19,7 @@ import storyflow.plan.narrative_sense as narrative_sense
 import storyflow.plan.plot_holes as plot_holes
 import storyflow.plan.sequentiality as sequentiality
 import storyflow.plan.tension as tension
-from storyflow.lm.rates import PACKAGED_GPU_RATES, PACKAGED_RATES, packaged_source
+from storyflow.lm.rates import PACKAGED_GPU_RATES, nll_rate, packaged_source
 from storyflow.plan.layout import Layout, fill
 from storyflow.plan.registry import MEASURES
 from storyflow.plan.statistics import replication as replication_statistics
@@ -158,20 +158,9 @@ def _model_labels(config: Mapping[str, Any]) -> dict[str, dict[str, str]]:
 
 def _cpu_rate(config: Mapping[str, Any], entry: Mapping[str, Any]) -> tuple[float, str]:
     """A model's NLL rate on a CPU (tokens/s) and where it comes from: the NLL estimate's
-    (``nll.tokens_per_second``, ``cost.rates``' prompt rate, or its package's measured one),
-    else ``replication.rates.cpu``."""
-    name, given = entry["name"], config["nll"]["tokens_per_second"]
-    if isinstance(given, int | float):
-        return float(given), "nll.tokens_per_second"
-    if isinstance(given, Mapping) and name in given:
-        return float(given[name]), "nll.tokens_per_second"
-    named = (config["cost"]["rates"].get(name) or {}).get("prompt")
-    if named:
-        return float(named), "cost.rates"
-    packaged = PACKAGED_RATES.get(packaged_source(entry) or "")
-    if packaged:
-        return packaged["prompt"], "its package's, measured on a 2-core CPU"
-    return float(config["replication"]["rates"]["cpu"]), "replication.rates.cpu"
+    (:func:`storyflow.lm.rates.nll_rate`), else ``replication.rates.cpu``."""
+    rate = nll_rate(config["nll"]["tokens_per_second"], entry, config["cost"]["rates"])
+    return rate or (float(config["replication"]["rates"]["cpu"]), "replication.rates.cpu")
 
 
 def _gpu_rate(config: Mapping[str, Any], entry: Mapping[str, Any]) -> tuple[float, str]:

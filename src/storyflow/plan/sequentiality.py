@@ -9,7 +9,7 @@ from typing import Any
 import storyflow.plan.narrative_sense as narrative_sense
 import storyflow.plan.roles as roles
 from storyflow.errors import StoryflowError
-from storyflow.lm.rates import model_rates, nll_rates
+from storyflow.lm.rates import nll_rates
 from storyflow.lm.registry import ModelSpec
 from storyflow.measures.sequentiality.covariates.connectives import default_lexicon_path
 from storyflow.plan.layout import Layout, each_corpus, fill
@@ -162,10 +162,10 @@ def regression_settings(config: Mapping[str, Any]) -> dict[str, Any]:
 def nll_runtime(config: Mapping[str, Any]) -> dict[str, Any]:
     """The NLL stage's settings that change no score: the estimate's ``tokens_per_second`` (one
     rate, or one per model: ``nll.tokens_per_second``, else the model's prompt rate of
-    ``cost.rates`` or its packaged source's, :func:`storyflow.lm.rates.nll_rates`) and the
+    ``cost.rates`` or its packaged source's, :func:`storyflow.lm.rates.nll_rate`) and the
     ``shards`` per corpus and model (``nll``)."""
-    named = model_rates(config["models"], config["cost"]["rates"])
-    rate = nll_rates(config["nll"]["tokens_per_second"], models(config), named)
+    scorers = [entry for entry in config["models"] if entry["name"] in models(config)]
+    rate = nll_rates(config["nll"]["tokens_per_second"], scorers, config["cost"]["rates"])
     return {"tokens_per_second": rate, "shards": config["nll"]["shards"]}
 
 
