@@ -2,13 +2,15 @@
 
     .venv/bin/python tools/replication_markdown.py RESULTS/replication/<paper>.csv [--all]
     .venv/bin/python tools/replication_markdown.py RESULTS/replication/<paper>.csv --decide
+    .venv/bin/python tools/replication_markdown.py RESULTS/replication/<paper>.csv --tally
 
 One line per computed row (``--all``: every row): the figure and its line, the published value
 or direction (with the paper's per-model range of a mean row), ours with its interval, what it
 rests on, the validity verdict, the verdict with its reason (and which per-model values our
 interval holds), and whether our interval covers the published value. ``--decide``: one line
 per inconclusive finding and per small-telescopes reading: units per group to decide, what
-deciding means, d33, its NLL cost.
+deciding means, d33, its NLL cost. ``--tally``: the counts the "Measured" tally tables give
+(:func:`storyflow.replication.summary.tally`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pandas as pd
 
 from storyflow import tables
 from storyflow.replication.agreement import INCONCLUSIVE, computed, judged
+from storyflow.replication.summary import tally
 from storyflow.replication.words import number
 
 
@@ -166,8 +169,12 @@ def main() -> None:
     parser.add_argument("table", type=Path)
     parser.add_argument("--all", action="store_true", help="rows not computed too")
     parser.add_argument("--decide", action="store_true", help="what it would take to decide")
+    parser.add_argument("--tally", action="store_true", help="its counts, findings by verdict")
     args = parser.parse_args()
-    print(decide_markdown(args.table) if args.decide else markdown(args.table, args.all))
+    if args.tally:
+        print(tally(_read(args.table)))
+    else:
+        print(decide_markdown(args.table) if args.decide else markdown(args.table, args.all))
 
 
 if __name__ == "__main__":
