@@ -164,7 +164,8 @@ def nll_runtime(config: Mapping[str, Any]) -> dict[str, Any]:
     rate, or one per model: ``nll.tokens_per_second``, else the model's prompt rate of
     ``cost.rates`` or its packaged source's, :func:`storyflow.lm.rates.nll_rate`) and the
     ``shards`` per corpus and model (``nll``)."""
-    scorers = [entry for entry in config["models"] if entry["name"] in models(config)]
+    scoring = set(models(config))
+    scorers = [entry for entry in config["models"] if entry["name"] in scoring]
     rate = nll_rates(config["nll"]["tokens_per_second"], scorers, config["cost"]["rates"])
     return {"tokens_per_second": rate, "shards": config["nll"]["shards"]}
 
