@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO
 
 from storyflow import stats, tables, validity
 from storyflow.errors import StoryflowError
@@ -999,6 +1002,38 @@ def test_rows_that_reuse_one_estimate_are_one_finding() -> None:
         "3 of 217 published figures computed, 3 judged, 2 independent findings: agrees 1, "
         "disagrees 1, inconclusive 0"
     )
+
+
+def test_the_decide_table_lists_the_findings_the_tallies_count(tmp_path: Path) -> None:
+    """tools/replication_markdown.py --decide lists the inconclusive findings that
+    summary.findings counts: a row re-using the estimate of a row that is not judged is a
+    finding of its own, so it is listed."""
+    estimate = _ours(0.311, -0.485, 1.63, units=9.0, unit_tokens=(("m", 4740.0),))
+    ids = ("A1.context.imagined_vs_recalled.mean", "S5.2.context.imagined_vs_recalled.mean")
+    table = agreement.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True),
+                            dict.fromkeys(ids, estimate), RULE)  # fmt: skip
+    first = table["id"].eq(ids[0])
+    table.loc[first, "verdict"] = agreement.NOT_JUDGED
+    path = tmp_path / "fiction_flows.csv"
+    table.to_csv(path, index=False)
+
+    def listed() -> list[str]:
+        done = subprocess.run(
+            [sys.executable, str(REPO / "tools" / "replication_markdown.py"), str(path),
+             "--decide"],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return [line.split(" | ")[0].lstrip("| ") for line in done.stdout.splitlines()[2:]]
+
+    assert summary.tally(tables.read(tables.REPLICATION, path)).startswith(
+        "2 of 217 published figures computed, 1 judged, 1 independent findings: agrees 0, "
+        "disagrees 0, inconclusive 1"
+    )
+    assert listed() == [ids[1]]
+    # judged again, the first row is the finding and the second re-uses it: one line, the first
+    table.loc[first, "verdict"] = agreement.INCONCLUSIVE
+    table.to_csv(path, index=False)
+    assert listed() == [ids[0]]
 
 
 def test_the_sample_to_decide_matches_an_independent_power_calculation() -> None:

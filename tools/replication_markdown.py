@@ -8,7 +8,8 @@ One line per computed row (``--all``: every row): the figure and its line, the p
 or direction (with the paper's per-model range of a mean row), ours with its interval, what it
 rests on, the validity verdict, the verdict with its reason (and which per-model values our
 interval holds), and whether our interval covers the published value. ``--decide``: one line
-per inconclusive finding and per small-telescopes reading: units per group to decide, what
+per inconclusive finding (:func:`storyflow.replication.summary.findings`, as the tallies count
+them) and per small-telescopes reading: units per group to decide, what
 deciding means, d33, its NLL cost. ``--tally``: the counts the "Measured" tally tables give
 (:func:`storyflow.replication.summary.tally`).
 """
@@ -23,8 +24,8 @@ from pathlib import Path
 import pandas as pd
 
 from storyflow import tables
-from storyflow.replication.agreement import INCONCLUSIVE, computed, judged
-from storyflow.replication.summary import tally
+from storyflow.replication.agreement import INCONCLUSIVE, computed
+from storyflow.replication.summary import findings, tally
 from storyflow.replication.words import number
 
 
@@ -125,8 +126,7 @@ def _decide_cells(row: dict) -> list[object]:
 def decide_markdown(path: Path) -> str:
     """The ``--decide`` table: each independent finding that is inconclusive or has a
     small-telescopes reading."""
-    frame = _read(path)
-    frame = frame[judged(frame) & frame["same_estimate_as"].eq("")]
+    frame = findings(_read(path))
     frame = frame[frame["verdict"].eq(INCONCLUSIVE) | frame["d33"].notna()]
     if frame.empty:
         return "(no inconclusive finding, no small-telescopes reading)"
