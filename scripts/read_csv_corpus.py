@@ -5,7 +5,7 @@ from storyflow.runner import run, save
 
 
 def main(smk):
-    stories, excluded, counts = corpus_tables(smk.input.csv, smk.params.columns)
+    stories, excluded, counts = corpus_tables(smk.input.csv, smk.params.columns, smk.wildcards.corpus)
     save(smk.output, stories=stories, counts=counts, excluded=excluded)
 
 

@@ -15,6 +15,7 @@ def main(smk):
         fraction=smk.params.fraction,
         per_type=smk.params.per_type,
         seed=int(smk.params.seed),
+        paired=bool(smk.params.paired),
     )
     counts = corpus.sample_counts(stories, sampled, excluded, story_types)
     save(smk.output, stories=sampled, counts=counts, excluded=excluded)

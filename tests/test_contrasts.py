@@ -82,18 +82,111 @@ def test_a_clear_difference_is_a_difference_with_its_sign() -> None:
     assert (down["ci_high"] < -SETTINGS.band).all()
 
 
-def test_one_row_per_contrast_formulation_and_model_and_the_mean_of_the_models() -> None:
+def test_one_row_per_contrast_formulation_histories_and_model_and_the_mean_of_the_models() -> None:
     table = answers(30, 0.5)
-    assert len(table) == len(FORMULATIONS) * (len(MODELS) + 1)
+    assert len(table) == len(FORMULATIONS) * 2 * (len(MODELS) + 1)
     assert set(table["model"]) == {*MODELS, contrasts.MEAN}
-    assert set(table["histories"]) == {"1-3"}  # h = 1..max_history, not 0 or "full"
+    # the median over h = 1..max_history, and the full history alone; never h = 0
+    assert set(table["histories"]) == {"1-3", "full"}
+    assert set(table["design"]) == {"unmatched"} and set(table["effect_size"]) == {"g"}
     assert (table[["n_a", "n_b", "units_a", "units_b"]] == 30).all().all()
-    for _, part in table.groupby("formulation"):
+    for _, part in table.groupby(["formulation", "histories"]):
         models = part[part["model"] != contrasts.MEAN]
         mean = part[part["model"] == contrasts.MEAN].iloc[0]
         assert mean["g"] == pytest.approx(models["g"].mean(), abs=1e-12)
         # every row's interval holds its value
         assert (part["ci_low"] <= part["g"]).all() and (part["g"] <= part["ci_high"]).all()
+
+
+def test_the_first_row_is_the_headline_and_says_what_it_reads_and_why() -> None:
+    """One headline per contrast, first: the context formulation (the topic term confounds the
+    contrast with story-topic mismatch), h = 1..H, the mean over the models."""
+    table = answers(30, 0.5)
+    first = table.iloc[0]
+    assert table["headline"].sum() == 1 and bool(first["headline"])
+    assert (first["formulation"], first["histories"], first["model"]) == ("context", "1-3", "mean")
+    assert "context formulation" in first["why"] and "§4.2" in first["why"]
+    assert (table.loc[~table["headline"], "why"] == "").all()
+
+
+def test_one_model_has_no_mean_row() -> None:
+    scores, labels = story_scores(12, 0.4, seed=5)
+    one = scores[scores["model"] == "lm-a"]
+    table = contrasts.answer_contrasts(one, labels, CONTRAST, SETTINGS, corpus="mine")
+    assert set(table["model"]) == {"lm-a"}
+    assert table.iloc[0]["headline"] and "the one model, lm-a" in table.iloc[0]["why"]
+
+
+def blocked_scores(
+    blocks: int, shift: float, seed: int = 0, *, block_sd: float = 1.0, sd: float = 0.3
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A paired design: ``blocks`` prompts, each with one imagined and one recalled story; a
+    story's level = its block's (N(0, block_sd)) + shift for imagined + N(0, sd)."""
+    rng = np.random.default_rng(seed)
+    level = rng.normal(0.0, block_sd, blocks)
+    ids, kinds, names, values = [], [], [], []
+    for i in range(blocks):
+        for kind, add in (("imagined", shift), ("recalled", 0.0)):
+            ids.append(f"{kind}{i}")
+            kinds.append(kind)
+            names.append(f"prompt{i}")
+            values.append(level[i] + add + rng.normal(0, sd))
+    rows = [
+        {"story_id": sid, "story_type": kind, "model": model, "formulation": form,
+         "history": h, "n_sentences": 5, "seq": value + rng.normal(0, 0.02),
+         "nll_base": 3.0, "nll_context": 3.0 - value, "any_truncated": False}
+        for sid, kind, value in zip(ids, kinds, values, strict=True)
+        for model in MODELS for form in FORMULATIONS for h in ("0", "1", "2", "3", "full")
+    ]  # fmt: skip
+    labels = pd.DataFrame({"story_id": ids, "story_type": kinds, "block": names})
+    return pd.DataFrame(rows), labels
+
+
+def test_a_blocked_design_narrows_the_interval_and_keeps_the_unmatched_estimate() -> None:
+    """Where the block explains most of the spread, resampling blocks (the matched design)
+    gives a far narrower interval than resampling stories; the unmatched rows are those of the
+    same stories without blocks, digit for digit."""
+    scores, labels = blocked_scores(40, 0.3, seed=4)
+    table = contrasts.answer_contrasts(scores, labels, CONTRAST, SETTINGS, corpus="mine")
+    plain = contrasts.answer_contrasts(
+        scores, labels.drop(columns="block"), CONTRAST, SETTINGS, corpus="mine"
+    )
+    unmatched = table[table["design"] == "unmatched"].drop(columns=["headline", "why"])
+    pd.testing.assert_frame_equal(
+        unmatched.reset_index(drop=True),
+        plain.drop(columns=["headline", "why"]),
+    )
+    matched = table[table["design"] == "matched"]
+    assert set(matched["effect_size"]) == {"g_av"} and (matched["units_a"] == 40).all()
+    key = ["formulation", "histories", "model"]
+    both = matched.merge(table[table["design"] == "unmatched"], on=key, suffixes=("_m", "_u"))
+    width_m = both["ci_high_m"] - both["ci_low_m"]
+    width_u = both["ci_high_u"] - both["ci_low_u"]
+    assert (width_m < 0.5 * width_u).all()  # block SD 1.0 against story SD 0.3
+    # g_av is on the scale of g: both standardise by the groups' SDs
+    assert np.allclose(both["g_m"], both["g_u"], atol=0.02)
+    assert (matched["answer"] == contrasts.DIFFERENCE).all()
+    assert (both["answer_u"] != contrasts.DIFFERENCE).all()
+    head = table.iloc[0]
+    assert head["headline"] and head["design"] == "matched" and "matched blocks" in head["why"]
+
+
+def test_a_matched_rows_value_is_the_median_over_h_of_lakens_g_av() -> None:
+    scores, labels = blocked_scores(15, 0.3, seed=8)
+    table = contrasts.answer_contrasts(scores, labels, CONTRAST, SETTINGS, corpus="mine")
+    part = scores[(scores["model"] == "lm-b") & (scores["formulation"] == "topic")]
+    gs = []
+    for h in ("1", "2", "3"):
+        cell = part[part["history"] == h].set_index("story_id")["seq"]
+        a = np.array([cell[f"imagined{i}"] for i in range(15)])
+        b = np.array([cell[f"recalled{i}"] for i in range(15)])
+        d_av = (a - b).mean() / ((a.std(ddof=1) + b.std(ddof=1)) / 2)
+        gs.append((1 - 3 / (4 * 14 - 1)) * d_av)
+    row = table[
+        (table["model"] == "lm-b") & (table["formulation"] == "topic")
+        & (table["design"] == "matched") & (table["histories"] == "1-3")
+    ].iloc[0]  # fmt: skip
+    assert row["g"] == pytest.approx(float(np.median(gs)), rel=1e-9)
 
 
 def test_a_models_row_is_its_median_g_over_the_histories() -> None:
@@ -243,8 +336,10 @@ def test_the_tiny_run_answers_its_contrasts(tiny_run: Path) -> None:
     named = set(effects["contrast"])
     models = set(table["model"]) - {contrasts.MEAN}
     assert len(models) == 1 and set(table["contrast"]) == named
-    assert len(table) == len(named) * table["formulation"].nunique() * (len(models) + 1)
-    assert set(table["histories"]) == {"1-2"}
+    assert contrasts.MEAN not in set(table["model"])  # one model: no mean row
+    for _, part in table.groupby("contrast"):  # matched rows where 2 pairs were drawn
+        assert len(part) == part["formulation"].nunique() * 2 * part["design"].nunique()
+    assert set(table["histories"]) == {"1-2", "full"}
     tested = table[np.isfinite(table["ci_low"])]
     assert not tested.empty
     assert (tested["ci_low"] <= tested["g"]).all() and (tested["g"] <= tested["ci_high"]).all()
@@ -288,3 +383,48 @@ def test_the_sample_to_decide_has_a_range_over_the_interval() -> None:
     least, most = contrasts._units_range(0.0, -0.4, 0.4, 0.2, 30.0)
     assert least <= 30 * 4 <= most and math.isfinite(most)
     assert least == 30.0  # at an end, 0.4: the interval [0, 0.8] already excludes 0
+
+
+def length_scores(n: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Two groups that differ only in length: group a's stories have 30-60 sentences, group
+    b's 8-20, and every story's sequentiality is 0.4 * log(sentences) + N(0, 0.1), whichever
+    its group; and the NLL plans (about 15 tokens a sentence)."""
+    rng = np.random.default_rng(seed)
+    sentences = np.concatenate([rng.integers(30, 61, n), rng.integers(8, 21, n)])
+    ids = [f"s{i}" for i in range(2 * n)]
+    kinds = ["imagined"] * n + ["recalled"] * n
+    level = 0.4 * np.log(sentences) + rng.normal(0, 0.1, 2 * n)
+    rows = [
+        {"story_id": sid, "story_type": kind, "model": "lm-a", "formulation": "context",
+         "history": h, "n_sentences": int(k), "seq": value + rng.normal(0, 0.01),
+         "nll_base": 3.0, "nll_context": 3.0 - value, "any_truncated": False}
+        for sid, kind, k, value in zip(ids, kinds, sentences, level, strict=True)
+        for h in ("0", "1", "2", "3")
+    ]  # fmt: skip
+    cost = pd.DataFrame(
+        [{"story_id": sid, "model": "lm-a", "formulation": "context", "n_sentences": int(k),
+          "story_tokens": int(k * 15 + rng.integers(0, 15)), "longest_sentence": 20,
+          "prefix_tokens": 1, "beyond_window": False, "passes": 4, "planned_tokens": 500}
+         for sid, k in zip(ids, sentences, strict=True)]
+    )  # fmt: skip
+    return pd.DataFrame(rows), pd.DataFrame({"story_id": ids, "story_type": kinds}), cost
+
+
+@pytest.mark.slow
+def test_two_groups_that_differ_only_in_length_differ_raw_and_not_adjusted() -> None:
+    """The raw contrast is a difference; adjusted for length (lm in R), its interval holds 0."""
+    scores, labels, cost = length_scores(40, seed=2)
+    settings = contrasts.AnswerSettings(**{**SETTINGS.__dict__, "adjust": True})
+    table = contrasts.answer_contrasts(
+        scores, labels, CONTRAST, settings, corpus="mine", cost=cost
+    )
+    raw = table[(table["design"] == "unmatched") & (table["histories"] == "1-3")].iloc[0]
+    assert raw["answer"] == contrasts.DIFFERENCE and raw["g"] > 1.5
+    fitted = table[table["design"] == "adjusted"]
+    assert len(fitted) == 1 and fitted.iloc[0]["effect_size"] == "b_std"
+    row = fitted.iloc[0]
+    assert row["ci_low"] < 0 < row["ci_high"] and abs(row["g"]) < 0.5
+    assert "adjusted for log_sentences, log_tokens" in row["reason"]
+    assert "least squares" in row["reason"]
+    unadjusted = float(row["reason"].rsplit("gives ", 1)[1])
+    assert unadjusted > 1.5  # the same model without the covariates: the raw difference

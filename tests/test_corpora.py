@@ -106,6 +106,51 @@ def test_csv_corpus_errors_name_file_rows_and_columns(tmp_path: Path) -> None:
 BASIC = {"id": "key", "text": "body", "group": "condition"}
 
 
+def test_a_block_column_matches_stories_and_a_missing_column_names_its_key(
+    tmp_path: Path,
+) -> None:
+    path = write_csv(
+        tmp_path / "s.csv",
+        [
+            {"key": "a", "body": "One.", "condition": "x", "prompt_id": "p1"},
+            {"key": "b", "body": "Two.", "condition": "y", "prompt_id": "p1"},
+            {"key": "c", "body": "Three.", "condition": "y", "prompt_id": " "},
+        ],
+    )
+    stories, _ = user_csv.read_csv_stories(path, {**BASIC, "block": "prompt_id"}, "diaries")
+    assert stories["block"].tolist()[:2] == ["p1", "p1"] and pd.isna(stories["block"].iloc[2])
+    assert "block" not in user_csv.read_csv_stories(path, BASIC)[0]
+    wrong = {**BASIC, "text": "story"}
+    for read in (user_csv.read_csv_stories, user_csv.group_values):
+        with pytest.raises(InputDataError) as err:
+            read(path, wrong, "diaries")
+        message = str(err.value)
+        assert "'story' (named by corpora.diaries.columns.text)" in message
+        assert "the header has 'key', 'body', 'condition', 'prompt_id'" in message
+        assert "Set corpora.diaries.columns.text to the header's name" in message
+
+
+def test_a_story_the_run_leaves_out_is_named_when_the_workflow_is_planned(
+    tmp_path: Path,
+) -> None:
+    path = write_csv(
+        tmp_path / "s.csv",
+        [
+            {"key": "a", "body": "One.", "condition": "x"},
+            {"key": "b", "body": " ", "condition": "y"},
+            {"key": "c", "body": "Three.", "condition": ""},
+        ],
+    )
+    lines = user_csv.left_out(path, BASIC, "diaries")
+    assert lines == [
+        f"{path}, row 3 (id 'b'): empty story text: the story is left out of every table; "
+        "fill the cell or remove the row",
+        f"{path}, row 4 (id 'c'): empty group (column 'condition'): in no group, so in no "
+        "contrast: the story is left out of every table; fill the cell or remove the row",
+    ]
+    assert user_csv.left_out(tmp_path / "absent.csv", BASIC, "diaries") == []
+
+
 @pytest.mark.parametrize(
     ("content", "row", "cause", "fix"),
     [

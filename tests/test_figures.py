@@ -308,7 +308,7 @@ def test_scripts_end_to_end(tmp_path: Path) -> None:
     assert effects["g"].notna().all()
     overall = pd.read_csv(out["contrast.csv"]).set_index(["formulation", "measure"])
     seq = effects[(effects["measure"] == "seq") & (effects["formulation"] == "context")]
-    assert overall.at[("context", "seq"), "mean_g"] == pytest.approx(seq["g"].mean())
+    assert overall.at[("context", "seq"), "cell_mean_g"] == pytest.approx(seq["g"].mean())
     assert overall.at[("context", "seq"), "n_histories"] == 3
     figure_params = {"figures": {"dpi": 60, "width_per_panel": 3.0, "height_per_panel": 2.4}}
     for name, table in [

@@ -40,7 +40,7 @@ def test_read_valid_file(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> No
     with caplog.at_level(logging.WARNING, logger="storyflow.corpora.hippocorpus"):
         stories, excluded = corpus.read_hippocorpus(path, TYPES)
 
-    assert list(stories.columns) == ["story_id", "story_type", "text", "topic", "has_topic"]
+    assert list(stories.columns) == ["story_id", "story_type", "text", "topic", "has_topic", "block"]
     assert stories["story_id"].tolist() == ["A1", "A2", "A3", "A5"]
     assert stories["story_type"].tolist() == ["recalled", "imagined", "retold", "recalled"]
     assert stories["text"].tolist()[1] == "I dreamt.\nThen I woke up."
@@ -70,6 +70,7 @@ def test_extra_and_reordered_columns_are_fine(tmp_path: Path) -> None:
         "text": "It rained.",
         "topic": "A rainy walk",
         "has_topic": True,
+        "block": "A1",  # a recalled story is its own block
     }
     assert excluded.empty
 
@@ -299,6 +300,31 @@ def test_real_corpus_half_sample(real_corpus: tuple[pd.DataFrame, pd.DataFrame])
     small = corpus.sample_stories(stories, fraction=None, per_type=20, seed=2022)
     assert small["story_type"].value_counts().to_dict() == {t: 20 for t in TYPES}
     assert set(small["story_id"]) <= set(stories["story_id"])
+
+
+def test_real_corpus_pairs_and_a_paired_sample(
+    real_corpus: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    """Every imagined story names the recalled story it was written from (recImgPairId) and
+    1,310 retold stories the one they retell (recAgnPairId): each is that story's block. A
+    paired sample draws recalled stories with both pairs and brings their pairs along."""
+    stories, _ = real_corpus
+    recalled = set(stories.loc[stories["story_type"] == "recalled", "story_id"])
+    paired = stories[stories["block"].isin(recalled)]
+    assert paired["story_type"].value_counts().to_dict() == {
+        "recalled": 2779,
+        "imagined": 2756,
+        "retold": 1310,
+    }
+    sample = corpus.sample_stories(stories, per_type=25, seed=2022, paired=True)
+    counts = sample["story_type"].value_counts()
+    assert counts["recalled"] == 25 and counts["retold"] >= 25 and counts["imagined"] >= 25
+    by_block = sample.groupby("block")["story_type"].nunique()
+    assert len(by_block) == 25 and (by_block == 3).all()  # every block holds all three types
+    again = corpus.sample_stories(stories.iloc[::-1], per_type=25, seed=2022, paired=True)
+    pd.testing.assert_frame_equal(sample, again)
+    with pytest.raises(StoryflowError, match="no pair columns"):
+        corpus.sample_stories(stories.drop(columns="block"), per_type=5, seed=1, paired=True)
 
 
 # --- download ------------------------------------------------------------------------------

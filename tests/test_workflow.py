@@ -231,7 +231,7 @@ def test_book_genres_share_the_sequentiality_and_statistics_path(snakemake, tmp_
         assert row["mean_a"].iloc[0] == pytest.approx(a.mean())
     assert row["mean_b"].iloc[0] == pytest.approx(b.mean())
     summary = pd.read_csv(results / "tables" / "contrast_summary.csv")
-    assert {"mean_g", "n_docs_a", "n_docs_b"} <= set(summary.columns)
+    assert {"cell_mean_g", "n_docs_a", "n_docs_b"} <= set(summary.columns)
     pov = pd.read_csv(corpus / "tables" / "point_of_view.csv")
     assert list(pov["story_id"]) == list(stories["story_id"])
     png = (results / "figures" / "sequentiality_by_contrast.png").read_bytes()

@@ -120,7 +120,7 @@ def _route_r_console() -> None:
 
 # Runs one lmer fit collecting every warning and message (they are returned, never printed).
 _R_FIT = r"""
-function(data, formula) {
+function(data, formula, group) {
   warnings <- character(0)
   messages <- character(0)
   collect <- function(expr) withCallingHandlers(expr,
@@ -149,13 +149,24 @@ function(data, formula) {
     optimizer_code = as.integer(fit@optinfo$conv$opt),
     singular = lme4::isSingular(fit),
     nobs = as.integer(stats::nobs(fit)),
-    ngroups = as.integer(lme4::ngrps(fit)[["story_id"]]),
+    ngroups = as.integer(lme4::ngrps(fit)[[group]]),
     loglik = as.numeric(stats::logLik(fit)),
     aic = stats::AIC(fit),
-    sd_story = vc$sdcor[vc$grp == "story_id"],
+    sd_story = vc$sdcor[vc$grp == group],
     sd_residual = vc$sdcor[vc$grp == "Residual"],
     dropped = if (is.null(dropped)) character(0) else names(dropped)
   )
+}
+"""
+
+
+# One ordinary least-squares fit (stats::lm): its coefficients with the residual df.
+_R_LM = r"""
+function(data, formula) {
+  fit <- stats::lm(stats::as.formula(formula), data = data)
+  coefs <- summary(fit)$coefficients
+  list(terms = rownames(coefs), coefs = as.numeric(coefs), nrow = nrow(coefs),
+       df = as.numeric(fit$df.residual), nobs = as.integer(stats::nobs(fit)))
 }
 """
 
@@ -200,14 +211,20 @@ def _to_r_frame(frame: pd.DataFrame, factors: Mapping[str, Sequence[str]]) -> An
     return ro.DataFrame(columns)
 
 
-def fit_lmer(frame: pd.DataFrame, formula: str, factors: Mapping[str, Sequence[str]]) -> LmerFit:
+def fit_lmer(
+    frame: pd.DataFrame,
+    formula: str,
+    factors: Mapping[str, Sequence[str]],
+    group: str = "story_id",
+) -> LmerFit:
     """Fit ``formula`` by ML with ``lmerTest::lmer(REML = FALSE)`` (call :func:`check_r` first).
 
     Args:
-        frame: Every column the formula uses; ``story_id`` and the columns in ``factors`` are
-            turned into R factors, the others must be numeric.
+        frame: Every column the formula uses; the columns in ``factors`` are turned into R
+            factors, the others must be numeric.
         formula: An lme4 formula, e.g. ``"y ~ x + (1 | story_id)"``.
         factors: Factor columns and their levels (the first level is the reference).
+        group: The random intercept's grouping column (``n_groups`` and ``sd_story`` are its).
 
     Raises:
         StoryflowError: R stopped with an error (its message is included).
@@ -217,7 +234,7 @@ def fit_lmer(frame: pd.DataFrame, formula: str, factors: Mapping[str, Sequence[s
 
     fit_function = ro.r(_R_FIT)
     try:
-        result = fit_function(_to_r_frame(frame, factors), formula)
+        result = fit_function(_to_r_frame(frame, factors), formula, group)
     except RRuntimeError as err:
         raise StoryflowError(f"lmer could not fit {formula!r}: {err}") from err
     get = result.rx2
@@ -253,4 +270,31 @@ def fit_lmer(frame: pd.DataFrame, formula: str, factors: Mapping[str, Sequence[s
         sd_story=float(get("sd_story")[0]),
         sd_residual=float(get("sd_residual")[0]),
         dropped_columns=list(get("dropped")),
+    )
+
+
+def fit_lm(frame: pd.DataFrame, formula: str, factors: Mapping[str, Sequence[str]]) -> LmerFit:
+    """Fit ``formula`` by ordinary least squares with R's ``stats::lm`` (a design with no
+    random effect; call :func:`check_r` first): the coefficients with ``df`` the residual
+    degrees of freedom, in an :class:`LmerFit` whose random-effect fields stay empty.
+
+    Raises:
+        StoryflowError: R stopped with an error (its message is included).
+    """
+    ro = _import_robjects()
+    from rpy2.rinterface_lib.embedded import RRuntimeError
+
+    try:
+        result = ro.r(_R_LM)(_to_r_frame(frame, factors), formula)
+    except RRuntimeError as err:
+        raise StoryflowError(f"lm could not fit {formula!r}: {err}") from err
+    get = result.rx2
+    nrow = int(get("nrow")[0])
+    values = np.asarray(list(get("coefs")), dtype=float).reshape(-1, nrow).T
+    coefs = pd.DataFrame(values, columns=["estimate", "se", "t", "p"])
+    coefs.insert(0, "term", list(get("terms")))
+    coefs["df"] = float(get("df")[0])
+    return LmerFit(
+        coefficients=coefs[["term", "estimate", "se", "df", "t", "p"]],
+        n_obs=int(get("nobs")[0]),
     )

@@ -22,7 +22,7 @@ section 5), for rules ``summarize_sequentiality`` and ``compute_effect_sizes``:
 - :func:`summarize`: per group, the mean, SD and t-based confidence interval of ``seq``,
   ``nll_base`` and ``nll_context`` (nats/token), each story one observation;
 - :func:`contrast_effects`: per contrast, Welch's t and Hedges' g of each of those measures;
-- :func:`contrast_summary`: mean g per contrast across models and history sizes.
+- :func:`contrast_summary`: g per contrast pooled over every model × history cell.
 """
 
 from __future__ import annotations
@@ -459,16 +459,22 @@ def _warn_untested(small: Mapping[tuple[str, str, str, str], set[str]], minimum:
 
 
 def contrast_summary(effects: pd.DataFrame) -> pd.DataFrame:
-    """Mean Hedges' g of each contrast across models and history sizes.
+    """Hedges' g of each contrast pooled over every model × history cell.
+
+    Not the contrast's answer: that is the paper's aggregate (each model's median g over
+    h = 1..H, then the mean over models) in ``contrast_answers.csv``
+    (:mod:`storyflow.replication.contrasts`). These numbers pool every cell alike, the full
+    history included, hence their ``cell_`` names.
 
     Args:
         effects: The table of :func:`contrast_effects`.
 
     Returns:
-        ``contrast, group_a, group_b, formulation, measure, n_models, n_histories, mean_g,
-        min_g, max_g, share_positive, n_a, n_b, n_docs_a, n_docs_b``: g unitless (positive =
-        group a higher), ``share_positive`` the fraction of model × history cells with g > 0,
-        the group sizes (stories/passages and documents/books) their largest value over cells.
+        ``contrast, group_a, group_b, formulation, measure, n_models, n_histories,
+        cell_mean_g, cell_min_g, cell_max_g, share_positive, n_a, n_b, n_docs_a, n_docs_b``: g
+        unitless (positive = group a higher), ``share_positive`` the fraction of model ×
+        history cells with g > 0, the group sizes (stories/passages and documents/books) their
+        largest value over cells.
     """
     valid = effects.dropna(subset=["g"])
     keys = ["contrast", "group_a", "group_b", "formulation", "measure"]
@@ -477,9 +483,9 @@ def contrast_summary(effects: pd.DataFrame) -> pd.DataFrame:
         .agg(
             n_models=("model", "nunique"),
             n_histories=("history", "nunique"),
-            mean_g=("g", "mean"),
-            min_g=("g", "min"),
-            max_g=("g", "max"),
+            cell_mean_g=("g", "mean"),
+            cell_min_g=("g", "min"),
+            cell_max_g=("g", "max"),
             share_positive=("g", lambda g: float((g > 0).mean())),
             n_a=("n_a", "max"),
             n_b=("n_b", "max"),

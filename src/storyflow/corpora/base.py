@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -14,20 +14,34 @@ from storyflow.errors import InputDataError, StoryflowError
 
 
 def require_header(
-    table: pd.DataFrame, columns: Sequence[str], path: str | Path, expected: str = ""
+    table: pd.DataFrame,
+    columns: Sequence[str],
+    path: str | Path,
+    expected: str = "",
+    keys: Mapping[str, str] | None = None,
 ) -> None:
     """Stop when ``table`` (read from the user's file ``path``) lacks any of ``columns``.
 
-    The one message for every corpus file: the file, row 1 (the header), the missing columns,
-    the columns the header has, and ``expected`` (what the file should look like), if given.
+    The one message for every corpus file: the file, its header (row 1), the missing columns
+    (each with the config key that names it, where ``keys`` maps it to one), the columns the
+    header has, and ``expected`` (what the file should look like) or, for a named column, the
+    fix: rename the file's column or set the key to one of the header's.
     """
     missing = [c for c in columns if c not in table.columns]
     if missing:
         found = ", ".join(map(repr, table.columns)) or "no columns"
+        keyed = {c: keys[c] for c in missing if keys and c in keys}
+        said = ", ".join(f"{c!r} (named by {keyed[c]})" if c in keyed else c for c in missing)
+        fix = (
+            f"Set {', '.join(keyed.values())} to the header's name of that column, or rename "
+            "the column in the file"
+            if keyed
+            else expected
+        )
         raise InputDataError(
             path,
-            f"missing required column(s) {', '.join(missing)}; the header has {found}"
-            + (f". {expected}" if expected else ""),
+            f"missing required column(s) {said}; the header has {found}"
+            + (f". {fix}" if fix else ""),
             row=1,
         )
 
@@ -176,11 +190,16 @@ def other_delimiter(path: str | Path, columns: Sequence[str]) -> str | None:
 
 
 def read_csv_columns(
-    path: str | Path, columns: Sequence[str], download_hint: str, what: str = "story"
+    path: str | Path,
+    columns: Sequence[str],
+    download_hint: str,
+    what: str = "story",
+    keys: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """``path`` as strings (:func:`read_csv_text`), stopping with one message when it is absent,
-    lacks ``columns`` (naming another delimiter when the header uses one) or has no data row
-    (``what``: what a row holds, for that message)."""
+    lacks ``columns`` (naming another delimiter when the header uses one, and each column's
+    config key in ``keys``: :func:`require_header`) or has no data row (``what``: what a row
+    holds, for that message)."""
     path = Path(path)
     if not path.is_file():
         raise StoryflowError(f"{path}: file not found. {download_hint}")
@@ -196,7 +215,7 @@ def read_csv_columns(
                 f"pandas: pd.read_csv(path, sep={delimiter!r}).to_csv(new_path, index=False)",
                 row=1,
             )
-    require_header(table, columns, path)
+    require_header(table, columns, path, keys=keys)
     if table.empty:
         raise InputDataError(
             path, f"no data rows: the file has a header only; add one row per {what}", row=2

@@ -38,6 +38,14 @@ log = logging.getLogger(__name__)
 #: Columns of the CSV that storyflow needs (the official file has more; they are ignored).
 REQUIRED_COLUMNS = ("AssignmentId", "memType", "story", "summary")
 
+#: The columns that pair a story with the recalled story it was written from (an imagined
+#: story: the recalled one whose summary its writer was shown) or that it retells (a retold
+#: story), read where the file has them: each story's ``block`` is that recalled story's id (a
+#: recalled story's own), so a recalled story and its imagined and retold pairs are matched.
+PAIR_COLUMNS = {"imagined": "recImgPairId", "retold": "recAgnPairId"}
+#: The story type the pairs point to.
+PAIRED_TO = "recalled"
+
 #: Columns of the stories table returned by :func:`read_hippocorpus`.
 STORY_COLUMNS = tuple(tables.STORIES.names)
 
@@ -124,7 +132,9 @@ def read_hippocorpus(
         * ``text`` (str): the story as written;
         * ``topic`` (str or None): the ``summary`` stripped of outer whitespace, None when the
           summary is empty (the topic formulation skips such stories, context-only keeps them);
-        * ``has_topic`` (bool): whether ``topic`` is present.
+        * ``has_topic`` (bool): whether ``topic`` is present;
+        * ``block`` (str or None): the id of the recalled story the story is paired with
+          (:data:`PAIR_COLUMNS`), which matches it with that story's other pairs.
 
         ``excluded``, one row per story left out, columns ``story_id``, ``story_type``, ``row``
         (int, the CSV row: header = 1, first story = 2) and ``reason`` (e.g. ``"empty story"``).
@@ -255,9 +265,23 @@ def _story_rows(table: pd.DataFrame, ids: pd.Series, types: pd.Series) -> pd.Dat
             "text": table["story"].to_numpy(),
             "topic": topic,
             "has_topic": has_topic,
+            "block": _blocks(table, ids, types).to_numpy(),
         },
-        columns=list(STORY_COLUMNS),
+        columns=[*STORY_COLUMNS, "block"],
     )
+
+
+def _blocks(table: pd.DataFrame, ids: pd.Series, types: pd.Series) -> pd.Series:
+    """Each story's block (:data:`PAIR_COLUMNS`): a recalled story's own id, an imagined or
+    retold story's pair id; None where the file has no pair column or the cell is empty."""
+    block = pd.Series(None, index=ids.index, dtype=object)
+    block[types == PAIRED_TO] = ids[types == PAIRED_TO]
+    for kind, column in PAIR_COLUMNS.items():
+        if column in table.columns:
+            pair = table[column].fillna("").astype(str).str.strip()
+            chosen = (types == kind) & (pair != "")
+            block[chosen] = pair[chosen]
+    return block
 
 
 def sample_stories(
@@ -266,8 +290,9 @@ def sample_stories(
     fraction: float | None = None,
     per_type: int | None = None,
     seed: int,
+    paired: bool = False,
 ) -> pd.DataFrame:
-    """Stratified random sample of ``stories`` by ``story_type``.
+    """Stratified random sample of ``stories`` by ``story_type``, or of pairs.
 
     Stories are first sorted by ``story_id`` and each type is sampled on its own with the same
     ``seed``, so the sample depends only on the set of stories and the seed (not on row order, and
@@ -280,6 +305,10 @@ def sample_stories(
         per_type: Number of stories to keep per type; a type with fewer keeps all of them (with
             a warning).
         seed: Seed of the random draw.
+        paired: Draw recalled stories instead (``fraction`` or ``per_type`` of those paired
+            with a story of every other type present), and take with each every story paired
+            with it (its ``block``): the imagined story written from its summary and its
+            retelling (:func:`paired_sample`).
 
     Give at most one of ``fraction`` and ``per_type``; with neither, every story is kept.
 
@@ -297,6 +326,8 @@ def sample_stories(
         )
 
     ordered = stories.sort_values("story_id", kind="stable").reset_index(drop=True)
+    if paired:
+        return paired_sample(ordered, fraction=fraction, per_type=per_type, seed=seed)
     parts = []
     for story_type, group in ordered.groupby("story_type", sort=True):
         n = len(group)
@@ -318,6 +349,49 @@ def sample_stories(
     if not parts:
         return ordered.iloc[0:0].reset_index(drop=True)
     sample = pd.concat(parts)
+    return sample.sort_values(["story_type", "story_id"], kind="stable").reset_index(drop=True)
+
+
+def paired_sample(
+    stories: pd.DataFrame, *, fraction: float | None, per_type: int | None, seed: int
+) -> pd.DataFrame:
+    """The recalled stories drawn (``per_type`` of them, or ``fraction``; all with neither)
+    among those paired with at least one story of every other type in ``stories``, each with
+    every story of its block (:data:`PAIR_COLUMNS`), sorted by ``(story_type, story_id)``.
+
+    Raises:
+        StoryflowError: the stories have no ``block`` (the file has no pair columns) or no
+            recalled story is paired with every other type.
+    """
+    if "block" not in stories or stories["block"].isna().all():
+        raise StoryflowError(
+            "hippocorpus.sample.paired: the corpus file has no pair columns "
+            f"({', '.join(PAIR_COLUMNS.values())}), so no story is paired; set paired: false"
+        )
+    types = set(stories["story_type"]) - {PAIRED_TO}
+    recalled = stories[stories["story_type"] == PAIRED_TO]
+    eligible = set(recalled["story_id"])
+    for kind in types:
+        eligible &= set(stories.loc[stories["story_type"] == kind, "block"].dropna())
+    pool = recalled[recalled["story_id"].isin(eligible)]
+    if pool.empty:
+        raise StoryflowError(
+            f"hippocorpus.sample.paired: no {PAIRED_TO} story is paired with a story of every "
+            f"other type ({', '.join(sorted(types))}); set paired: false"
+        )
+    k = len(pool) if per_type is None and fraction is None else (
+        min(per_type, len(pool)) if per_type is not None else max(1, round(fraction * len(pool)))
+    )  # fmt: skip
+    if per_type is not None and per_type > len(pool):
+        log.warning(
+            "sample: per_type=%d but only %d %s stories are paired with every other type; "
+            "keeping all of them",
+            per_type,
+            len(pool),
+            PAIRED_TO,
+        )
+    drawn = set(pool.sample(n=k, random_state=seed)["story_id"])
+    sample = stories[stories["block"].isin(drawn)]
     return sample.sort_values(["story_type", "story_id"], kind="stable").reset_index(drop=True)
 
 

@@ -1,10 +1,12 @@
 """The answer to a corpus's contrasts as a forest plot (:data:`storyflow.tables.CONTRAST_ANSWERS`).
 
-One panel per formulation; one line per contrast and model, then the contrast's mean over the
-models (a diamond): Hedges' g of group a minus group b (each model's median over h) with its
-bootstrap interval, coloured by the answer read from it; the equivalence band (±band) shaded
-and 0 dashed. A line that is not tested is grey and hollow. Sequentiality's rows only: the
-other measures' rows of the table are the comparison's separation, drawn in its own figure.
+One panel per formulation; one line per contrast, design and model, then the contrast's mean
+over the models (a diamond, where there are several): the effect size of group a minus group b
+(each model's median over h = 1..H; g, or g_av for matched blocks) with its bootstrap interval,
+coloured by the answer read from it; the equivalence band (±band) shaded and 0 dashed. A line
+that is not tested is grey and hollow; the headline's label is bold. The full-history rows are
+in the table, not drawn. Sequentiality's rows only: the other measures' rows of the table are
+the comparison's separation, drawn in its own figure.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from storyflow.figures.common import FONT_SIZE, save, unique
 from storyflow.replication.contrasts import (
     DIFFERENCE,
     INCONCLUSIVE,
+    MATCHED,
     MEAN,
     MEASURE,
     NO_DIFFERENCE,
@@ -40,31 +43,37 @@ ROW_HEIGHT = 0.24  # inches per line
 PANEL_WIDTH = 3.4  # inches
 
 
-def _lines(table: pd.DataFrame) -> list[tuple[str, str, str]]:
-    """(contrast, model, label) of every line, top to bottom: each contrast's models, then its
-    mean."""
+Line = tuple[str, str, str, str]
+"""(contrast, design, model, label) of one line."""
+
+
+def _lines(table: pd.DataFrame) -> list[Line]:
+    """Every line, top to bottom: each contrast's designs (matched first), each with its models
+    and then their mean."""
     lines = []
     for contrast in unique(table["contrast"]):
         part = table[table["contrast"] == contrast]
         first = part.iloc[0]
         models = [m for m in unique(part["model"]) if m != MEAN]
-        for model in [*models, MEAN]:
-            label = "mean of models" if model == MEAN else model
-            lines.append((contrast, model, f"{first['group_a']} vs {first['group_b']}: {label}"))
+        means = [MEAN] if MEAN in set(part["model"]) else []
+        for design in sorted(unique(part["design"]), key=lambda d: d != MATCHED):
+            for model in [*models, *means]:
+                label = "mean of models" if model == MEAN else model
+                matched = " (matched)" if design == MATCHED else ""
+                pair = f"{first['group_a']} vs {first['group_b']}{matched}"
+                lines.append((contrast, design, model, f"{pair}: {label}"))
     return lines
 
 
-def _panel(
-    ax: Axes, part: pd.DataFrame, lines: Sequence[tuple[str, str, str]], band: float
-) -> None:
+def _panel(ax: Axes, part: pd.DataFrame, lines: Sequence[Line], band: float) -> None:
     """One formulation's lines on ``ax`` (y = line index from the top)."""
     ax.axvspan(-band, band, color="0.9", zorder=0, label=f"±{band:g} (band)")
     ax.axvline(0, color="0.4", linestyle="--", linewidth=0.8, zorder=1)
-    by_line = part.set_index(["contrast", "model"])
-    for y, (contrast, model, _) in enumerate(lines):
-        if (contrast, model) not in by_line.index:
+    by_line = part.set_index(["contrast", "design", "model"])
+    for y, (contrast, design, model, _) in enumerate(lines):
+        if (contrast, design, model) not in by_line.index:
             continue
-        row = by_line.loc[(contrast, model)]
+        row = by_line.loc[(contrast, design, model)]
         color = ANSWER_COLORS.get(str(row["answer"]), "grey")
         low, high, g = float(row["ci_low"]), float(row["ci_high"]), float(row["g"])
         if math.isfinite(low) and math.isfinite(high):
@@ -82,7 +91,7 @@ def plot_contrast_answers(
 ) -> None:
     """Draw one corpus's contrast answers (see the module docstring) and save to ``paths``;
     a table without rows gives a figure that says so."""
-    table = table[table["measure"] == MEASURE]
+    table = table[(table["measure"] == MEASURE) & (table["histories"] != "full")]
     formulations = unique(table["formulation"]) or ["(none)"]
     lines = _lines(table)
     height = 1.6 + ROW_HEIGHT * max(len(lines), 1)
@@ -93,9 +102,13 @@ def plot_contrast_answers(
     for ax, formulation in zip(axes, formulations, strict=True):
         _panel(ax, table[table["formulation"] == formulation], lines, band)
         ax.set_title(f"formulation: {formulation}", fontsize=FONT_SIZE + 1)
-        ax.set_xlabel("Hedges' g, group a − group b\n(median over h; mean of models: ◆)")
+        ax.set_xlabel("g (matched: g_av), group a − group b\n(median over h; mean of models: ◆)")
         ax.tick_params(labelsize=FONT_SIZE)
-    axes[0].set_yticks(range(len(lines)), [label for _, _, label in lines], fontsize=FONT_SIZE)
+    axes[0].set_yticks(range(len(lines)), [line[3] for line in lines], fontsize=FONT_SIZE)
+    headline = set(table.loc[table["headline"], ["contrast", "design", "model"]].itertuples(None))
+    for tick, line in zip(axes[0].get_yticklabels(), lines, strict=True):
+        if line[:3] in headline:
+            tick.set_fontweight("bold")
     axes[0].set_ylim(len(lines) - 0.5, -0.5)
     if not lines:
         axes[0].text(0.5, 0.5, "no contrast tested", ha="center", transform=axes[0].transAxes)

@@ -36,13 +36,15 @@ def settings(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
     <storyflow.replication.contrasts.AnswerSettings>`): the interval's settings, the smallest
     group tested and the fewest sentences counted (``stats``), the equivalence band and the
     rates that price a decision (``replication``), the largest history summarised
-    (``nll.max_history``), the corpus's contrasts and the measure whose story measures the
+    (``nll.max_history``), whether the contrasts are also answered adjusted for length and
+    topic closeness (``stats.adjusted_contrasts``), the corpus's contrasts and the measure whose story measures the
     separation rows leave out (sequentiality's, answered the paper's way)."""
     return {
         **statistics(config, "confidence", "resamples", "seed", "min_group_size", "min_sentences"),
         "band": config["replication"]["equivalence_band"],
         "rates": replication.rates(config),
         "max_history": config["nll"]["max_history"],
+        "adjust": config["stats"]["adjusted_contrasts"],
         "contrasts": contrasts(config, corpus),
         "leave_out": sequentiality.OUT.name,
     }

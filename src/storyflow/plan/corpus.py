@@ -181,7 +181,7 @@ def data_problem(
 
 def hippocorpus_sample(config: Mapping[str, Any]) -> dict[str, Any]:
     """What the HIPPOCORPUS sample depends on: the story types kept and the sample's
-    ``fraction`` or ``per_type`` and ``seed`` (``hippocorpus``)."""
+    ``fraction`` or ``per_type``, ``seed`` and ``paired`` (``hippocorpus``)."""
     block = config["hippocorpus"]
     return {"story_types": block["story_types"], **block["sample"]}
 

@@ -35,9 +35,10 @@ from typing import Any
 
 import pandas as pd
 
-from storyflow import stats, tables
-from storyflow.replication import decide
-from storyflow.replication.effects import AggregatedG, aggregated_g
+from storyflow import lmer, stats, tables
+from storyflow.errors import StoryflowError
+from storyflow.replication import adjusted, decide
+from storyflow.replication.effects import AggregatedG, aggregated_g, matched_g
 from storyflow.replication.fiction_flows import unit_tokens
 from storyflow.replication.words import number
 
@@ -45,8 +46,22 @@ from storyflow.replication.words import number
 DIFFERENCE, NO_DIFFERENCE, SMALLER = "a difference", "no difference", "smaller than the band"
 INCONCLUSIVE, NOT_TESTED = "inconclusive", "not tested"
 ANSWERS = (DIFFERENCE, SMALLER, NO_DIFFERENCE, INCONCLUSIVE, NOT_TESTED)
-#: The ``model`` of the row of the mean over the models.
+#: The ``model`` of the row of the mean over the models (only where there are several).
 MEAN = "mean"
+#: The designs a contrast is estimated under: stories as independent draws of each group, and
+#: stories matched by a shared block (the stories table's :data:`BLOCK` column).
+UNMATCHED, MATCHED = "unmatched", "matched"
+#: The design of the rows adjusted for length and topic closeness
+#: (:mod:`storyflow.replication.adjusted`).
+ADJUSTED = "adjusted"
+#: The stories table's column that matches stories across groups (CSV ``columns.block``;
+#: HIPPOCORPUS: the recalled story a story is paired with).
+BLOCK = "block"
+#: Each design's effect size: Hedges' g (pooled SD), Lakens' (2013) g_av for matched groups
+#: and the adjusted rows' standardised group coefficient.
+EFFECT_SIZE = {UNMATCHED: "g", MATCHED: "g_av", ADJUSTED: "b_std"}
+#: The formulation a contrast's headline reads (docs/method.md, "The headline of a contrast").
+HEADLINE_FORMULATION = "context"
 #: The story measure compared (story sequentiality, nats/token) and how each model's g values
 #: over h become one number (the paper's Tables A1, A4, A7).
 MEASURE, OVER_HISTORIES = "seq", "median"
@@ -59,7 +74,9 @@ class AnswerSettings:
     (the fewest sentences of a story counted; ``stats``); ``band``, the equivalence band's
     half-width in Hedges' g (``replication.equivalence_band``); ``max_history``, the largest
     history size h summarised (``nll.max_history``); ``rates``, the NLL tokens/s that price a
-    decision (``replication.rates``; None: tokens only)."""
+    decision (``replication.rates``; None: tokens only); ``adjust``, whether each contrast is
+    also answered adjusted for length and topic closeness (``stats.adjusted_contrasts``;
+    :mod:`storyflow.replication.adjusted`, R's lme4)."""
 
     confidence: float
     resamples: int
@@ -69,6 +86,7 @@ class AnswerSettings:
     band: float
     max_history: int
     rates: decide.Rates | None = None
+    adjust: bool = False
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> AnswerSettings:
@@ -82,6 +100,7 @@ class AnswerSettings:
             band=float(params["band"]),
             max_history=int(params["max_history"]),
             rates=decide.Rates.from_params(params.get("rates")),
+            adjust=bool(params.get("adjust", False)),
         )
 
 
@@ -153,17 +172,20 @@ def answer_row(
     cell: Cell,
     result: AggregatedG,
     settings: AnswerSettings,
-    histories: Sequence[str],
+    reading: Reading,
     cost: pd.DataFrame | None,
+    why: str = "",
 ) -> dict[str, object]:
-    """One :data:`storyflow.tables.CONTRAST_ANSWERS` row from its aggregated g (``result``)."""
+    """One :data:`storyflow.tables.CONTRAST_ANSWERS` row from its effect size (``result``);
+    ``why``: the headline's reason ('' on every other row)."""
     value = result.value if cell.model == MEAN else result.per_model[cell.model]
     low, high = result.ci
     units = min(result.units_a, result.units_b)
     answer, direction, reason = read_interval(low, high, settings.band, (cell.a, cell.b))
+    unit = "matched blocks" if reading.design == MATCHED else "units in a group"
     if answer != NOT_TESTED and units < settings.min_group_size:
         answer, direction = NOT_TESTED, ""
-        reason = f"fewer than {settings.min_group_size} units in a group ({reason})"
+        reason = f"fewer than {settings.min_group_size} {unit} ({reason})"
     words, n, least, most = "", math.nan, math.nan, math.nan
     if answer == INCONCLUSIVE:
         factor, words = to_decide(value, low, high, settings.band)
@@ -172,14 +194,14 @@ def answer_row(
     found = decide.cost(n, dict(unit_tokens(cost, cell.models, result)), settings.rates)
     return tables.CONTRAST_ANSWERS.row(
         corpus=cell.corpus, measure=MEASURE, contrast=cell.name, group_a=cell.a, group_b=cell.b,
-        formulation=cell.formulation, model=cell.model,
-        histories=f"{histories[0]}-{histories[-1]}" if len(histories) > 1 else histories[0],
-        g=value, ci_low=low, ci_high=high, confidence=settings.confidence, band=settings.band,
-        n_a=result.n_a, n_b=result.n_b, units_a=result.units_a, units_b=result.units_b,
-        answer=answer, direction=direction, reason=reason, n_to_decide=n, to_decide=words,
-        n_to_decide_min=least, n_to_decide_max=most, decide_tokens=found.tokens,
-        decide_hours_cpu=found.hours_cpu, decide_hours_gpu=found.hours_gpu,
-        decide_rates=found.rates,
+        formulation=cell.formulation, model=cell.model, histories=reading.label,
+        design=reading.design, effect_size=EFFECT_SIZE[reading.design], headline=bool(why),
+        why=why, g=value, ci_low=low, ci_high=high, confidence=settings.confidence,
+        band=settings.band, n_a=result.n_a, n_b=result.n_b, units_a=result.units_a,
+        units_b=result.units_b, answer=answer, direction=direction, reason=reason,
+        n_to_decide=n, to_decide=words, n_to_decide_min=least, n_to_decide_max=most,
+        decide_tokens=found.tokens, decide_hours_cpu=found.hours_cpu,
+        decide_hours_gpu=found.hours_gpu, decide_rates=found.rates,
     )  # fmt: skip
 
 
@@ -191,20 +213,128 @@ def _clusters(labels: pd.DataFrame) -> dict[str, str]:
     return dict(zip(labels["story_id"].astype(str), labels["document_id"].astype(str), strict=True))
 
 
+def blocks_of(labels: pd.DataFrame) -> dict[str, str]:
+    """Each story's block (column :data:`BLOCK` of the stories table: stories sharing a value
+    are matched, such as the stories written to one prompt) where it has one, else {}."""
+    if BLOCK not in labels:
+        return {}
+    named = labels[labels[BLOCK].notna() & (labels[BLOCK].astype(str).str.strip() != "")]
+    return dict(zip(named["story_id"].astype(str), named[BLOCK].astype(str), strict=True))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one row reads: the ``formulation``, the ``histories`` (labels of h) and the
+    ``design`` (:data:`UNMATCHED` or :data:`MATCHED`)."""
+
+    formulation: str
+    histories: tuple[str, ...]
+    design: str
+
+    @property
+    def label(self) -> str:
+        """The histories as the table writes them: '1-H', or one label ('full')."""
+        h = self.histories
+        return f"{h[0]}-{h[-1]}" if len(h) > 1 else h[0]
+
+
 def _aggregate(
     part: pd.DataFrame,
     members: tuple[set[str], set[str]],
     models: Sequence[str],
-    histories: Sequence[str],
+    reading: Reading,
     settings: AnswerSettings,
-    clusters: Mapping[str, str],
+    units: tuple[Mapping[str, str], Mapping[str, str]],
 ) -> AggregatedG:
+    """The row's effect size and interval: Hedges' g resampling stories (or books) within each
+    group, or, for the matched design, g_av resampling blocks (:func:`matched_g`)."""
     a, b = members
-    return aggregated_g(
-        part, a, b, measure=MEASURE, models=models, histories=histories,
-        over_histories=OVER_HISTORIES, confidence=settings.confidence,
-        resamples=settings.resamples, seed=settings.seed, clusters=clusters or None,
+    clusters, blocks = units
+    kw: dict[str, Any] = {
+        "measure": MEASURE, "models": models, "histories": list(reading.histories),
+        "over_histories": OVER_HISTORIES, "confidence": settings.confidence,
+        "resamples": settings.resamples, "seed": settings.seed,
+    }  # fmt: skip
+    if reading.design == MATCHED:
+        return matched_g(part, a, b, blocks=blocks, **kw)
+    return aggregated_g(part, a, b, clusters=clusters or None, **kw)
+
+
+def readings(scores: pd.DataFrame, max_history: int, blocked: bool) -> list[Reading]:
+    """Every reading of a contrast, the headline's first (:func:`headline`): each formulation
+    (context first: docs/method.md, "Which formulation answers a contrast"), the median over
+    h = 1..H and the full history alone where it is scored, each design the corpus has."""
+    scored = set(scores["history"].astype(str))
+    spans = [tuple(str(h) for h in range(1, max_history + 1) if str(h) in scored)]
+    spans += [("full",)] if "full" in scored else []
+    forms = sorted(formulations(scores), key=lambda f: f != HEADLINE_FORMULATION)
+    designs = [MATCHED, UNMATCHED] if blocked else [UNMATCHED]
+    return [Reading(f, h, d) for f in forms for h in spans if h for d in designs]
+
+
+def headline_reason(reading: Reading, model: str) -> str:
+    """Why the headline row reads what it reads (docs/method.md, "The headline of a contrast")."""
+    form = (
+        "the context formulation (no topic term: with one, sequentiality also measures how far a "
+        "story strays from its topic; Fiction Flows §4.2, §5.2, §6)"
+        if reading.formulation == HEADLINE_FORMULATION
+        else f"the {reading.formulation} formulation (the only one scored)"
+    )
+    design = (
+        "matched blocks (the design pairs the stories; g_av, blocks resampled)"
+        if reading.design == MATCHED
+        else "unmatched groups (the stories are in no shared blocks)"
+    )
+    models = "the mean over the models" if model == MEAN else f"the one model, {model}"
+    return (
+        f"the headline: {form}; the median of g over h = {reading.label} (the paper's "
+        f"aggregate); {design}; {models}"
+    )
+
+
+def adjusted_rows(
+    scores: pd.DataFrame,
+    cost: pd.DataFrame | None,
+    cell: Cell,
+    members: tuple[set[str], set[str]],
+    blocks: Mapping[str, str],
+    settings: AnswerSettings,
+    histories: tuple[str, ...],
+) -> dict[str, object]:
+    """The row of one contrast, formulation and model adjusted for story length and topic
+    closeness (:func:`storyflow.replication.adjusted.adjusted_fit`), read by the same rule; not
+    tested, saying why, when R cannot fit it or a group has fewer than 2 stories."""
+    reading = Reading(cell.formulation, histories, ADJUSTED)
+    frame = adjusted.story_frame(
+        scores, cost, formulation=cell.formulation, model=cell.model, histories=histories
+    )
+    try:
+        lmer.check_r()
+        fit = adjusted.adjusted_fit(frame, *members, blocks=blocks, confidence=settings.confidence)
+    except StoryflowError as err:
+        fit, why = None, f"not fitted: {err}"
+    else:
+        why = "not fitted: a group has fewer than 2 stories"
+    if fit is None:
+        empty = AggregatedG(math.nan, (math.nan, math.nan), {cell.model: math.nan}, 0, 0, 0, 0)
+        row = answer_row(cell, empty, settings, reading, cost)
+        return {**row, "reason": why}
+    result = AggregatedG(
+        fit.estimate, (fit.low, fit.high), {cell.model: fit.estimate},
+        fit.n_a, fit.n_b, fit.n_a, fit.n_b,
     )  # fmt: skip
+    row = answer_row(cell, result, settings, reading, cost)
+    held = ", ".join(fit.covariates) or "nothing (no covariate has spread)"
+    model = (
+        f"lmer with a random intercept per block ({fit.blocks} blocks)"
+        if fit.blocks
+        else "least squares"
+    )
+    note = (
+        f"adjusted for {held} ({model}, t interval on {fit.df:.1f} df); unadjusted, the same "
+        f"model gives {number(fit.unadjusted)}"
+    )
+    return {**row, "reason": f"{row['reason']}; {note}"}
 
 
 def _text(value: object) -> str:
@@ -249,8 +379,9 @@ def separation_answers(
             tables.CONTRAST_ANSWERS.row(
                 corpus=corpus, measure=str(r["measure"]), contrast=str(r["contrast"]),
                 group_a=names[0], group_b=names[1], formulation="", model=_text(r["model"]),
-                histories="", g=g, ci_low=low, ci_high=high, confidence=settings.confidence,
-                band=settings.band, n_a=int(r["n_a"]), n_b=int(r["n_b"]), units_a=int(r["n_a"]),
+                histories="", design=UNMATCHED, effect_size="g", headline=False, why="", g=g,
+                ci_low=low, ci_high=high, confidence=settings.confidence, band=settings.band,
+                n_a=int(r["n_a"]), n_b=int(r["n_b"]), units_a=int(r["n_a"]),
                 units_b=int(r["n_b"]), answer=answer, direction=direction, reason=reason,
                 n_to_decide=decide.units_needed(float(units), factor), to_decide=words,
                 n_to_decide_min=least, n_to_decide_max=most, decide_tokens=math.nan,
@@ -292,23 +423,38 @@ def answer_contrasts(
     """
     scores = scores[scores["n_sentences"] >= settings.min_sentences]
     models = sorted(scores["model"].unique())
-    scored = set(scores["history"].astype(str))
-    histories = [str(h) for h in range(1, settings.max_history + 1) if str(h) in scored]
     members = stats.contrast_members(labels, contrasts)
-    clusters = _clusters(labels)
+    units = (_clusters(labels), blocks_of(labels))
     rows = []
     for contrast in contrasts:
         name = str(contrast["name"])
         a, b = stats.group_label(contrast, "a"), stats.group_label(contrast, "b")
-        for formulation in formulations(scores):
-            part = scores[scores["formulation"] == formulation]
+        a_ids, b_ids = members[name]
+        shared = {units[1].get(i) for i in a_ids} & {units[1].get(i) for i in b_ids} - {None}
+        blocked = len(shared) >= settings.min_group_size
+        first = True
+        for reading in readings(scores, settings.max_history, blocked):
+            part = scores[scores["formulation"] == reading.formulation]
             every = [m for m in models if m in set(part["model"])]
-            if not every or not histories:
-                continue
-            for model, used in [*((m, (m,)) for m in every), (MEAN, tuple(every))]:
-                result = _aggregate(part, members[name], used, histories, settings, clusters)
-                cell = Cell(corpus, name, a, b, formulation, model, used)
-                rows.append(answer_row(cell, result, settings, histories, cost))
+            mean = [(MEAN, tuple(every))] if len(every) > 1 else []
+            for model, used in mean + [(m, (m,)) for m in every]:  # the mean: the headline
+                result = _aggregate(part, members[name], used, reading, settings, units)
+                cell = Cell(corpus, name, a, b, reading.formulation, model, used)
+                why = headline_reason(reading, model) if first else ""
+                rows.append(answer_row(cell, result, settings, reading, cost, why))
+                first = False
+        if settings.adjust:
+            span = readings(scores, settings.max_history, False)
+            for reading in [r for r in span if r.histories != ("full",)]:
+                part = scores[scores["formulation"] == reading.formulation]
+                for model in [m for m in models if m in set(part["model"])]:
+                    cell = Cell(corpus, name, a, b, reading.formulation, model, (model,))
+                    rows.append(
+                        adjusted_rows(
+                            scores, cost, cell, members[name], units[1], settings,
+                            reading.histories,
+                        )
+                    )  # fmt: skip
     if separation is not None:
         rows += separation_answers(separation, settings, corpus=corpus, leave_out=leave_out)
     return tables.CONTRAST_ANSWERS.frame(rows)

@@ -120,6 +120,10 @@ CONTRAST_ANSWERS = Table(
         "formulation": "object",
         "model": "object",
         "histories": "object",
+        "design": "object",
+        "effect_size": "object",
+        "headline": "bool",
+        "why": "object",
         "g": "float64",
         "ci_low": "float64",
         "ci_high": "float64",
@@ -141,35 +145,43 @@ CONTRAST_ANSWERS = Table(
         "decide_hours_gpu": "float64",
         "decide_rates": "object",
     },
-    key=("corpus", "measure", "contrast", "formulation", "model"),
+    key=("corpus", "measure", "contrast", "formulation", "histories", "design", "model"),
     doc="The answer to each contrast of a corpus (results/<corpus>/sequentiality/tables/"
-    "contrast_answers.csv; storyflow.replication.contrasts): one row per contrast, formulation "
-    "and sequentiality model, and a row per contrast and formulation whose model is 'mean' (the "
-    "mean over the models). measure: the story measure compared ('seq': story sequentiality, "
-    "nats/token, answered the paper's way; where the comparison of measures runs on the corpus, "
-    "each other story measure by name, e.g. tension.no_rate.embedding, from its separation "
-    "table: one row per contrast and model, formulation and histories '', model '' for a "
-    "measure of no model, g over the stories with its normal-approximation interval, deciding "
-    "priced in units only); group_a, group_b: the groups' names; histories: the history sizes h "
-    "summarised ('1-H'); g: Fiction Flows' aggregate of Hedges' g of group a minus group b "
-    "(unitless; positive = group a higher): the model's median of g over those h, or for "
-    "'mean' the mean of the models' medians; ci_low, ci_high: its percentile bootstrap "
-    "interval at confidence (stats.confidence; stories, or a book's passages together, "
-    "resampled within each group, the same resamples for every model; NaN when a group is "
-    "empty); band: the equivalence band's half-width in g (replication.equivalence_band); "
-    "n_a, n_b: stories of each group scored by every model; units_a, units_b: the resampled "
-    "units (books, or the stories themselves); answer, read from the interval by the "
-    "replication's rule for a claim of no known direction: 'a difference' (the interval "
-    "excludes 0 and reaches beyond the band), 'no difference' (inside -band..band, holding 0), "
-    "'smaller than the band' (excludes 0, inside the band), 'inconclusive' (holds 0, reaches "
-    "beyond the band) or 'not tested' (no interval, or a group under stats.min_group_size "
-    "units); direction: 'group a higher' or 'group a lower' for a difference ('' otherwise); "
-    "reason: the reading in words; for an inconclusive row, n_to_decide (units per group at "
-    "which the interval, at this estimate and spread, would lie inside the band or exclude 0, "
-    "whichever needs fewer; NaN when none does) and to_decide (which, in words), "
-    "n_to_decide_min, n_to_decide_max (the least and most units per group over the true values "
-    "the interval holds, its spread kept; inf: at some of them no sample decides), "
-    "decide_tokens (NLL tokens of scoring n_to_decide units per group with the row's models) "
-    "and decide_hours_cpu, decide_hours_gpu (those tokens with each model at its own rate, "
-    "named in decide_rates: replication.rates).",
+    "contrast_answers.csv; storyflow.replication.contrasts). Each contrast's first row is its "
+    "headline (headline True; why says what it reads and why: docs/method.md, 'The headline of "
+    "a contrast'); then one row per formulation, histories, design and sequentiality model, "
+    "and, where there are several models, a row whose model is 'mean' (the mean over the "
+    "models). measure: the story measure compared ('seq': story sequentiality, nats/token, "
+    "answered the paper's way; where the comparison of measures runs on the corpus, each other "
+    "story measure by name, e.g. tension.no_rate.embedding, from its separation table: one row "
+    "per contrast and model, formulation and histories '', model '' for a measure of no model, "
+    "g over the stories with its normal-approximation interval, deciding priced in units "
+    "only); group_a, group_b: the groups' names; histories: the history sizes h summarised "
+    "('1-H', the median over them, or 'full', the full history alone); design: 'unmatched' "
+    "(stories as independent draws of each group) or 'matched' (stories sharing a block, the "
+    "stories table's block column, matched; only on a corpus with blocks); effect_size: 'g' "
+    "(Hedges' g, pooled SD) for unmatched rows, 'g_av' (Lakens 2013: the mean matched "
+    "difference over the mean of the two groups' SDs, on the same scale as g) for matched "
+    "ones; g: Fiction Flows' aggregate of that effect size, group a minus group b (unitless; "
+    "positive = group a higher): the model's median over those h, or for 'mean' the mean of "
+    "the models' medians; ci_low, ci_high: its percentile bootstrap interval at confidence "
+    "(stats.confidence; unmatched: stories, or a book's passages together, resampled within "
+    "each group; matched: whole blocks resampled; the same resamples for every model; NaN when "
+    "a group is empty); band: the equivalence band's half-width in g "
+    "(replication.equivalence_band); n_a, n_b: stories of each group scored by every model "
+    "(matched: those in blocks holding both groups); units_a, units_b: the resampled units "
+    "(books, the stories themselves, or for matched rows the blocks holding both groups); "
+    "answer, read from the interval by the replication's rule for a claim of no known "
+    "direction: 'a difference' (the interval excludes 0 and reaches beyond the band), 'no "
+    "difference' (inside -band..band, holding 0), 'smaller than the band' (excludes 0, inside "
+    "the band), 'inconclusive' (holds 0, reaches beyond the band) or 'not tested' (no "
+    "interval, or fewer than stats.min_group_size units); direction: 'group a higher' or "
+    "'group a lower' for a difference ('' otherwise); reason: the reading in words; for an "
+    "inconclusive row, n_to_decide (units per group at which the interval, at this estimate "
+    "and spread, would lie inside the band or exclude 0, whichever needs fewer; NaN when none "
+    "does) and to_decide (which, in words), n_to_decide_min, n_to_decide_max (the least and "
+    "most units per group over the true values the interval holds, its spread kept; inf: at "
+    "some of them no sample decides), decide_tokens (NLL tokens of scoring n_to_decide units "
+    "per group with the row's models) and decide_hours_cpu, decide_hours_gpu (those tokens "
+    "with each model at its own rate, named in decide_rates: replication.rates).",
 )

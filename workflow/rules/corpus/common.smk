@@ -2,7 +2,7 @@
 # workflow/rules/corpus/), kept apart from the rules as Snakemake's linter asks; file names come
 # from storyflow.plan.corpus.
 from storyflow import corpora
-from storyflow.corpora.user_csv import group_values
+from storyflow.corpora.user_csv import group_values, left_out
 
 
 def corpus_file(name):
@@ -102,7 +102,7 @@ def corpus_groups(corpus):
         return list(BOOKS["genre"])
     columns = plan.corpus.user_columns(config, corpus)
     if columns is not None:
-        return exit_on_config_error(group_values, corpus_file(corpus), columns)
+        return exit_on_config_error(group_values, corpus_file(corpus), columns, corpus)
     return None
 
 
@@ -119,3 +119,10 @@ for _corpus in filter(groups_known, CORPORA):
     exit_on_config_error(
         plan.contrasts.check_contrasts, config, _corpus, corpus_groups(_corpus)
     )
+# Each story of a corpus of the user's that the run will leave out (an empty text, no group),
+# said before any job (storyflow.corpora.user_csv.left_out).
+for _corpus in USER_CORPORA:
+    for _line in exit_on_config_error(
+        left_out, corpus_file(_corpus), plan.corpus.user_columns(config, _corpus), _corpus
+    ):
+        logger.warning(f"storyflow: {_line}")

@@ -35,5 +35,6 @@ rule sample_stories:
         fraction=HIPPOCORPUS_SAMPLE["fraction"],
         per_type=HIPPOCORPUS_SAMPLE["per_type"],
         seed=HIPPOCORPUS_SAMPLE["seed"],
+        paired=HIPPOCORPUS_SAMPLE["paired"],
     script:
         "../../../scripts/sample_stories.py"
