@@ -5,7 +5,8 @@ from storyflow.runner import run, save
 
 
 def main(smk):
-    stories, excluded, counts = corpus_tables(smk.input.csv, smk.params.columns, smk.wildcards.corpus)
+    corpus = smk.wildcards.corpus
+    stories, excluded, counts = corpus_tables(smk.input.csv, smk.params.columns, corpus)
     save(smk.output, stories=stories, counts=counts, excluded=excluded)
 
 

@@ -415,9 +415,7 @@ def test_two_groups_that_differ_only_in_length_differ_raw_and_not_adjusted() -> 
     """The raw contrast is a difference; adjusted for length (lm in R), its interval holds 0."""
     scores, labels, cost = length_scores(40, seed=2)
     settings = contrasts.AnswerSettings(**{**SETTINGS.__dict__, "adjust": True})
-    table = contrasts.answer_contrasts(
-        scores, labels, CONTRAST, settings, corpus="mine", cost=cost
-    )
+    table = contrasts.answer_contrasts(scores, labels, CONTRAST, settings, corpus="mine", cost=cost)
     raw = table[(table["design"] == "unmatched") & (table["histories"] == "1-3")].iloc[0]
     assert raw["answer"] == contrasts.DIFFERENCE and raw["g"] > 1.5
     fitted = table[table["design"] == "adjusted"]
@@ -428,3 +426,25 @@ def test_two_groups_that_differ_only_in_length_differ_raw_and_not_adjusted() -> 
     assert "least squares" in row["reason"]
     unadjusted = float(row["reason"].rsplit("gives ", 1)[1])
     assert unadjusted > 1.5  # the same model without the covariates: the raw difference
+
+
+def test_the_page_and_the_first_page_show_each_headline(tmp_path: Path) -> None:
+    """The report's page of the answers reads back the CSV: each contrast's headline in words
+    (its effect size, interval and answer), every sequentiality row, the headline in bold;
+    the first page's records are the headline rows."""
+    from storyflow.replication import contrast_page
+
+    scores, labels = blocked_scores(40, 0.3, seed=4)
+    table = contrasts.answer_contrasts(scores, labels, CONTRAST, SETTINGS, corpus="mine")
+    path = tmp_path / "contrast_answers.csv"
+    table.to_csv(path, index=False)
+    (first,) = contrast_page.headlines_of([str(path), str(tmp_path / "absent.csv")])
+    head = table.iloc[0]
+    assert first["contrast"] == "imagined vs recalled"
+    assert first["estimate"].startswith("g_av ") and first["answer"].startswith("a difference")
+    assert first["reads"] == "context, h 1-3, matched, mean"
+    assert f"[{contrasts.number(head['ci_low'])}," in first["estimate"]
+    page = contrast_page.render(tables.read(tables.CONTRAST_ANSWERS, path), corpus="mine")
+    assert page.count("<tr") == len(table) + 1  # the header and every row
+    assert page.count('style="font-weight:600"') == 1
+    assert "imagined vs recalled: a difference, group a higher" in page

@@ -40,7 +40,8 @@ def test_read_valid_file(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> No
     with caplog.at_level(logging.WARNING, logger="storyflow.corpora.hippocorpus"):
         stories, excluded = corpus.read_hippocorpus(path, TYPES)
 
-    assert list(stories.columns) == ["story_id", "story_type", "text", "topic", "has_topic", "block"]
+    columns = ["story_id", "story_type", "text", "topic", "has_topic", "block"]
+    assert list(stories.columns) == columns
     assert stories["story_id"].tolist() == ["A1", "A2", "A3", "A5"]
     assert stories["story_type"].tolist() == ["recalled", "imagined", "retold", "recalled"]
     assert stories["text"].tolist()[1] == "I dreamt.\nThen I woke up."

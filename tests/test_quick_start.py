@@ -87,7 +87,16 @@ def test_the_quick_start_runs_as_written(tmp_path: Path, data_mirror: Path) -> N
     answer = pd.read_csv(checkout / answer_path())
     assert set(answer["contrast"]) == {"a_vs_b"}
     assert set(answer["formulation"]) == {"topic", "context"}
-    assert set(answer["model"]) == {"smollm2", "mean"}
+    assert set(answer["model"]) == {"smollm2"}  # one model: no mean row
+    head = answer.iloc[0]
+    assert head["headline"] and (head["formulation"], head["histories"]) == ("context", "1-9")
+    assert set(answer["design"]) == {"unmatched", "adjusted"}  # no blocks in this CSV
+    # The README's report command, as written in the block, made the report; its first page
+    # shows the headline, and no category the study lacks.
+    report = (checkout / "report.html").read_text()
+    assert "Your contrasts answered" in report and "a vs b" in report
+    assert "no replication table yet" not in report
+    assert "Comparison of measures" not in report
     assert (answer["ci_low"] <= answer["g"]).all() and (answer["g"] <= answer["ci_high"]).all()
     assert set(answer["answer"]) <= {"a difference", "no difference", "smaller than the band",
                                      "inconclusive"}  # fmt: skip

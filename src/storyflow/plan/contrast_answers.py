@@ -23,6 +23,8 @@ CATEGORY = "Contrasts"
 TABLE = sequentiality.OUT.table("contrast_answers.csv")
 #: Its forest plot (:func:`storyflow.figures.contrasts.plot_contrast_answers`).
 FIGURE = sequentiality.OUT.figure("contrast_answers")
+#: The table and the plot as one page of the report (:mod:`storyflow.replication.contrast_page`).
+PAGE = sequentiality.OUT.table("contrast_answers.html")
 
 
 def corpora(config: Mapping[str, Any]) -> list[str]:
@@ -37,8 +39,9 @@ def settings(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
     group tested and the fewest sentences counted (``stats``), the equivalence band and the
     rates that price a decision (``replication``), the largest history summarised
     (``nll.max_history``), whether the contrasts are also answered adjusted for length and
-    topic closeness (``stats.adjusted_contrasts``), the corpus's contrasts and the measure whose story measures the
-    separation rows leave out (sequentiality's, answered the paper's way)."""
+    topic closeness (``stats.adjusted_contrasts``), the corpus's contrasts and the measure
+    whose story measures the separation rows leave out (sequentiality's, answered the paper's
+    way)."""
     return {
         **statistics(config, "confidence", "resamples", "seed", "min_group_size", "min_sentences"),
         "band": config["replication"]["equivalence_band"],
@@ -59,5 +62,5 @@ def separation(config: Mapping[str, Any], corpus: str) -> list[str]:
 
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
-    """Per corpus with a contrast, its answer table and figure (rule all)."""
-    return each_corpus(corpora(config), TABLE, FIGURE.png)
+    """Per corpus with a contrast, its answer table, figure and page (rule all)."""
+    return each_corpus(corpora(config), TABLE, FIGURE.png, PAGE)

@@ -123,6 +123,9 @@ for _corpus in filter(groups_known, CORPORA):
 # said before any job (storyflow.corpora.user_csv.left_out).
 for _corpus in USER_CORPORA:
     for _line in exit_on_config_error(
-        left_out, corpus_file(_corpus), plan.corpus.user_columns(config, _corpus), _corpus
+        left_out,
+        corpus_file(_corpus),
+        plan.corpus.user_columns(config, _corpus),
+        _corpus,
     ):
         logger.warning(f"storyflow: {_line}")

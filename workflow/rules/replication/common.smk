@@ -1,6 +1,7 @@
 # Replication: the config lookups and input functions of its rules (the other files of
 # workflow/rules/replication/), kept apart from the rules as Snakemake's linter asks.
 from storyflow.replication.published import TITLES as REPLICATION_TITLES
+from storyflow.replication.contrast_page import headlines_of as contrast_headlines_of
 from storyflow.replication.summary import summary_of as replication_summary_of
 
 REPLICATION_PAPERS = plan.replication.papers(config)
@@ -36,6 +37,15 @@ def replication_measure(wildcards):
 
 # The answer to each corpus's contrasts (storyflow.plan.contrast_answers; rules in contrasts.smk).
 ANSWERED_CORPORA = exit_on_config_error(plan.contrast_answers.corpora, config)
+# The last run's contrast headlines, and which parts this study has, for the report's first page
+# (workflow.rst); empty before the first run. Not settings: they change no job.
+config["_contrast_headlines"] = contrast_headlines_of(
+    [fill(plan.contrast_answers.TABLE, corpus=c) for c in ANSWERED_CORPORA]
+)
+config["_report_has"] = {
+    "replication": bool(REPLICATION_PAPERS),
+    "comparison": bool(plan.comparison.corpora(config)),
+}
 
 
 def contrast_answer_settings(wildcards):

@@ -1,6 +1,7 @@
-# The answer to each corpus's contrasts: every contrast x formulation x model, and the mean over
-# the models, read from its interval against 0 and the equivalence band (storyflow.replication.
-# contrasts), and its forest plot; both in the report's category "Contrasts".
+# The answer to each corpus's contrasts: its headline, then every contrast x formulation x
+# histories x design x model (and the mean over the models), read from its interval against 0
+# and the equivalence band (storyflow.replication.contrasts); its forest plot, and both as one
+# page of the report's category "Contrasts" (storyflow.replication.contrast_page).
 
 
 rule answer_contrasts:
@@ -10,12 +11,7 @@ rule answer_contrasts:
         nll_cost=every_model(plan.sequentiality.NLL_COST),
         separation=contrast_separation,
     output:
-        table=report(
-            plan.contrast_answers.TABLE,
-            caption="../../report/contrast_answers_table.rst",
-            category="Contrasts",
-            subcategory="{corpus}",
-        ),
+        table=plan.contrast_answers.TABLE,
     log:
         plan.sequentiality.OUT.log("answer_contrasts"),
     wildcard_constraints:
@@ -49,3 +45,24 @@ rule plot_contrast_answers:
         dpi=FIGURES["dpi"],
     script:
         "../../../scripts/plot_contrast_answers.py"
+
+
+rule write_contrast_page:
+    input:
+        table=plan.contrast_answers.TABLE,
+        png=plan.contrast_answers.FIGURE.png,
+    output:
+        page=report(
+            plan.contrast_answers.PAGE,
+            caption="../../report/contrast_answers_table.rst",
+            category="Contrasts",
+            subcategory="{corpus}",
+        ),
+    log:
+        plan.sequentiality.OUT.log("write_contrast_page"),
+    wildcard_constraints:
+        corpus=one_of(ANSWERED_CORPORA),
+    conda:
+        "../../../envs/storyflow.yaml"
+    script:
+        "../../../scripts/write_contrast_page.py"
