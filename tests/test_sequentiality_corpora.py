@@ -159,6 +159,29 @@ def test_the_plan_in_words_names_measures_corpora_models_and_rates() -> None:
     assert plan.summary.topic_notes(cfg) == []
 
 
+def test_the_minutes_predicted_from_words_plan_the_counts_the_planner_plans() -> None:
+    """A story's predicted NLL tokens are plan_cost of its sentences' words times the ratio,
+    and its prefix: the template's tokens, and the topic's words for the topic formulation."""
+    from storyflow.lm.nll.cost import plan_cost
+    from storyflow.plan import nll_minutes
+
+    text = "One two three. Four five! Six seven eight nine? Ten."
+    assert nll_minutes.sentence_words(text) == [3, 2, 4, 1]
+    kw = {"max_history": 2, "capacity": 4096, "per_word": 2.0, "template": 5}
+    got = nll_minutes.story_tokens(text, "a topic", formulations=["topic", "context"], **kw)
+    lengths = [6, 4, 8, 2]
+    expected = plan_cost(5 + 4, lengths, 2, 4096, "shared").tokens
+    expected += plan_cost(5, lengths, 2, 4096, "shared").tokens
+    assert got == expected
+    alone = nll_minutes.story_tokens(text, None, formulations=["topic", "context"], **kw)
+    assert alone == plan_cost(5, lengths, 2, 4096, "shared").tokens  # no topic: context only
+    packaged = nll_minutes.model_ratio({"name": "m", **SMOLLM2})
+    assert packaged[2].startswith("measured")
+    assert nll_minutes.model_ratio({"name": "x", "source": {"path": "x.gguf"}})[2].startswith(
+        "assumed"
+    )
+
+
 def test_dry_run_of_a_user_only_study(snakemake, tmp_path: Path) -> None:
     csv = tmp_path / "mycsv.csv"
     pd.DataFrame(
@@ -183,6 +206,13 @@ def test_dry_run_of_a_user_only_study(snakemake, tmp_path: Path) -> None:
         assert f"rule {rule}:" not in out
     assert "storyflow: the plan" in out and "sequentiality: mycsv x smollm2-135m-instruct" in out
     assert "corpus mycsv has no topic column (corpora.mycsv.columns.topic)" in out
+    # the NLL stage's minutes, predicted from the CSV's words before any job
+    said = re.search(
+        r"NLL scoring of mycsv with smollm2-135m-instruct: 6 stories, about ([\d,]+) tokens, "
+        r"about (\d+) min at 230 tokens/s",
+        out,
+    )
+    assert said, out[-3000:]
     total = re.search(r"^total\s+(\d+)$", out, re.M)
     assert total, out[-3000:]
     print(f"user-only study: {total.group(1)} jobs planned")

@@ -25,6 +25,8 @@ TABLE = sequentiality.OUT.table("contrast_answers.csv")
 FIGURE = sequentiality.OUT.figure("contrast_answers")
 #: The table and the plot as one page of the report (:mod:`storyflow.replication.contrast_page`).
 PAGE = sequentiality.OUT.table("contrast_answers.html")
+#: The study's methods and results sentences (:mod:`storyflow.replication.methods`).
+METHODS = sequentiality.OUT.table("methods.md")
 
 
 def corpora(config: Mapping[str, Any]) -> list[str]:
@@ -62,5 +64,5 @@ def separation(config: Mapping[str, Any], corpus: str) -> list[str]:
 
 
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
-    """Per corpus with a contrast, its answer table, figure and page (rule all)."""
-    return each_corpus(corpora(config), TABLE, FIGURE.png, PAGE)
+    """Per corpus with a contrast, its answer table, figure, page and methods (rule all)."""
+    return each_corpus(corpora(config), TABLE, FIGURE.png, PAGE, METHODS)

@@ -66,3 +66,21 @@ rule write_contrast_page:
         "../../../envs/storyflow.yaml"
     script:
         "../../../scripts/write_contrast_page.py"
+
+
+rule write_contrast_methods:
+    input:
+        table=plan.contrast_answers.TABLE,
+        provenance=plan.models.PROVENANCE,
+    output:
+        methods=plan.contrast_answers.METHODS,
+    log:
+        plan.sequentiality.OUT.log("write_contrast_methods"),
+    wildcard_constraints:
+        corpus=one_of(ANSWERED_CORPORA),
+    conda:
+        "../../../envs/storyflow.yaml"
+    params:
+        settings=contrast_answer_settings,
+    script:
+        "../../../scripts/write_contrast_methods.py"
