@@ -2,7 +2,8 @@
 
 One panel per formulation; one line per contrast, design and model, then the contrast's mean
 over the models (a diamond, where there are several): the effect size of group a minus group b
-(each model's median over h = 1..H; g, or g_av for matched blocks) with its bootstrap interval,
+(each model's median over h = 1..H: g, g_av for matched blocks; the adjusted coefficient b_std
+of the story's mean over h) with its interval,
 coloured by the answer read from it; the equivalence band (±band) shaded and 0 dashed. A line
 that is not tested is grey and hollow; the headline's label is bold. The full-history rows are
 in the table, not drawn. Sequentiality's rows only: the other measures' rows of the table are
@@ -30,6 +31,7 @@ from storyflow.replication.contrasts import (
     NO_DIFFERENCE,
     NOT_TESTED,
     SMALLER,
+    UNMATCHED,
 )
 
 ANSWER_COLORS = {
@@ -57,10 +59,11 @@ def _lines(table: pd.DataFrame) -> list[Line]:
         models = [m for m in unique(part["model"]) if m != MEAN]
         means = [MEAN] if MEAN in set(part["model"]) else []
         for design in sorted(unique(part["design"]), key=lambda d: d != MATCHED):
-            for model in [*models, *means]:
+            drawn = set(part.loc[part["design"] == design, "model"])
+            for model in [m for m in [*models, *means] if m in drawn]:
                 label = "mean of models" if model == MEAN else model
-                matched = " (matched)" if design == MATCHED else ""
-                pair = f"{first['group_a']} vs {first['group_b']}{matched}"
+                how = f" ({design})" if design != UNMATCHED else ""
+                pair = f"{first['group_a']} vs {first['group_b']}{how}"
                 lines.append((contrast, design, model, f"{pair}: {label}"))
     return lines
 
@@ -102,7 +105,7 @@ def plot_contrast_answers(
     for ax, formulation in zip(axes, formulations, strict=True):
         _panel(ax, table[table["formulation"] == formulation], lines, band)
         ax.set_title(f"formulation: {formulation}", fontsize=FONT_SIZE + 1)
-        ax.set_xlabel("g (matched: g_av), group a − group b\n(median over h; mean of models: ◆)")
+        ax.set_xlabel("effect size (g, g_av, b_std), a − b\n(over h = 1..H; mean of models: ◆)")
         ax.tick_params(labelsize=FONT_SIZE)
     axes[0].set_yticks(range(len(lines)), [line[3] for line in lines], fontsize=FONT_SIZE)
     headline = set(table.loc[table["headline"], ["contrast", "design", "model"]].itertuples(None))

@@ -41,9 +41,10 @@ def _models(provenance: pd.DataFrame, models: list[str]) -> str:
     for row in provenance[provenance["model"].isin(models)].to_dict("records"):
         weights = _said(row["location"]) or _said(row["weights"])
         commit = f", commit {row['commit']}" if _said(row["commit"]) else ""
+        ran = ", ".join(v for v in (_said(row["backend"]), _said(row["dtype"])) if v)
         parts.append(
             f"{row['family']} {row['size']} {row['variant']} ({row['model']}; "
-            f"{row['backend']}, {row['dtype']}; weights {weights}{commit})"
+            f"{ran}; weights {weights}{commit})"
         )
     return "; ".join(parts) or ", ".join(models)
 
@@ -89,7 +90,7 @@ def _contrast(part: pd.DataFrame) -> str:
     if head["answer"] == "inconclusive" and math.isfinite(float(head["n_to_decide"])):
         text += (
             f" At this estimate and spread, {int(head['n_to_decide'])} {unit} per group would "
-            f"decide it ({_said(head['to_decide'])})."
+            f"decide it: {_said(head['to_decide'])}."
         )
     return text
 
