@@ -12,7 +12,7 @@ def main(smk):
     nlp = sentences.load_spacy(smk.params.spacy_model)
     sents = sentences.split_sentences(stories, nlp)
     counts = sentences.sentence_counts(sents, stories)
-    save(smk.output, sentences=sents, counts=counts)
+    save(smk.output, sentences=sents, counts=tables.labelled(counts, smk.params.label))
     log.info(
         "%d sentences from %d stories (median %.0f per story, %d stories with fewer than 2)",
         len(sents),

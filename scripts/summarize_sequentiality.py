@@ -1,6 +1,6 @@
 """Rule summarize_sequentiality: mean and CI of story-level sequentiality per group."""
 
-from storyflow import stats
+from storyflow import stats, tables
 from storyflow.runner import run
 
 
@@ -11,7 +11,7 @@ def main(smk):
         confidence=float(smk.params["confidence"]),
         min_sentences=int(smk.params["min_sentences"]),
     )
-    summary.to_csv(smk.output["table"], index=False)
+    tables.labelled(summary, smk.params["label"]).to_csv(smk.output["table"], index=False)
 
 
 run(main, snakemake)

@@ -130,6 +130,20 @@ def test_a_block_column_matches_stories_and_a_missing_column_names_its_key(
         assert "Set corpora.diaries.columns.text to the header's name" in message
 
 
+def test_a_csv_corpus_tables_name_the_group_column_as_the_config_does(tmp_path: Path) -> None:
+    """The CSV tables a reader opens call a CSV corpus's label ``group``; reading them back
+    gives the pipeline's ``story_type``, so every rule reads them as before."""
+    counts = pd.DataFrame({"story_type": ["x", "y"], "n_in_corpus": [2, 1]})
+    path = tmp_path / "counts.csv"
+    tables.labelled(counts, tables.USER_LABEL).to_csv(path, index=False)
+    assert pd.read_csv(path).columns.tolist() == ["group", "n_in_corpus"]
+    back = tables.read(tables.SAMPLE_COUNTS, path, needs=["story_type", "n_in_corpus"])
+    assert back["story_type"].tolist() == ["x", "y"]
+    assert corpora.label_column(CONFIG, "diaries") == "group"
+    assert corpora.label_column(CONFIG, "hippocorpus") == "story_type"
+    assert tables.labelled(counts, "story_type") is counts
+
+
 def test_a_story_the_run_leaves_out_is_named_when_the_workflow_is_planned(
     tmp_path: Path,
 ) -> None:

@@ -91,6 +91,12 @@ def test_the_quick_start_runs_as_written(tmp_path: Path, data_mirror: Path) -> N
     head = answer.iloc[0]
     assert head["headline"] and (head["formulation"], head["histories"]) == ("context", "1-9")
     assert set(answer["design"]) == {"unmatched", "adjusted"}  # no blocks in this CSV
+    # Every CSV table of the study names the group column as the config does (issue 64).
+    for table in ("corpus/tables/sample_counts.csv", "corpus/tables/sentence_counts.csv",
+                  "sequentiality/tables/sequentiality_by_type.csv",
+                  "sequentiality/tables/scores/smollm2/stories.csv"):  # fmt: skip
+        header = pd.read_csv(checkout / "results" / "my_stories" / table, nrows=0).columns
+        assert "group" in header and "story_type" not in header, table
     # The README's report command, as written in the block, made the report; its first page
     # shows the headline, and no category the study lacks.
     report = (checkout / "report.html").read_text()

@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from storyflow import tables
 from storyflow.errors import StoryflowError
 
 
@@ -192,11 +193,16 @@ def group_word(config: Mapping[str, Any], name: str) -> str:
     for the built-in corpora (HIPPOCORPUS's imagined, recalled and retold, the books' passage
     types ...), "group" for a user's CSV corpus, whose groups are whatever its group column holds.
 
-    Only the word a reader sees changes: every table keeps the column ``story_type`` (the
-    pipeline's internal name for the label, read by every measure), so a CSV corpus's
-    ``sequentiality_by_type.csv`` has the column ``story_type`` holding its group values.
+    The tables a reader opens name the column the same way (:func:`label_column`).
     """
     return corpus_kind(config, name).group_word
+
+
+def label_column(config: Mapping[str, Any], name: str) -> str:
+    """The grouping label's column in the CSV tables of corpus ``name`` a reader opens:
+    ``group`` for a user's CSV corpus, ``story_type`` for the built-in corpora. The pipeline's
+    own files (Parquet) keep ``story_type``; :func:`storyflow.tables.read` reads either name."""
+    return "group" if corpus_kind(config, name).kind == "csv" else tables.LABEL
 
 
 def corpus_names(config: Mapping[str, Any]) -> list[str]:

@@ -11,9 +11,12 @@ scoring model's tokens; ``history`` is a label, ``"0"`` .. ``"H"`` or ``"full"``
 """
 
 from storyflow.tables.base import (
+    LABEL,
     TEXT_COLUMNS,
+    USER_LABEL,
     Table,
     TableError,
+    labelled,
     parquet_to_csv,
     read,
     read_all,
@@ -120,6 +123,7 @@ __all__ = [
     "FEI_READERS",
     "FEI_STORY_INDICES",
     "FEI_VERSIONS",
+    "LABEL",
     "LEMMAS",
     "LM_COST",
     "MEASURE_CORRELATIONS",
@@ -169,10 +173,12 @@ __all__ = [
     "TENSION_PMI",
     "TENSION_STORIES",
     "TEXT_COLUMNS",
+    "USER_LABEL",
     "VALIDITY",
     "VALIDITY_LABELS",
     "Table",
     "TableError",
+    "labelled",
     "parquet_to_csv",
     "read",
     "read_all",

@@ -41,6 +41,18 @@ TEXT_COLUMNS = frozenset(
 )
 
 
+#: The grouping label's column in the pipeline's own tables; a CSV corpus's tables that a
+#: reader opens call it :data:`USER_LABEL` (:func:`labelled`, :func:`read`).
+LABEL, USER_LABEL = "story_type", "group"
+
+
+def labelled(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``frame`` with its :data:`LABEL` column named ``column`` (a CSV corpus's ``group``)."""
+    if column == LABEL or LABEL not in frame.columns:
+        return frame
+    return frame.rename(columns={LABEL: column})
+
+
 class TableError(StoryflowError):
     """A table lacks columns its reader needs (names the file, the missing and found columns)."""
 
@@ -153,13 +165,16 @@ class Table:
 
 def read(table: Table, path: str | Path, needs: Iterable[str] | None = None) -> pd.DataFrame:
     """Read ``path`` (Parquet, or CSV with label columns kept as text) and check its columns
-    (all of ``table``'s, or those in ``needs``)."""
+    (all of ``table``'s, or those in ``needs``); a file that names the grouping label
+    ``group`` (a CSV corpus's, :func:`labelled`) is read with it as ``story_type``."""
     path = Path(path)
     if path.suffix == ".csv":
         header = pd.read_csv(path, nrows=0).columns
         frame = pd.read_csv(path, dtype={c: str for c in TEXT_COLUMNS if c in header})
     else:
         frame = pd.read_parquet(path)
+    if LABEL in table.columns and LABEL not in frame.columns and USER_LABEL in frame.columns:
+        frame = frame.rename(columns={USER_LABEL: LABEL})  # a CSV corpus's table (labelled)
     return table.check(frame, path, needs)
 
 
@@ -171,10 +186,13 @@ def read_all(table: Table, paths: str | Path | Sequence[str | Path]) -> pd.DataF
     return pd.concat([read(table, p) for p in paths], ignore_index=True)
 
 
-def parquet_to_csv(table: Table, source: str | Path, target: str | Path) -> pd.DataFrame:
+def parquet_to_csv(
+    table: Table, source: str | Path, target: str | Path, label: str = LABEL
+) -> pd.DataFrame:
     """Write the Parquet table ``source`` (checked against ``table``) to ``target`` as CSV: the
-    same rows and columns, no index, floats at full precision (they read back equal), booleans
-    as ``True``/``False``, a missing value as an empty field. Returns the table."""
+    same rows and columns, the grouping label's column named ``label`` (:func:`labelled`), no
+    index, floats at full precision (they read back equal), booleans as ``True``/``False``, a
+    missing value as an empty field. Returns the table as read."""
     frame = read(table, source)
-    frame.to_csv(target, index=False)
+    labelled(frame, label).to_csv(target, index=False)
     return frame

@@ -42,6 +42,11 @@ def user_corpus_csv(wildcards):
     return corpus_file(wildcards.corpus)
 
 
+def corpus_label(wildcards):
+    """The grouping label's column in the corpus's CSV tables: group for a CSV corpus."""
+    return corpora.label_column(config, wildcards.corpus)
+
+
 def user_corpus_columns(wildcards):
     return plan.corpus.user_columns(config, wildcards.corpus)
 

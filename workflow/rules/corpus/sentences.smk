@@ -15,5 +15,6 @@ rule split_sentences:
         "../../../envs/storyflow.yaml"
     params:
         spacy_model=SPACY_MODEL,
+        label=corpus_label,
     script:
         "../../../scripts/split_sentences.py"

@@ -53,5 +53,6 @@ rule export_sequentiality_scores:
             "sentences": "SENTENCE_SEQUENTIALITY",
             "stories": "STORY_SEQUENTIALITY",
         },
+        label=corpus_label,
     script:
         "../../../scripts/export_csv.py"

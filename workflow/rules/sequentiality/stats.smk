@@ -15,6 +15,7 @@ rule summarize_sequentiality:
     params:
         confidence=STATISTICS["confidence"],
         min_sentences=STATISTICS["min_sentences"],
+        label=corpus_label,
     script:
         "../../../scripts/summarize_sequentiality.py"
 
