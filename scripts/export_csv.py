@@ -7,7 +7,7 @@ from storyflow.runner import run
 
 
 def main(smk):
-    label = smk.params.get("label", tables.LABEL)  # a CSV corpus's tables say "group"
+    label = getattr(smk.params, "label", tables.LABEL)  # a CSV corpus's tables say "group"
     for name, table in smk.params.tables.items():
         tables.parquet_to_csv(getattr(tables, table), smk.input[name], smk.output[name], label)
 

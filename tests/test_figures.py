@@ -287,7 +287,7 @@ def test_scripts_end_to_end(tmp_path: Path) -> None:
     story = pd.read_parquet(out["story.parquet"])
     assert len(story) == 12 * 2 * 3  # stories x formulations x histories 1, 2, full
     assert set(story["story_id"]) == {f"{k:04d}" for k in range(12)}
-    params = {"confidence": 0.95, "min_sentences": 2}
+    params = {"confidence": 0.95, "min_sentences": 2, "label": "story_type"}
     run_script(
         "summarize_sequentiality",
         input={"stories": [str(out["story.parquet"])]},

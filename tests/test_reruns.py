@@ -52,6 +52,7 @@ ALL_MODELS = [
     "gather_validity",  # the sequentiality contrasts' group sizes come from the effect sizes
     "compare_with_paper",  # Fiction Flows' tables beside ours, from every model's stories
     "answer_contrasts",  # each contrast's answer, from every model's stories and NLL plan
+    "write_contrast_methods",  # the methods and results sentences, from the answers
 ]
 #: What lists every model (the model provenance table): a new model re-runs it, a setting does not.
 MODEL_LIST = ["record_model_provenance"]
@@ -66,6 +67,7 @@ FIGURES = [
     "plot_replication",
     "write_replication_page",  # the paper's page holds its figure
     "plot_contrast_answers",
+    "write_contrast_page",  # the answers' page holds their figure
 ]
 PER_CORPUS_TEXT = ["sample_stories", "split_sentences", "compute_covariates"]
 KNOWN_RULES = {

@@ -358,7 +358,8 @@ def test_contrast_summary_averages_g_over_models_and_histories() -> None:
     g2 = hedges_g(A, [b - 1.0 for b in B], 0.95)[0]
     assert (row["n_models"], row["n_histories"]) == (2, 2)
     assert row["cell_mean_g"] == pytest.approx((g1 + g2) / 2)
-    assert (row["min_g"], row["max_g"], row["share_positive"]) == pytest.approx((g1, g2, 1.0))
+    spread = (row["cell_min_g"], row["cell_max_g"], row["share_positive"])
+    assert spread == pytest.approx((g1, g2, 1.0))
     assert (row["n_a"], row["n_b"], row["n_docs_a"], row["n_docs_b"]) == (3, 4, 2, 3)
 
 

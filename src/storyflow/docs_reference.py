@@ -228,6 +228,8 @@ def tables_page() -> str:
         "[the results layout](../architecture.md#results).",
         "Units: NLLs and sequentiality are in nats per token.",
         "`history` is a label: `0` to `H`, or `full`.",
+        "`story_type` is the corpus's grouping label; the CSV tables of a corpus of your own "
+        "call it `group`, as its config does.",
         "",
         "A table marked *more columns may follow* can carry further columns, such as a corpus's "
         "labels.",

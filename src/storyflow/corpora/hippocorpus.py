@@ -330,26 +330,29 @@ def sample_stories(
         return paired_sample(ordered, fraction=fraction, per_type=per_type, seed=seed)
     parts = []
     for story_type, group in ordered.groupby("story_type", sort=True):
-        n = len(group)
-        if fraction is not None:
-            k = max(1, round(fraction * n))
-        elif per_type is not None:
-            k = per_type
-            if per_type > n:
-                log.warning(
-                    "sample: per_type=%d but only %d %s stories exist; keeping all of them",
-                    per_type,
-                    n,
-                    story_type,
-                )
-                k = n
-        else:
-            k = n
+        k = _sample_size(len(group), fraction, per_type, str(story_type))
         parts.append(group.sample(n=k, random_state=seed))
     if not parts:
         return ordered.iloc[0:0].reset_index(drop=True)
     sample = pd.concat(parts)
     return sample.sort_values(["story_type", "story_id"], kind="stable").reset_index(drop=True)
+
+
+def _sample_size(n: int, fraction: float | None, per_type: int | None, what: str) -> int:
+    """How many of ``n`` stories to draw: ``round(fraction * n)`` (at least 1), ``per_type``
+    (all ``n``, with a warning, when fewer exist) or all of them."""
+    if fraction is not None:
+        return max(1, round(fraction * n))
+    if per_type is None:
+        return n
+    if per_type > n:
+        log.warning(
+            "sample: per_type=%d but only %d %s stories exist; keeping all of them",
+            per_type,
+            n,
+            what,
+        )
+    return min(per_type, n)
 
 
 def paired_sample(
@@ -379,17 +382,7 @@ def paired_sample(
             f"hippocorpus.sample.paired: no {PAIRED_TO} story is paired with a story of every "
             f"other type ({', '.join(sorted(types))}); set paired: false"
         )
-    k = len(pool) if per_type is None and fraction is None else (
-        min(per_type, len(pool)) if per_type is not None else max(1, round(fraction * len(pool)))
-    )  # fmt: skip
-    if per_type is not None and per_type > len(pool):
-        log.warning(
-            "sample: per_type=%d but only %d %s stories are paired with every other type; "
-            "keeping all of them",
-            per_type,
-            len(pool),
-            PAIRED_TO,
-        )
+    k = _sample_size(len(pool), fraction, per_type, f"{PAIRED_TO} (paired with every other type)")
     drawn = set(pool.sample(n=k, random_state=seed)["story_id"])
     sample = stories[stories["block"].isin(drawn)]
     return sample.sort_values(["story_type", "story_id"], kind="stable").reset_index(drop=True)

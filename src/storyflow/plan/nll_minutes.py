@@ -85,7 +85,8 @@ def story_tokens(
     for formulation in formulations:
         if formulation == "topic" and not topic:
             continue
-        prefix = template + (round(len(topic.split()) * per_word) if formulation == "topic" else 0)
+        topic_words = len(topic.split()) if formulation == "topic" and topic else 0
+        prefix = template + round(topic_words * per_word)
         room = max(capacity, prefix + max(lengths))  # a sentence over the window is excluded
         total += plan_cost(prefix, lengths, max_history, room, "shared").tokens
     return total

@@ -120,7 +120,7 @@ def adjusted_fit(
         / (n_a + n_b - 2)
     )
     data = pd.DataFrame({"y": y / pooled if pooled > 0 else y, GROUP: frame[GROUP]})
-    used = []
+    used: list[str] = []
     for name in COVARIATES:
         column = frame[name]
         z = _standardised(column) if column.notna().all() else None

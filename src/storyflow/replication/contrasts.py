@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
@@ -391,6 +391,43 @@ def separation_answers(
     return rows
 
 
+def _contrast_rows(
+    scores: pd.DataFrame,
+    place: Cell,
+    members: tuple[set[str], set[str]],
+    units: tuple[Mapping[str, str], Mapping[str, str]],
+    settings: AnswerSettings,
+    cost: pd.DataFrame | None,
+) -> list[dict[str, object]]:
+    """One contrast's rows (``place``: its corpus, name and groups), the headline first: every
+    :func:`readings` x model (and the mean of several models), then the adjusted rows."""
+    models = sorted(scores["model"].unique())
+    a_ids, b_ids = members
+    shared = {units[1].get(i) for i in a_ids} & {units[1].get(i) for i in b_ids} - {None}
+    blocked = len(shared) >= settings.min_group_size
+    rows: list[dict[str, object]] = []
+    for reading in readings(scores, settings.max_history, blocked):
+        part = scores[scores["formulation"] == reading.formulation]
+        every = [m for m in models if m in set(part["model"])]
+        mean = [(MEAN, tuple(every))] if len(every) > 1 else []
+        for model, used in mean + [(m, (m,)) for m in every]:  # the mean: the headline
+            result = _aggregate(part, members, used, reading, settings, units)
+            cell = replace(place, formulation=reading.formulation, model=model, models=used)
+            why = headline_reason(reading, model) if not rows else ""
+            rows.append(answer_row(cell, result, settings, reading, cost, why))
+    if not settings.adjust:
+        return rows
+    for reading in readings(scores, settings.max_history, False):
+        part = scores[scores["formulation"] == reading.formulation]
+        for model in [m for m in models if m in set(part["model"])]:
+            if reading.histories == ("full",):
+                continue
+            cell = replace(place, formulation=reading.formulation, model=model, models=(model,))
+            spans = reading.histories
+            rows.append(adjusted_rows(scores, cost, cell, members, units[1], settings, spans))
+    return rows
+
+
 def answer_contrasts(
     scores: pd.DataFrame,
     labels: pd.DataFrame,
@@ -422,39 +459,14 @@ def answer_contrasts(
     mean row's value is the mean of the model rows' values, its interval that of the mean.
     """
     scores = scores[scores["n_sentences"] >= settings.min_sentences]
-    models = sorted(scores["model"].unique())
     members = stats.contrast_members(labels, contrasts)
     units = (_clusters(labels), blocks_of(labels))
     rows = []
     for contrast in contrasts:
         name = str(contrast["name"])
         a, b = stats.group_label(contrast, "a"), stats.group_label(contrast, "b")
-        a_ids, b_ids = members[name]
-        shared = {units[1].get(i) for i in a_ids} & {units[1].get(i) for i in b_ids} - {None}
-        blocked = len(shared) >= settings.min_group_size
-        first = True
-        for reading in readings(scores, settings.max_history, blocked):
-            part = scores[scores["formulation"] == reading.formulation]
-            every = [m for m in models if m in set(part["model"])]
-            mean = [(MEAN, tuple(every))] if len(every) > 1 else []
-            for model, used in mean + [(m, (m,)) for m in every]:  # the mean: the headline
-                result = _aggregate(part, members[name], used, reading, settings, units)
-                cell = Cell(corpus, name, a, b, reading.formulation, model, used)
-                why = headline_reason(reading, model) if first else ""
-                rows.append(answer_row(cell, result, settings, reading, cost, why))
-                first = False
-        if settings.adjust:
-            span = readings(scores, settings.max_history, False)
-            for reading in [r for r in span if r.histories != ("full",)]:
-                part = scores[scores["formulation"] == reading.formulation]
-                for model in [m for m in models if m in set(part["model"])]:
-                    cell = Cell(corpus, name, a, b, reading.formulation, model, (model,))
-                    rows.append(
-                        adjusted_rows(
-                            scores, cost, cell, members[name], units[1], settings,
-                            reading.histories,
-                        )
-                    )  # fmt: skip
+        place = Cell(corpus, name, a, b, "", "", ())
+        rows += _contrast_rows(scores, place, members[name], units, settings, cost)
     if separation is not None:
         rows += separation_answers(separation, settings, corpus=corpus, leave_out=leave_out)
     return tables.CONTRAST_ANSWERS.frame(rows)

@@ -107,6 +107,23 @@ def _unit_numbers(ids: Iterable[str], clusters: Mapping[str, str] | None) -> np.
     return units
 
 
+def _point(cells: np.ndarray, summarise: Callable[..., Any]) -> tuple[np.ndarray, float]:
+    """Each model's summary over h of the point estimates ``cells`` [models, histories], and
+    their mean over the models (NaN without a model)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a model with no g: NaN, said by callers
+        per_model = summarise(cells, axis=1) if cells.size else np.zeros(0)
+    return per_model, float(np.mean(per_model)) if len(per_model) else math.nan
+
+
+def _resampled(draws: np.ndarray, summarise: Callable[..., Any]) -> np.ndarray:
+    """The statistic of every resample ``draws`` [resamples, models, histories]: the mean over
+    the models of each model's summary over h (NaN for a resample without a g)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return summarise(draws, axis=2).mean(axis=1)
+
+
 def _percentile_ci(boot: np.ndarray, value: float, confidence: float) -> tuple[float, float]:
     """The percentile interval at ``confidence`` of the bootstrap values ``boot`` (NaN ones
     left out); (NaN, NaN) when ``value`` or every resample is NaN."""
@@ -128,6 +145,17 @@ def _block_values(
     with np.errstate(divide="ignore", invalid="ignore"):
         means = np.where(counts > 0, (member @ x) / counts, 0.0)
     return means, counts > 0
+
+
+def _complete_blocks(
+    ids: pd.Index, in_a: np.ndarray, in_b: np.ndarray, blocks: Mapping[str, str]
+) -> tuple[np.ndarray, int]:
+    """Each story's complete block, numbered 0..k-1 in sorted order of the blocks that hold
+    stories of both groups (-1: no block, or one without the other group), and k."""
+    names = np.array([blocks.get(i) or "" for i in ids], dtype=object)
+    both = sorted(set(names[in_a]) & set(names[in_b]) - {""})
+    number = {name: i for i, name in enumerate(both)}
+    return np.array([number.get(name, -1) for name in names]), len(both)
 
 
 def _g_av(weights: np.ndarray, xa: np.ndarray, xb: np.ndarray, seen: np.ndarray) -> np.ndarray:
@@ -182,30 +210,19 @@ def matched_g(
     x = wide.to_numpy(float)
     seen = np.isfinite(x).astype(float)
     x = np.where(seen > 0, x - np.nanmean(x, axis=0, keepdims=True), 0.0)
-    names = np.array([blocks.get(i) or "" for i in ids], dtype=object)
-    both = sorted(set(names[in_a]) & set(names[in_b]) - {""})
-    number = {name: i for i, name in enumerate(both)}
-    block = np.array([number.get(name, -1) for name in names])
-    xa, seen_a = _block_values(x, seen, in_a, block, len(both))
-    xb, seen_b = _block_values(x, seen, in_b, block, len(both))
+    block, k = _complete_blocks(ids, in_a, in_b, blocks)
+    xa, seen_a = _block_values(x, seen, in_a, block, k)
+    xb, seen_b = _block_values(x, seen, in_b, block, k)
     pair_seen = (seen_a & seen_b).astype(float)
     shape = (len(models), len(histories))
-    point = _g_av(np.ones((1, len(both))), xa, xb, pair_seen).reshape(shape)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a model with no g: NaN, said below
-        per_model = summarise(point, axis=1) if point.size else np.zeros(0)
-    value = float(np.mean(per_model)) if len(per_model) else math.nan
+    point = _g_av(np.ones((1, k)), xa, xb, pair_seen).reshape(shape)
+    per_model, value = _point(point, summarise)
     rng = np.random.default_rng(seed)
-    k = len(both)
-    weights = (
-        rng.multinomial(k, np.full(k, 1 / k), size=resamples).astype(float)
-        if k
-        else np.zeros((resamples, 0))
-    )
+    weights = np.zeros((resamples, 0))
+    if k:
+        weights = rng.multinomial(k, np.full(k, 1 / k), size=resamples).astype(float)
     draws = _g_av(weights, xa, xb, pair_seen)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a resample without a g is NaN
-        boot = summarise(draws.reshape(resamples, *shape), axis=2).mean(axis=1)
+    boot = _resampled(draws.reshape(resamples, *shape), summarise)
     complete = seen.all(axis=1) & (block >= 0)
     return AggregatedG(
         value,
@@ -257,16 +274,11 @@ def aggregated_g(
     n_a, n_b = int((in_a & complete).sum()), int((in_b & complete).sum())
     shape = (len(models), len(histories))
     point = _g(in_a[None].astype(float), in_b[None].astype(float), x, seen).reshape(shape)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a model with no g: NaN, said below
-        per_model = summarise(point, axis=1) if point.size else np.zeros(0)
-    value = float(np.mean(per_model)) if len(per_model) else math.nan
+    per_model, value = _point(point, summarise)
     rng = np.random.default_rng(seed)
     units = _unit_numbers(ids, clusters)
     draws = _g(_draws(in_a, units, resamples, rng), _draws(in_b, units, resamples, rng), x, seen)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a resample without a g is NaN
-        boot = summarise(draws.reshape(resamples, *shape), axis=2).mean(axis=1)
+    boot = _resampled(draws.reshape(resamples, *shape), summarise)
     return AggregatedG(
         value,
         _percentile_ci(boot, value, confidence),
