@@ -122,6 +122,7 @@ def config_of(default_config: dict) -> dict:
     config = dict(default_config)
     config["_validity_summary"] = validity_summary()
     config["_replication_summary"] = replication_summary()
+    config["_report_has"] = {"replication": True, "comparison": True}
     return config
 
 
@@ -177,6 +178,28 @@ def test_the_first_page_says_so_when_there_is_nothing_to_show(default_config) ->
     )
     html = first_page({**config, "_replication_summary": empty})
     assert "System Message" not in html and "<td>0 of 0</td>" in html
+
+
+def test_a_study_of_ones_own_corpora_opens_on_its_answers(default_config) -> None:
+    """With no paper and no comparison, the first page shows each contrast's headline in a
+    table and speaks of no category the study lacks."""
+    config = config_of(default_config)
+    config["_report_has"] = {"replication": False, "comparison": False}
+    config["_replication_summary"] = []
+    config["_contrast_headlines"] = [
+        {"corpus": "pairs", "contrast": "imagined vs recalled", "reads": "context, h 1-9, "
+         "matched, smollm2", "estimate": "g_av 0.335 [-0.222, 0.916]",
+         "answer": "inconclusive", "decide": "42"},
+        {"corpus": "pairs", "contrast": "retold vs recalled", "reads": "context, h 1-9, "
+         "unmatched, smollm2", "estimate": "g 0.9 [0.4, 1.4]",
+         "answer": "a difference, group a higher", "decide": ""},
+    ]  # fmt: skip
+    html = first_page(config)
+    assert "System Message" not in html and not BAD_TEXT.search(html)
+    assert html.count("<table") == 1 and "g_av 0.335 [-0.222, 0.916]" in html
+    assert "pairs: retold vs recalled" in html and "a difference, group a higher" in html
+    for absent in ("What replicated", "no replication table yet", "Comparison of measures"):
+        assert absent not in html
 
 
 def test_the_validity_caption_says_every_check_in_words(default_config) -> None:

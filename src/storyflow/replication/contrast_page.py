@@ -9,7 +9,6 @@ forest plot inlined. :func:`headlines` gives one record per contrast for the fir
 
 from __future__ import annotations
 
-import base64
 import html
 import math
 from collections.abc import Mapping, Sequence
@@ -19,7 +18,7 @@ import pandas as pd
 
 from storyflow import tables
 from storyflow.replication.contrasts import INCONCLUSIVE, MEASURE
-from storyflow.replication.page import STYLE
+from storyflow.replication.page import document, picture
 from storyflow.replication.words import number
 
 #: The columns of the page's table, and their headers.
@@ -126,26 +125,19 @@ def render(table: pd.DataFrame, *, corpus: str, figure: bytes | None = None) -> 
         for h in headlines(table)
     )
     why = rows.loc[rows["headline"], "why"]
-    picture = (
-        f'<img alt="{html.escape(corpus)}: contrast answers" '
-        f'src="data:image/png;base64,{base64.b64encode(figure).decode("ascii")}">'
-        if figure
-        else ""
-    )
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">\n'
-        f"<title>{html.escape(corpus)}: is there a difference?</title>\n"
-        f"<style>{STYLE}</style></head><body>\n"
-        f"<h1>{html.escape(corpus)}: is there a difference between the groups?</h1>\n"
-        + said
+    return document(
+        f"{corpus}: is there a difference between the groups?",
+        said
         + (f"<p class='note'>Why: {html.escape(_said(why.iloc[0]))}.</p>\n" if len(why) else "")
         + "<p class='note'>Each answer is read from its interval against 0 and the band "
         "(docs/method.md §5.1): a difference, no difference, smaller than the band, or "
         "inconclusive, with the stories (blocks) per group that would decide it. g: Hedges' g; "
         "g_av: the matched groups' effect size; b_std: the length- and topic-adjusted group "
         f"coefficient. Every column: <code>results/{html.escape(corpus)}/sequentiality/tables/"
-        "contrast_answers.csv</code>.</p>\n" + _table(rows) + "\n" + picture + "\n</body></html>\n"
+        "contrast_answers.csv</code>.</p>\n"
+        + _table(rows)
+        + "\n"
+        + picture(f"{corpus}: contrast answers", figure),
     )
 
 

@@ -55,6 +55,25 @@ def _escape(text: object) -> str:
     return html.escape(str(text))
 
 
+def picture(alt: str, figure: bytes | None) -> str:
+    """The PNG bytes ``figure`` inlined as an image ('' without one)."""
+    if not figure:
+        return ""
+    data = base64.b64encode(figure).decode("ascii")
+    return f'<img alt="{_escape(alt)}" src="data:image/png;base64,{data}">'
+
+
+def document(title: str, body: str) -> str:
+    """One self-contained page: ``title`` as its title and heading, then ``body`` (HTML)."""
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">\n'
+        f"<title>{_escape(title)}</title>\n"
+        f"<style>{STYLE}</style></head><body>\n"
+        f"<h1>{_escape(title)}</h1>\n" + body + "\n</body></html>\n"
+    )
+
+
 def _rows(frame: pd.DataFrame, confidence: float) -> str:
     """The table of the computed headline rows (a sentence when there is none)."""
     shown = headline(frame)
@@ -106,19 +125,9 @@ def render(
     (:func:`storyflow.replication.summary.to_decide`), ``figure`` (PNG bytes) at the bottom."""
     frame = text_columns(frame)
     decide = to_decide(frame, rates)
-    picture = (
-        f'<img alt="{_escape(title)}: published figures and ours" '
-        f'src="data:image/png;base64,{base64.b64encode(figure).decode("ascii")}">'
-        if figure
-        else ""
-    )
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">\n'
-        f"<title>{_escape(title)}: published results beside ours</title>\n"
-        f"<style>{STYLE}</style></head><body>\n"
-        f"<h1>{_escape(title)}: published results beside ours</h1>\n"
-        + (f"<p class='note'>The measure: {_escape(measure)}</p>\n" if measure else "")
+    return document(
+        f"{title}: published results beside ours",
+        (f"<p class='note'>The measure: {_escape(measure)}</p>\n" if measure else "")
         + f"<p><strong>{_escape(tally(frame))}</strong> "
         f"(<code>results/replication/{_escape(paper)}.csv</code>).</p>\n"
         + (f"<p>{_escape(decide)}</p>\n" if decide else "")
@@ -133,8 +142,7 @@ def render(
         + "\n"
         + _not_computed(frame)
         + "\n"
-        + picture
-        + "\n</body></html>\n"
+        + picture(f"{title}: published figures and ours", figure),
     )
 
 
