@@ -22,7 +22,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from storyflow.figures.common import FONT_SIZE, save, unique
-from storyflow.replication.contrasts import (
+from storyflow.replication.answer_words import (
     DIFFERENCE,
     INCONCLUSIVE,
     MATCHED,

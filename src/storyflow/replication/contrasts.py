@@ -38,33 +38,46 @@ import pandas as pd
 from storyflow import lmer, stats, tables
 from storyflow.errors import StoryflowError
 from storyflow.replication import adjusted, decide
+from storyflow.replication.answer_words import (  # re-exported: callers read them here too
+    ADJUSTED,
+    ANSWERS,
+    BLOCK,
+    DIFFERENCE,
+    EFFECT_SIZE,
+    HEADLINE_FORMULATION,
+    INCONCLUSIVE,
+    MATCHED,
+    MEAN,
+    MEASURE,
+    NO_DIFFERENCE,
+    NOT_TESTED,
+    OVER_HISTORIES,
+    SMALLER,
+    UNMATCHED,
+)
 from storyflow.replication.effects import AggregatedG, aggregated_g, matched_g
 from storyflow.replication.fiction_flows import unit_tokens
 from storyflow.replication.words import number
 
-#: The answers, in the order a reader looks for them.
-DIFFERENCE, NO_DIFFERENCE, SMALLER = "a difference", "no difference", "smaller than the band"
-INCONCLUSIVE, NOT_TESTED = "inconclusive", "not tested"
-ANSWERS = (DIFFERENCE, SMALLER, NO_DIFFERENCE, INCONCLUSIVE, NOT_TESTED)
-#: The ``model`` of the row of the mean over the models (only where there are several).
-MEAN = "mean"
-#: The designs a contrast is estimated under: stories as independent draws of each group, and
-#: stories matched by a shared block (the stories table's :data:`BLOCK` column).
-UNMATCHED, MATCHED = "unmatched", "matched"
-#: The design of the rows adjusted for length and topic closeness
-#: (:mod:`storyflow.replication.adjusted`).
-ADJUSTED = "adjusted"
-#: The stories table's column that matches stories across groups (CSV ``columns.block``;
-#: HIPPOCORPUS: the recalled story a story is paired with).
-BLOCK = "block"
-#: Each design's effect size: Hedges' g (pooled SD), Lakens' (2013) g_av for matched groups
-#: and the adjusted rows' standardised group coefficient.
-EFFECT_SIZE = {UNMATCHED: "g", MATCHED: "g_av", ADJUSTED: "b_std"}
-#: The formulation a contrast's headline reads (docs/method.md, "The headline of a contrast").
-HEADLINE_FORMULATION = "context"
-#: The story measure compared (story sequentiality, nats/token) and how each model's g values
-#: over h become one number (the paper's Tables A1, A4, A7).
-MEASURE, OVER_HISTORIES = "seq", "median"
+__all__ = [
+    "ADJUSTED",
+    "ANSWERS",
+    "BLOCK",
+    "DIFFERENCE",
+    "EFFECT_SIZE",
+    "HEADLINE_FORMULATION",
+    "INCONCLUSIVE",
+    "MATCHED",
+    "MEAN",
+    "MEASURE",
+    "NOT_TESTED",
+    "NO_DIFFERENCE",
+    "OVER_HISTORIES",
+    "SMALLER",
+    "UNMATCHED",
+    "AnswerSettings",
+    "answer_contrasts",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)

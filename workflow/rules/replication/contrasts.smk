@@ -17,7 +17,8 @@ rule answer_contrasts:
     wildcard_constraints:
         corpus=one_of(ANSWERED_CORPORA),
     conda:
-        "../../../envs/storyflow.yaml"
+        # the adjusted contrasts are fitted with lme4 in R, as the regressions are
+        "../../../envs/regression.yaml"
     params:
         settings=contrast_answer_settings,
     script:
