@@ -139,7 +139,8 @@ def test_user_corpus_runs_through_sequentiality(snakemake, hippocorpus, tmp_path
         targets=["results/mine/sequentiality/tables/effect_sizes.csv"],
     )
     counts = pd.read_csv(tmp_path / "results/mine/corpus/tables/sample_counts.csv")
-    assert counts.set_index("story_type").loc["total", "n_sampled"] == 6
+    # a CSV corpus's tables name the label as its config does
+    assert counts.set_index("group").loc["total", "n_sampled"] == 6
     effects = pd.read_csv(tmp_path / "results/mine/sequentiality/tables/effect_sizes.csv")
     seq = effects[effects["measure"] == "seq"]
     assert set(seq["contrast"]) == {"a_vs_b"}
