@@ -28,12 +28,9 @@ sys.path.insert(0, str(REPO / "tools"))
 from estimate_nll_stage import merged_config  # noqa: E402
 
 from storyflow import tables  # noqa: E402
-from storyflow.corpora import configured_path  # noqa: E402
-from storyflow.corpora.user_csv import read_csv_stories  # noqa: E402
-from storyflow.plan import corpus as corpus_plan  # noqa: E402
 from storyflow.plan import sequentiality  # noqa: E402
 from storyflow.plan.layout import fill  # noqa: E402
-from storyflow.plan.nll_minutes import corpus_prediction  # noqa: E402
+from storyflow.plan.nll_minutes import predictions  # noqa: E402
 
 FINISHED = re.compile(r"rule score_nll_shard finished in ([0-9.]+) s")
 
@@ -53,17 +50,9 @@ def main() -> None:
     run = args.run.resolve()
     config = merged_config([str(Path(c).resolve()) for c in args.configs])
     os.chdir(run)
-    scoring = set(sequentiality.models(config))
-    scorers = [entry for entry in config["models"] if entry["name"] in scoring]
-    rates = sequentiality.nll_runtime(config)["tokens_per_second"]
     rows = []
-    for corpus in sequentiality.corpora(config):
-        columns = corpus_plan.user_columns(config, corpus)
-        if columns is None:
-            continue
-        stories, _ = read_csv_stories(configured_path(config, corpus), columns, corpus)
-        block = sequentiality.nll_settings(config, corpus)
-        for p in corpus_prediction(stories, scorers, block, rates):
+    for corpus, found in predictions(config).items():
+        for p in found:
             cost = tables.read(
                 tables.NLL_COST,
                 run / fill(sequentiality.NLL_COST, corpus=corpus, model=p.model),

@@ -140,10 +140,10 @@ def lines(corpus: str, predictions: Sequence[Prediction]) -> list[str]:
     return out
 
 
-def planned_lines(config: Mapping[str, Any]) -> list[str]:
-    """The dry run's predicted NLL minutes of every corpus of the user's in the sequentiality
-    analysis whose file is there (:func:`corpus_prediction` per scoring model); the other
-    corpora are sampled by the run's first job, and their estimate is its ``nll_estimate.csv``."""
+def predictions(config: Mapping[str, Any]) -> dict[str, list[Prediction]]:
+    """Each scoring model's predicted NLL work (:func:`corpus_prediction`) on every corpus of
+    the user's in the sequentiality analysis whose file is there, by corpus; the other corpora
+    are sampled by the run's first job, and their estimate is its ``nll_estimate.csv``."""
     from storyflow.corpora import configured_path
     from storyflow.corpora.user_csv import read_csv_stories
     from storyflow.plan import corpus as corpus_plan
@@ -152,7 +152,7 @@ def planned_lines(config: Mapping[str, Any]) -> list[str]:
     scoring = set(sequentiality.models(config))
     scorers = [entry for entry in config["models"] if entry["name"] in scoring]
     rates = sequentiality.nll_runtime(config)["tokens_per_second"]
-    out = []
+    out = {}
     for corpus in sequentiality.corpora(config):
         columns = corpus_plan.user_columns(config, corpus)
         path = configured_path(config, corpus)
@@ -160,5 +160,10 @@ def planned_lines(config: Mapping[str, Any]) -> list[str]:
             continue
         stories, _ = read_csv_stories(path, columns, corpus)
         block = sequentiality.nll_settings(config, corpus)
-        out += lines(corpus, corpus_prediction(stories, scorers, block, rates))
+        out[corpus] = corpus_prediction(stories, scorers, block, rates)
     return out
+
+
+def planned_lines(config: Mapping[str, Any]) -> list[str]:
+    """The dry run's lines of :func:`predictions`, corpus by corpus."""
+    return [line for corpus, found in predictions(config).items() for line in lines(corpus, found)]
