@@ -1,7 +1,8 @@
 """Rule estimate_nll_time: the NLL stage's expected time for one corpus, every model.
 
-From the plans of rule plan_nll and the configured rate nll.tokens_per_second, one for every model
-or one per model name (the only setting this rule takes, so a new rate re-runs this rule alone).
+From the plans of rule plan_nll and each model's NLL rate (tokens/s by model name,
+storyflow.lm.rates.model_rates: the only setting this rule takes, so a new rate re-runs this rule
+alone).
 """
 
 import logging

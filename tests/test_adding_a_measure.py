@@ -97,9 +97,11 @@ def dry_run(root: Path, *configfiles: str) -> str:
 
 @pytest.mark.usefixtures("data_mirror")
 def test_a_measure_added_by_the_guide_is_planned_and_compared(copy_with_the_toy: Path) -> None:
-    """The toy's job runs for its corpus, its table is a target of rule all and an input of the
-    comparison's story table, and with the measure off nothing of it is planned."""
-    (copy_with_the_toy / "length.yaml").write_text("length: {enabled: true}\n")
+    """The toy, chosen by name in ``measures:`` (the registry gives the names), runs for its
+    corpus, its table is a target of rule all and an input of the comparison's story table, and
+    with the measure off nothing of it is planned."""
+    chosen = "measures: [sequentiality, length, comparison]\n"
+    (copy_with_the_toy / "length.yaml").write_text(chosen)
     out = dry_run(copy_with_the_toy, "length.yaml")
     jobs = re.findall(r"^rule (\w+):\n(?:    .*\n)*?    output: (.*)$", out, re.MULTILINE)
     ours = [output for rule, output in jobs if rule == "measure_story_lengths"]

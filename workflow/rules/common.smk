@@ -74,7 +74,7 @@ if _schema_problem is not None:
     logger.error(f"storyflow: {_schema_problem}")
     sys.exit(1)
 # `measures: [...]` switches the measures it names on and the others off (plan.merge).
-plan.merge.apply_measures(config)
+exit_on_config_error(plan.merge.apply_measures, config)
 
 
 MODEL_SPECS = exit_on_config_error(

@@ -14,11 +14,19 @@ from storyflow.plan.registry import MEASURES
 OUT = Layout("cost")
 
 
-def rates(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Per model, its ``prompt`` and ``generate`` rates (tokens/s): ``cost.rates`` by its name,
-    else its packaged source's measured ones (:func:`storyflow.lm.rates.model_rates`), so a
-    packaged model has a rate whatever the config calls it."""
-    return model_rates(config["models"], config["cost"]["rates"])
+def rates(config: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
+    """Per model with a CPU rate, its ``prompt`` and ``generate`` rates (tokens/s; None where it
+    has one and not the other): :func:`storyflow.lm.rates.model_rates`, so a packaged model has
+    its measured rates whatever the config calls it."""
+    out = {}
+    for name, rate in model_rates(config).items():
+        prompt, generate = rate.prompt, rate.generate
+        if prompt or generate:
+            out[name] = {
+                "prompt": prompt.tokens_per_second if prompt else None,
+                "generate": generate.tokens_per_second if generate else None,
+            }
+    return out
 
 
 def estimate_settings(config: Mapping[str, Any]) -> dict[str, Any]:

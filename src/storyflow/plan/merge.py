@@ -101,6 +101,13 @@ def apply_measures(config: dict[str, Any]) -> dict[str, Any]:
     chosen = config.get("measures")
     if chosen is None:
         return config
+    unknown = [name for name in chosen if name not in CHOOSABLE]
+    if unknown:
+        raise StoryflowError(
+            f"config: measures names {', '.join(map(repr, unknown))}, which is no measure "
+            f"(measures: {', '.join(CHOOSABLE)}); fix the spelling, or add the measure "
+            "(docs/adding_a_measure.md)"
+        )
     for name in SWITCHABLE:
         block = config.get(name)
         if isinstance(block, dict) and "enabled" in block:
@@ -111,3 +118,5 @@ def apply_measures(config: dict[str, Any]) -> dict[str, Any]:
 #: The blocks a ``measures`` list switches: every measure of the registry but sequentiality
 #: (which has no switch: it always runs), and the comparison of measures.
 SWITCHABLE = (*(n for n in registry.names() if n != sequentiality.OUT.name), "comparison")
+#: The names a ``measures`` list may hold: the registry's measures and the comparison.
+CHOOSABLE = (*registry.names(), "comparison")

@@ -15,7 +15,7 @@ anyway), :func:`corpus_prediction` predicts the same plan from words alone:
 - the plan: :func:`storyflow.lm.nll.cost.plan_cost` of those counts, per formulation, as rule
   ``plan_nll`` plans the real counts.
 
-The minutes are those tokens at the model's NLL rate (:func:`storyflow.lm.nll.cost.model_rate`).
+The minutes are those tokens at the model's NLL rate (:func:`storyflow.lm.rates.model_rates`).
 The ratios were measured on 120 HIPPOCORPUS stories against the real plan
 (docs/cost_and_failures.md, "Minutes in the dry run"); ``benchmarks/nll_minutes.py`` prints
 predicted against planned and actual for a finished run.
@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from storyflow.lm.nll.cost import model_rate, plan_cost
+from storyflow.lm.nll.cost import plan_cost
 
 #: Where a sentence ends: after . ! ? (and closing quotes or brackets), before whitespace.
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+")
@@ -105,11 +105,11 @@ def corpus_prediction(
     stories: pd.DataFrame,
     models: Sequence[Mapping[str, Any]],
     nll: Mapping[str, Any],
-    rates: float | Mapping[str, float] | None,
+    rates: Mapping[str, float],
 ) -> list[Prediction]:
     """Each model's predicted NLL work on ``stories`` (``text``, ``topic``) under the ``nll``
     settings (``formulations``, ``max_history``, ``max_context_tokens``) at ``rates``
-    (``nll_runtime``'s ``tokens_per_second``)."""
+    (tokens/s by model name: ``nll_throughput``'s ``tokens_per_second``)."""
     out = []
     for entry in models:
         per_word, template, source = model_ratio(entry)
@@ -121,7 +121,7 @@ def corpus_prediction(
             )
             for text, topic in zip(stories["text"], stories["topic"], strict=True)
         )  # fmt: skip
-        rate = model_rate(rates, entry["name"])
+        rate = rates.get(entry["name"])
         minutes = tokens / rate / 60 if rate else None
         out.append(Prediction(entry["name"], len(stories), tokens, rate, minutes, source))
     return out
@@ -151,7 +151,7 @@ def predictions(config: Mapping[str, Any]) -> dict[str, list[Prediction]]:
 
     scoring = set(sequentiality.models(config))
     scorers = [entry for entry in config["models"] if entry["name"] in scoring]
-    rates = sequentiality.nll_runtime(config)["tokens_per_second"]
+    rates = sequentiality.nll_throughput(config)["tokens_per_second"]
     out = {}
     for corpus in sequentiality.corpora(config):
         columns = corpus_plan.user_columns(config, corpus)

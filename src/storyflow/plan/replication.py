@@ -19,7 +19,7 @@ import storyflow.plan.narrative_sense as narrative_sense
 import storyflow.plan.plot_holes as plot_holes
 import storyflow.plan.sequentiality as sequentiality
 import storyflow.plan.tension as tension
-from storyflow.lm.rates import PACKAGED_GPU_RATES, nll_rate, packaged_source
+from storyflow.lm.rates import model_rates
 from storyflow.plan.layout import Layout, fill
 from storyflow.plan.registry import MEASURES
 from storyflow.plan.statistics import replication as replication_statistics
@@ -156,37 +156,19 @@ def _model_labels(config: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     }
 
 
-def _cpu_rate(config: Mapping[str, Any], entry: Mapping[str, Any]) -> tuple[float, str]:
-    """A model's NLL rate on a CPU (tokens/s) and where it comes from: the NLL estimate's
-    (:func:`storyflow.lm.rates.nll_rate`), else ``replication.rates.cpu``."""
-    rate = nll_rate(config["nll"]["tokens_per_second"], entry, config["cost"]["rates"])
-    return rate or (float(config["replication"]["rates"]["cpu"]), "replication.rates.cpu")
-
-
-def _gpu_rate(config: Mapping[str, Any], entry: Mapping[str, Any]) -> tuple[float, str]:
-    """A model's NLL rate on one GPU (tokens/s) and the measured shape it comes from:
-    ``replication.rates.gpu_by_model``, else its package's (the nearest measured shape at least
-    as large, :data:`storyflow.lm.rates.PACKAGED_GPU_RATES`), else ``replication.rates.gpu``."""
-    given = config["replication"]["rates"]
-    if entry["name"] in given["gpu_by_model"]:
-        return float(given["gpu_by_model"][entry["name"]]), "replication.rates.gpu_by_model"
-    packaged = PACKAGED_GPU_RATES.get(packaged_source(entry) or "")
-    if packaged:
-        return packaged
-    return float(given["gpu"]), "replication.rates.gpu: the Llama-3.1-8B shape, one H100"
-
-
 def rates(config: Mapping[str, Any]) -> dict[str, Any]:
     """Language-model throughput (tokens per second) that turns the tokens needed to decide a
-    row into hours: per model its own CPU and GPU rate and where each comes from
-    (``models``), and the defaults of a model without one (``cpu``, ``gpu``:
-    ``replication.rates``); :class:`storyflow.replication.decide.Rates`."""
+    row into hours: per model its CPU price (its NLL rate, else ``replication.rates.cpu``) and
+    GPU rate and where each comes from (``models``: :func:`storyflow.lm.rates.model_rates`),
+    and the defaults of a model without one (``cpu``, ``gpu``: ``replication.rates``);
+    :class:`storyflow.replication.decide.Rates`."""
     given = config["replication"]["rates"]
     models = {}
-    for entry in config["models"]:
-        (cpu, cpu_basis), (gpu, gpu_basis) = _cpu_rate(config, entry), _gpu_rate(config, entry)
-        models[entry["name"]] = {
-            "cpu": cpu, "gpu": gpu, "cpu_basis": cpu_basis, "gpu_basis": gpu_basis
+    for name, rate in model_rates(config).items():
+        cpu = rate.cpu_price(given["cpu"])
+        models[name] = {
+            "cpu": cpu.tokens_per_second, "gpu": rate.gpu.tokens_per_second,
+            "cpu_basis": cpu.source, "gpu_basis": rate.gpu.source,
         }  # fmt: skip
     return {"cpu": float(given["cpu"]), "gpu": float(given["gpu"]), "models": models}
 

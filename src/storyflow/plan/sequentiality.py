@@ -9,7 +9,7 @@ from typing import Any
 import storyflow.plan.narrative_sense as narrative_sense
 import storyflow.plan.roles as roles
 from storyflow.errors import StoryflowError
-from storyflow.lm.rates import nll_rates
+from storyflow.lm.rates import model_rates
 from storyflow.lm.registry import ModelSpec
 from storyflow.measures.sequentiality.covariates.connectives import default_lexicon_path
 from storyflow.plan.layout import Layout, each_corpus, fill
@@ -159,15 +159,17 @@ def regression_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     return {k: config["regression"][k] for k in ("formulation", "fdr_alpha")}
 
 
-def nll_runtime(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The NLL stage's settings that change no score: the estimate's ``tokens_per_second`` (one
-    rate, or one per model: ``nll.tokens_per_second``, else the model's prompt rate of
-    ``cost.rates`` or its packaged source's, :func:`storyflow.lm.rates.nll_rate`) and the
-    ``shards`` per corpus and model (``nll``)."""
-    scoring = set(models(config))
-    scorers = [entry for entry in config["models"] if entry["name"] in scoring]
-    rate = nll_rates(config["nll"]["tokens_per_second"], scorers, config["cost"]["rates"])
-    return {"tokens_per_second": rate, "shards": config["nll"]["shards"]}
+def nll_throughput(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The NLL stage's settings that change no score: ``tokens_per_second``, the estimate's rate
+    of each scoring model that has one (by name: its NLL rate,
+    :func:`storyflow.lm.rates.model_rates`) and the ``shards`` per corpus and model (``nll``)."""
+    rates = model_rates(config, models(config))
+    return {
+        "tokens_per_second": {
+            name: rate.nll.tokens_per_second for name, rate in rates.items() if rate.nll
+        },
+        "shards": config["nll"]["shards"],
+    }
 
 
 def regressions(config: Mapping[str, Any]) -> tuple[list[str], dict[str, str]]:

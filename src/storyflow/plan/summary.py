@@ -16,6 +16,7 @@ import storyflow.plan.replication as replication
 import storyflow.plan.sequentiality as sequentiality
 import storyflow.plan.tension as tension
 from storyflow.corpora.selection import SAMPLED
+from storyflow.lm.rates import Rate, model_rates, unknown_names
 from storyflow.plan.layout import LM_COST, fill
 from storyflow.plan.registry import MEASURES
 
@@ -79,6 +80,28 @@ def topic_notes(config: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _rate(rate: Rate | None) -> str:
+    return f"{rate.tokens_per_second:,.4g} ({rate.source})" if rate else "? (no rate)"
+
+
+def _rate_lines(config: Mapping[str, Any]) -> list[str]:
+    """Each model's rates and where each came from (:func:`storyflow.lm.rates.model_rates`);
+    the names a rate setting gives that no model bears."""
+    out = ["  model rates (tokens/s; ? = no rate: tokens, no minutes):"]
+    for name, rate in model_rates(config).items():
+        out.append(
+            f"    {name}: NLL {_rate(rate.nll)}; prompt {_rate(rate.prompt)}; "
+            f"generate {_rate(rate.generate)}"
+        )
+    unknown = unknown_names(config)
+    if unknown:
+        out.append(
+            "    rates given for no model (cost.rates, nll.tokens_per_second): "
+            + ", ".join(unknown)
+        )
+    return out
+
+
 def lines(config: Mapping[str, Any], read: Sequence[str]) -> list[str]:
     """The plan in a few lines (:mod:`storyflow.plan.summary`): the corpora ``read`` (every
     corpus whose file the run reads, :func:`storyflow.plan.read_corpora`) with their story
@@ -97,18 +120,7 @@ def lines(config: Mapping[str, Any], read: Sequence[str]) -> list[str]:
     papers = replication.papers(config)
     out.append(f"  comparison: {', '.join(compared) if compared else 'none'}")
     out.append(f"  replication: {', '.join(papers) if papers else 'none'}")
-    rates = cost.rates(config)
-    nll = sequentiality.nll_runtime(config)["tokens_per_second"]
-    used = [m["name"] for m in config["models"]]
-    described = []
-    for name in used:
-        rate = rates.get(name) or {}
-        per = nll if not isinstance(nll, Mapping) else (nll or {}).get(name)
-        described.append(
-            f"{name} (NLL {f'{per:g}' if per else '?'} tokens/s, prompt "
-            f"{rate.get('prompt') or '?'}, generate {rate.get('generate') or '?'} tokens/s)"
-        )
-    out.append("  model rates: " + "; ".join(described) + " (? = no rate: tokens, no minutes)")
+    out.extend(_rate_lines(config))
     estimates = [fill(sequentiality.NLL_ESTIMATE, corpus=c) for c in sequentiality.corpora(config)]
     costs = f"; other language-model stages: {LM_COST}" if cost.settings(config) else ""
     out.append(

@@ -23,6 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from storyflow.lm.rates import CPU_DEFAULT, GPU_DEFAULT
+
 #: The power that defines d33 (Simonsohn 2015) and the test level it is computed at.
 SMALL_TELESCOPE_POWER = 1 / 3
 SMALL_TELESCOPE_ALPHA = 0.05
@@ -116,7 +118,8 @@ class ModelRate:
     """One model's NLL scoring rates (tokens/s) and where each was measured: ``cpu`` and
     ``cpu_basis`` (its NLL time estimate's rate: ``nll.tokens_per_second``, ``cost.rates`` or
     its packaged source's, on a 2-core CPU), ``gpu`` and ``gpu_basis`` (the measured model
-    shape on one GPU nearest its own, at least as large; storyflow.lm.rates)."""
+    shape on one GPU nearest its own, at least as large): resolved by
+    :func:`storyflow.lm.rates.model_rates`, carried here in a rule's params."""
 
     cpu: float
     gpu: float
@@ -143,10 +146,9 @@ class Rates:
         return cls(float(params["cpu"]), float(params["gpu"]), models)
 
     def of(self, model: str) -> ModelRate:
-        """``model``'s rates: its own, else the defaults (named as such)."""
-        return self.models.get(model) or ModelRate(
-            self.cpu, self.gpu, "replication.rates.cpu", "replication.rates.gpu"
-        )
+        """``model``'s rates: its own, else the defaults (named as such: a model the config
+        does not list, such as one a test builds)."""
+        return self.models.get(model) or ModelRate(self.cpu, self.gpu, CPU_DEFAULT, GPU_DEFAULT)
 
     def basis(self, models: Sequence[str]) -> str:
         """Which rate prices each of ``models``, in words (the ``decide_rates`` column)."""

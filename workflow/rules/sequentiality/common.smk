@@ -5,7 +5,7 @@ SEQUENTIALITY_MODELS = exit_on_config_error(
     plan.sequentiality.models, config
 )  # local, role sequentiality
 SHARDS = plan.sequentiality.shards(config)
-NLL_RUNTIME = plan.sequentiality.nll_runtime(config)  # changes no score
+NLL_THROUGHPUT = plan.sequentiality.nll_throughput(config)  # changes no score
 COVARIATE_SETTINGS = plan.sequentiality.covariate_settings(config)
 REGRESSION_SETTINGS = plan.sequentiality.regression_settings(config)
 REGRESSION_SPECS, REGRESSION_SKIPPED = exit_on_config_error(

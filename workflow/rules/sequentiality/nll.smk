@@ -33,7 +33,7 @@ rule estimate_nll_time:
         "../../../envs/storyflow.yaml"
     params:
         models=SEQUENTIALITY_MODELS,
-        tokens_per_second=NLL_RUNTIME["tokens_per_second"],
+        tokens_per_second=NLL_THROUGHPUT["tokens_per_second"],
     script:
         "../../../scripts/estimate_nll_time.py"
 
@@ -61,7 +61,7 @@ rule score_nll_shard:
     params:
         settings=nll_settings,
         model=model_settings,
-        n_shards=NLL_RUNTIME["shards"],
+        n_shards=NLL_THROUGHPUT["shards"],
     script:
         "../../../scripts/score_nll.py"
 

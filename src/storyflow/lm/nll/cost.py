@@ -321,38 +321,22 @@ class Progress:
         )
 
 
-def model_rate(tokens_per_second: float | Mapping[str, float] | None, model: str) -> float | None:
-    """``nll.tokens_per_second`` for ``model``: the one rate of every model, its own in a map
-    of rates per model name (None when the map has none for it), or None."""
-    if isinstance(tokens_per_second, Mapping):
-        return tokens_per_second.get(model)
-    return tokens_per_second
-
-
 def corpus_estimate(
     costs: Mapping[str, pd.DataFrame],
     excluded: Mapping[str, pd.DataFrame],
-    tokens_per_second: float | Mapping[str, float] | None,
+    tokens_per_second: Mapping[str, float],
 ) -> pd.DataFrame:
     """The NLL stage of one corpus, per model: stories, planned tokens, expected seconds.
 
     ``costs`` and ``excluded``: each model's plan tables (:data:`storyflow.tables.NLL_COST`,
     :data:`storyflow.tables.NLL_EXCLUDED`). ``expected_seconds`` = planned tokens / the model's
-    rate (``nll.tokens_per_second``: one rate, or one per model name, :func:`model_rate`; NaN
-    without one); the table is :data:`storyflow.tables.NLL_ESTIMATE`.
+    rate in ``tokens_per_second`` (tokens/s by model name, :func:`storyflow.lm.rates.model_rates`'
+    ``nll``; NaN for a model it leaves out); the table is :data:`storyflow.tables.NLL_ESTIMATE`.
     """
-    if isinstance(tokens_per_second, Mapping):
-        unknown = sorted(set(tokens_per_second) - set(costs))
-        if unknown:
-            logging.getLogger(__name__).warning(
-                "nll.tokens_per_second names models this corpus does not score: %s (scored: %s)",
-                ", ".join(unknown),
-                ", ".join(costs),
-            )
     rows = []
     for model, cost in costs.items():
         planned = int(cost["planned_tokens"].sum())
-        rate = model_rate(tokens_per_second, model)
+        rate = tokens_per_second.get(model)
         seconds = planned / rate if rate else float("nan")
         rows.append(
             tables.NLL_ESTIMATE.row(
