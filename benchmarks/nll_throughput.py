@@ -78,7 +78,7 @@ def phase_engine(args: argparse.Namespace) -> dict:
     from storyflow.lm.connect import open_model
     from storyflow.lm.nll.engine import NllSettings, score_story
     from storyflow.lm.nll.planning import PassCounter
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     tokenized, start, n_ctx, _ = _load(args.stories_json, args.model, args.max_history)
     settings = NllSettings(

@@ -170,7 +170,7 @@ def main() -> None:
 
     logging.basicConfig(level=logging.WARNING)
     from storyflow.lm.connect import open_model
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
     from storyflow.measures.fabula_entropy.readers import ReaderSettings, answer_questions
 
     path = model_path(args.model)

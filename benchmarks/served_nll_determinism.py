@@ -60,7 +60,7 @@ def stories(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
 def served_spec(args: argparse.Namespace, url: str, gguf: Path, concurrency: int) -> object:
     """The served model's spec, as the config gives it (schema defaults filled)."""
     from storyflow.config_files import schema_problem
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     server = {"base_url": url, "model": args.model, "tokenizer": str(gguf), "timeout": 3600}
     entry = {"name": args.model, "variant": VARIANT[args.model], "roles": ["sequentiality"]}
@@ -99,7 +99,7 @@ def main() -> None:
     from storyflow.lm.backends.llama_server import serve
     from storyflow.lm.connect import open_model
     from storyflow.lm.nll.engine import NllSettings, run_corpus
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
     from storyflow.lm.weights import materialize
 
     formulations = args.formulations or FORMULATIONS[args.model]

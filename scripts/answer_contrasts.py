@@ -2,7 +2,7 @@
 median Hedges' g with its bootstrap interval, read against 0 and the equivalence band."""
 
 from storyflow import stats, tables
-from storyflow.replication.contrasts import AnswerSettings, answer_contrasts
+from storyflow.contrast_answers.answers import AnswerSettings, answer_contrasts
 from storyflow.runner import run
 
 

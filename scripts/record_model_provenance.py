@@ -1,7 +1,7 @@
 """Rule record_model_provenance: which weights every model ran with (results/models.csv)."""
 
 from storyflow import tables
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.specs import ModelSpec
 from storyflow.lm.weights import provenance
 from storyflow.runner import run
 

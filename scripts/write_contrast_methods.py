@@ -4,7 +4,7 @@ answers and the run's model provenance."""
 from pathlib import Path
 
 from storyflow import tables
-from storyflow.replication.methods import methods_text
+from storyflow.contrast_answers.methods import methods_text
 from storyflow.runner import run
 
 

@@ -1,7 +1,7 @@
 """Rule write_contrast_page: one corpus's contrast answers and their forest plot as a page of
 the report."""
 
-from storyflow.replication import contrast_page
+from storyflow.contrast_answers import page as contrast_page
 from storyflow.runner import run
 
 

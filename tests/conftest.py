@@ -404,7 +404,7 @@ def nll_model(name: str, weights: object, settings: object, **spec: object) -> o
     and GPU layers of ``settings`` (an ``NllSettings``); ``spec``: ``ModelSpec.local``'s
     ``prompt``, ``backend`` or ``dtype``."""
     from storyflow.lm.connect import open_model
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     local = ModelSpec.local(name, n_gpu_layers=settings.n_gpu_layers, **spec)
     return open_model(local, weights, n_threads=settings.n_threads)

@@ -164,7 +164,7 @@ def test_checkpoint_answers_in_padded_batches_equal_one_at_a_time(
     from storyflow.lm.backends.transformers import TransformersScorer
     from storyflow.lm.connect import open_model
     from storyflow.lm.prompts import generation_prompt
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     spec = ModelSpec.local("smollm2-hf", backend="transformers", prompt="chat")
     model = open_model(spec, smollm2_checkpoint, n_threads=2, share_prefix=True)

@@ -79,7 +79,7 @@ def test_the_registered_backends_are_the_ones_a_config_can_name() -> None:
     from storyflow.config_files import load_schema
     from storyflow.errors import StoryflowError
     from storyflow.lm.backends.registry import BACKENDS, open_backend
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     schema = load_schema(REPO / "workflow/schemas/config.schema.yaml")
     allowed = schema["properties"]["models"]["items"]["properties"]["backend"]["enum"]
@@ -96,7 +96,7 @@ def test_a_served_models_roles_share_one_client() -> None:
     from conftest import model_entry
 
     from storyflow.lm.connect import open_model
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     server = {"base_url": "http://127.0.0.1:9/v1", "model": "m", "tokenizer": None}
     spec = ModelSpec.from_config(
@@ -129,7 +129,7 @@ def test_a_gpu_asked_for_where_there_is_none_stops_before_any_weight_loads(
 
     from storyflow.errors import StoryflowError
     from storyflow.lm.connect import open_model
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     _no_gpu(backend)
     spec = ModelSpec.local("mine", backend=backend, n_gpu_layers=-1)
@@ -169,7 +169,7 @@ def test_an_nll_job_asking_for_a_missing_gpu_writes_one_message_and_no_scores(
     from conftest import defaults, model_entry, run_script
 
     from storyflow import tables
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     _no_gpu("llama.cpp")
     entry = model_entry(name="mine", device={"n_gpu_layers": -1})

@@ -19,7 +19,7 @@ import pytest
 
 from storyflow.errors import StoryflowError
 from storyflow.lm.backends import padded_batches
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.specs import ModelSpec
 from storyflow.lm.weights import checkpoint, materialize_checkpoint
 
 

@@ -11,8 +11,8 @@ from storyflow.errors import StoryflowError
 from storyflow.lm.backends.http import HttpBackend
 from storyflow.lm.connect import job_spec, open_model
 from storyflow.lm.prompts import Messages
-from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import SamplingSettings
+from storyflow.lm.specs import ModelSpec
 from storyflow.plan.registry import scoring_roles
 
 

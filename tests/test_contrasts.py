@@ -1,4 +1,4 @@
-"""The answer to a corpus's contrasts (storyflow.replication.contrasts): each contrast ×
+"""The answer to a corpus's contrasts (storyflow.contrast_answers.answers): each contrast ×
 formulation × model and the mean over models, read from the interval of the paper's aggregate of
 Hedges' g against 0 and the equivalence band, and what would decide an inconclusive one."""
 
@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from storyflow import plan, tables
+from storyflow.contrast_answers import answers as contrasts
 from storyflow.plan import contrast_answers as plan_answers
 from storyflow.plan.layout import fill
-from storyflow.replication import contrasts
 from storyflow.replication.decide import Rates
 
 SETTINGS = contrasts.AnswerSettings(
@@ -384,7 +384,8 @@ def test_each_model_is_priced_at_its_own_rate_and_says_which(default_config) -> 
 def test_the_sample_to_decide_has_a_range_over_the_interval() -> None:
     """0.0 [-0.4, 0.4] needs 4 times its units at its estimate; moved across the interval the
     need ranges from fewer (at either end, outside the band: excluding 0) to more."""
-    least, most = contrasts._units_range(0.0, -0.4, 0.4, 0.2, 30.0)
+    n, _, least, most = contrasts.decision(0.0, -0.4, 0.4, 30.0, 0.2)
+    assert n == 30 * 4
     assert least <= 30 * 4 <= most and math.isfinite(most)
     assert least == 30.0  # at an end, 0.4: the interval [0, 0.8] already excludes 0
 
@@ -436,7 +437,7 @@ def test_the_page_and_the_first_page_show_each_headline(tmp_path: Path) -> None:
     """The report's page of the answers reads back the CSV: each contrast's headline in words
     (its effect size, interval and answer), every sequentiality row, the headline in bold;
     the first page's records are the headline rows."""
-    from storyflow.replication import contrast_page
+    from storyflow.contrast_answers import page as contrast_page
 
     scores, labels = blocked_scores(40, 0.3, seed=4)
     table = contrasts.answer_contrasts(scores, labels, CONTRAST, SETTINGS, corpus="mine")
@@ -459,7 +460,7 @@ def test_the_methods_text_holds_every_number_to_its_table() -> None:
     provenance table, or a setting, as the tables write it (h = 1 and §5.1 aside)."""
     import re
 
-    from storyflow.replication.methods import methods_text
+    from storyflow.contrast_answers.methods import methods_text
 
     scores, labels = blocked_scores(40, 0.3, seed=4)
     table = contrasts.answer_contrasts(scores, labels, CONTRAST, SETTINGS, corpus="mine")

@@ -514,7 +514,7 @@ def test_plan_nll_rule_writes_the_plan_tables(smollm2: Path, tmp_path: Path) -> 
 
     from conftest import run_script
 
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     stories, sentences = _corpus()
     stories.to_parquet(tmp_path / "stories.parquet")

@@ -1065,7 +1065,7 @@ def test_packaged_instruct_reader_orders_true_above_false(packaged_models) -> No
     0.1 for any question here) outweighs what it reads, so P(yes) is not on the right *side*
     (docs/fabula_entropy.md). Calibration moves both towards 0.5 without crossing it."""
     from storyflow.lm.connect import open_model
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
     from storyflow.measures.fabula_entropy import readers
 
     version = tables.FEI_VERSIONS.frame(

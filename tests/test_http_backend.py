@@ -123,7 +123,7 @@ def test_the_tokens_a_served_model_used_are_the_servers_usage_counts(
     from conftest import model_entry
 
     from storyflow.lm.connect import open_model
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     def respond(body: dict[str, Any]) -> tuple[int, Any]:
         used = {"prompt_tokens": len(body["prompt"].split()), "completion_tokens": 2}
@@ -514,7 +514,7 @@ def test_a_job_stopped_by_a_server_that_stays_down_resumes_without_asking_twice(
 
     from storyflow import runner
     from storyflow.lm.connect import open_model
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     server = {"base_url": stub.url, "model": "m", "retries": 1, "backoff": 0.01, "timeout": 2}
     spec = ModelSpec.from_config(model_entry(name="m", roles=[], source={"server": server}))

@@ -347,3 +347,30 @@ def test_measures_and_roles_are_named_only_by_the_registry_the_schema_and_their_
         module = REPO / "src" / "storyflow" / "plan" / f"{m.name}.py"
         spelled = [t for _, t in _spelled(module)]
         assert all(spelled.count(r.name) == 1 for r in m.roles if r.name != m.name), m.name
+
+
+def test_each_paper_is_one_record_hung_off_its_measure() -> None:
+    """The papers are :data:`storyflow.replication.papers.PAPERS`, each the ``paper`` of one
+    measure, with its published file and its measure's planning of it; no other library file,
+    script or rules file spells a paper's name (the published files are named by it)."""
+    from storyflow.plan.registry import PAPER_NAMES, replicating
+    from storyflow.replication import papers, published
+
+    assert [m.paper for m in MEASURES if m.paper] == list(papers.PAPERS.values())
+    stems = {Path(str(f)).stem for f in published.FOLDER.iterdir() if f.name.endswith(".csv")}
+    assert stems == set(papers.PAPERS)
+    for name, paper in papers.PAPERS.items():
+        measure = replicating(name)
+        assert paper.published.is_file() and measure.paper is paper and callable(paper.comparer)
+        assert all(callable(getattr(measure.module, f)) for f in PAPER_NAMES)
+    files = [*(REPO / "src" / "storyflow").rglob("*.py"), *(REPO / "scripts").glob("*.py")]
+    files += [*RULES.rglob("*.smk"), *SNAKEFILES]
+    home = REPO / "src" / "storyflow" / "replication" / "papers.py"
+    found = [
+        f"{path.relative_to(REPO)}:{line} {text!r}"
+        for path in files
+        if path != home
+        for line, text in _spelled(path)
+        if text in papers.PAPERS
+    ]
+    assert not found, "paper names spelled outside their record: " + "; ".join(found)

@@ -425,7 +425,7 @@ def test_a_package_and_a_path_to_its_file_are_the_same_weights(
     from conftest import model_entry
 
     from storyflow.lm.model_checks import same_weights, weights_identity
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     link = tmp_path / "link.gguf"
     link.symlink_to(smollm2_file)

@@ -20,8 +20,8 @@ from test_plan import user_corpus
 
 from storyflow import config_files, plan
 from storyflow.errors import StoryflowError
-from storyflow.lm.registry import model_specs
-from storyflow.names import check_path_name, path_name_problem
+from storyflow.lm.specs import model_specs
+from storyflow.path_names import check_path_name, path_name_problem
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -186,7 +186,7 @@ def test_the_probe_takes_any_answer_as_a_server(tmp_path: Path) -> None:
     import threading
 
     from storyflow.lm.model_checks import server_problem
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     class NotFound(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:

@@ -40,7 +40,7 @@ def test_surprisal_baseline_on_an_obvious_contradiction(packaged_models) -> None
 
 def test_detector_answers_and_the_model_maker_record(packaged_models, nlp) -> None:
     from storyflow.lm.connect import open_model
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
     from storyflow.measures.plot_holes.llm_maker import MakerSettings, ModelMaker, make_with_model
 
     spec = ModelSpec.from_config(
@@ -79,7 +79,7 @@ def test_detector_answers_and_the_model_maker_record(packaged_models, nlp) -> No
 
 
 def test_nli_baseline_asks_every_pair_once_and_localizes_at_the_top_pair(packaged_models) -> None:
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
     from storyflow.measures.plot_holes import controlled
     from storyflow.measures.plot_holes.nli import NliSettings, nli_answers, sentence_pairs
     from storyflow.sentences import load_spacy

@@ -18,8 +18,8 @@ from storyflow import progress, runner
 from storyflow.errors import StoryflowError
 from storyflow.lm.answers import ClosedAnswer
 from storyflow.lm.connect import LanguageModel
-from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import Sample, SamplingSettings
+from storyflow.lm.specs import ModelSpec
 
 
 @contextmanager

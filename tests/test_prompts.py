@@ -16,7 +16,7 @@ from storyflow.lm.backends.llama_cpp import LlamaCppScorer, VocabOnly
 from storyflow.lm.nll.engine import NllSettings, score_corpus, score_terms
 from storyflow.lm.nll.planning import PassCounter, tokenize_story
 from storyflow.lm.prompts import ChatPrompt, render_chat
-from storyflow.lm.registry import ModelSpec, model_specs, weight_models
+from storyflow.lm.specs import ModelSpec, model_specs, weight_models
 
 TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"

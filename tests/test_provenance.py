@@ -14,7 +14,7 @@ import pytest
 from conftest import model_entry
 
 from storyflow import tables
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.specs import ModelSpec
 from storyflow.lm.weights import _link, provenance
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

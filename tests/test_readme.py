@@ -68,7 +68,7 @@ def test_the_docs_say_which_jobs_request_a_gpu_as_the_workflow_plans_them(
     from test_resources import dry_run_jobs
 
     from storyflow import plan
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
 
     sentence = gpu_sentence()
     for said in ("(`--gpus=1`)", "runs its model in process", "(`device.n_gpu_layers` not 0)",

@@ -16,13 +16,13 @@ from conftest import REPO
 
 from storyflow import stats, tables, validity
 from storyflow.errors import StoryflowError
-from storyflow.replication import agreement, context, decide, page, papers, published, summary
-from storyflow.replication.agreement import Ours
+from storyflow.replication import context, decide, judging, page, papers, published, summary
 from storyflow.replication.effects import aggregated_g
 from storyflow.replication.fiction_flows import histories, parse_setting
+from storyflow.replication.judging import Ours
 
 
-@pytest.mark.parametrize("paper", published.PAPERS)
+@pytest.mark.parametrize("paper", sorted(papers.PAPERS))
 def test_every_papers_published_figures_read_and_cite_a_line_of_the_paper(paper: str) -> None:
     figures = published.read(published.path_of(paper))
     assert len(figures) >= 3
@@ -132,7 +132,7 @@ def test_a_story_a_model_did_not_score_is_left_out_of_that_models_g_only() -> No
     assert full.n_a == 13  # stories scored by every model
 
 
-RULE = agreement.Rule(band=0.2, alpha=0.05, tolerance=0.1)
+RULE = judging.Rule(band=0.2, alpha=0.05, tolerance=0.1)
 #: The verdict settings of a comparison (storyflow.plan.replication.settings).
 VERDICTS = {"band": 0.2, "alpha": 0.05, "tolerance": 0.1}
 
@@ -142,9 +142,9 @@ def _claim(
     direction: str = "",
     quantity: str = "hedges_g",
     competitors: tuple[tuple[str, float], ...] = (),
-) -> agreement.Claim:
+) -> judging.Claim:
     row = {"id": "x", "value": value, "direction": direction, "quantity": quantity}
-    return agreement.claim_of(row, competitors)
+    return judging.claim_of(row, competitors)
 
 
 def _ours(value: float, low: float, high: float, **changes: object) -> Ours:
@@ -169,41 +169,41 @@ def test_a_rows_claim_is_its_direction_and_a_number_no_sentence_reads_is_a_value
 
 def test_a_claimed_null_agrees_inside_the_band_and_disagrees_when_ours_excludes_zero_beyond_it():
     null = _claim(0.067, "0")  # Table A1, context only: "collapsing effectively to 0" (l. 187)
-    assert agreement.judge(null, _ours(0.66, 0.18, 1.19), RULE) == (
+    assert judging.judge(null, _ours(0.66, 0.18, 1.19), RULE) == (
         "disagrees",
         "our interval, 0.18 to 1.19, excludes 0 and reaches beyond ±0.2, where the paper reads "
         "0.067 as no effect",
     )
-    assert agreement.judge(null, _ours(0.02, -0.1, 0.15), RULE)[0] == "agrees"
-    assert agreement.judge(null, _ours(0.1, 0.05, 0.15), RULE)[0] == "agrees"  # trivially small
-    verdict, reason = agreement.judge(null, _ours(0.1, -0.3, 0.5), RULE)
+    assert judging.judge(null, _ours(0.02, -0.1, 0.15), RULE)[0] == "agrees"
+    assert judging.judge(null, _ours(0.1, 0.05, 0.15), RULE)[0] == "agrees"  # trivially small
+    verdict, reason = judging.judge(null, _ours(0.1, -0.3, 0.5), RULE)
     assert (verdict, reason) == ("inconclusive", "our interval, -0.3 to 0.5, holds 0 but "
                                  "reaches beyond ±0.2")  # fmt: skip
 
 
 def test_a_claimed_effect_agrees_only_when_our_interval_lies_on_its_side_of_zero() -> None:
     effect = _claim(0.58, "+")
-    assert agreement.judge(effect, _ours(0.31, -0.49, 1.63), RULE) == (
+    assert judging.judge(effect, _ours(0.31, -0.49, 1.63), RULE) == (
         "inconclusive",
         "our interval, -0.49 to 1.63, holds both 0 and the published 0.58",
     )
-    assert agreement.judge(effect, _ours(0.79, 0.33, 1.33), RULE) == (
+    assert judging.judge(effect, _ours(0.79, 0.33, 1.33), RULE) == (
         "agrees",
         "our interval, 0.33 to 1.33, lies above 0, as the published 0.58 does",
     )
-    assert agreement.judge(effect, _ours(-0.6, -1.0, -0.2), RULE)[0] == "disagrees"
+    assert judging.judge(effect, _ours(-0.6, -1.0, -0.2), RULE)[0] == "disagrees"
     # an interval inside the band is smaller than claimed, whether or not it excludes 0
     for inside in (_ours(0.02, -0.1, 0.15), _ours(0.08, 0.02, 0.15), _ours(-0.1, -0.15, -0.05)):
-        verdict, reason = agreement.judge(effect, inside, RULE)
+        verdict, reason = judging.judge(effect, inside, RULE)
         assert verdict == "disagrees" and reason.startswith("smaller than claimed: ")
         assert "inside ±0.2" in reason
     # one that excludes 0 and reaches beyond the band is the claimed effect
-    assert agreement.judge(effect, _ours(0.1, 0.02, 0.3), RULE)[0] == "agrees"
+    assert judging.judge(effect, _ours(0.1, 0.02, 0.3), RULE)[0] == "agrees"
     negative = _claim(-0.6, "-")
-    assert agreement.judge(negative, _ours(-0.5, -0.9, -0.1), RULE)[0] == "agrees"
-    assert agreement.judge(negative, _ours(0.5, 0.1, 0.9), RULE)[0] == "disagrees"
+    assert judging.judge(negative, _ours(-0.5, -0.9, -0.1), RULE)[0] == "agrees"
+    assert judging.judge(negative, _ours(0.5, 0.1, 0.9), RULE)[0] == "disagrees"
     # a direction claimed without a value: no band applies to an unsized claim
-    assert agreement.judge(_claim(math.nan, "+"), _ours(0.1, 0.05, 0.2), RULE)[0] == "agrees"
+    assert judging.judge(_claim(math.nan, "+"), _ours(0.1, 0.05, 0.2), RULE)[0] == "agrees"
 
 
 def test_p_value_claims_compare_significance_at_the_level() -> None:
@@ -212,26 +212,26 @@ def test_p_value_claims_compare_significance_at_the_level() -> None:
     def p(value: float, direction: str) -> Ours:
         return _ours(value, math.nan, math.nan, direction=direction)
 
-    verdict, reason = agreement.judge(length, p(0.409, "-"), RULE)  # the default run's
+    verdict, reason = judging.judge(length, p(0.409, "-"), RULE)  # the default run's
     assert verdict == "inconclusive" and "not significant at 0.05" in reason
-    assert agreement.judge(length, p(0.022, "-"), RULE)[0] == "agrees"
-    assert agreement.judge(length, p(0.001, "+"), RULE)[0] == "disagrees"
+    assert judging.judge(length, p(0.022, "-"), RULE)[0] == "agrees"
+    assert judging.judge(length, p(0.001, "+"), RULE)[0] == "disagrees"
     others = _claim(0.2, "p > 0.20", "regression_p")
     found = p(5e-44, "p_fdr = 5e-44 (embedding_sim)")
-    assert agreement.judge(others, found, RULE) == (
+    assert judging.judge(others, found, RULE) == (
         "disagrees",
         "p_fdr = 5e-44 (embedding_sim) is below 0.05: an association the paper excludes "
         "(all p > 0.2)",
     )
-    assert agreement.judge(others, p(0.5, "p_fdr = 0.5 (x)"), RULE)[0] == "agrees"
-    assert agreement.judge(others, p(0.1, "p_fdr = 0.1 (x)"), RULE)[0] == "inconclusive"
+    assert judging.judge(others, p(0.5, "p_fdr = 0.5 (x)"), RULE)[0] == "agrees"
+    assert judging.judge(others, p(0.1, "p_fdr = 0.1 (x)"), RULE)[0] == "inconclusive"
 
 
 def test_an_order_is_judged_on_the_interval_of_its_difference() -> None:
     order = _claim(math.nan, "human > llm", "no_rate")
-    assert agreement.judge(order, _ours(0.05, 0.01, 0.1), RULE)[0] == "agrees"
-    assert agreement.judge(order, _ours(-0.15, -0.2, -0.1), RULE)[0] == "disagrees"
-    assert agreement.judge(order, _ours(0.0, -0.04, 0.05), RULE) == (
+    assert judging.judge(order, _ours(0.05, 0.01, 0.1), RULE)[0] == "agrees"
+    assert judging.judge(order, _ours(-0.15, -0.2, -0.1), RULE)[0] == "disagrees"
+    assert judging.judge(order, _ours(0.0, -0.04, 0.05), RULE) == (
         "inconclusive",
         "our interval of the difference, -0.04 to 0.05, holds 0: the order is not resolved",
     )
@@ -247,50 +247,50 @@ def test_a_value_is_read_by_equivalence_within_its_margin_on_both_sides():
     margin, and is inconclusive otherwise: a wider interval cannot help."""
     # a trivial miss is no disagreement: 0.547 against [0.548, 0.552] (margin ±10%)
     alone = _claim(0.547, "", "share_exceeding")
-    assert agreement.judge(alone, _ours(0.55, 0.548, 0.552), RULE) == (
+    assert judging.judge(alone, _ours(0.55, 0.548, 0.552), RULE) == (
         "agrees",
         "our interval, 0.548 to 0.552, lies within the published value's margin, 0.492 (the "
         "published value - 10%) to 0.602 (the published value + 10%)",
     )
     share = _claim(0.547, "", "share_exceeding", TABLE_4)
     # HIERARCHICAL's 0.495 is nearer than 10% below: the margin stops half way to it, 0.521
-    margin = agreement.value_margin(share, RULE)
+    margin = judging.value_margin(share, RULE)
     assert (margin.low, margin.high) == pytest.approx((0.521, 0.6017))
     # the default run's human share holds the value and three models' shares: inconclusive
-    assert agreement.judge(share, _ours(0.523, 0.42, 0.624), RULE) == (
+    assert judging.judge(share, _ours(0.523, 0.42, 0.624), RULE) == (
         "inconclusive",
         "our interval, 0.42 to 0.624, reaches beyond the published value's margin, 0.521 (half "
         "way to HIERARCHICAL 0.495) to 0.602 (the published value + 10%), without excluding it; "
         "it holds GPT-2 0.489, HIERARCHICAL 0.495, L2W 0.454",
     )
-    assert agreement.judge(share, _ours(0.55, 0.53, 0.58), RULE)[0] == "agrees"
-    assert agreement.judge(share, _ours(0.55, 0.52, 0.58), RULE)[0] == "inconclusive"
-    verdict, reason = agreement.judge(share, _ours(0.97, 0.9, 1.0), RULE)
+    assert judging.judge(share, _ours(0.55, 0.53, 0.58), RULE)[0] == "agrees"
+    assert judging.judge(share, _ours(0.55, 0.52, 0.58), RULE)[0] == "inconclusive"
+    verdict, reason = judging.judge(share, _ours(0.97, 0.9, 1.0), RULE)
     assert verdict == "disagrees" and "lies above the published value's margin" in reason
-    verdict, reason = agreement.judge(share, _ours(0.47, 0.44, 0.5), RULE)
+    verdict, reason = judging.judge(share, _ours(0.47, 0.44, 0.5), RULE)
     assert verdict == "disagrees" and reason.endswith(
         "it holds GPT-2 0.489, HIERARCHICAL 0.495, L2W 0.454"
     )
-    assert agreement.judge(share, _ours(0.55, 0.3, 0.8), RULE)[0] == "inconclusive"
+    assert judging.judge(share, _ours(0.55, 0.3, 0.8), RULE)[0] == "inconclusive"
     # a far competitor no longer lets a wide interval agree: 0.004 with 1.5 the column's
     # nearest other value, against [-0.15, 1.30] (21 Fiction Flows rows were shaped so)
     far = _claim(0.004, "", "hedges_g", (("other", 1.5),))
-    assert agreement.judge(far, _ours(0.6, -0.15, 1.3), RULE)[0] == "inconclusive"
-    assert agreement.judge(far, _ours(0.05, -0.1, 0.18), RULE)[0] == "agrees"
+    assert judging.judge(far, _ours(0.6, -0.15, 1.3), RULE)[0] == "inconclusive"
+    assert judging.judge(far, _ours(0.05, -0.1, 0.18), RULE)[0] == "agrees"
     # Table A3's imagined -0.117 against the 90-story [-0.10, 1.04]: a miss of 0.017 in g, and
     # the interval holds the margin's top (half way to the column's 0.004): inconclusive
     a3 = _claim(-0.117, "", "hedges_g", (("retold_vs_recalled", 0.004),))
-    assert agreement.value_margin(a3, RULE).high == pytest.approx(-0.0565)
-    assert agreement.judge(a3, _ours(0.405, -0.1, 1.04), RULE)[0] == "inconclusive"
-    assert agreement.judge(a3, _ours(0.5, 0.0, 1.04), RULE)[0] == "disagrees"
+    assert judging.value_margin(a3, RULE).high == pytest.approx(-0.0565)
+    assert judging.judge(a3, _ours(0.405, -0.1, 1.04), RULE)[0] == "inconclusive"
+    assert judging.judge(a3, _ours(0.5, 0.0, 1.04), RULE)[0] == "disagrees"
     # a value the paper gives nothing to tell from: within ±10% of it, or inconclusive
     lemmas = _claim(43.62, "", "mean_recognized_lemmas")
-    assert agreement.judge(lemmas, _ours(44.0, 41.0, 47.0), RULE)[0] == "agrees"
-    verdict, reason = agreement.judge(lemmas, _ours(44.0, 30.0, 58.0), RULE)
+    assert judging.judge(lemmas, _ours(44.0, 41.0, 47.0), RULE)[0] == "agrees"
+    verdict, reason = judging.judge(lemmas, _ours(44.0, 30.0, 58.0), RULE)
     assert verdict == "inconclusive" and "39.3 (the published value - 10%) to 48" in reason
     g = _claim(0.004, "", "hedges_g", (("imagined_vs_recalled", -0.117),))
-    assert agreement.judge(g, _ours(0.488, -0.0033, 1.09), RULE)[0] == "inconclusive"
-    assert agreement.judge(g, _ours(0.05, -0.04, 0.19), RULE)[0] == "agrees"
+    assert judging.judge(g, _ours(0.488, -0.0033, 1.09), RULE)[0] == "inconclusive"
+    assert judging.judge(g, _ours(0.05, -0.04, 0.19), RULE)[0] == "agrees"
 
 
 def test_a_tie_in_the_paper_is_named_and_narrows_nothing() -> None:
@@ -298,13 +298,13 @@ def test_a_tie_in_the_paper_is_named_and_narrows_nothing() -> None:
     cannot be told apart: the row is judged against the value, the tie is named, and deciding
     is priced toward an outcome that can happen."""
     tied = _claim(0.5, "", "accuracy", (("always-no", 0.5), ("other", 0.7)))
-    margin = agreement.value_margin(tied, RULE)
+    margin = judging.value_margin(tied, RULE)
     assert (margin.low, margin.high, margin.ties) == (0.45, 0.55, "always-no 0.5")
-    verdict, reason = agreement.judge(tied, _ours(0.5, 0.48, 0.52), RULE)
+    verdict, reason = judging.judge(tied, _ours(0.5, 0.48, 0.52), RULE)
     assert verdict == "agrees" and reason.endswith("; the paper ties it with always-no 0.5")
-    verdict, reason = agreement.judge(tied, _ours(0.52, 0.4, 0.64), RULE)
+    verdict, reason = judging.judge(tied, _ours(0.52, 0.4, 0.64), RULE)
     assert verdict == "inconclusive" and "always-no 0.5" in reason
-    found = agreement.decision(tied, _ours(0.52, 0.4, 0.64, units=30.0), verdict, RULE, None)
+    found = judging.decision(tied, _ours(0.52, 0.4, 0.64, units=30.0), verdict, RULE, None)
     assert found.to_decide.endswith("(agrees)") and math.isfinite(found.n_to_decide)
     # (0.12 / 0.03)^2 = 16 times 30 stories puts the upper side at 0.55
     assert found.n_to_decide == 16 * 30
@@ -313,20 +313,20 @@ def test_a_tie_in_the_paper_is_named_and_narrows_nothing() -> None:
 def test_rows_not_computed_failed_without_interval_or_incomparable_are_not_judged() -> None:
     effect = _claim(0.58, "+")
     failed = _ours(0.9, 0.5, 1.3, validity="failed: fewer than 5 books in a group")
-    assert agreement.judge(effect, failed, RULE) == (
+    assert judging.judge(effect, failed, RULE) == (
         "not judged",
         "rests on a model or group that failed its check (failed: fewer than 5 books in a group)",
     )
-    assert agreement.judge(effect, Ours.missing("books are off"), RULE) == (
+    assert judging.judge(effect, Ours.missing("books are off"), RULE) == (
         "not judged",
         "not computed (books are off)",
     )
-    assert agreement.judge(effect, _ours(0.4, math.nan, math.nan), RULE) == (
+    assert judging.judge(effect, _ours(0.4, math.nan, math.nan), RULE) == (
         "not judged",
         "ours has no interval",
     )
     other = _ours(0.4, 0.1, 0.6, incomparable="another reference corpus")
-    assert agreement.judge(effect, other, RULE)[0] == "not judged"
+    assert judging.judge(effect, other, RULE)[0] == "not judged"
 
 
 def test_the_table_keeps_size_apart_from_the_verdict() -> None:
@@ -337,7 +337,7 @@ def test_the_table_keeps_size_apart_from_the_verdict() -> None:
              "decided_by": "l. 1", "competitors": ""},
         ]
     )  # fmt: skip
-    row = agreement.table("p", figures, {"a": _ours(0.66, 0.18, 1.19)}, RULE).iloc[0]
+    row = judging.table("p", figures, {"a": _ours(0.66, 0.18, 1.19)}, RULE).iloc[0]
     assert (row["claim_type"], row["verdict"], row["ci_covers"]) == ("no effect", "disagrees", "no")
 
 
@@ -690,11 +690,11 @@ def _replication(rows: list[tuple[str, str, float, Ours]]) -> pd.DataFrame:
             {"id": i, "source": "fiction_flows.txt l. 309 (Table A1)", "claim": "",
              "corpus": "hippocorpus", "quantity": "hedges_g", "setting": f"s{k}", "group": "g",
              "model": model, "value": value, "decided_by": "l. 1", "competitors": "",
-             "direction": agreement.sign(value) if abs(value) >= 0.2 else "0"}
+             "direction": judging.sign(value) if abs(value) >= 0.2 else "0"}
             for k, (i, model, value, _) in enumerate(rows)
         ]
     )  # fmt: skip
-    return agreement.table("fiction_flows", figures, {i: ours for i, _, _, ours in rows}, RULE)
+    return judging.table("fiction_flows", figures, {i: ours for i, _, _, ours in rows}, RULE)
 
 
 def test_the_first_page_counts_judged_rows_only_and_says_each_verdict_in_words() -> None:
@@ -855,8 +855,8 @@ FICTION_FLOWS = published.read(published.path_of("fiction_flows")).set_index("id
 PAPER_TEXT = Path(__file__).resolve().parents[2] / "shared" / "papers"
 
 
-def _typed(row_id: str) -> agreement.Claim:
-    return agreement.claim_of(FICTION_FLOWS.loc[row_id])
+def _typed(row_id: str) -> judging.Claim:
+    return judging.claim_of(FICTION_FLOWS.loc[row_id])
 
 
 @pytest.mark.parametrize(
@@ -902,11 +902,11 @@ def test_a_value_no_sentence_reads_is_told_apart_from_its_column_not_typed_by_th
         ("fic3p_vs_biography", 0.639),
         ("fic3p_vs_nonnarrative", 0.911),
     ]
-    claim = agreement.claim_of(row, competitors)
+    claim = judging.claim_of(row, competitors)
     assert claim.kind == "value"
     # the margin: 0.007 (the band below) to 0.407 (the band above; fic3p's 0.639 is farther)
-    assert agreement.judge(claim, _ours(0.3, 0.05, 0.4), RULE)[0] == "agrees"
-    assert agreement.judge(claim, _ours(0.3, 0.05, 0.55), RULE)[0] == "inconclusive"
+    assert judging.judge(claim, _ours(0.3, 0.05, 0.4), RULE)[0] == "agrees"
+    assert judging.judge(claim, _ours(0.3, 0.05, 0.55), RULE)[0] == "inconclusive"
     text = PAPER_TEXT / "fiction_flows.txt"
     if text.is_file():  # every decided_by line exists in the paper
         n_lines = len(text.read_text().splitlines())
@@ -920,7 +920,7 @@ def test_a_mean_row_shows_the_papers_per_model_values_and_which_our_interval_hol
     range from -0.106 to 0.278, and our interval holds Qwen3:small's 0.278 and Qwen3:8b's
     0.225."""
     ours = {"A1.context.imagined_vs_recalled.mean": _ours(0.664, 0.182, 1.19)}
-    table = agreement.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE)
+    table = judging.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE)
     row = table.set_index("id").loc["A1.context.imagined_vs_recalled.mean"]
     assert (row["paper_min"], row["paper_max"]) == (-0.106, 0.278)
     assert row["paper_models"].startswith("GPT2 -0.051, GPT3 -0.0462, Llama3 -0.106")
@@ -940,7 +940,7 @@ PAPER_MEAN_GAPS = {
 }
 
 
-@pytest.mark.parametrize("paper", published.PAPERS)
+@pytest.mark.parametrize("paper", sorted(papers.PAPERS))
 def test_every_mean_row_is_the_mean_of_its_per_model_cells_within_the_papers_rounding(
     paper: str,
 ) -> None:
@@ -973,7 +973,7 @@ def test_a_sentences_mean_is_read_beside_every_model_of_the_table_it_reads() -> 
         "S5.1.topic.imagined_vs_recalled.mean",
         "A7.context.retold_vs_recalled.mean-instruct",
     )
-    table = agreement.table(
+    table = judging.table(
         "fiction_flows", FICTION_FLOWS.reset_index(drop=True), dict.fromkeys(ids, estimate), RULE
     ).set_index("id")
     section_2 = table.loc[ids[0]]
@@ -994,7 +994,7 @@ def test_rows_that_reuse_one_estimate_are_one_finding() -> None:
     ids = ("A1.context.imagined_vs_recalled.mean", "S5.2.context.imagined_vs_recalled.mean")
     other = {"A1.topic.imagined_vs_recalled.mean": _ours(0.785, 0.332, 1.33, models="gemma")}
     ours = {i: estimate for i in ids} | other
-    table = agreement.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE)
+    table = judging.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE)
     by_id = table.set_index("id")
     assert by_id.loc[ids[1], "same_estimate_as"] == ids[0]
     assert by_id.loc[ids[0], "same_estimate_as"] == ""
@@ -1010,10 +1010,10 @@ def test_the_decide_table_lists_the_findings_the_tallies_count(tmp_path: Path) -
     finding of its own, so it is listed."""
     estimate = _ours(0.311, -0.485, 1.63, units=9.0, unit_tokens=(("m", 4740.0),))
     ids = ("A1.context.imagined_vs_recalled.mean", "S5.2.context.imagined_vs_recalled.mean")
-    table = agreement.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True),
+    table = judging.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True),
                             dict.fromkeys(ids, estimate), RULE)  # fmt: skip
     first = table["id"].eq(ids[0])
-    table.loc[first, "verdict"] = agreement.NOT_JUDGED
+    table.loc[first, "verdict"] = judging.NOT_JUDGED
     path = tmp_path / "fiction_flows.csv"
     table.to_csv(path, index=False)
 
@@ -1031,7 +1031,7 @@ def test_the_decide_table_lists_the_findings_the_tallies_count(tmp_path: Path) -
     )
     assert listed() == [ids[1]]
     # judged again, the first row is the finding and the second re-uses it: one line, the first
-    table.loc[first, "verdict"] = agreement.INCONCLUSIVE
+    table.loc[first, "verdict"] = judging.INCONCLUSIVE
     table.to_csv(path, index=False)
     assert listed() == [ids[0]]
 
@@ -1056,7 +1056,7 @@ def test_the_sample_to_decide_matches_an_independent_power_calculation() -> None
     ours = _ours(result.value, *result.ci, units=30.0, unit_tokens=(("m", 1000.0),),
                  original_units=(1378.0, 1389.5))  # fmt: skip
     claim = _claim(0.582, "+")
-    found = agreement.decision(claim, ours, "inconclusive", RULE, None)
+    found = judging.decision(claim, ours, "inconclusive", RULE, None)
     power = TTestIndPower()
     expected = power.solve_power(effect_size=result.value, alpha=0.05, power=0.5)
     assert found.n_to_decide == pytest.approx(expected, rel=0.15)
@@ -1067,25 +1067,25 @@ def test_the_sample_to_decide_matches_an_independent_power_calculation() -> None
     # our interval holds d33 = 0.058 and our estimate lies above it: not ruled out, ever
     assert found.small_telescopes.startswith("our interval holds d33 = 0.0581")
     # an interval below d33 on the claimed side: the original could not have seen it
-    small = agreement.decision(claim, _ours(0.01, -0.02, 0.04, original_units=(1378.0, 1389.5)),
+    small = judging.decision(claim, _ours(0.01, -0.02, 0.04, original_units=(1378.0, 1389.5)),
                                "inconclusive", RULE, None)  # fmt: skip
     assert small.small_telescopes.startswith("our interval excludes d33 = 0.0581")
-    opposite = agreement.decision(claim, _ours(-0.5, -0.9, -0.1, original_units=(1378.0, 1389.5)),
+    opposite = judging.decision(claim, _ours(-0.5, -0.9, -0.1, original_units=(1378.0, 1389.5)),
                                   "disagrees", RULE, None)  # fmt: skip
     assert opposite.small_telescopes.startswith("our interval lies on the other side of 0")
-    priced = agreement.decision(claim, ours, "inconclusive", RULE, decide.Rates(cpu=200, gpu=10000))
+    priced = judging.decision(claim, ours, "inconclusive", RULE, decide.Rates(cpu=200, gpu=10000))
     assert priced.hours_cpu == pytest.approx(priced.tokens / 200 / 3600)
     assert priced.rates == (
         "m: 200 tok/s CPU (replication.rates.cpu), 10,000 tok/s GPU (replication.rates.gpu)"
     )
     # an estimate of exactly 0 never excludes 0, but comes inside the band: smaller than
     # claimed, at (0.5 / 0.2)^2 = 6.25 times the units
-    zero = agreement.decision(claim, _ours(0.0, -0.5, 0.5, units=30.0), "inconclusive", RULE, None)
+    zero = judging.decision(claim, _ours(0.0, -0.5, 0.5, units=30.0), "inconclusive", RULE, None)
     assert zero.n_to_decide == math.ceil(30 * 6.25)
     assert zero.to_decide == "our interval inside ±0.2 (smaller than claimed)"
     # an order has no band: at an estimate of 0 no sample decides it
     order = _claim(math.nan, "human > llm", "no_rate")
-    none = agreement.decision(order, _ours(0.0, -0.5, 0.5, units=30.0), "inconclusive", RULE, None)
+    none = judging.decision(order, _ours(0.0, -0.5, 0.5, units=30.0), "inconclusive", RULE, None)
     assert math.isnan(none.n_to_decide) and none.to_decide.endswith("no sample decides it")
     assert none.n_to_decide_max == math.inf
 
@@ -1094,7 +1094,7 @@ def test_the_figure_draws_the_papers_per_model_range_behind_a_mean_row() -> None
     from storyflow.figures import replication as figure
 
     ours = {"A1.context.imagined_vs_recalled.mean": _ours(0.664, 0.182, 1.19)}
-    table = agreement.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE)
+    table = judging.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE)
     axes = figure.replication_figure(table).axes[0]
     low, high = axes.get_xlim()
     assert low < -0.106 and high > 1.19  # the per-model range (-0.106 to 0.278) is drawn
@@ -1109,7 +1109,7 @@ def test_the_first_page_says_what_deciding_the_inconclusive_findings_would_take(
     ours = {"A1.topic.imagined_vs_recalled.mean": inconclusive,
             "A1.topic.retold_vs_recalled.mean": zero}  # fmt: skip
     rates = decide.Rates(cpu=200, gpu=12595)
-    table = agreement.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE,
+    table = judging.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE,
                             rates)  # fmt: skip
     n = math.ceil(30 * ((0.31 + 0.49) / 0.31) ** 2)
     tokens = 2 * n * 9500.0
@@ -1117,7 +1117,7 @@ def test_the_first_page_says_what_deciding_the_inconclusive_findings_would_take(
     # an estimate of 0 comes inside the band at (0.4 / 0.2)^2 = 4 times 30 stories
     zero_n = 30 * 4
     assert table.set_index("id").loc["A1.topic.retold_vs_recalled.mean", "n_to_decide"] == zero_n
-    sentence = summary.to_decide(table, {"cpu": 200, "gpu": 12595})
+    sentence = summary.undecided_sentence(table, {"cpu": 200, "gpu": 12595})
     here, gpu = f"{tokens / 200 / 3600:.1f} h", f"{tokens / 12595 / 60:.0f} min"
     assert sentence == (
         f"Deciding 2 of its 2 inconclusive findings takes {zero_n} to {n:,} stories per group at "
@@ -1126,7 +1126,7 @@ def test_the_first_page_says_what_deciding_the_inconclusive_findings_would_take(
         f"here, {gpu} on one GPU; small telescopes: 0 of 1 effect findings exclude d33."
     )
     # the report's first page says it in a line
-    line = summary.decision(summary.text_columns(table), {"cpu": 200, "gpu": 12595}).brief()
+    line = summary.undecided(summary.text_columns(table), {"cpu": 200, "gpu": 12595}).brief()
     assert line == f"2 of 2, {zero_n} to {n:,} stories ({here}, {gpu}), d33 excluded by 0 of 1"
 
 
@@ -1154,7 +1154,7 @@ def test_flawed_fictions_rows_carry_the_claim_their_line_reads(
     row = FLAWED.loc[row_id]
     assert row["direction"] == direction
     assert row["decided_by"].startswith(f"l. {line}:")
-    assert agreement.claim_of(row).kind == ("no effect" if direction == "0" else "order")
+    assert judging.claim_of(row).kind == ("no effect" if direction == "0" else "order")
 
 
 def test_competitors_come_from_one_panel_and_one_corpus() -> None:

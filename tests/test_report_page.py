@@ -22,8 +22,8 @@ from conftest import validity_check
 from docutils.core import publish_string
 
 from storyflow import validity
-from storyflow.replication import agreement, page, published, summary
-from storyflow.replication.agreement import Ours
+from storyflow.replication import judging, page, papers, published, summary
+from storyflow.replication.judging import Ours
 
 REPO = Path(__file__).resolve().parents[1]
 REPORT = REPO / "workflow" / "report"
@@ -82,7 +82,7 @@ def replication_tables() -> dict[str, pd.DataFrame]:
     run would price them (thousands of stories, millions of tokens), so the first page's
     sentences on deciding them are as long as they get."""
     tables = {}
-    for paper in published.PAPERS:
+    for paper in papers.PAPERS:
         figures = published.read(published.path_of(paper))
         ours = {}
         for i, row in enumerate(figures.to_dict("records")):
@@ -97,8 +97,8 @@ def replication_tables() -> dict[str, pd.DataFrame]:
                 "*a note* with `marks`",
                 True,
             )
-        table = agreement.table(paper, figures, ours, agreement.Rule(0.2, 0.05))
-        open_ = table["verdict"].eq(agreement.INCONCLUSIVE)
+        table = judging.table(paper, figures, ours, judging.Rule(0.2, 0.05))
+        open_ = table["verdict"].eq(judging.INCONCLUSIVE)
         sized = open_ & (np.arange(len(table)) % 2 == 0)
         tables[paper] = table.assign(
             n_to_decide=np.where(sized, 1234.0 + 977.0 * np.arange(len(table)), np.nan),
@@ -111,7 +111,7 @@ def replication_tables() -> dict[str, pd.DataFrame]:
 
 def replication_summary() -> list[dict[str, object]]:
     """:func:`replication_tables` as the first page says them."""
-    return summary.summary(replication_tables(), published.TITLES, RATES)
+    return summary.summary(replication_tables(), papers.titles(), RATES)
 
 
 #: Tokens per second here and on one GPU (replication.rates' defaults).
@@ -174,7 +174,7 @@ def test_the_first_page_says_so_when_there_is_nothing_to_show(default_config) ->
     # a paper with nothing computed (FlawedFictions in the default run: 0 of 163) is a row of
     # zeros, not an empty table
     empty = summary.summary(
-        {"flawed_fictions": replication_tables()["flawed_fictions"].iloc[:0]}, published.TITLES
+        {"flawed_fictions": replication_tables()["flawed_fictions"].iloc[:0]}, papers.titles()
     )
     html = first_page({**config, "_replication_summary": empty})
     assert "System Message" not in html and "<td>0 of 0</td>" in html
@@ -219,7 +219,7 @@ def test_a_replication_page_shows_every_computed_figure_and_says_when_there_is_n
     shown = summary.headline(summary.text_columns(frame))
     assert text.count("<tr>") == len(shown) + 1 > 20  # every row, not the first page's 20
     assert summary.tally(frame) in text and "To decide" not in text
-    assert summary.to_decide(summary.text_columns(frame), RATES) in text
+    assert summary.undecided_sentence(summary.text_columns(frame), RATES) in text
     assert 'src="data:image/png;base64,cG5n"' in text
     about = page.render("fiction_flows", frame, title="Fiction Flows", confidence=0.95,
                         measure="Sequentiality (Sap et al. 2022) how much ...")  # fmt: skip
@@ -259,17 +259,17 @@ def test_what_deciding_would_take_is_one_line_per_paper_and_a_sentence_on_its_pa
     decides."""
     frame = summary.text_columns(replication_tables()["flawed_fictions"])
     open_ = summary.findings(frame)
-    open_ = open_[open_["verdict"] == agreement.INCONCLUSIVE]
+    open_ = open_[open_["verdict"] == judging.INCONCLUSIVE]
     sized = open_[open_["n_to_decide"].notna()]
     assert len(sized) and len(open_) > len(sized)  # both kinds, so both parts are said
     low, high = sized["n_to_decide"].min(), sized["n_to_decide"].max()
-    found = summary.decision(frame, RATES)
+    found = summary.undecided(frame, RATES)
     assert found is not None
     assert found.brief() == (
         f"{len(sized)} of {len(open_)}, {low:,.0f} to {high:,.0f} stories (171 h, 2.7 h), "
         f"{len(open_) - len(sized)} by no larger sample"
     )
-    assert found.sentence() == summary.to_decide(frame, RATES)
+    assert found.sentence() == summary.undecided_sentence(frame, RATES)
     assert found.sentence() == (
         f"Deciding {len(sized)} of its {len(open_)} inconclusive findings takes {low:,.0f} to "
         f"{high:,.0f} stories per group at our estimates (median "
@@ -278,4 +278,4 @@ def test_what_deciding_would_take_is_one_line_per_paper_and_a_sentence_on_its_pa
         f"171 h here, 2.7 h on one GPU; {len(open_) - len(sized)} that no larger sample of the "
         "same kind decides."
     )
-    assert summary.decision(frame[frame["verdict"] != agreement.INCONCLUSIVE], RATES) is None
+    assert summary.undecided(frame[frame["verdict"] != judging.INCONCLUSIVE], RATES) is None

@@ -19,7 +19,7 @@ from conftest import model_entry
 
 from storyflow import plan
 from storyflow.errors import StoryflowError
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.specs import ModelSpec
 
 REPO = Path(__file__).resolve().parents[1]
 

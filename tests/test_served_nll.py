@@ -208,7 +208,7 @@ def test_served_nll_equals_the_in_process_table(
     from storyflow.errors import StoryflowError
     from storyflow.lm.connect import open_model
     from storyflow.lm.nll.engine import NllSettings, run_corpus
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
     from storyflow.measures.plot_holes.surprisal import sentence_nlls
     from storyflow.sentences import split_sentences
 
@@ -262,7 +262,7 @@ def test_a_served_model_that_adds_a_start_token_scores_as_in_process(
 
     from storyflow.lm.connect import open_model
     from storyflow.lm.nll.engine import NllSettings, plan_corpus, run_corpus
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
     from storyflow.sentences import split_sentences
 
     gguf = packaged_models["gemma"]

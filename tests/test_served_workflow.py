@@ -32,8 +32,8 @@ from test_tokenizer import smollm2_folder, smollm2_gguf  # noqa: F401 (fixtures)
 from storyflow import tables
 from storyflow.lm.connect import job_spec, open_model
 from storyflow.lm.prompts import Messages
-from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import SamplingSettings
+from storyflow.lm.specs import ModelSpec
 from storyflow.measures.fabula_entropy import readers
 
 REPO = Path(__file__).resolve().parents[1]
@@ -373,7 +373,7 @@ def test_the_chat_api_and_echo_answers_equal_the_in_process_ones(served_run) -> 
 
 @pytest.mark.slow
 def test_changing_only_how_fast_a_server_is_asked_reruns_nothing(served_run, snakemake) -> None:
-    """The server's throughput-only keys (storyflow.lm.registry.SERVER_RUNTIME: where it runs,
+    """The server's throughput-only keys (storyflow.lm.specs.SERVER_RUNTIME: where it runs,
     the key's variable, requests in flight, timeout, retries, backoff) never reach a rule's
     params: after the run, a config that changes every one of them plans no job."""
     config = yaml.safe_load(served_run.config.read_text())

@@ -12,7 +12,7 @@ from storyflow import bootstrap, plan
 from storyflow.corpora.books import PassageSettings
 from storyflow.errors import StoryflowError
 from storyflow.lm.nll.engine import NllSettings
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.specs import ModelSpec
 from storyflow.measures.fabula_entropy.items import ItemSettings
 from storyflow.measures.fabula_entropy.readers import ReaderSettings
 from storyflow.measures.plot_holes import validation

@@ -113,7 +113,7 @@ def reader_model(name: str, packaged_models: dict[str, Path]) -> tuple[object, P
     import yaml
     from conftest import schema_defaults
 
-    from storyflow.lm.registry import model_specs
+    from storyflow.lm.specs import model_specs
     from storyflow.lm.weights import join_pieces
 
     config = yaml.safe_load((Path(__file__).resolve().parents[1] / "config/config.yaml").open())

@@ -61,7 +61,7 @@ PREFIX = (
 @pytest.fixture(scope="module")
 def forecast_prompt(packaged_models: dict[str, Path]) -> str:
     from storyflow.lm.connect import open_model
-    from storyflow.lm.registry import ModelSpec
+    from storyflow.lm.specs import ModelSpec
     from storyflow.measures.tension.forecast import ForecastPrompt
 
     spec = ModelSpec.from_config(model_entry(name=FORECASTER, variant="instruct"))

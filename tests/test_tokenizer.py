@@ -22,8 +22,8 @@ from test_http_backend import Stub, completion, stub  # noqa: F401 (the stub ser
 from storyflow.errors import StoryflowError
 from storyflow.lm.connect import open_model
 from storyflow.lm.prompts import ChatPrompt, generation_prompt, prompt_tokens
-from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import SamplingSettings
+from storyflow.lm.specs import ModelSpec
 from storyflow.lm.tokenizer import (
     GgufTokenizer,
     HfTokenizer,

@@ -46,7 +46,7 @@ from replication_markdown import markdown_table
 from snakemake.utils import update_config
 
 from storyflow import config_files, stats, tables
-from storyflow.lm.registry import ModelSpec, model_specs
+from storyflow.lm.specs import ModelSpec, model_specs
 from storyflow.measures.sequentiality import scores, variants
 from storyflow.plan import corpus as corpus_plan
 from storyflow.plan import models as models_plan

@@ -39,7 +39,7 @@ from storyflow import config_files, tables  # noqa: E402
 from storyflow.lm.connect import open_model  # noqa: E402
 from storyflow.lm.nll.cost import format_duration  # noqa: E402
 from storyflow.lm.nll.engine import NllSettings, plan_corpus  # noqa: E402
-from storyflow.lm.registry import model_specs  # noqa: E402
+from storyflow.lm.specs import model_specs  # noqa: E402
 from storyflow.plan import corpus as corpus_plan  # noqa: E402
 from storyflow.plan import sequentiality as sequentiality_plan  # noqa: E402
 from storyflow.plan.layout import fill  # noqa: E402

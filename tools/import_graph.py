@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "seeds",
             "tables",
             "versions",
-            "names",
+            "path_names",
         ),
     ),
     ("data and models", ("corpora", "sentences", "lm")),
@@ -46,10 +46,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "measures.fabula_entropy",
         ),
     ),
-    ("comparison and replication", ("comparison", "replication")),
     (
-        "figures, planning, the story explorer and the reference pages",
-        ("figures", "plan", "estimate", "explorer", "docs_reference"),
+        "comparison, replication and contrast answers",
+        ("comparison", "replication", "contrast_answers"),
+    ),
+    (
+        "figures, planning and the story explorer",
+        ("figures", "plan", "estimate", "explorer"),
     ),
 ]
 

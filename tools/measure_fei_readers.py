@@ -21,7 +21,7 @@ import numpy as np
 
 from storyflow import tables
 from storyflow.lm.connect import open_model
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.specs import ModelSpec
 from storyflow.measures.fabula_entropy import compare, readers
 
 STATS = {"confidence": 0.95, "resamples": 2000, "seed": 2022, "min_group_size": 5}

@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from storyflow import tables
-from storyflow.replication.agreement import INCONCLUSIVE, computed
+from storyflow.replication.judging import INCONCLUSIVE, computed
 from storyflow.replication.summary import findings, tally
 from storyflow.replication.words import number
 

@@ -332,7 +332,7 @@ def _allowed(schema: Any) -> str:
 
 def allowed(schema: Any) -> str:
     """What a key of the config schema accepts, in words: what every message about a value says,
-    and the "allowed" column of the config reference (:mod:`storyflow.docs_reference`)."""
+    and the "allowed" column of the config reference (tools/docs_reference.py)."""
     return _allowed(schema)
 
 

@@ -463,7 +463,7 @@ def contrast_summary(effects: pd.DataFrame) -> pd.DataFrame:
 
     Not the contrast's answer: that is the paper's aggregate (each model's median g over
     h = 1..H, then the mean over models) in ``contrast_answers.csv``
-    (:mod:`storyflow.replication.contrasts`). These numbers pool every cell alike, the full
+    (:mod:`storyflow.contrast_answers.answers`). These numbers pool every cell alike, the full
     history included, hence their ``cell_`` names.
 
     Args:

@@ -2,7 +2,7 @@
 
 The config names the id, text and group columns (and optionally a topic and a block column):
 ``{id: story_id, text: story, group: condition, topic: prompt, block: prompt_id}``;
-stories sharing a block are matched (:func:`storyflow.replication.contrasts.blocks_of`).
+stories sharing a block are matched (:func:`storyflow.contrast_answers.answers.blocks_of`).
 Stories with an empty text are excluded with their row and the reason, and so are texts
 without a letter (only digits, punctuation or symbols) and stories whose group cell is empty
 (they belong to no group, so no contrast could count them; a group column empty in every row

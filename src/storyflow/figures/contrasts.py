@@ -21,8 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from storyflow.figures.common import FONT_SIZE, save, unique
-from storyflow.replication.answer_words import (
+from storyflow.contrast_answers.words import (
     DIFFERENCE,
     INCONCLUSIVE,
     MATCHED,
@@ -33,6 +32,7 @@ from storyflow.replication.answer_words import (
     SMALLER,
     UNMATCHED,
 )
+from storyflow.figures.common import FONT_SIZE, save, unique
 
 ANSWER_COLORS = {
     DIFFERENCE: "#d73027",

@@ -27,7 +27,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from storyflow.figures.common import FONT_SIZE, save, unique
-from storyflow.replication.agreement import (
+from storyflow.replication.judging import (
     AGREES,
     DISAGREES,
     INCONCLUSIVE,

@@ -1,7 +1,7 @@
 """Open a configured model for the measures that write and answer: one object per model.
 
 A measure names a model of the config's ``models:`` list; :func:`open_model` turns its
-:class:`~storyflow.lm.registry.ModelSpec` into a :class:`LanguageModel`, whatever runs it:
+:class:`~storyflow.lm.specs.ModelSpec` into a :class:`LanguageModel`, whatever runs it:
 llama.cpp or transformers on the local GGUF (``model_path``, materialised by the
 ``materialize_model`` rule), or the OpenAI-compatible HTTP client for a served model
 (``source: {server: ...}``: no weights on this machine, none materialised). The object does
@@ -38,8 +38,8 @@ from storyflow.lm.answers import ClosedAnswer, Options
 from storyflow.lm.backends import Scorer
 from storyflow.lm.backends.registry import Backend, Placement, open_backend
 from storyflow.lm.prompts import Messages, Prompt, check_messages, generation_prompt, prompt_tokens
-from storyflow.lm.registry import ModelSpec
 from storyflow.lm.sampling import Sample, Sampler, SamplingSettings
+from storyflow.lm.specs import ModelSpec
 from storyflow.lm.tokenizer import Tokenizer
 from storyflow.progress import Progress
 

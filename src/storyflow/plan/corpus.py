@@ -11,27 +11,18 @@ from typing import Any
 
 import pandas as pd
 
+import storyflow.plan.corpus_files as corpus_files
 import storyflow.plan.sequentiality as sequentiality
 from storyflow.corpora import configured_path, corpus_kind
 from storyflow.errors import StoryflowError
-from storyflow.plan.layout import Layout, each_corpus, fill
+from storyflow.plan.layout import each_corpus, fill
 from storyflow.plan.registry import rule_folders
 
-#: ``results/<corpus>/corpus/``
-OUT = Layout("corpus")
-
-#: The stories analysed (:data:`storyflow.tables.STORIES`).
-STORIES = OUT("stories.parquet")
-#: Their sentences (:data:`storyflow.tables.SENTENCES`).
-SENTENCES = OUT("sentences.parquet")
-#: Sentences per story.
-SENTENCE_COUNTS = OUT.table("sentence_counts.csv")
-#: Stories per group read and kept.
-SAMPLE_COUNTS = OUT.table("sample_counts.csv")
-#: Stories left out while reading, with the reason.
-EXCLUDED_STORIES = OUT.table("excluded_stories.csv")
-#: The books' point of view per passage (books only).
-POINT_OF_VIEW = OUT.table("point_of_view.csv")
+# The corpus stage's files, named once in storyflow.plan.corpus_files (which a measure's planning
+# module reads without this module); the rules name them here.
+OUT, STORIES, SENTENCES = corpus_files.OUT, corpus_files.STORIES, corpus_files.SENTENCES
+SENTENCE_COUNTS, SAMPLE_COUNTS = corpus_files.SENTENCE_COUNTS, corpus_files.SAMPLE_COUNTS
+EXCLUDED_STORIES, POINT_OF_VIEW = corpus_files.EXCLUDED_STORIES, corpus_files.POINT_OF_VIEW
 
 #: The HIPPOCORPUS release, downloaded when no data mirror holds it.
 HIPPOCORPUS_DOWNLOAD = "resources/data/hippocorpus/hippoCorpusV2.csv"
@@ -234,8 +225,8 @@ def check_names(config: Mapping[str, Any]) -> None:
     """A corpus of the user's (``corpora:``) may not bear the name of a stage or measure: its
     results folder ``results/<corpus>/`` would be that stage's ``results/<stage>/``. Nor may a
     corpus or a contrast bear a name that is no part of a path
-    (:func:`storyflow.names.check_path_name`: ``..``, a leading dot)."""
-    from storyflow.names import check_path_name
+    (:func:`storyflow.path_names.check_path_name`: ``..``, a leading dot)."""
+    from storyflow.path_names import check_path_name
     from storyflow.plan.contrasts import contrasts
 
     for corpus in config["corpora"]:

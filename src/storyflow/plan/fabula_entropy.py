@@ -10,7 +10,7 @@ import storyflow.plan.roles as roles
 from storyflow.corpora import corpus_kind
 from storyflow.errors import StoryflowError
 from storyflow.measures.fabula_entropy import lexicon
-from storyflow.plan.layout import Layout, each_corpus
+from storyflow.plan.layout import Layout, each_corpus, fill
 from storyflow.plan.statistics import settings as shared_statistics
 
 #: ``results/<corpus>/fabula_entropy/``
@@ -187,3 +187,25 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
         DISTRIBUTIONS_FIGURE.png,
         DOSE_RESPONSE_FIGURE.png,
     )
+
+
+# --- the paper it replicates (Fabula Entropy Indexing: storyflow.replication.papers.FABULA_ENTROPY)
+
+
+def paper_corpus(config: Mapping[str, Any]) -> bool:
+    """Whether it reads a corpus."""
+    return bool(corpora(config))
+
+
+def paper_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The files the comparison reads: per corpus, its comparison and story indices."""
+    files = {}
+    for corpus in corpora(config):
+        files[f"{corpus}_comparison"] = [fill(COMPARISON, corpus=corpus)]
+        files[f"{corpus}_indices"] = [fill(STORY_INDICES, corpus=corpus)]
+    return files
+
+
+def paper_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """None of its own beyond the replication's."""
+    return {}

@@ -10,7 +10,7 @@ from typing import Any
 
 import storyflow.plan.registry as registry
 from storyflow.lm import model_checks
-from storyflow.lm.registry import ModelSpec, model_specs
+from storyflow.lm.specs import ModelSpec, model_specs
 from storyflow.plan.layout import RESULTS, Layout, fill
 
 #: Its logs: ``logs/models/...``.
@@ -24,7 +24,7 @@ CHECKPOINT = "resources/models/{model}.checkpoint.json"
 
 
 def specs(config: Mapping[str, Any]) -> dict[str, ModelSpec]:
-    """The config's ``models:`` as typed specs by name (:func:`storyflow.lm.registry.model_specs`:
+    """The config's ``models:`` as typed specs by name (:func:`storyflow.lm.specs.model_specs`:
     ``prompt`` and ``backend`` resolved, what the schema cannot check checked, the roles that
     score text among it: :func:`storyflow.plan.registry.scoring_roles`), each local source
     checked on this machine and no weights given twice with the same settings

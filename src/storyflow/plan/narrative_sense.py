@@ -145,3 +145,25 @@ def cost_settings(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 def final_outputs(config: Mapping[str, Any]) -> list[str]:
     """The stage's final tables and figures (rule all); [] when it is off."""
     return each_corpus(corpora(config), GROUPS, PAIR_SCORES_FIGURE.png)
+
+
+# --- the paper it replicates (Roemmele et al.: storyflow.replication.papers.NARRATIVE_SENSE)
+
+
+def paper_corpus(config: Mapping[str, Any]) -> bool:
+    """Whether it scores a corpus (:func:`sources`)."""
+    return bool(sources(config))
+
+
+def paper_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The files the comparison reads: the PMI table; HANNA's groups and story scores."""
+    inputs = {"pmi": [PMI]}
+    if "hanna" in corpora(config):
+        inputs["hanna_table"] = [fill(GROUPS, corpus="hanna")]
+        inputs["hanna_scores"] = [fill(STORY_SCORES, corpus="hanna")]
+    return inputs
+
+
+def paper_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The reference corpora of its PMI (:func:`references`)."""
+    return {"reference": references(config)}

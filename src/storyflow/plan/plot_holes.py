@@ -352,3 +352,26 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
     if benchmark(config):
         outputs.append(fill(SCORES, corpus=BENCHMARK))
     return outputs
+
+
+# --- the paper it replicates (FlawedFictions: storyflow.replication.papers.FLAWED_FICTIONS)
+
+
+def paper_corpus(config: Mapping[str, Any]) -> bool:
+    """Whether it runs on the benchmark or on HANNA."""
+    return benchmark(config) is not None or "hanna" in corpora(config)
+
+
+def paper_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The files FlawedFictions' comparison reads: the benchmark's scores, HANNA's rates."""
+    inputs = {}
+    if benchmark(config):
+        inputs["benchmark_scores"] = [fill(SCORES, corpus=BENCHMARK)]
+    if "hanna" in corpora(config):
+        inputs["hanna_rates"] = [fill(DETECTION_RATES, corpus="hanna")]
+    return inputs
+
+
+def paper_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """How the detection was sampled (:func:`sampling`)."""
+    return {"detection": sampling(config)}

@@ -50,6 +50,7 @@ import storyflow.plan.narrative_sense as narrative_sense
 import storyflow.plan.plot_holes as plot_holes
 import storyflow.plan.sequentiality as sequentiality
 import storyflow.plan.tension as tension
+import storyflow.replication.papers as papers
 from storyflow.lm.budget import StageCost
 from storyflow.plan.layout import Layout
 from storyflow.plan.roles import Role
@@ -70,6 +71,12 @@ PLAN_NAMES = (
     "validity_tables",
     "cost_settings",
 )
+#: What the planning module of a measure that replicates a paper defines besides:
+#: ``paper_corpus(config)`` (whether a corpus of the paper's is planned: without one the paper
+#: has nothing to compare), ``paper_inputs(config)`` (the result files its comparison reads, by
+#: name) and ``paper_settings(config)`` (the settings of the measure's own its comparison
+#: depends on).
+PAPER_NAMES = ("paper_corpus", "paper_inputs", "paper_settings")
 
 
 @dataclass(frozen=True)
@@ -77,10 +84,11 @@ class Measure:
     """One measure: its ``name`` (config key, rules folder, results folder, package), the
     report ``category`` its tables and figures go to (its display name), its planning
     ``module``, a ``summary`` in words (what it measures, in what unit; the report's page of
-    the paper it replicates opens with it), the ``paper`` it replicates, if any (its published
-    results, ``storyflow/data/published/<paper>.yaml``, compared by ``storyflow.replication``;
-    the paper's text is ``<paper>.txt`` of the papers folder), ``cost_rows``: how it counts what
-    its stages will ask models of a corpus (``(stories, its cost settings) →``
+    the paper it replicates opens with it), the ``paper`` it replicates, if any
+    (:class:`storyflow.replication.papers.Paper`: its published results,
+    ``storyflow/data/published/<paper>.csv``; the paper's text is ``<paper>.txt`` of the papers
+    folder; what the run plans for it, the module's :data:`PAPER_NAMES`), ``cost_rows``: how it
+    counts what its stages will ask models of a corpus (``(stories, its cost settings) →``
     :class:`~storyflow.lm.budget.StageCost` rows; None when it asks none), and ``verdict``: the
     rule that turns the validity table into a verdict on each of its story measures (None:
     its models score likelihoods rather than do a task, and no check covers them)."""
@@ -89,12 +97,13 @@ class Measure:
     category: str
     module: ModuleType
     summary: str
-    paper: str | None = None
+    paper: papers.Paper | None = None
     cost_rows: CostRows | None = None
     verdict: VerdictRule | None = None
 
     def __post_init__(self) -> None:
-        missing = [f for f in PLAN_NAMES if not hasattr(self.module, f)]
+        needed = (*PLAN_NAMES, *(PAPER_NAMES if self.paper else ()))
+        missing = [f for f in needed if not hasattr(self.module, f)]
         if missing:
             raise TypeError(f"storyflow.plan.{self.name} lacks {', '.join(missing)}")
         if Layout(self.name) != self.module.OUT:
@@ -130,6 +139,16 @@ class Measure:
     def cost_settings(self, config: Config) -> dict[str, dict[str, Any]]:
         return dict(self.module.cost_settings(config))
 
+    def replicates(self, config: Config) -> bool:
+        """Whether it runs on a corpus of its paper's (False without a paper)."""
+        return bool(self.paper and self.enabled(config) and self.module.paper_corpus(config))
+
+    def paper_inputs(self, config: Config) -> dict[str, list[str]]:
+        return dict(self.module.paper_inputs(config))
+
+    def paper_settings(self, config: Config) -> dict[str, Any]:
+        return dict(self.module.paper_settings(config))
+
 
 #: The measures, in the order the report, the comparison and the validity table list them.
 MEASURES: tuple[Measure, ...] = (
@@ -140,7 +159,7 @@ MEASURES: tuple[Measure, ...] = (
         "(Sap et al. 2022) how much more predictable a sentence becomes when the preceding "
         "sentences of its story are in the prompt (nats/token), per story type, with effect "
         "sizes of the corpus's contrasts and mixed-effects regressions on coherence covariates",
-        "fiction_flows",
+        papers.FICTION_FLOWS,
     ),
     Measure(
         "narrative_sense",
@@ -148,7 +167,7 @@ MEASURES: tuple[Measure, ...] = (
         narrative_sense,
         "(Roemmele et al.) story-level PMI of content-word pairs and the share of stories whose "
         "pairs beat a random story's",
-        "narrative_sense_pmi",
+        papers.NARRATIVE_SENSE,
     ),
     Measure(
         "tension",
@@ -156,7 +175,7 @@ MEASURES: tuple[Measure, ...] = (
         tension,
         "(Sui et al.) the share of forecast endings that miss the real one as a story unfolds "
         "(the no-rate, 0-1), per group",
-        "hundred_endings_tension",
+        papers.HUNDRED_ENDINGS,
         tension_cost.cost_rows,
         tension_verdict.verdict,
     ),
@@ -166,7 +185,7 @@ MEASURES: tuple[Measure, ...] = (
         fabula_entropy,
         "(Castricato et al.) the entropy of readers' yes/no answers about a story (bits), "
         "original against corrupted versions",
-        "fabula_entropy_indexing",
+        papers.FABULA_ENTROPY,
         fabula_entropy_cost.cost_rows,
         fabula_entropy_verdict.verdict,
     ),
@@ -176,7 +195,7 @@ MEASURES: tuple[Measure, ...] = (
         plot_holes,
         "(Ahuja et al.) continuity errors made in the stories and how well detectors find "
         "them (CEEval-Full, 0-1)",
-        "flawed_fictions",
+        papers.FLAWED_FICTIONS,
         plot_holes_cost.cost_rows,
         plot_holes_verdict.verdict,
     ),
@@ -199,6 +218,14 @@ def measure(name: str) -> Measure:
         if m.name == name:
             return m
     raise KeyError(f"no measure {name!r} (measures: {', '.join(names())})")
+
+
+def replicating(name: str) -> Measure:
+    """The measure that replicates paper ``name``."""
+    for m in MEASURES:
+        if m.paper and m.paper.name == name:
+            return m
+    raise KeyError(f"no measure replicates {name!r}")
 
 
 def rule_folders() -> list[str]:

@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import storyflow.plan.corpus_files as corpus_files
 import storyflow.plan.narrative_sense as narrative_sense
 import storyflow.plan.roles as roles
 from storyflow.errors import StoryflowError
 from storyflow.lm.rates import model_rates
-from storyflow.lm.registry import ModelSpec
+from storyflow.lm.specs import ModelSpec
 from storyflow.measures.sequentiality.covariates.connectives import default_lexicon_path
 from storyflow.plan.layout import Layout, each_corpus, fill
 
@@ -299,3 +300,41 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
         fitted, REGRESSION_COEFFICIENTS, REGRESSION_DIAGNOSTICS, REGRESSION_FIGURE.png
     )
     return outputs
+
+
+# --- the paper it replicates (Fiction Flows: storyflow.replication.papers.FICTION_FLOWS)
+
+#: The corpora of the paper's that sequentiality can read.
+PAPER_CORPORA = ("hippocorpus", "books")
+
+
+def paper_corpus(config: Mapping[str, Any]) -> bool:
+    """Whether it reads HIPPOCORPUS or the books."""
+    return bool(set(PAPER_CORPORA) & set(corpora(config)))
+
+
+def paper_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The files Fiction Flows' comparison reads, by name: per corpus of the paper's, each
+    model's story scores, the stories' labels and the NLL plans; HIPPOCORPUS's regression
+    coefficients when they are fitted."""
+    inputs: dict[str, list[str]] = {}
+    for corpus in PAPER_CORPORA:
+        if corpus not in corpora(config):
+            continue
+        inputs[corpus] = [fill(STORY_SCORES, corpus=corpus, model=m) for m in models(config)]
+        inputs[f"{corpus}_labels"] = [fill(corpus_files.STORIES, corpus=corpus)]
+        inputs[f"{corpus}_nll_cost"] = [
+            fill(NLL_COST, corpus=corpus, model=m) for m in models(config)
+        ]
+    if regressions(config)[0] and "hippocorpus" in regression_corpora(config):
+        inputs["regression"] = [fill(REGRESSION_COEFFICIENTS, corpus="hippocorpus")]
+    return inputs
+
+
+def paper_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What Fiction Flows' comparison depends on of this measure's settings: the
+    ``min_sentences`` of a story kept and each paper corpus's ``contrasts``."""
+    return {
+        "min_sentences": config["stats"]["min_sentences"],
+        "contrasts": {c: config[c]["contrasts"] for c in PAPER_CORPORA if c in corpora(config)},
+    }

@@ -206,3 +206,21 @@ def final_outputs(config: Mapping[str, Any]) -> list[str]:
         outputs += [fill(CALIBRATION, model=m) for m in chosen["forecasters"]]
         outputs += validity_tables(config)
     return outputs
+
+
+# --- the paper it replicates (100-Endings: storyflow.replication.papers.HUNDRED_ENDINGS)
+
+
+def paper_corpus(config: Mapping[str, Any]) -> bool:
+    """Whether it scores HANNA, the paper's corpus."""
+    return "hanna" in corpora(config)
+
+
+def paper_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The files 100-Endings' comparison reads: HANNA's effects."""
+    return {"hanna_effects": [fill(EFFECTS, corpus="hanna")]} if paper_corpus(config) else {}
+
+
+def paper_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """None of its own beyond the replication's."""
+    return {}

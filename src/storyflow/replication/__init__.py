@@ -9,7 +9,7 @@ interval covers the published value beside it (:data:`storyflow.tables.REPLICATI
 docs/replication.md, "Verdicts"):
 
 - :mod:`~storyflow.replication.published`: the published figures, read and checked;
-- :mod:`~storyflow.replication.agreement`: what a row claims, and its verdict from our interval;
+- :mod:`~storyflow.replication.judging`: what a row claims, and its verdict from our interval;
 - :mod:`~storyflow.replication.summary`: the tables as the report's first page shows them;
 - :mod:`~storyflow.replication.effects`: Hedges' g aggregated over history sizes and models
   with a bootstrap over stories (or books);

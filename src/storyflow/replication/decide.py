@@ -19,7 +19,7 @@ which it would (at our estimate) are :func:`factor_to_exclude` of d33.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,11 +76,14 @@ def d33(n_a: float, n_b: float) -> float:
 class Telescope:
     """The small-telescopes reading of one effect claim: ``d33`` (g, on the claimed side);
     ``reading`` in words; ``factor`` the multiple of our units at which our interval would
-    exclude d33 (NaN when it already does, or when our estimate is at or beyond d33)."""
+    exclude d33 (NaN when it already does, or when our estimate is at or beyond d33);
+    ``excludes``: whether our interval lies wholly below d33 on the claimed side (on the other
+    side of 0 too), the reading that says the original's evidence does not support it."""
 
     d33: float
     reading: str
     factor: float
+    excludes: bool = False
 
 
 def telescope(sign: str, estimate: float, low: float, high: float, d_33: float) -> Telescope:
@@ -95,6 +98,7 @@ def telescope(sign: str, estimate: float, low: float, high: float, d_33: float) 
             d_33,
             f"our interval lies on the other side of 0 from the claim, so below {target} too",
             math.nan,
+            excludes=True,
         )
     if hi < d_33:
         return Telescope(
@@ -102,6 +106,7 @@ def telescope(sign: str, estimate: float, low: float, high: float, d_33: float) 
             f"our interval excludes {target}: an effect this small was not detectable with the "
             "original's sample, so its result does not support it",
             math.nan,
+            excludes=True,
         )
     if est >= d_33:
         reading = f"our interval holds {target} and our estimate is beyond it"
@@ -165,15 +170,18 @@ class Decision:
     """What it would take to decide one row (the :data:`storyflow.tables.REPLICATION` columns of
     the same names): ``n_to_decide`` units per group (NaN: not an inconclusive row, or no
     sample decides it at our estimate), ``to_decide`` in words, the small-telescopes ``d33``,
-    ``small_telescopes`` and ``n_to_exclude_d33``, and the NLL cost of ``n_to_decide`` units
+    ``small_telescopes``, ``excludes_d33`` (:attr:`Telescope.excludes`) and
+    ``n_to_exclude_d33``, and the NLL cost of ``n_to_decide`` units
     per group: ``tokens`` and hours at :class:`Rates` (``rates``: which priced each model);
     ``n_to_decide_min``/``n_to_decide_max``, the units per group over the true values our
-    interval holds (:func:`factor_range`; inf: some value there is decided by no sample)."""
+    interval holds (:func:`storyflow.replication.intervals.factor_range`; inf: some value there
+    is decided by no sample)."""
 
     n_to_decide: float = math.nan
     to_decide: str = ""
     d33: float = math.nan
     small_telescopes: str = ""
+    excludes_d33: bool = False
     n_to_exclude_d33: float = math.nan
     tokens: float = math.nan
     hours_cpu: float = math.nan
@@ -219,25 +227,3 @@ def cost(n_per_group: float, unit_tokens: Mapping[str, float], rates: Rates | No
         sum(units * t / rates.of(m).gpu for m, t in unit_tokens.items()) / 3600,
         rates.basis(list(unit_tokens)),
     )
-
-
-def factor_range(
-    factor: Callable[[float, float, float], float],
-    estimate: float,
-    low: float,
-    high: float,
-    singular: Sequence[float] = (),
-    points: int = 201,
-) -> tuple[float, float]:
-    """The least and most of ``factor(estimate, low, high)`` over the true values our interval
-    holds: the interval moved to centre on each of ``points`` values from ``low`` to ``high``,
-    its half-widths kept. inf for the most when the interval holds one of ``singular`` (a
-    value at which no sample decides: the verdict's own boundary), or when some value's factor
-    is infinite."""
-    below, above = estimate - low, high - estimate
-    step = (high - low) / (points - 1) if points > 1 else 0.0
-    values = [factor(v, v - below, v + above) for v in (low + i * step for i in range(points))]
-    most = max(values)
-    if any(low <= s <= high for s in singular):
-        most = math.inf
-    return min(values), most

@@ -49,6 +49,14 @@ class AggregatedG:
     units_b: int
 
 
+def books_of(labels: pd.DataFrame) -> dict[str, str]:
+    """Each story's book (``document_id``) when a stories table has one, else {}: the clusters
+    an interval over stories resamples whole (a book with all its passages)."""
+    if "document_id" not in labels:
+        return {}
+    return dict(zip(labels["story_id"].astype(str), labels["document_id"].astype(str), strict=True))
+
+
 def _g(weights_a: np.ndarray, weights_b: np.ndarray, x: np.ndarray, seen: np.ndarray) -> np.ndarray:
     """Hedges' g of every cell (columns of ``x``) for every weighting (rows of the weights):
     weights count how often each story (column of the weights) is drawn."""
@@ -158,6 +166,25 @@ def _complete_blocks(
     return np.array([number.get(name, -1) for name in names]), len(both)
 
 
+def _centred_grid(
+    scores: pd.DataFrame,
+    a: Collection[str],
+    b: Collection[str],
+    measure: str,
+    models: Sequence[str],
+    histories: Sequence[str],
+) -> tuple[pd.Index, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The stories' cells (model x history) of ``measure``, each cell centred on its mean over
+    the stories, 0 where unscored: the story ids, which are in group a and b, the centred values
+    and where each was scored (1.0) or not (0.0)."""
+    wide = _score_grid(scores, measure, models, histories)
+    ids = wide.index.astype(str)
+    x = wide.to_numpy(float)
+    seen = np.isfinite(x).astype(float)
+    x = np.where(seen > 0, x - np.nanmean(x, axis=0, keepdims=True), 0.0)
+    return ids, ids.isin(list(a)), ids.isin(list(b)), x, seen
+
+
 def _g_av(weights: np.ndarray, xa: np.ndarray, xb: np.ndarray, seen: np.ndarray) -> np.ndarray:
     """Lakens' (2013) g_av of every cell (columns) for every weighting of the blocks (rows of
     ``weights``): the mean of the matched differences over the mean of the two groups' SDs, times
@@ -204,12 +231,7 @@ def matched_g(
     other group, are left out (they stay in the unmatched estimate beside this one).
     """
     summarise = OVER_HISTORIES[over_histories]
-    wide = _score_grid(scores, measure, models, histories)
-    ids = wide.index.astype(str)
-    in_a, in_b = ids.isin(list(a)), ids.isin(list(b))
-    x = wide.to_numpy(float)
-    seen = np.isfinite(x).astype(float)
-    x = np.where(seen > 0, x - np.nanmean(x, axis=0, keepdims=True), 0.0)
+    ids, in_a, in_b, x, seen = _centred_grid(scores, a, b, measure, models, histories)
     block, k = _complete_blocks(ids, in_a, in_b, blocks)
     xa, seen_a = _block_values(x, seen, in_a, block, k)
     xb, seen_b = _block_values(x, seen, in_b, block, k)
@@ -264,12 +286,7 @@ def aggregated_g(
             these units within each group. None: each story is its own unit.
     """
     summarise = OVER_HISTORIES[over_histories]
-    wide = _score_grid(scores, measure, models, histories)
-    ids = wide.index.astype(str)
-    in_a, in_b = ids.isin(list(a)), ids.isin(list(b))
-    x = wide.to_numpy(float)
-    seen = np.isfinite(x).astype(float)
-    x = np.where(seen > 0, x - np.nanmean(x, axis=0, keepdims=True), 0.0)
+    ids, in_a, in_b, x, seen = _centred_grid(scores, a, b, measure, models, histories)
     complete = seen.all(axis=1)
     n_a, n_b = int((in_a & complete).sum()), int((in_b & complete).sum())
     shape = (len(models), len(histories))
@@ -288,3 +305,23 @@ def aggregated_g(
         int(np.unique(units[in_a & complete]).size),
         int(np.unique(units[in_b & complete]).size),
     )
+
+
+def contrast_g(
+    scores: pd.DataFrame,
+    a: Collection[str],
+    b: Collection[str],
+    *,
+    clusters: Mapping[str, str] | None = None,
+    blocks: Mapping[str, str] | None = None,
+    **settings: Any,
+) -> AggregatedG:
+    """Fiction Flows' aggregate of a contrast's effect size, the one estimate the replication
+    and a study's contrast answers both read: g_av over matched blocks when ``blocks`` are given
+    (:func:`matched_g`), else Hedges' g over stories, or over ``clusters`` (a passage's book),
+    resampled within each group (:func:`aggregated_g`). ``settings``: the keywords both take
+    (``measure``, ``models``, ``histories``, ``over_histories``, ``confidence``, ``resamples``,
+    ``seed``)."""
+    if blocks is not None:
+        return matched_g(scores, a, b, blocks=blocks, **settings)
+    return aggregated_g(scores, a, b, clusters=clusters or None, **settings)

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from storyflow import bootstrap, tables
-from storyflow.replication.agreement import Ours
+from storyflow.replication.judging import Ours
 
 #: For each index kind, the corpora read (in order of preference) and the corrupted version.
 CORPORA = {"etc": ("rocstories", "hippocorpus"), "ewc": ("books", "hanna")}

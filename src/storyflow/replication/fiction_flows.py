@@ -40,8 +40,8 @@ import pandas as pd
 
 from storyflow import stats, tables
 from storyflow.measures.sequentiality.covariates import SENTENCE_MEASURES
-from storyflow.replication.agreement import Ours, result_table
-from storyflow.replication.effects import AggregatedG, aggregated_g
+from storyflow.replication.effects import AggregatedG, books_of, contrast_g
+from storyflow.replication.judging import Ours, result_table
 
 #: The paper's model names (Tables A1-A9) as (family, size, variant) of a storyflow model entry.
 PAPER_MODELS = {
@@ -162,8 +162,9 @@ def _effect(
     books: Mapping[str, str],
     cost: pd.DataFrame | None = None,
 ) -> Ours:
-    """Our aggregated Hedges' g (:func:`aggregated_g`) of one published effect ``row`` (books
-    resampled when ``books`` maps story → book); missing, with why, when the run lacks it."""
+    """Our aggregated Hedges' g (:func:`storyflow.replication.effects.contrast_g`) of one
+    published effect ``row`` (books resampled when ``books`` maps story → book); missing, with
+    why, when the run lacks it."""
     setting = parse_setting(row["setting"])
     contrast = str(row["group"])
     if contrast not in members:
@@ -182,19 +183,11 @@ def _effect(
     if missing:
         return Ours.missing(f"history sizes {', '.join(missing)} were not scored (nll.max_history)")
     a, b = members[contrast]
-    result = aggregated_g(
-        part,
-        a,
-        b,
-        measure=setting["measure"],
-        models=models,
-        histories=wanted,
-        over_histories=setting.get("over_h", "median"),
-        confidence=settings["confidence"],
-        resamples=settings["resamples"],
-        seed=settings["seed"],
-        clusters=books or None,
-    )
+    result = contrast_g(
+        part, a, b, measure=setting["measure"], models=models, histories=wanted,
+        over_histories=setting.get("over_h", "median"), confidence=settings["confidence"],
+        resamples=settings["resamples"], seed=settings["seed"], clusters=books,
+    )  # fmt: skip
     return _ours_of(row, result, models, settings, books=bool(books), cost=cost)
 
 
@@ -229,6 +222,7 @@ def _ours_of(
         "; ".join(note for note in notes if note),
         True,
         units=float(min(result.units_a, result.units_b)),
+        unit=units,
         unit_tokens=unit_tokens(cost, models, result),
         original_units=ORIGINAL_UNITS.get(str(row["group"]), (math.nan, math.nan)),
     )
@@ -299,13 +293,7 @@ def ours(
         )
         labels = pd.read_parquet(files[f"{corpus}_labels"][0])
         members[corpus] = stats.contrast_members(labels, contrasts)
-        books[corpus] = (
-            dict(
-                zip(labels["story_id"].astype(str), labels["document_id"].astype(str), strict=True)
-            )
-            if "document_id" in labels
-            else {}
-        )
+        books[corpus] = books_of(labels)
     coefficients = result_table(tables.COEFFICIENTS, files, "regression")
     found: dict[str, Ours] = {}
     for row in published.to_dict("records"):

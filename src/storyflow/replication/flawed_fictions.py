@@ -32,7 +32,7 @@ from typing import Any
 import pandas as pd
 
 from storyflow import tables
-from storyflow.replication.agreement import Ours, result_table
+from storyflow.replication.judging import Ours, result_table
 from storyflow.tables.plot_holes import ALL_LLMS
 from storyflow.validity import wilson_interval
 
@@ -129,6 +129,7 @@ def _score(
     return Ours(
         value, ci, "", f"{n} story versions", str(found["detector"]), _validity(found), note,
         False, incomparable="another classifier than the paper's" if nli else "", units=float(n),
+        unit="story versions",
     )  # fmt: skip
 
 
@@ -155,7 +156,7 @@ def _rates(row: Mapping[str, Any], rates: pd.DataFrame | None) -> Ours:
         str(detector), _validity(pooled),
         "HANNA: the share of the LLM stories called flawed minus the human story's, paired by "
         "prompt; free writing, not the paper's summaries or retellings",
-        False, units=float(pooled["n_prompts"]),
+        False, units=float(pooled["n_prompts"]), unit="prompts",
     )  # fmt: skip
 
 

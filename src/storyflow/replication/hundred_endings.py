@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from storyflow import tables
-from storyflow.replication.agreement import Ours, result_table
+from storyflow.replication.judging import Ours, result_table
 
 #: The HANNA contrast that stands for "human-written above LLM-written".
 HUMAN_VS_LLM = "Human vs all LLMs"

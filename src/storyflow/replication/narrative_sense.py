@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from storyflow import bootstrap
-from storyflow.replication.agreement import Ours
+from storyflow.replication.judging import Ours
 from storyflow.validity import wilson_interval
 
 #: The paper's name of the human stories and storyflow's (HANNA) group.

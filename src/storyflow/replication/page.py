@@ -19,14 +19,14 @@ from typing import Any
 
 import pandas as pd
 
-from storyflow.replication.agreement import AGREES, DISAGREES, INCONCLUSIVE, computed
+from storyflow.replication.judging import AGREES, DISAGREES, INCONCLUSIVE, computed
 from storyflow.replication.summary import (
     COLUMNS,
     cells,
     headline,
     tally,
     text_columns,
-    to_decide,
+    undecided_sentence,
 )
 
 #: The page's style: a readable column, the table full width, each verdict on a pale tint of its
@@ -122,9 +122,10 @@ def render(
     """The page of ``paper``'s replication table ``frame`` (:data:`storyflow.tables.REPLICATION`
     rows): ``title`` at the top, then ``measure`` (the measure that replicates it, in words),
     intervals at ``confidence``, the cost of deciding at ``rates``
-    (:func:`storyflow.replication.summary.to_decide`), ``figure`` (PNG bytes) at the bottom."""
+    (:func:`storyflow.replication.summary.undecided_sentence`), ``figure`` (PNG bytes) at the
+    bottom."""
     frame = text_columns(frame)
-    decide = to_decide(frame, rates)
+    decide = undecided_sentence(frame, rates)
     return document(
         f"{title}: published results beside ours",
         (f"<p class='note'>The measure: {_escape(measure)}</p>\n" if measure else "")

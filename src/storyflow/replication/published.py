@@ -10,23 +10,18 @@ import pandas as pd
 from storyflow import tables
 from storyflow.errors import StoryflowError
 
-#: The papers with a published-results file, by the stem of their text in ../shared/papers/,
-#: with the short title a reader knows them by.
-TITLES = {
-    "fiction_flows": "Fiction Flows (Piper et al.)",
-    "narrative_sense_pmi": "Narrative sense (Roemmele et al.)",
-    "hundred_endings_tension": "100-Endings (Sui et al.)",
-    "fabula_entropy_indexing": "Fabula Entropy Indexing (Castricato et al.)",
-    "flawed_fictions": "FlawedFictions (Ahuja et al.)",
-}
-PAPERS = tuple(TITLES)
+#: The folder of the papers' published-results files, ``<paper>.csv`` each.
+FOLDER = resources.files("storyflow") / "data" / "published"
 
 
 def path_of(paper: str) -> Path:
-    """The published-results file of ``paper`` (one of :data:`PAPERS`)."""
-    if paper not in PAPERS:
-        raise ValueError(f"unknown paper {paper!r}; known: {', '.join(PAPERS)}")
-    return Path(str(resources.files("storyflow") / "data" / "published" / f"{paper}.csv"))
+    """The published-results file of ``paper`` (a name of
+    :data:`storyflow.replication.papers.PAPERS`)."""
+    path = Path(str(FOLDER / f"{paper}.csv"))
+    if not path.is_file():
+        known = sorted(Path(str(f)).stem for f in FOLDER.iterdir() if f.name.endswith(".csv"))
+        raise ValueError(f"unknown paper {paper!r}; known: {', '.join(known)}")
+    return path
 
 
 def competitor_ids(listed: str) -> list[str]:

@@ -15,14 +15,14 @@ from typing import Any
 import pandas as pd
 
 from storyflow import tables
-from storyflow.replication.agreement import (
+from storyflow.replication.context import MEAN_MODELS
+from storyflow.replication.judging import (
     AGREES,
     DISAGREES,
     INCONCLUSIVE,
     computed,
     judged,
 )
-from storyflow.replication.context import MEAN_MODELS
 from storyflow.replication.words import number
 
 #: The text columns of a replication table that may be empty (NaN once read back from CSV).
@@ -134,7 +134,7 @@ def counts(frame: pd.DataFrame) -> Tally:
         disagrees=int(verdicts.get(DISAGREES, 0)),
         inconclusive=int(verdicts.get(INCONCLUSIVE, 0)),
         not_judged=len(unjudged),
-        failed=int(unjudged["validity"].fillna("").str.startswith("failed").sum()),
+        failed=int(unjudged["failed"].sum()),
     )
 
 
@@ -162,7 +162,7 @@ def _hours(hours: float) -> str:
 
 
 @dataclass(frozen=True)
-class Decision:
+class Undecided:
     """What it would take to decide one paper's inconclusive findings (docs/replication.md,
     "What it would take to decide"): of its ``open`` inconclusive findings, ``sized`` are
     decided by more units of the same kind, ``low`` to ``high`` (``median``) ``units`` per group
@@ -231,10 +231,11 @@ class Decision:
         return ", ".join(parts)
 
 
-def decision(frame: pd.DataFrame, rates: Mapping[str, Any] | None = None) -> Decision | None:
-    """The :class:`Decision` of one paper's replication table (None when no finding is
-    inconclusive); hours at ``rates`` (tokens/s on this machine's CPU, ``cpu``, and on one GPU,
-    ``gpu``)."""
+def undecided(frame: pd.DataFrame, rates: Mapping[str, Any] | None = None) -> Undecided | None:
+    """The :class:`Undecided` of one paper's replication table (None when no finding is
+    inconclusive). The hours are the largest finding's own (``decide_hours_cpu``,
+    ``decide_hours_gpu``: each of its models at its own rate), given only when ``rates`` (the
+    run's, :func:`storyflow.plan.replication.rates`) has a CPU and a GPU default."""
     distinct = findings(frame)
     open_ = distinct[distinct["verdict"].eq(INCONCLUSIVE)]
     if open_.empty:
@@ -245,13 +246,13 @@ def decision(frame: pd.DataFrame, rates: Mapping[str, Any] | None = None) -> Dec
     largest = priced.loc[priced["n_to_decide"].idxmax()] if len(priced) else None
     cpu, gpu = (rates or {}).get("cpu"), (rates or {}).get("gpu")
     telescopes = distinct[distinct["d33"].notna()]
-    return Decision(
+    return Undecided(
         open=len(open_),
         sized=len(sized),
         low=float(n.min()) if len(n) else math.nan,
         high=float(n.max()) if len(n) else math.nan,
         median=float(n.median()) if len(n) else math.nan,
-        units="/".join(sorted(set(_unit(sized)))),
+        units="/".join(sorted(set(sized["unit"]))),
         largest=str(largest["id"]) if largest is not None else "",
         tokens=float(largest["decide_tokens"]) if largest is not None else None,
         hours=(
@@ -260,26 +261,15 @@ def decision(frame: pd.DataFrame, rates: Mapping[str, Any] | None = None) -> Dec
             else None
         ),
         telescopes=(
-            (int(telescopes["small_telescopes"].str.contains("excludes").sum()), len(telescopes))
-            if len(telescopes)
-            else None
+            (int(telescopes["excludes_d33"].sum()), len(telescopes)) if len(telescopes) else None
         ),
     )
 
 
-def to_decide(frame: pd.DataFrame, rates: Mapping[str, Any] | None = None) -> str:
-    """:meth:`Decision.sentence` of the table ('' when no finding is inconclusive)."""
-    found = decision(frame, rates)
+def undecided_sentence(frame: pd.DataFrame, rates: Mapping[str, Any] | None = None) -> str:
+    """:meth:`Undecided.sentence` of the table ('' when no finding is inconclusive)."""
+    found = undecided(frame, rates)
     return found.sentence() if found else ""
-
-
-def _unit(rows: pd.DataFrame) -> pd.Series:
-    """The unit each row's n_to_decide counts, read from its ``n`` (stories, books, prompts)."""
-    return (
-        rows["n"]
-        .str.extract(r"(stories|books|prompts|story versions)$", expand=False)
-        .fillna("stories")
-    )
 
 
 def headline(frame: pd.DataFrame) -> pd.DataFrame:
@@ -308,13 +298,13 @@ def summary(
 ) -> list[dict[str, object]]:
     """Per paper, for the report's first page: ``paper``, ``title`` (the paper's name without
     its authors), ``counts`` (the :class:`Tally` as a mapping), ``head`` (:func:`tally` and the
-    table's path), ``decide`` (:func:`to_decide` at ``rates``, the paper's page says it) and
-    ``decide_brief`` (:meth:`Decision.brief`, the first page's line), both '' when no finding is
-    inconclusive; the texts escaped for reStructuredText."""
+    table's path), ``decide`` (:func:`undecided_sentence` at ``rates``, the paper's page says
+    it) and ``decide_brief`` (:meth:`Undecided.brief`, the first page's line), both '' when no
+    finding is inconclusive; the texts escaped for reStructuredText."""
     out: list[dict[str, object]] = []
     for paper, frame in replicated.items():
         frame = text_columns(frame)
-        found = decision(frame, rates)
+        found = undecided(frame, rates)
         out.append(
             {
                 "paper": paper,

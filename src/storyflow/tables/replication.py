@@ -57,6 +57,7 @@ REPLICATION = Table(
         "n": "object",
         "models": "object",
         "validity": "object",
+        "failed": "bool",
         "verdict": "object",
         "reason": "object",
         "ci_covers": "object",
@@ -66,10 +67,12 @@ REPLICATION = Table(
         "holds_paper_models": "object",
         "same_estimate_as": "object",
         "units": "float64",
+        "unit": "object",
         "n_to_decide": "float64",
         "to_decide": "object",
         "d33": "float64",
         "small_telescopes": "object",
+        "excludes_d33": "bool",
         "n_to_exclude_d33": "float64",
         "n_to_decide_min": "float64",
         "n_to_decide_max": "float64",
@@ -88,7 +91,8 @@ REPLICATION = Table(
     "p), with its percentile bootstrap CI at stats.confidence (ci_low, ci_high; NaN where none), "
     "ours_direction ('+', '-', or the order found), n (what it rests on, in words), models (our "
     "models it rests on), validity (the verdict of the validity checks behind it: 'valid', "
-    "'failed: ...', 'not checked'); verdict: agrees, disagrees, inconclusive or not judged, by "
+    "'failed: ...', 'not checked'), failed (whether it is 'failed: ...': then not judged); "
+    "verdict: agrees, disagrees, inconclusive or not judged, by "
     "the rule of docs/replication.md (from the interval, never the point estimate's sign), with "
     "its reason in words; ci_covers: 'yes', 'no' or 'n/a' (our interval holds the published "
     "value: size, apart from the verdict); for a row of the mean over the paper's models: "
@@ -96,11 +100,14 @@ REPLICATION = Table(
     "(their range) and holds_paper_models (those our interval holds, 'none' when it holds "
     "none); same_estimate_as (the id of the first row whose estimate this row re-uses: the "
     "two are one finding); what it would take to decide (docs/replication.md, 'What it would "
-    "take'): units (resampled units of our smaller group: stories, books or prompts), "
+    "take'): units (resampled units of our smaller group) and unit (what one is: stories, "
+    "books, prompts or story versions), "
     "n_to_decide (units per group at which our interval, at our estimate and spread, would "
     "decide an inconclusive row) and to_decide (what deciding means, or why it cannot), d33 "
-    "(Hedges' g the original sample had 33% power to detect), small_telescopes (whether our "
-    "interval excludes d33) and n_to_exclude_d33 (units per group at which it would), "
+    "(Hedges' g the original sample had 33% power to detect), small_telescopes (the reading "
+    "of our interval against d33, in words), excludes_d33 (whether it lies wholly below d33 on "
+    "the claimed side, or on the other side of 0) and n_to_exclude_d33 (units per group at "
+    "which it would), "
     "n_to_decide_min, n_to_decide_max (the least and most units per group over the true values "
     "our interval holds, its spread kept; inf: at some of them no sample decides), "
     "decide_tokens (NLL tokens of scoring n_to_decide units per group with the row's models) "
@@ -147,7 +154,7 @@ CONTRAST_ANSWERS = Table(
     },
     key=("corpus", "measure", "contrast", "formulation", "histories", "design", "model"),
     doc="The answer to each contrast of a corpus (results/<corpus>/sequentiality/tables/"
-    "contrast_answers.csv; storyflow.replication.contrasts). Each contrast's first row is its "
+    "contrast_answers.csv; storyflow.contrast_answers.answers). Each contrast's first row is its "
     "headline (headline True; why says what it reads and why: docs/method.md, 'The headline of "
     "a contrast'); then one row per formulation, histories, design and sequentiality model, "
     "and, where there are several models, a row whose model is 'mean' (the mean over the "

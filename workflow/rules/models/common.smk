@@ -8,7 +8,7 @@ def model_source(wildcards):
 
 def model_settings(wildcards):
     """The model's settings that change what it answers or scores
-    (storyflow.lm.registry.ModelSpec.scoring_settings): a rule's ``params.model``."""
+    (storyflow.lm.specs.ModelSpec.scoring_settings): a rule's ``params.model``."""
     return MODEL_SPECS[wildcards.model].scoring_settings()
 
 

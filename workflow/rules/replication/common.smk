@@ -1,10 +1,11 @@
 # Replication: the config lookups and input functions of its rules (the other files of
 # workflow/rules/replication/), kept apart from the rules as Snakemake's linter asks.
-from storyflow.replication.published import TITLES as REPLICATION_TITLES
-from storyflow.replication.contrast_page import headlines_of as contrast_headlines_of
+from storyflow.replication.papers import titles as paper_titles
+from storyflow.contrast_answers.page import headlines_of as contrast_headlines_of
 from storyflow.replication.summary import summary_of as replication_summary_of
 
 REPLICATION_PAPERS = plan.replication.papers(config)
+REPLICATION_TITLES = paper_titles()
 # The last run's replication tallies in words, for the report's first page (workflow.rst); empty
 # before the first run. Not a setting: it changes no job.
 config["_replication_summary"] = replication_summary_of(
@@ -29,10 +30,8 @@ def replication_title(wildcards):
 
 def replication_measure(wildcards):
     """The measure that replicates the paper, in words, for the paper's page."""
-    for m in plan.registry.MEASURES:
-        if m.paper == wildcards.paper:
-            return f"{m.category} {m.summary} ({m.doc})"
-    return ""
+    m = plan.registry.replicating(wildcards.paper)
+    return f"{m.category} {m.summary} ({m.doc})"
 
 
 # The answer to each corpus's contrasts (storyflow.plan.contrast_answers; rules in contrasts.smk).

@@ -1,7 +1,7 @@
 # The answer to each corpus's contrasts: its headline, then every contrast x formulation x
 # histories x design x model (and the mean over the models), read from its interval against 0
-# and the equivalence band (storyflow.replication.contrasts); its forest plot, and both as one
-# page of the report's category "Contrasts" (storyflow.replication.contrast_page).
+# and the equivalence band (storyflow.contrast_answers.answers); its forest plot, and both as one
+# page of the report's category "Contrasts" (storyflow.contrast_answers.page).
 
 
 rule answer_contrasts:

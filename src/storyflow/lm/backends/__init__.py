@@ -1,4 +1,6 @@
-"""Language-model backends: llama.cpp (in process, pass by pass or batched), transformers.
+"""Language-model backends: llama.cpp (in process, pass by pass or batched), transformers, and
+a served model (an OpenAI-compatible server over HTTP, or a llama.cpp server started for the
+job), each registered by name (:mod:`storyflow.lm.backends.registry`).
 
 Backends know nothing of stories or measures; the NLL engine (``storyflow.lm.nll``) and the
 sampling and answer layers import them, never the other way round.

@@ -35,8 +35,8 @@ from storyflow.errors import StoryflowError
 
 if TYPE_CHECKING:
     from storyflow.lm.backends import Scorer
-    from storyflow.lm.registry import ModelSpec
     from storyflow.lm.sampling import Sampler
+    from storyflow.lm.specs import ModelSpec
     from storyflow.lm.tokenizer import Tokenizer
 
 #: Prompts branched from one shared beginning per ``llama_decode`` (``Placement.branches``):

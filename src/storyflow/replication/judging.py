@@ -25,21 +25,24 @@ as a separate statement about size.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
 from storyflow import tables
-from storyflow.replication import context, decide
+from storyflow.replication import context, decide, intervals
+from storyflow.replication.intervals import INCONCLUSIVE as INCONCLUSIVE
 from storyflow.replication.published import competitor_ids
 from storyflow.replication.words import number
 
 #: The verdicts, in the order the summaries count them.
-AGREES, DISAGREES, INCONCLUSIVE, NOT_JUDGED = "agrees", "disagrees", "inconclusive", "not judged"
+AGREES, DISAGREES, NOT_JUDGED = "agrees", "disagrees", "not judged"
 VERDICTS = (AGREES, DISAGREES, INCONCLUSIVE, NOT_JUDGED)
 #: The answers of ``ci_covers``.
 YES, NO, NA = "yes", "no", "n/a"
+#: How a failed validity verdict starts (``Ours.validity``: 'valid', 'failed: ...', 'not checked').
+FAILED = "failed"
 #: What a published row claims (:func:`claim_of`).
 EFFECT, NO_EFFECT, ORDER = "effect", "no effect", "order"
 SIGNIFICANT, NONE_SIGNIFICANT, VALUE = "significant", "none significant", "value"
@@ -63,7 +66,8 @@ class Ours:
     the sign of the value is a direction (g, a difference) or not (a share, a rate);
     incomparable: why ours, although computed, is not the paper's quantity (then it is not
     judged; '' when it is); units: the resampled units (stories, books, prompts) of our
-    smaller group (NaN: not counted); unit_tokens: (model, NLL tokens one unit costs with it)
+    smaller group (NaN: not counted); unit: what one of them is ('stories', 'books',
+    'prompts', 'story versions'); unit_tokens: (model, NLL tokens one unit costs with it)
     for each of the row's models (empty: not an NLL measure, or no cost table);
     original_units: the original study's units per group (NaN, NaN: not known), for the
     small-telescopes reading.
@@ -79,6 +83,7 @@ class Ours:
     signed: bool
     incomparable: str = ""
     units: float = math.nan
+    unit: str = "stories"
     unit_tokens: tuple[tuple[str, float], ...] = ()
     original_units: tuple[float, float] = (math.nan, math.nan)
 
@@ -86,6 +91,12 @@ class Ours:
     def missing(cls, note: str, *, models: str = "", validity: str = "") -> Ours:
         """A figure this run does not give, and why."""
         return cls(math.nan, (math.nan, math.nan), "", "", models, validity, note, False)
+
+    @property
+    def failed(self) -> bool:
+        """Whether it rests on a model or group that failed its validity check (``validity``
+        'failed: ...'): then it is not judged."""
+        return self.validity.startswith(FAILED)
 
     @property
     def computed(self) -> bool:
@@ -176,17 +187,18 @@ def _published(claim: Claim) -> str:
 def _effect(claim: Claim, low: float, high: float, band: float) -> tuple[str, str]:
     """An effect agrees when our interval lies on the claimed side of 0 and, for a g, not
     wholly inside the band; it disagrees when it lies on the other side, or inside the band
-    whatever its sign (:data:`SMALLER_THAN_CLAIMED`); it is inconclusive while it holds 0."""
-    up = claim.sign == "+"
-    side, other = ("above", "below") if up else ("below", "above")
-    if claim.banded and -band < low and high < band:
+    whatever its sign (:data:`SMALLER_THAN_CLAIMED`); it is inconclusive while it holds 0
+    (:func:`storyflow.replication.intervals.read`)."""
+    outcome, found = intervals.read(low, high, band), intervals.side(low, high)
+    side, other = ("above", "below") if claim.sign == "+" else ("below", "above")
+    if claim.banded and outcome in (intervals.Outcome.EQUIVALENT, intervals.Outcome.SMALLER):
         return DISAGREES, (
             f"{SMALLER_THAN_CLAIMED}: {_span(low, high)} lies inside ±{number(band)}, "
             f"an effect too small for {_published(claim)}"
         )
-    if (low > 0) if up else (high < 0):
+    if found == claim.sign:
         return AGREES, f"{_span(low, high)} lies {side} 0, as {_published(claim)} does"
-    if (high < 0) if up else (low > 0):
+    if found:
         return DISAGREES, f"{_span(low, high)} lies {other} 0, the opposite of {_published(claim)}"
     if math.isfinite(claim.value) and low <= claim.value <= high:
         return INCONCLUSIVE, f"{_span(low, high)} holds both 0 and {_published(claim)}"
@@ -194,13 +206,17 @@ def _effect(claim: Claim, low: float, high: float, band: float) -> tuple[str, st
 
 
 def _no_effect(claim: Claim, low: float, high: float, band: float) -> tuple[str, str]:
+    """No effect agrees when our interval lies inside the band, disagrees when it excludes 0
+    and reaches beyond it, and is inconclusive while it holds 0 and reaches beyond it
+    (:func:`storyflow.replication.intervals.read`)."""
     inside = f"±{number(band)}"
-    if -band < low and high < band:
+    outcome = intervals.read(low, high, band)
+    if outcome in (intervals.Outcome.EQUIVALENT, intervals.Outcome.SMALLER):
         return AGREES, (
             f"{_span(low, high)} lies inside {inside}, as the paper's no effect "
             f"({number(claim.value)})"
         )
-    if low > 0 or high < 0:
+    if outcome in (intervals.Outcome.DIFFERENT, intervals.Outcome.BEYOND):
         return DISAGREES, (
             f"{_span(low, high)} excludes 0 and reaches beyond {inside}, where the paper reads "
             f"{number(claim.value)} as no effect"
@@ -320,7 +336,7 @@ def judge(claim: Claim, ours: Ours, rule: Rule) -> tuple[str, str]:
     (the report writes "<verdict>: <reason>")."""
     if not ours.computed:
         return NOT_JUDGED, f"not computed ({ours.note})"
-    if ours.validity.startswith("failed"):
+    if ours.failed:
         return NOT_JUDGED, f"rests on a model or group that failed its check ({ours.validity})"
     if ours.incomparable:
         return NOT_JUDGED, f"not the paper's quantity ({ours.incomparable})"
@@ -350,57 +366,35 @@ def covers(published: float, ours: Ours) -> str:
     return YES if low <= published <= high else NO
 
 
-Decider = Callable[[float, float, float], tuple[float, str]]
-
-
-def _decider(claim: Claim, rule: Rule) -> tuple[Decider, tuple[float, ...]]:
-    """How a claim's row is decided: a function of (estimate, low, high) giving the factor on
-    our units (per group) at which the interval, at that estimate and spread, decides it and
-    what deciding means; and the values at which no sample decides (the verdict's own
-    boundaries, where the interval would shrink onto the line it must clear)."""
-    band = rule.band
-
-    def no_effect(est: float, low: float, high: float) -> tuple[float, str]:
-        inside = decide.factor_inside(est, low, high, -band, band)
-        if math.isfinite(inside):
-            return inside, f"our interval inside ±{number(band)} (agrees)"
-        return decide.factor_to_exclude(est, low, high, 0.0), (
-            f"our interval excludes 0 beyond ±{number(band)} (disagrees)"
-        )
-
-    def effect(est: float, low: float, high: float) -> tuple[float, str]:
-        claimed = claim.sign or "+"
-        side = "the claimed side (agrees)" if sign(est) == claimed else "the other side (disagrees)"
-        apart = decide.factor_to_exclude(est, low, high, 0.0), f"our interval excludes 0, on {side}"
-        if not claim.banded:
-            return apart
-        inside = decide.factor_inside(est, low, high, -band, band)
-        smaller = inside, f"our interval inside ±{number(band)} ({SMALLER_THAN_CLAIMED})"
-        return min(apart, smaller, key=lambda found: found[0])
-
-    margin = value_margin(claim, rule) if claim.kind == VALUE else None
-
-    def value(est: float, low: float, high: float) -> tuple[float, str]:
-        assert margin is not None
-        between = f"{margin.words[0]} to {margin.words[1]}"
-        inside = decide.factor_inside(est, low, high, margin.low, margin.high)
-        edge = margin.high if est > margin.high else margin.low if est < margin.low else est
-        beyond = decide.factor_to_exclude(est, low, high, edge)
-        if inside <= beyond:
-            return inside, f"our interval within the margin, {between} (agrees)"
-        return beyond, f"our interval beyond the margin, {between} (disagrees)"
-
+def deciding(claim: Claim, rule: Rule, estimate: float) -> list[intervals.Target]:
+    """The ways an inconclusive row of ``claim`` can decide, each with what it would mean at
+    our ``estimate`` (:class:`storyflow.replication.intervals.Target`; [] for a p-value claim:
+    storyflow scales intervals, not p-values)."""
+    band, span = f"±{number(rule.band)}", (-rule.band, rule.band)
     if claim.kind == NO_EFFECT:
-        return no_effect, (-band, band)
+        return [
+            intervals.Target(f"our interval inside {band} (agrees)", inside=span),
+            intervals.Target(f"our interval excludes 0 beyond {band} (disagrees)", line=0.0),
+        ]
     if claim.kind in (EFFECT, ORDER):
-        return effect, () if claim.banded else (0.0,)
-    if margin is not None:
-        return value, (margin.low, margin.high)
-
-    def p_value(est: float, low: float, high: float) -> tuple[float, str]:
-        return math.inf, "a p-value claim: storyflow scales intervals, not p-values"
-
-    return p_value, ()
+        claimed = sign(estimate) == (claim.sign or "+")
+        on = "the claimed side (agrees)" if claimed else "the other side (disagrees)"
+        apart = intervals.Target(f"our interval excludes 0, on {on}", line=0.0)
+        if not claim.banded:
+            return [apart]
+        smaller = f"our interval inside {band} ({SMALLER_THAN_CLAIMED})"
+        return [apart, intervals.Target(smaller, inside=span)]
+    if claim.kind == VALUE and math.isfinite(claim.value):
+        margin = value_margin(claim, rule)
+        between = f"{margin.words[0]} to {margin.words[1]}"
+        edges = (margin.low, margin.high)
+        return [
+            intervals.Target(f"our interval within the margin, {between} (agrees)", inside=edges),
+            intervals.Target(
+                f"our interval beyond the margin, {between} (disagrees)", outside=edges
+            ),
+        ]
+    return []
 
 
 def _telescope(claim: Claim, ours: Ours) -> dict[str, object]:
@@ -415,6 +409,7 @@ def _telescope(claim: Claim, ours: Ours) -> dict[str, object]:
     return {
         "d33": reading.d33,
         "small_telescopes": reading.reading,
+        "excludes_d33": reading.excludes,
         "n_to_exclude_d33": decide.units_needed(ours.units, reading.factor),
     }
 
@@ -430,14 +425,14 @@ def decision(
     telescope = _telescope(claim, ours)
     if verdict != INCONCLUSIVE:
         return decide.Decision(**telescope)  # type: ignore[arg-type]
-    decider, singular = _decider(claim, rule)
+    targets = deciding(claim, rule, ours.value)
     low, high = ours.ci
-    factor, words = decider(ours.value, low, high)
-    if not math.isfinite(factor) and claim.kind not in (SIGNIFICANT, NONE_SIGNIFICANT):
-        words = f"{words}: at our estimate no sample decides it"
-    least, most = decide.factor_range(
-        lambda e, lo, hi: decider(e, lo, hi)[0], ours.value, low, high, singular
-    )
+    if targets:
+        factor, words = intervals.to_decide(ours.value, low, high, targets)
+        least, most = intervals.factor_range(ours.value, low, high, targets)
+    else:
+        factor, words = math.inf, "a p-value claim: storyflow scales intervals, not p-values"
+        least = most = math.inf
     n = decide.units_needed(ours.units, factor)
     found = decide.cost(n, dict(ours.unit_tokens), rates)
     return decide.Decision(
@@ -481,14 +476,17 @@ def row(
         "n": ours.n,
         "models": ours.models,
         "validity": ours.validity,
+        "failed": ours.failed,
         "verdict": verdict,
         "reason": reason,
         "ci_covers": covers(float(published["value"]), ours),  # type: ignore[arg-type]
         "units": ours.units,
+        "unit": ours.unit,
         "n_to_decide": found.n_to_decide,
         "to_decide": found.to_decide,
         "d33": found.d33,
         "small_telescopes": found.small_telescopes,
+        "excludes_d33": found.excludes_d33,
         "n_to_exclude_d33": found.n_to_exclude_d33,
         "decide_tokens": found.tokens,
         "decide_hours_cpu": found.hours_cpu,

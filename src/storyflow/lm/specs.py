@@ -1,4 +1,4 @@
-"""The model registry: each ``models:`` entry of the config as a typed :class:`ModelSpec`.
+"""The model specs: each ``models:`` entry of the config as a typed :class:`ModelSpec`.
 
 The entry is the one the config schema has validated: its defaults (``variant`` base,
 ``backend`` auto, ``dtype`` float32, ``prompt`` auto, ``roles`` [sequentiality]) and its allowed
@@ -262,7 +262,7 @@ def model_specs(
 ) -> dict[str, ModelSpec]:
     """The config's ``models:`` list as specs by name (names must be unique; ``scoring_roles``:
     :meth:`ModelSpec.from_config`'s)."""
-    from storyflow.names import check_path_name
+    from storyflow.path_names import check_path_name
 
     specs: dict[str, ModelSpec] = {}
     for i, entry in enumerate(entries):

@@ -6,8 +6,9 @@ files of its tables. A name that is ``.`` or ``..``, starts with a dot, holds a 
 otherwise lead out of the folder it is put in writes its files elsewhere (``..`` as a model:
 ``results/<corpus>/sequentiality/shard-000.parquet``, outside every model's folder) or hides
 them; :func:`check_path_name` refuses it, in words, at planning. The schema's patterns refuse
-the same where a name has one; this check is the one every planning module calls, whatever
-the schema says.
+the same where a name has one; this check runs whatever the schema says, on the models' names
+(:func:`storyflow.lm.specs.model_specs`) and the corpora's and contrasts' names
+(:mod:`storyflow.plan.corpus`).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from storyflow.replication.answer_words import ADJUSTED, MATCHED, MEASURE, UNMATCHED
+from storyflow.contrast_answers.words import ADJUSTED, MATCHED, MEASURE, UNMATCHED
 from storyflow.replication.words import number
 
 #: What each design's effect size is, in words.

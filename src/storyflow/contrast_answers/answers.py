@@ -36,9 +36,8 @@ from typing import Any
 import pandas as pd
 
 from storyflow import lmer, stats, tables
-from storyflow.errors import StoryflowError
-from storyflow.replication import adjusted, decide
-from storyflow.replication.answer_words import (  # re-exported: callers read them here too
+from storyflow.contrast_answers import adjusted
+from storyflow.contrast_answers.words import (  # re-exported: callers read them here too
     ADJUSTED,
     ANSWERS,
     BLOCK,
@@ -55,7 +54,9 @@ from storyflow.replication.answer_words import (  # re-exported: callers read th
     SMALLER,
     UNMATCHED,
 )
-from storyflow.replication.effects import AggregatedG, aggregated_g, matched_g
+from storyflow.errors import StoryflowError
+from storyflow.replication import decide, intervals
+from storyflow.replication.effects import AggregatedG, books_of, contrast_g
 from storyflow.replication.fiction_flows import unit_tokens
 from storyflow.replication.words import number
 
@@ -89,7 +90,7 @@ class AnswerSettings:
     history size h summarised (``nll.max_history``); ``rates``, the NLL tokens/s that price a
     decision (``replication.rates``; None: tokens only); ``adjust``, whether each contrast is
     also answered adjusted for length and topic closeness (``stats.adjusted_contrasts``;
-    :mod:`storyflow.replication.adjusted`, R's lme4)."""
+    :mod:`storyflow.contrast_answers.adjusted`, R's lme4)."""
 
     confidence: float
     resamples: int
@@ -121,39 +122,59 @@ def read_interval(
     low: float, high: float, band: float, names: tuple[str, str] = ("a", "b")
 ) -> tuple[str, str, str]:
     """The answer of an interval [low, high] of g (group a minus group b) against 0 and the band
-    ±``band``: (answer, direction, reason in words); ``names`` are the groups' names."""
+    ±``band`` (:func:`storyflow.replication.intervals.read`, worded as an answer): (answer,
+    direction, reason in words); ``names`` are the groups' names."""
     a, b = names
     span = f"the interval, {number(low)} to {number(high)},"
     if not (math.isfinite(low) and math.isfinite(high)):
         return NOT_TESTED, "", "no interval (a group without stories scored by every model)"
-    inside = -band < low and high < band
-    excludes = low > 0 or high < 0
-    direction = ("group a higher" if low > 0 else "group a lower") if excludes else ""
-    side = f"{a} {'higher' if low > 0 else 'lower'} than {b}"
-    if inside and excludes:
-        return SMALLER, direction, f"{span} excludes 0 but lies inside ±{number(band)}: {side}"
-    if inside:
-        return NO_DIFFERENCE, "", f"{span} lies inside ±{number(band)}"
-    if excludes:
-        return (
-            DIFFERENCE,
-            direction,
-            f"{span} excludes 0 and reaches beyond ±{number(band)}: {side}",
-        )
-    return INCONCLUSIVE, "", f"{span} holds 0 but reaches beyond ±{number(band)}"
+    outcome = intervals.read(low, high, band)
+    up = intervals.side(low, high) == "+"
+    direction = ("group a higher" if up else "group a lower") if intervals.side(low, high) else ""
+    side = f"{a} {'higher' if up else 'lower'} than {b}"
+    inside = f"±{number(band)}"
+    if outcome == intervals.Outcome.SMALLER:
+        return SMALLER, direction, f"{span} excludes 0 but lies inside {inside}: {side}"
+    if outcome == intervals.Outcome.EQUIVALENT:
+        return NO_DIFFERENCE, "", f"{span} lies inside {inside}"
+    if outcome in (intervals.Outcome.DIFFERENT, intervals.Outcome.BEYOND):
+        return DIFFERENCE, direction, f"{span} excludes 0 and reaches beyond {inside}: {side}"
+    return INCONCLUSIVE, "", f"{span} holds 0 but reaches beyond {inside}"
+
+
+def deciding(band: float) -> list[intervals.Target]:
+    """The ways an inconclusive answer can decide: its interval inside ±``band`` (no
+    difference) or excluding 0 (a difference)."""
+    return [
+        intervals.Target(
+            f"the interval inside ±{number(band)} (no difference)", inside=(-band, band)
+        ),
+        intervals.Target("the interval excludes 0 (a difference)", line=0.0),
+    ]
 
 
 def to_decide(estimate: float, low: float, high: float, band: float) -> tuple[float, str]:
     """The factor on the units per group at which an inconclusive interval, at ``estimate`` and
-    its spread, would decide (lie inside ±``band``, or exclude 0: whichever needs fewer), and
-    which it would be, in words (inf when neither happens at this estimate)."""
-    inside = decide.factor_inside(estimate, low, high, -band, band)
-    apart = decide.factor_to_exclude(estimate, low, high, 0.0)
-    if not (math.isfinite(inside) or math.isfinite(apart)):
-        return math.inf, "at this estimate no sample decides it"
-    if inside <= apart:
-        return inside, f"the interval inside ±{number(band)} (no difference)"
-    return apart, "the interval excludes 0 (a difference)"
+    its spread, would decide (:func:`deciding`: whichever needs fewer), and which it would be,
+    in words (inf when neither happens at this estimate)."""
+    return intervals.to_decide(estimate, low, high, deciding(band))
+
+
+def decision(
+    estimate: float, low: float, high: float, units: float, band: float
+) -> tuple[float, str, float, float]:
+    """What would decide an inconclusive answer: the units per group at our estimate
+    (:func:`to_decide`), in words, and their least and most over the true values the interval
+    holds (:func:`storyflow.replication.intervals.factor_range`; inf: some value is decided by no
+    sample)."""
+    factor, words = to_decide(estimate, low, high, band)
+    least, most = intervals.factor_range(estimate, low, high, deciding(band))
+    return (
+        decide.units_needed(units, factor),
+        words,
+        decide.units_needed(units, least),
+        decide.units_needed(units, most, unbounded=math.inf),
+    )
 
 
 @dataclass(frozen=True)
@@ -168,17 +189,6 @@ class Cell:
     formulation: str
     model: str
     models: tuple[str, ...]
-
-
-def _units_range(
-    estimate: float, low: float, high: float, band: float, units: float
-) -> tuple[float, float]:
-    """The least and most units per group :func:`to_decide` needs over the true values the
-    interval holds (:func:`storyflow.replication.decide.factor_range`)."""
-    least, most = decide.factor_range(
-        lambda e, lo, hi: to_decide(e, lo, hi, band)[0], estimate, low, high
-    )
-    return decide.units_needed(units, least), decide.units_needed(units, most, unbounded=math.inf)
 
 
 def answer_row(
@@ -199,11 +209,9 @@ def answer_row(
     if answer != NOT_TESTED and units < settings.min_group_size:
         answer, direction = NOT_TESTED, ""
         reason = f"fewer than {settings.min_group_size} {unit} ({reason})"
-    words, n, least, most = "", math.nan, math.nan, math.nan
+    n, words, least, most = math.nan, "", math.nan, math.nan
     if answer == INCONCLUSIVE:
-        factor, words = to_decide(value, low, high, settings.band)
-        n = decide.units_needed(float(units), factor)
-        least, most = _units_range(value, low, high, settings.band, float(units))
+        n, words, least, most = decision(value, low, high, float(units), settings.band)
     found = decide.cost(n, dict(unit_tokens(cost, cell.models, result)), settings.rates)
     return tables.CONTRAST_ANSWERS.row(
         corpus=cell.corpus, measure=MEASURE, contrast=cell.name, group_a=cell.a, group_b=cell.b,
@@ -216,14 +224,6 @@ def answer_row(
         decide_tokens=found.tokens, decide_hours_cpu=found.hours_cpu,
         decide_hours_gpu=found.hours_gpu, decide_rates=found.rates,
     )  # fmt: skip
-
-
-def _clusters(labels: pd.DataFrame) -> dict[str, str]:
-    """Each story's book (``document_id``) when the corpus's stories have one, else {}: the
-    bootstrap then resamples books with all their passages (as the replication does)."""
-    if "document_id" not in labels:
-        return {}
-    return dict(zip(labels["story_id"].astype(str), labels["document_id"].astype(str), strict=True))
 
 
 def blocks_of(labels: pd.DataFrame) -> dict[str, str]:
@@ -260,17 +260,16 @@ def _aggregate(
     units: tuple[Mapping[str, str], Mapping[str, str]],
 ) -> AggregatedG:
     """The row's effect size and interval: Hedges' g resampling stories (or books) within each
-    group, or, for the matched design, g_av resampling blocks (:func:`matched_g`)."""
+    group, or, for the matched design, g_av resampling blocks
+    (:func:`storyflow.replication.effects.contrast_g`)."""
     a, b = members
     clusters, blocks = units
-    kw: dict[str, Any] = {
-        "measure": MEASURE, "models": models, "histories": list(reading.histories),
-        "over_histories": OVER_HISTORIES, "confidence": settings.confidence,
-        "resamples": settings.resamples, "seed": settings.seed,
-    }  # fmt: skip
-    if reading.design == MATCHED:
-        return matched_g(part, a, b, blocks=blocks, **kw)
-    return aggregated_g(part, a, b, clusters=clusters or None, **kw)
+    return contrast_g(
+        part, a, b, measure=MEASURE, models=models, histories=list(reading.histories),
+        over_histories=OVER_HISTORIES, confidence=settings.confidence,
+        resamples=settings.resamples, seed=settings.seed, clusters=clusters,
+        blocks=blocks if reading.design == MATCHED else None,
+    )  # fmt: skip
 
 
 def readings(scores: pd.DataFrame, max_history: int, blocked: bool) -> list[Reading]:
@@ -315,7 +314,7 @@ def adjusted_rows(
     histories: tuple[str, ...],
 ) -> dict[str, object]:
     """The row of one contrast, formulation and model adjusted for story length and topic
-    closeness (:func:`storyflow.replication.adjusted.adjusted_fit`), read by the same rule; not
+    closeness (:func:`storyflow.contrast_answers.adjusted.adjusted_fit`), read by the same rule; not
     tested, saying why, when R cannot fit it or a group has fewer than 2 stories."""
     reading = Reading(cell.formulation, histories, ADJUSTED)
     frame = adjusted.story_frame(
@@ -380,13 +379,10 @@ def separation_answers(
         elif not r["valid"]:
             answer, direction = NOT_TESTED, ""
             reason = f"rests on a model that failed its validity check ({_text(r['failed'])})"
-        factor, words = (
-            to_decide(g, low, high, settings.band) if answer == INCONCLUSIVE else (math.nan, "")
-        )
-        least, most = (
-            _units_range(g, low, high, settings.band, float(units))
+        n, words, least, most = (
+            decision(g, low, high, float(units), settings.band)
             if answer == INCONCLUSIVE
-            else (math.nan, math.nan)
+            else (math.nan, "", math.nan, math.nan)
         )
         rows.append(
             tables.CONTRAST_ANSWERS.row(
@@ -396,7 +392,7 @@ def separation_answers(
                 ci_low=low, ci_high=high, confidence=settings.confidence, band=settings.band,
                 n_a=int(r["n_a"]), n_b=int(r["n_b"]), units_a=int(r["n_a"]),
                 units_b=int(r["n_b"]), answer=answer, direction=direction, reason=reason,
-                n_to_decide=decide.units_needed(float(units), factor), to_decide=words,
+                n_to_decide=n, to_decide=words,
                 n_to_decide_min=least, n_to_decide_max=most, decide_tokens=math.nan,
                 decide_hours_cpu=math.nan, decide_hours_gpu=math.nan, decide_rates="",
             )
@@ -473,7 +469,7 @@ def answer_contrasts(
     """
     scores = scores[scores["n_sentences"] >= settings.min_sentences]
     members = stats.contrast_members(labels, contrasts)
-    units = (_clusters(labels), blocks_of(labels))
+    units = (books_of(labels), blocks_of(labels))
     rows = []
     for contrast in contrasts:
         name = str(contrast["name"])

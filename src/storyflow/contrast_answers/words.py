@@ -1,4 +1,4 @@
-"""The words and names of a contrast's answers (:mod:`storyflow.replication.contrasts`): the
+"""The words and names of a contrast's answers (:mod:`storyflow.contrast_answers.answers`): the
 readings of an interval, the designs and their effect sizes, and what the headline reads.
 
 Kept apart from the code that fits the adjusted contrasts (R, through rpy2), so that the rules
@@ -7,9 +7,11 @@ that only read the answers table (its figure, page and methods sentences) import
 
 from __future__ import annotations
 
+from storyflow.replication.intervals import INCONCLUSIVE as INCONCLUSIVE
+
 #: The answers, in the order a reader looks for them.
 DIFFERENCE, NO_DIFFERENCE, SMALLER = "a difference", "no difference", "smaller than the band"
-INCONCLUSIVE, NOT_TESTED = "inconclusive", "not tested"
+NOT_TESTED = "not tested"
 ANSWERS = (DIFFERENCE, SMALLER, NO_DIFFERENCE, INCONCLUSIVE, NOT_TESTED)
 #: The ``model`` of the row of the mean over the models (only where there are several).
 MEAN = "mean"
@@ -17,7 +19,7 @@ MEAN = "mean"
 #: stories matched by a shared block (the stories table's :data:`BLOCK` column).
 UNMATCHED, MATCHED = "unmatched", "matched"
 #: The design of the rows adjusted for length and topic closeness
-#: (:mod:`storyflow.replication.adjusted`).
+#: (:mod:`storyflow.contrast_answers.adjusted`).
 ADJUSTED = "adjusted"
 #: The stories table's column that matches stories across groups (CSV ``columns.block``;
 #: HIPPOCORPUS: the recalled story a story is paired with).

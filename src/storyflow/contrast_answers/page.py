@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from storyflow import tables
-from storyflow.replication.answer_words import INCONCLUSIVE, MEASURE
+from storyflow.contrast_answers.words import INCONCLUSIVE, MEASURE
 from storyflow.replication.page import document, picture
 from storyflow.replication.words import number
 
