@@ -104,6 +104,17 @@ def _cost_rate(config: Mapping[str, Any], name: str, kind: str) -> float | None:
     return (config["cost"]["rates"].get(name) or {}).get(kind)
 
 
+def _cpu(
+    config: Mapping[str, Any], entry: Mapping[str, Any], measured: Measured | None, kind: str
+) -> Rate | None:
+    """The ``kind`` (``prompt`` or ``generate``) rate ``cost.rates`` gives the model by name,
+    else its package's."""
+    given = _cost_rate(config, entry["name"], kind)
+    if given:
+        return Rate(float(given), COST_GIVEN)
+    return Rate(getattr(measured, kind), CPU_PACKAGED) if measured else None
+
+
 def _nll(
     config: Mapping[str, Any], entry: Mapping[str, Any], measured: Measured | None
 ) -> Rate | None:
@@ -137,19 +148,9 @@ def model_rate(config: Mapping[str, Any], entry: Mapping[str, Any]) -> ModelRate
     """One ``models:`` entry's rates: what the config gives it by name, else its packaged
     source's (:data:`PACKAGED`), else none (a GPU rate falls back to ``replication.rates.gpu``)."""
     measured = PACKAGED.get(packaged_source(entry) or "")
-    name = entry["name"]
-    cpu = {}
-    for kind in ("prompt", "generate"):
-        given = _cost_rate(config, name, kind)
-        cpu[kind] = (
-            Rate(float(given), COST_GIVEN)
-            if given
-            else Rate(getattr(measured, kind), CPU_PACKAGED)
-            if measured
-            else None
-        )
     return ModelRates(
-        name, cpu["prompt"], cpu["generate"], _nll(config, entry, measured),
+        entry["name"], _cpu(config, entry, measured, "prompt"),
+        _cpu(config, entry, measured, "generate"), _nll(config, entry, measured),
         _gpu(config, entry, measured),
     )  # fmt: skip
 

@@ -115,8 +115,8 @@ def apply_measures(config: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
-#: The blocks a ``measures`` list switches: every measure of the registry but sequentiality
-#: (which has no switch: it always runs), and the comparison of measures.
-SWITCHABLE = (*(n for n in registry.names() if n != sequentiality.OUT.name), "comparison")
 #: The names a ``measures`` list may hold: the registry's measures and the comparison.
 CHOOSABLE = (*registry.names(), "comparison")
+#: The blocks a ``measures`` list switches: all of those but sequentiality (which has no
+#: switch: it always runs).
+SWITCHABLE = tuple(n for n in CHOOSABLE if n != sequentiality.OUT.name)

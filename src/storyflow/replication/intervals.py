@@ -25,8 +25,7 @@ UNDECIDED  holding 0, reaching beyond the band            neither different nor 
 grows: at our estimate, each side's half-width shrinks as 1/sqrt(n) (:mod:`decide`'s
 ``factor_to_exclude`` and ``factor_inside``). A :class:`Target` is one way the interval can
 decide (lie inside a span, or exclude a line); :func:`to_decide` takes the one needing the
-fewest units; :func:`power_factor` turns the sample at which the *expected* interval just
-decides (50% power) into the sample with a stated power.
+fewest units: the sample at which the *expected* interval just decides (about 50% power).
 """
 
 from __future__ import annotations
@@ -54,15 +53,6 @@ class Outcome(StrEnum):
 #: contrast answers' own word for :attr:`Outcome.UNDECIDED`, and for a row the rule cannot
 #: settle another way).
 INCONCLUSIVE = "inconclusive"
-
-#: Each outcome as Lakens' (2017) reading of the two tests, for the docs and the reasons.
-LAKENS = {
-    Outcome.EQUIVALENT: "equivalent and not different from 0",
-    Outcome.SMALLER: "different from 0 and equivalent",
-    Outcome.DIFFERENT: "different from 0 and not shown equivalent",
-    Outcome.BEYOND: "different from 0 and beyond the band",
-    Outcome.UNDECIDED: "neither shown different from 0 nor equivalent",
-}
 
 
 def read(low: float, high: float, band: float) -> Outcome:
@@ -159,13 +149,3 @@ def factor_range(
     values = [low, high, *_crossings(targets, below, above, low, high)]
     found = [to_decide(v, v - below, v + above, targets)[0] for v in values]
     return min(found), max(found)
-
-
-def power_factor(confidence: float, power: float) -> float:
-    """The multiple of the 50%-power sample (the expected interval just reaching a line) that
-    reaches it with probability ``power``: ((z + z_power) / z)², z the interval's two-sided
-    critical value at ``confidence`` (normal theory; 2.04 at 95% and 80%)."""
-    from statistics import NormalDist
-
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    return ((z + NormalDist().inv_cdf(power)) / z) ** 2
