@@ -15,6 +15,7 @@ from storyflow import plan, tables
 from storyflow.contrast_answers import answers as contrasts
 from storyflow.plan import contrast_answers as plan_answers
 from storyflow.plan.layout import fill
+from storyflow.replication import intervals
 from storyflow.replication.decide import Rates
 
 SETTINGS = contrasts.AnswerSettings(
@@ -266,8 +267,11 @@ def test_the_other_measures_contrasts_are_read_from_the_comparisons_separation()
     assert others.at["tension.no_rate", "direction"] == "group a lower"
     assert others.at["narrative_sense.pmi", "answer"] == contrasts.INCONCLUSIVE
     assert others.at["narrative_sense.pmi", "model"] == ""
-    # (0.6 - 0.1) / (0.2 - 0.1): the band's side decides first, at 25 times 30 stories
-    assert others.at["narrative_sense.pmi", "n_to_decide"] == 750
+    # (0.6 - 0.1) / (0.2 - 0.1): the band's side decides first, at 25 times 30 stories for the
+    # expected interval, 2.04 times that at 80% power
+    factor = ((0.6 - 0.1) / (0.2 - 0.1)) ** 2 * intervals.power_factor(0.8, 0.95)
+    assert others.at["narrative_sense.pmi", "n_to_decide"] == math.ceil(30 * factor)
+    assert others.at["narrative_sense.pmi", "to_decide"].endswith("(no difference), at 80% power")
     assert math.isnan(others.at["narrative_sense.pmi", "decide_tokens"])
     assert others.at["plot_holes.rate", "answer"] == contrasts.NOT_TESTED
     assert "plot_holes.rate@lm-a" in others.at["plot_holes.rate", "reason"]

@@ -33,12 +33,13 @@ def test_an_interval_has_one_of_lakens_outcomes(low: float, high: float, outcome
 
 
 def test_the_verdicts_and_the_answers_word_the_same_outcome() -> None:
-    """No effect agrees exactly where an answer says no difference or smaller than the band; a
-    claimed g is smaller than claimed there; the answers' difference is the verdicts' excludes
-    0 and reaches beyond the band."""
+    """No effect agrees exactly where an answer says no difference or smaller than the band, and
+    disagrees only beyond the band; the answers' difference is an interval excluding 0 (Lakens'
+    "different"); a claimed g of 0.5 is smaller than claimed below 0.3, inside the band or not."""
     claim_none = judging.Claim(judging.NO_EFFECT, value=0.0, banded=True)
     claim_up = judging.Claim(judging.EFFECT, sign="+", value=0.5, banded=True)
-    for low, high in [(-0.1, 0.15), (0.05, 0.15), (0.05, 0.5), (0.25, 0.6), (-0.1, 0.5)]:
+    shapes = [(-0.1, 0.15), (0.05, 0.15), (0.05, 0.5), (0.25, 0.6), (-0.1, 0.5), (0.21, 0.29)]
+    for low, high in shapes:
         outcome = intervals.read(low, high, BAND)
         answer = answers.read_interval(low, high, BAND)[0]
         none = judging._no_effect(claim_none, low, high, BAND)[0]
@@ -49,9 +50,28 @@ def test_the_verdicts_and_the_answers_word_the_same_outcome() -> None:
             == inside
             == (answer in (answers.NO_DIFFERENCE, answers.SMALLER))
         )
-        assert (up == judging.DISAGREES) == inside
+        assert (none == judging.DISAGREES) == (outcome is Outcome.BEYOND)
+        assert (up == judging.DISAGREES) == (high < 0.5 - BAND)
         assert (answer == answers.DIFFERENCE) == (outcome in (Outcome.DIFFERENT, Outcome.BEYOND))
-        assert (answer == answers.INCONCLUSIVE) == (none == judging.INCONCLUSIVE)
+        assert (answer == answers.INCONCLUSIVE) == (outcome is Outcome.UNDECIDED)
+
+
+def test_a_power_factor_scales_the_expected_interval_to_a_stated_power() -> None:
+    """At 50% power the expected interval is the answer; at 80% and 95% confidence,
+    ((1.96 + 0.8416) / 1.96)^2; checked against statsmodels' normal power at one line."""
+    from statsmodels.stats.power import NormalIndPower
+
+    assert intervals.power_factor(0.5, 0.95) == pytest.approx(1.0)
+    expected = ((1.959964 + 0.841621) / 1.959964) ** 2
+    assert intervals.power_factor(0.8, 0.95) == pytest.approx(expected)
+    # one side of a 90% interval clears a line as a one-sided test at 0.05 does: statsmodels'
+    # sample sizes at 80% and at 50% power stand in the same ratio
+    power = NormalIndPower()
+    n50 = power.solve_power(effect_size=0.3, alpha=0.05, power=0.5, alternative="larger")
+    n80 = power.solve_power(effect_size=0.3, alpha=0.05, power=0.8, alternative="larger")
+    z = ((1.644854 + 0.841621) / 1.644854) ** 2
+    assert n80 / n50 == pytest.approx(z, rel=1e-6)
+    assert intervals.power_factor(0.8, 0.90) == pytest.approx(z, rel=1e-6)
 
 
 def test_what_would_decide_takes_the_target_needing_fewest_units() -> None:
@@ -104,7 +124,8 @@ def test_an_interval_on_the_other_side_of_0_counts_as_excluding_d33() -> None:
     row = {
         "id": "A9", "verdict": judging.INCONCLUSIVE, "n_to_decide": 10.0, "unit": "prompts",
         "d33": 0.4, "excludes_d33": True, "decide_tokens": math.nan, "decide_hours_cpu": math.nan,
-        "decide_hours_gpu": math.nan, "same_estimate_as": "",
+        "decide_hours_gpu": math.nan, "same_estimate_as": "", "beyond_corpus": False,
+        "available": math.nan,
     }  # fmt: skip
     frame = pd.DataFrame([row, {**row, "id": "A10", "excludes_d33": False}])
     found = summary.undecided(frame)

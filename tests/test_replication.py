@@ -7,6 +7,7 @@ import math
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -167,21 +168,43 @@ def test_a_rows_claim_is_its_direction_and_a_number_no_sentence_reads_is_a_value
     assert (others.kind, others.threshold) == ("none significant", 0.2)
 
 
-def test_a_claimed_null_agrees_inside_the_band_and_disagrees_when_ours_excludes_zero_beyond_it():
+def test_a_claimed_null_disagrees_only_when_our_interval_lies_beyond_the_band() -> None:
+    """Lakens' (2017) outcomes, read against a claim of no effect: inside the band agrees
+    (equivalent, holding 0 or not), wholly beyond it disagrees, and an interval that excludes 0
+    but reaches into the band is not shown either way: inconclusive."""
     null = _claim(0.067, "0")  # Table A1, context only: "collapsing effectively to 0" (l. 187)
     assert judging.judge(null, _ours(0.66, 0.18, 1.19), RULE) == (
-        "disagrees",
-        "our interval, 0.18 to 1.19, excludes 0 and reaches beyond ±0.2, where the paper reads "
-        "0.067 as no effect",
+        "inconclusive",
+        "our interval, 0.18 to 1.19, excludes 0 but reaches into ±0.2: not shown equivalent, nor "
+        "beyond the band (different, not equivalent)",
     )
+    verdict, reason = judging.judge(null, _ours(0.66, 0.25, 1.19), RULE)
+    assert verdict == "disagrees"
+    assert reason.endswith("(different, not equivalent, and beyond the band)")
+    assert judging.judge(null, _ours(-0.5, -0.9, -0.21), RULE)[0] == "disagrees"
     assert judging.judge(null, _ours(0.02, -0.1, 0.15), RULE)[0] == "agrees"
-    assert judging.judge(null, _ours(0.1, 0.05, 0.15), RULE)[0] == "agrees"  # trivially small
+    # [0.05, 0.15] excludes 0 inside the band: an effect smaller than the band, as "no effect"
+    verdict, reason = judging.judge(null, _ours(0.1, 0.05, 0.15), RULE)
+    assert verdict == "agrees" and "an effect smaller than the band" in reason
+    assert judging.judge(null, _ours(0.2, 0.05, 0.5), RULE)[0] == "inconclusive"
     verdict, reason = judging.judge(null, _ours(0.1, -0.3, 0.5), RULE)
-    assert (verdict, reason) == ("inconclusive", "our interval, -0.3 to 0.5, holds 0 but "
-                                 "reaches beyond ±0.2")  # fmt: skip
+    assert (verdict, reason) == (
+        "inconclusive",
+        "our interval, -0.3 to 0.5, holds 0 but reaches beyond ±0.2 (neither different nor "
+        "equivalent)",
+    )
+    # deciding: inside the band, or wholly beyond it (not merely excluding 0)
+    wide = _ours(0.66, 0.18, 1.19, units=30.0)
+    found = judging.decision(null, wide, "inconclusive", RULE, None)
+    assert found.to_decide.startswith("our interval wholly beyond ±0.2 (disagrees)")
+    factor = ((0.66 - 0.18) / (0.66 - 0.2)) ** 2
+    assert found.n_to_decide == math.ceil(30 * (factor * RULE.power_factor))
 
 
-def test_a_claimed_effect_agrees_only_when_our_interval_lies_on_its_side_of_zero() -> None:
+def test_a_claimed_effect_is_read_against_its_own_size() -> None:
+    """An effect in g disagrees as smaller than claimed when our interval lies wholly nearer 0
+    than the claimed g less the band, whatever the band; a claim of a small g is not
+    contradicted by reproducing it."""
     effect = _claim(0.58, "+")
     assert judging.judge(effect, _ours(0.31, -0.49, 1.63), RULE) == (
         "inconclusive",
@@ -192,18 +215,38 @@ def test_a_claimed_effect_agrees_only_when_our_interval_lies_on_its_side_of_zero
         "our interval, 0.33 to 1.33, lies above 0, as the published 0.58 does",
     )
     assert judging.judge(effect, _ours(-0.6, -1.0, -0.2), RULE)[0] == "disagrees"
-    # an interval inside the band is smaller than claimed, whether or not it excludes 0
-    for inside in (_ours(0.02, -0.1, 0.15), _ours(0.08, 0.02, 0.15), _ours(-0.1, -0.15, -0.05)):
-        verdict, reason = judging.judge(effect, inside, RULE)
+    # [0.21, 0.35] excludes 0 beyond the band, yet rules out 0.58: below 0.58 - 0.2 = 0.38
+    assert judging.judge(effect, _ours(0.28, 0.21, 0.35), RULE) == (
+        "disagrees",
+        "smaller than claimed: our interval, 0.21 to 0.35, lies below 0.38, the published 0.58 "
+        "less the band ±0.2: an effect as large as claimed is ruled out",
+    )
+    for small in (_ours(0.02, -0.1, 0.15), _ours(0.08, 0.02, 0.15), _ours(0.1, -0.15, 0.37)):
+        verdict, reason = judging.judge(effect, small, RULE)
         assert verdict == "disagrees" and reason.startswith("smaller than claimed: ")
-        assert "inside ±0.2" in reason
-    # one that excludes 0 and reaches beyond the band is the claimed effect
-    assert judging.judge(effect, _ours(0.1, 0.02, 0.3), RULE)[0] == "agrees"
-    negative = _claim(-0.6, "-")
-    assert judging.judge(negative, _ours(-0.5, -0.9, -0.1), RULE)[0] == "agrees"
+    assert judging.judge(effect, _ours(0.2, 0.02, 0.39), RULE)[0] == "agrees"
+    assert judging.judge(effect, _ours(0.2, -0.02, 0.39), RULE)[0] == "inconclusive"
+    # a claimed small g (0.16, S5.1's least) reproduced by [0.02, 0.19] agrees
+    assert judging.judge(_claim(0.16, "+"), _ours(0.1, 0.02, 0.19), RULE)[0] == "agrees"
+    assert judging.judge(_claim(0.16, "+"), _ours(0.0, -0.03, 0.05), RULE)[0] == "inconclusive"
+    # A8's -0.196 claimed '-': [-0.3, -0.01] agrees; the limit, 0.004, lies past 0
+    negative = _claim(-0.196, "-")
+    assert judging.smaller_limit(negative, 0.2) == pytest.approx(0.004)
+    assert judging.judge(negative, _ours(-0.15, -0.3, -0.01), RULE)[0] == "agrees"
     assert judging.judge(negative, _ours(0.5, 0.1, 0.9), RULE)[0] == "disagrees"
-    # a direction claimed without a value: no band applies to an unsized claim
+    big = _claim(-0.6, "-")
+    assert judging.judge(big, _ours(-0.2, -0.35, -0.1), RULE)[0] == "disagrees"  # above -0.4
+    assert judging.judge(big, _ours(-0.5, -0.9, -0.1), RULE)[0] == "agrees"
+    # a direction claimed without a value, or not in g: no size to be smaller than
     assert judging.judge(_claim(math.nan, "+"), _ours(0.1, 0.05, 0.2), RULE)[0] == "agrees"
+    assert judging.judge(_claim(0.58, "+", "nats"), _ours(0.1, 0.05, 0.2), RULE)[0] == "agrees"
+    # deciding a held-0 interval of a large claim: smaller than claimed comes first here
+    found = judging.decision(effect, _ours(0.1, -0.2, 0.5, units=30.0), "inconclusive", RULE, None)
+    assert found.to_decide.startswith(
+        "our interval wholly nearer 0 than 0.38 (smaller than claimed)"
+    )
+    factor = ((0.5 - 0.1) / (0.38 - 0.1)) ** 2
+    assert found.n_to_decide == math.ceil(30 * (factor * RULE.power_factor))
 
 
 def test_p_value_claims_compare_significance_at_the_level() -> None:
@@ -253,18 +296,19 @@ def test_a_value_is_read_by_equivalence_within_its_margin_on_both_sides():
         "published value - 10%) to 0.602 (the published value + 10%)",
     )
     share = _claim(0.547, "", "share_exceeding", TABLE_4)
-    # HIERARCHICAL's 0.495 is nearer than 10% below: the margin stops half way to it, 0.521
+    # HIERARCHICAL's 0.495 is nearer than 10% below, and half way to it (0.521) is nearer than
+    # half the margin: the margin stops at half its width, 0.520
     margin = judging.value_margin(share, RULE)
-    assert (margin.low, margin.high) == pytest.approx((0.521, 0.6017))
+    assert (margin.low, margin.high) == pytest.approx((0.547 - 0.0547 / 2, 0.6017))
     # the default run's human share holds the value and three models' shares: inconclusive
     assert judging.judge(share, _ours(0.523, 0.42, 0.624), RULE) == (
         "inconclusive",
-        "our interval, 0.42 to 0.624, reaches beyond the published value's margin, 0.521 (half "
-        "way to HIERARCHICAL 0.495) to 0.602 (the published value + 10%), without excluding it; "
-        "it holds GPT-2 0.489, HIERARCHICAL 0.495, L2W 0.454",
+        "our interval, 0.42 to 0.624, reaches beyond the published value's margin, 0.52 (half "
+        "the margin, as HIERARCHICAL 0.495 lies nearer than the whole) to 0.602 (the published "
+        "value + 10%), without excluding it; it holds GPT-2 0.489, HIERARCHICAL 0.495, L2W 0.454",
     )
     assert judging.judge(share, _ours(0.55, 0.53, 0.58), RULE)[0] == "agrees"
-    assert judging.judge(share, _ours(0.55, 0.52, 0.58), RULE)[0] == "inconclusive"
+    assert judging.judge(share, _ours(0.55, 0.515, 0.58), RULE)[0] == "inconclusive"
     verdict, reason = judging.judge(share, _ours(0.97, 0.9, 1.0), RULE)
     assert verdict == "disagrees" and "lies above the published value's margin" in reason
     verdict, reason = judging.judge(share, _ours(0.47, 0.44, 0.5), RULE)
@@ -277,10 +321,10 @@ def test_a_value_is_read_by_equivalence_within_its_margin_on_both_sides():
     far = _claim(0.004, "", "hedges_g", (("other", 1.5),))
     assert judging.judge(far, _ours(0.6, -0.15, 1.3), RULE)[0] == "inconclusive"
     assert judging.judge(far, _ours(0.05, -0.1, 0.18), RULE)[0] == "agrees"
-    # Table A3's imagined -0.117 against the 90-story [-0.10, 1.04]: a miss of 0.017 in g, and
-    # the interval holds the margin's top (half way to the column's 0.004): inconclusive
+    # Table A3's imagined -0.117 against the 90-story [-0.10, 1.04]: the interval holds the
+    # margin's top (half the band, as the column's 0.004 lies nearer than the band): inconclusive
     a3 = _claim(-0.117, "", "hedges_g", (("retold_vs_recalled", 0.004),))
-    assert judging.value_margin(a3, RULE).high == pytest.approx(-0.0565)
+    assert judging.value_margin(a3, RULE).high == pytest.approx(-0.017)
     assert judging.judge(a3, _ours(0.405, -0.1, 1.04), RULE)[0] == "inconclusive"
     assert judging.judge(a3, _ours(0.5, 0.0, 1.04), RULE)[0] == "disagrees"
     # a value the paper gives nothing to tell from: within ±10% of it, or inconclusive
@@ -293,21 +337,62 @@ def test_a_value_is_read_by_equivalence_within_its_margin_on_both_sides():
     assert judging.judge(g, _ours(0.05, -0.04, 0.19), RULE)[0] == "agrees"
 
 
-def test_a_tie_in_the_paper_is_named_and_narrows_nothing() -> None:
+def test_the_narrowing_is_continuous_and_a_tie_is_named() -> None:
     """A competitor equal to the published value is the paper's own statement that the two
-    cannot be told apart: the row is judged against the value, the tie is named, and deciding
-    is priced toward an outcome that can happen."""
+    cannot be told apart: it is named, and narrows the margin as a neighbour a hair away does
+    (to half its width), never to nothing."""
     tied = _claim(0.5, "", "accuracy", (("always-no", 0.5), ("other", 0.7)))
     margin = judging.value_margin(tied, RULE)
-    assert (margin.low, margin.high, margin.ties) == (0.45, 0.55, "always-no 0.5")
+    assert (margin.low, margin.high, margin.ties) == pytest.approx((0.475, 0.525, "always-no 0.5"))
+    near = judging.value_margin(_claim(0.5, "", "accuracy", (("a", 0.5001), ("b", 0.7))), RULE)
+    assert (near.low, near.high) == pytest.approx((0.45, 0.525))
+    apart = judging.value_margin(_claim(0.5, "", "accuracy", (("a", 0.56),)), RULE)
+    assert apart.high == pytest.approx(0.53) and "half way to a 0.56" in apart.words[1]
     verdict, reason = judging.judge(tied, _ours(0.5, 0.48, 0.52), RULE)
     assert verdict == "agrees" and reason.endswith("; the paper ties it with always-no 0.5")
     verdict, reason = judging.judge(tied, _ours(0.52, 0.4, 0.64), RULE)
     assert verdict == "inconclusive" and "always-no 0.5" in reason
     found = judging.decision(tied, _ours(0.52, 0.4, 0.64, units=30.0), verdict, RULE, None)
-    assert found.to_decide.endswith("(agrees)") and math.isfinite(found.n_to_decide)
-    # (0.12 / 0.03)^2 = 16 times 30 stories puts the upper side at 0.55
-    assert found.n_to_decide == 16 * 30
+    assert "(agrees)" in found.to_decide and found.to_decide.endswith("at 80% power")
+    # (0.12 / 0.005)^2 = 576 times 30 stories puts the upper side at 0.525 for the expected
+    # interval; 80% power asks ((1.96 + 0.84) / 1.96)^2 = 2.04 times that
+    assert RULE.power_factor == pytest.approx(2.0432, abs=1e-4)
+    assert found.n_to_decide == pytest.approx(30 * 576 * RULE.power_factor, abs=1)
+
+
+def test_a_published_zero_has_a_margin_a_sample_can_reach_up_to_its_corpus() -> None:
+    """A value printed as 0.00 is known to ±0.005 (half its last digit): that is its margin,
+    where ±10% of 0 would be none. A sample that would decide beyond the units the corpus holds
+    is named as not decidable in it."""
+    flawed = published.read(published.path_of("flawed_fictions")).set_index("id", drop=False)
+    row = flawed.loc["T5.ceeval_pos.random-baseline"]
+    assert (row["value"], row["precision"]) == (0.0, 0.005)
+    competitors = [
+        (c, float(flawed.at[c, "value"])) for c in published.competitor_ids(row["competitors"])
+    ]
+    claim = judging.claim_of(row, competitors)
+    margin = judging.value_margin(claim, RULE)
+    assert (margin.low, margin.high) == pytest.approx((-0.005, 0.005))
+    assert judging.judge(claim, _ours(0.001, -0.004, 0.004), RULE)[0] == "agrees"
+    wide = _ours(0.001, -0.03, 0.04, units=100.0, available=414.0, unit="stories")
+    found = judging.decision(claim, wide, "inconclusive", RULE, None)
+    assert found.beyond_corpus and found.n_to_decide > 414
+    assert found.to_decide.startswith("not decidable in this corpus (414 stories available; ")
+    within = judging.decision(claim, replace(wide, available=1e9), "inconclusive", RULE, None)
+    assert not within.beyond_corpus and within.n_to_decide == found.n_to_decide
+    frame = judging.table("flawed_fictions", flawed.reset_index(drop=True), {row["id"]: wide}, RULE)
+    hit = frame.set_index("id").loc[row["id"]]
+    assert bool(hit["beyond_corpus"]) and hit["available"] == 414.0
+    assert "1 beyond the corpus" in summary.undecided(frame).brief()
+
+
+def test_three_rows_are_typed_as_their_lines_read_them() -> None:
+    """A7's retold-vs-recalled rows with the topic are values (l. 220 reads only imagined vs
+    recalled); §5.4's other covariates are decided by the sentence of l. 214."""
+    for row_id in FICTION_FLOWS.index[FICTION_FLOWS.index.str.startswith("A7.topic.retold")]:
+        assert _typed(row_id).kind == "value", row_id
+        assert FICTION_FLOWS.at[row_id, "decided_by"].startswith("none: l. 358")
+    assert "all p > .20" in FICTION_FLOWS.at["S5.4.gain.h1.others", "decided_by"]
 
 
 def test_rows_not_computed_failed_without_interval_or_incomparable_are_not_judged() -> None:
@@ -337,7 +422,7 @@ def test_the_table_keeps_size_apart_from_the_verdict() -> None:
              "decided_by": "l. 1", "competitors": ""},
         ]
     )  # fmt: skip
-    row = judging.table("p", figures, {"a": _ours(0.66, 0.18, 1.19)}, RULE).iloc[0]
+    row = judging.table("p", figures, {"a": _ours(0.66, 0.25, 1.19)}, RULE).iloc[0]
     assert (row["claim_type"], row["verdict"], row["ci_covers"]) == ("no effect", "disagrees", "no")
 
 
@@ -562,14 +647,15 @@ def test_narrative_sense_compares_the_human_share_and_the_order_on_hanna(tmp_pat
     # 10 of 20: a Wilson interval of about ±0.2 holds every share of Table 4's column
     assert human["ci_covers"] == "yes" and human["verdict"] == "inconclusive"
     assert "GPT-2 0.489" in human["reason"] and human["units"] == 20
-    # at our 0.5, below the margin's floor (0.521, half way to HIERARCHICAL's 0.495), the
-    # interval would come to exclude the whole margin
+    # at our 0.5, below the margin's floor (0.520: half the margin, HIERARCHICAL's 0.495 lying
+    # nearer than the whole), the interval would come to exclude the whole margin
     assert human["to_decide"] == (
-        "our interval beyond the margin, 0.521 (half way to HIERARCHICAL 0.495) to 0.602 (the "
-        "published value + 10%) (disagrees)"
+        "our interval beyond the margin, 0.52 (half the margin, as HIERARCHICAL 0.495 lies nearer "
+        "than the whole) to 0.602 (the published value + 10%) (disagrees), at 80% power"
     )
-    half_width = human["ci_high"] - 0.5
-    assert human["n_to_decide"] == math.ceil(20 * (half_width / (0.521 - 0.5)) ** 2)
+    half_width, floor = human["ci_high"] - 0.5, 0.547 - 0.0547 / 2
+    factor = (half_width / (floor - 0.5)) ** 2
+    assert human["n_to_decide"] == math.ceil(20 * (factor * judging.Rule(0.2, 0.05).power_factor))
     order = table.loc["T4.order.human-highest"]
     assert order["ours_direction"] == "Mistral-7b >= human" and order["ours"] == 0.0
     assert order["ci_low"] < 0 < order["ci_high"] and order["verdict"] == "inconclusive"
@@ -672,7 +758,10 @@ def test_fabula_entropy_reads_the_spread_and_the_kinds_order_on_the_story_indice
     assert spread["ours"] == pytest.approx(expected)
     assert spread["ci_low"] < expected < spread["ci_high"] and spread["ci_low"] > 0
     assert spread["ours_direction"] == "original > corrupted"
-    assert spread["verdict"] == "agrees"
+    # given, not judged: the paper pools both corruptions over its own stories and readers
+    assert spread["verdict"] == "not judged"
+    assert "pools ETC and EWC" in spread["reason"]
+    assert "ETC alone on hippocorpus" in spread["reason"]
     kinds = table.loc["D.original.etc-gt-ewc"]
     assert kinds["ours"] == pytest.approx(original.mean() - ewc.mean())
     assert kinds["ours_direction"] == "etc > ewc" and kinds["verdict"] == "agrees"
@@ -701,7 +790,7 @@ def test_the_first_page_counts_judged_rows_only_and_says_each_verdict_in_words()
     frame = _replication(
         [
             ("a", "mean", 0.58, _ours(0.31, -0.49, 1.63, models="gemma3-270m")),
-            ("b", "mean", 0.067, _ours(0.66, 0.18, 1.19)),
+            ("b", "mean", 0.067, _ours(0.66, 0.25, 1.19)),
             ("c", "mean", 0.4, _ours(1.4, 1.3, 4.8, validity="failed: fewer than 5 books")),
             ("d", "mean", 0.5, Ours.missing("books are off")),
             ("e", "mean", 0.5, _ours(0.5, 0.2, 0.8, models="")),
@@ -828,7 +917,7 @@ def test_rows_not_judged_do_not_set_the_figures_range() -> None:
     frame = _replication(
         [
             ("a", "mean", 0.58, _ours(0.79, 0.33, 1.33)),
-            ("b", "mean", 0.067, _ours(0.66, 0.18, 1.19)),
+            ("b", "mean", 0.067, _ours(0.66, 0.25, 1.19)),
             ("c", "mean", 0.4, _ours(2.0, 1.9, 36.0, validity="failed: fewer than 5 books")),
         ]
     )
@@ -867,9 +956,6 @@ def _typed(row_id: str) -> judging.Claim:
         ("A4.context.biography_vs_autobiography.llama3", "no effect", 195, "meaningful"),
         ("A4.context.biography_vs_autobiography.qwen3-8b", "no effect", 195, "meaningful"),
         ("A4.context.biography_vs_autobiography.qwen3-small", "no effect", 195, "meaningful"),
-        # l. 220: instruction-tuned models reproduce the original pattern with the topic, as the
-        # base models' retold-vs-recalled rows carry '+' from l. 181
-        ("A7.topic.retold_vs_recalled.mean-instruct", "effect", 220, "original pattern"),
         # l. 224: on CONLIT the decomposition aligns with the (positive) combined effect
         ("A5.nll_context.fic3p_vs_biography.gpt2", "effect", 224, "aligns"),
         ("A5.nll_context.fic3p_vs_biography.qwen3-small", "effect", 224, "aligns"),
@@ -1000,7 +1086,7 @@ def test_rows_that_reuse_one_estimate_are_one_finding() -> None:
     assert by_id.loc[ids[0], "same_estimate_as"] == ""
     assert summary.tally(table).startswith(
         "3 of 217 published figures computed, 3 judged, 2 independent findings: agrees 1, "
-        "disagrees 1, inconclusive 0"
+        "disagrees 0, inconclusive 1"
     )
 
 
@@ -1056,11 +1142,15 @@ def test_the_sample_to_decide_matches_an_independent_power_calculation() -> None
     ours = _ours(result.value, *result.ci, units=30.0, unit_tokens=(("m", 1000.0),),
                  original_units=(1378.0, 1389.5))  # fmt: skip
     claim = _claim(0.582, "+")
-    found = judging.decision(claim, ours, "inconclusive", RULE, None)
+    # a claimed small g (0.15) is decided by excluding 0 alone: the t-test's question
+    small_claim = judging.decision(_claim(0.15, "+"), ours, "inconclusive", RULE, None)
     power = TTestIndPower()
-    expected = power.solve_power(effect_size=result.value, alpha=0.05, power=0.5)
-    assert found.n_to_decide == pytest.approx(expected, rel=0.15)
-    assert found.to_decide == "our interval excludes 0, on the claimed side (agrees)"
+    expected = power.solve_power(effect_size=result.value, alpha=0.05, power=0.8)
+    assert small_claim.n_to_decide == pytest.approx(expected, rel=0.15)
+    assert small_claim.to_decide == (
+        "our interval excludes 0, on the claimed side (agrees), at 80% power"
+    )
+    found = judging.decision(claim, ours, "inconclusive", RULE, None)
     assert found.tokens == 2 * found.n_to_decide * 1000.0
     d33 = power.solve_power(nobs1=1378, ratio=1389.5 / 1378, alpha=0.05, power=1 / 3)
     assert found.d33 == pytest.approx(d33, rel=1e-5)
@@ -1078,11 +1168,13 @@ def test_the_sample_to_decide_matches_an_independent_power_calculation() -> None
     assert priced.rates == (
         "m: 200 tok/s CPU (replication.rates.cpu), 10,000 tok/s GPU (replication.rates.gpu)"
     )
-    # an estimate of exactly 0 never excludes 0, but comes inside the band: smaller than
-    # claimed, at (0.5 / 0.2)^2 = 6.25 times the units
+    # an estimate of exactly 0 never excludes 0, but comes below 0.582 - 0.2: smaller than
+    # claimed, at (0.5 / 0.382)^2 times the units for the expected interval
     zero = judging.decision(claim, _ours(0.0, -0.5, 0.5, units=30.0), "inconclusive", RULE, None)
-    assert zero.n_to_decide == math.ceil(30 * 6.25)
-    assert zero.to_decide == "our interval inside ±0.2 (smaller than claimed)"
+    assert zero.n_to_decide == math.ceil(30 * ((0.5 / (0.582 - 0.2)) ** 2 * RULE.power_factor))
+    assert zero.to_decide == (
+        "our interval wholly nearer 0 than 0.382 (smaller than claimed), at 80% power"
+    )
     # an order has no band: at an estimate of 0 no sample decides it
     order = _claim(math.nan, "human > llm", "no_rate")
     none = judging.decision(order, _ours(0.0, -0.5, 0.5, units=30.0), "inconclusive", RULE, None)
@@ -1105,20 +1197,23 @@ def test_the_figure_draws_the_papers_per_model_range_behind_a_mean_row() -> None
 def test_the_first_page_says_what_deciding_the_inconclusive_findings_would_take() -> None:
     inconclusive = _ours(0.31, -0.49, 1.63, units=30.0, unit_tokens=(("m", 9500.0),),
                          original_units=(1378.0, 1389.5))  # fmt: skip
-    zero = _ours(0.0, -0.4, 0.4, units=30.0, unit_tokens=(("m", 9500.0),))
+    small = _ours(0.2, -0.3, 0.7, units=30.0, unit_tokens=(("m", 9500.0),))
     ours = {"A1.topic.imagined_vs_recalled.mean": inconclusive,
-            "A1.topic.retold_vs_recalled.mean": zero}  # fmt: skip
+            "A1.topic.retold_vs_recalled.mean": small}  # fmt: skip
     rates = decide.Rates(cpu=200, gpu=12595)
     table = judging.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE,
                             rates)  # fmt: skip
-    n = math.ceil(30 * ((0.31 + 0.49) / 0.31) ** 2)
+    n = math.ceil(30 * (((0.31 + 0.49) / 0.31) ** 2 * RULE.power_factor))
     tokens = 2 * n * 9500.0
     assert table.set_index("id").loc["A1.topic.imagined_vs_recalled.mean", "n_to_decide"] == n
-    # an estimate of 0 comes inside the band at (0.4 / 0.2)^2 = 4 times 30 stories
-    zero_n = 30 * 4
+    # the retold 0.199 claims a small g: only excluding 0 decides it, at (0.5 / 0.2)^2 = 6.25
+    # times 30 stories for the expected interval, 2.04 times that at 80% power
+    zero_n = math.ceil(30 * (6.25 * RULE.power_factor))
     assert table.set_index("id").loc["A1.topic.retold_vs_recalled.mean", "n_to_decide"] == zero_n
     sentence = summary.undecided_sentence(table, {"cpu": 200, "gpu": 12595})
-    here, gpu = f"{tokens / 200 / 3600:.1f} h", f"{tokens / 12595 / 60:.0f} min"
+    hours = tokens / 200 / 3600
+    here = f"{hours:.1f} h" if hours < 10 else f"{hours:,.0f} h"
+    gpu = f"{tokens / 12595 / 60:.0f} min"
     assert sentence == (
         f"Deciding 2 of its 2 inconclusive findings takes {zero_n} to {n:,} stories per group at "
         f"our estimates (median {(zero_n + n) / 2:,.0f}); the largest, "

@@ -17,7 +17,8 @@ docs/replication.md, "Verdicts": the interval, never the point estimate's sign):
   small to matter by the band's measure);
 - **inconclusive**: the interval holds 0 and reaches beyond the band; then what would decide it
   (:func:`to_decide`): the stories per group at which the interval, at this estimate and
-  spread, would lie inside the band or exclude 0 (:mod:`storyflow.replication.decide`), the
+  spread, would lie inside the band or exclude 0 with ``replication.power``'s chance, 80% by
+  default (:mod:`storyflow.replication.decide`), the
   NLL tokens of scoring them and the hours at ``replication.rates``;
 - **not tested**: no interval, or a group with fewer than ``stats.min_group_size`` units.
 
@@ -90,7 +91,8 @@ class AnswerSettings:
     history size h summarised (``nll.max_history``); ``rates``, the NLL tokens/s that price a
     decision (``replication.rates``; None: tokens only); ``adjust``, whether each contrast is
     also answered adjusted for length and topic closeness (``stats.adjusted_contrasts``;
-    :mod:`storyflow.contrast_answers.adjusted`, R's lme4)."""
+    :mod:`storyflow.contrast_answers.adjusted`, R's lme4); ``power``, the chance at which the
+    stories to decide are given (``replication.power``, as the verdicts give theirs)."""
 
     confidence: float
     resamples: int
@@ -101,6 +103,7 @@ class AnswerSettings:
     max_history: int
     rates: decide.Rates | None = None
     adjust: bool = False
+    power: float = 0.8
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> AnswerSettings:
@@ -115,6 +118,7 @@ class AnswerSettings:
             max_history=int(params["max_history"]),
             rates=decide.Rates.from_params(params.get("rates")),
             adjust=bool(params.get("adjust", False)),
+            power=float(params.get("power", 0.8)),
         )
 
 
@@ -161,19 +165,30 @@ def to_decide(estimate: float, low: float, high: float, band: float) -> tuple[fl
 
 
 def decision(
-    estimate: float, low: float, high: float, units: float, band: float
+    estimate: float,
+    low: float,
+    high: float,
+    units: float,
+    band: float,
+    power: float = 0.5,
+    confidence: float = 0.95,
 ) -> tuple[float, str, float, float]:
-    """What would decide an inconclusive answer: the units per group at our estimate
-    (:func:`to_decide`), in words, and their least and most over the true values the interval
-    holds (:func:`storyflow.replication.intervals.factor_range`; inf: some value is decided by no
+    """What would decide an inconclusive answer: the units per group at our estimate at which
+    the interval (at level ``confidence``) decides with chance ``power`` (0.5: the expected
+    interval;
+    :func:`to_decide`, :func:`storyflow.replication.intervals.power_factor`), in words, and
+    their least and most over the true values the interval holds
+    (:func:`storyflow.replication.intervals.factor_range`; inf: some value is decided by no
     sample)."""
     factor, words = to_decide(estimate, low, high, band)
     least, most = intervals.factor_range(estimate, low, high, deciding(band))
+    scale = intervals.power_factor(power, confidence)
+    n = decide.units_needed(units, factor * scale)
     return (
-        decide.units_needed(units, factor),
-        words,
-        decide.units_needed(units, least),
-        decide.units_needed(units, most, unbounded=math.inf),
+        n,
+        f"{words}, at {power:.0%} power" if math.isfinite(n) else words,
+        decide.units_needed(units, least * scale),
+        decide.units_needed(units, most * scale, unbounded=math.inf),
     )
 
 
@@ -211,7 +226,9 @@ def answer_row(
         reason = f"fewer than {settings.min_group_size} {unit} ({reason})"
     n, words, least, most = math.nan, "", math.nan, math.nan
     if answer == INCONCLUSIVE:
-        n, words, least, most = decision(value, low, high, float(units), settings.band)
+        n, words, least, most = decision(
+            value, low, high, float(units), settings.band, settings.power, settings.confidence
+        )
     found = decide.cost(n, dict(unit_tokens(cost, cell.models, result)), settings.rates)
     return tables.CONTRAST_ANSWERS.row(
         corpus=cell.corpus, measure=MEASURE, contrast=cell.name, group_a=cell.a, group_b=cell.b,
@@ -380,7 +397,7 @@ def separation_answers(
             answer, direction = NOT_TESTED, ""
             reason = f"rests on a model that failed its validity check ({_text(r['failed'])})"
         n, words, least, most = (
-            decision(g, low, high, float(units), settings.band)
+            decision(g, low, high, float(units), settings.band, settings.power, settings.confidence)
             if answer == INCONCLUSIVE
             else (math.nan, "", math.nan, math.nan)
         )

@@ -38,8 +38,8 @@ def corpora(config: Mapping[str, Any]) -> list[str]:
 def settings(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
     """What one corpus's answers depend on (a rule's params; :class:`AnswerSettings
     <storyflow.contrast_answers.answers.AnswerSettings>`): the interval's settings, the smallest
-    group tested and the fewest sentences counted (``stats``), the equivalence band and the
-    rates that price a decision (``replication``), the largest history summarised
+    group tested and the fewest sentences counted (``stats``), the equivalence band, the power
+    and the rates that price a decision (``replication``), the largest history summarised
     (``nll.max_history``), whether the contrasts are also answered adjusted for length and
     topic closeness (``stats.adjusted_contrasts``), the corpus's contrasts and the measure
     whose story measures the separation rows leave out (sequentiality's, answered the paper's
@@ -47,6 +47,7 @@ def settings(config: Mapping[str, Any], corpus: str) -> dict[str, Any]:
     return {
         **statistics(config, "confidence", "resamples", "seed", "min_group_size", "min_sentences"),
         "band": config["replication"]["equivalence_band"],
+        "power": config["replication"]["power"],
         "rates": replication.rates(config),
         "max_history": config["nll"]["max_history"],
         "adjust": config["stats"]["adjusted_contrasts"],

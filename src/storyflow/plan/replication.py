@@ -84,6 +84,8 @@ def settings(config: Mapping[str, Any], paper: str) -> dict[str, Any]:
             "band": config["replication"]["equivalence_band"],
             "alpha": config["regression"]["fdr_alpha"],
             "tolerance": config["replication"]["value_tolerance"],
+            "power": config["replication"]["power"],
+            "confidence": config["stats"]["confidence"],
         },
         "rates": rates(config),
     }

@@ -313,16 +313,23 @@ def paper_corpus(config: Mapping[str, Any]) -> bool:
     return bool(set(PAPER_CORPORA) & set(corpora(config)))
 
 
+#: The paper corpora whose sample counts are stories per story type (the population a
+#: verdict's "to decide" is capped at); the books' count books and passages per genre.
+STORY_COUNTED = ("hippocorpus",)
+
+
 def paper_inputs(config: Mapping[str, Any]) -> dict[str, list[str]]:
     """The files Fiction Flows' comparison reads, by name: per corpus of the paper's, each
-    model's story scores, the stories' labels and the NLL plans; HIPPOCORPUS's regression
-    coefficients when they are fitted."""
+    model's story scores, the stories' labels, their counts in the corpus and the NLL plans;
+    HIPPOCORPUS's regression coefficients when they are fitted."""
     inputs: dict[str, list[str]] = {}
     for corpus in PAPER_CORPORA:
         if corpus not in corpora(config):
             continue
         inputs[corpus] = [fill(STORY_SCORES, corpus=corpus, model=m) for m in models(config)]
         inputs[f"{corpus}_labels"] = [fill(corpus_files.STORIES, corpus=corpus)]
+        if corpus in STORY_COUNTED:
+            inputs[f"{corpus}_counts"] = [fill(corpus_files.SAMPLE_COUNTS, corpus=corpus)]
         inputs[f"{corpus}_nll_cost"] = [
             fill(NLL_COST, corpus=corpus, model=m) for m in models(config)
         ]

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from decimal import Decimal
 
 import pandas as pd
 
+from storyflow.replication.published import half_unit
 from storyflow.replication.words import number
 
 #: Published ``model`` values that stand for the mean over the paper's models.
@@ -109,12 +109,6 @@ def with_paper_models(frame: pd.DataFrame, published: pd.DataFrame) -> pd.DataFr
     return out
 
 
-def _half_unit(printed: str) -> float:
-    """Half a unit in the last digit ``printed`` shows: 0.0005 for '0.700', 0.005 for '-.06'."""
-    exponent = Decimal(printed.strip()).as_tuple().exponent
-    return 0.5 * 10.0 ** int(exponent)
-
-
 def mean_gaps(printed: pd.DataFrame) -> pd.DataFrame:
     """The rows of a mean over the paper's models whose per-model cells (:func:`paper_models`)
     do not average to it within the paper's rounding, from a published file as printed (its
@@ -132,7 +126,7 @@ def mean_gaps(printed: pd.DataFrame) -> pd.DataFrame:
             continue  # a direction only: no mean to average to
         values = [float(str(v)) for _, v in models]
         their_mean = sum(values) / len(values)
-        tolerance = _half_unit(shown) + max(_half_unit(str(v)) for _, v in models)
+        tolerance = half_unit(shown) + max(half_unit(str(v)) for _, v in models)
         gap = their_mean - float(shown)
         if abs(gap) > tolerance + 1e-12:
             rows.append((row_id, shown, len(values), their_mean, gap, tolerance))

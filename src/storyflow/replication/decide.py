@@ -5,8 +5,10 @@ Both read our interval as a normal-theory one would behave when the sample grows
 estimate, each side's distance from the estimate (its half-width on that side) shrinks as
 1/sqrt(n). So an interval of half-width w that should come to exclude a value at distance d from
 our estimate needs (w/d)^2 times the units it rests on, per group (:func:`factor_to_exclude`).
-This is the sample at which the *expected* interval just decides (about 50% power at our
-estimate); at our estimate and spread, not at the paper's.
+This is the sample at which the *expected* interval just decides (50% power at our estimate);
+the verdicts scale it to a stated power (``replication.power``, 80%:
+:func:`storyflow.replication.intervals.power_factor`); at our estimate and spread, not at the
+paper's.
 
 **Small telescopes** (Simonsohn 2015, *Psychological Science* 26(5)): d33 is the effect the
 original study's sample had 33% power to detect (two-sided two-sample t-test at 0.05,
@@ -175,7 +177,8 @@ class Decision:
     per group: ``tokens`` and hours at :class:`Rates` (``rates``: which priced each model);
     ``n_to_decide_min``/``n_to_decide_max``, the units per group over the true values our
     interval holds (:func:`storyflow.replication.intervals.factor_range`; inf: some value there
-    is decided by no sample)."""
+    is decided by no sample), all at the rule's power; ``beyond_corpus``: whether
+    ``n_to_decide`` exceeds the units the corpus holds (then no sample of it decides)."""
 
     n_to_decide: float = math.nan
     to_decide: str = ""
@@ -189,6 +192,7 @@ class Decision:
     n_to_decide_min: float = math.nan
     n_to_decide_max: float = math.nan
     rates: str = ""
+    beyond_corpus: bool = False
 
 
 def units_needed(units: float, factor: float, *, unbounded: float = math.nan) -> float:

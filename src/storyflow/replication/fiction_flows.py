@@ -161,6 +161,7 @@ def _effect(
     settings: Mapping[str, Any],
     books: Mapping[str, str],
     cost: pd.DataFrame | None = None,
+    available: Mapping[str, float] | None = None,
 ) -> Ours:
     """Our aggregated Hedges' g (:func:`storyflow.replication.effects.contrast_g`) of one
     published effect ``row`` (books resampled when ``books`` maps story → book); missing, with
@@ -188,7 +189,8 @@ def _effect(
         over_histories=setting.get("over_h", "median"), confidence=settings["confidence"],
         resamples=settings["resamples"], seed=settings["seed"], clusters=books,
     )  # fmt: skip
-    return _ours_of(row, result, models, settings, books=bool(books), cost=cost)
+    held = (available or {}).get(contrast, math.nan)
+    return _ours_of(row, result, models, settings, books=bool(books), cost=cost, available=held)
 
 
 def _ours_of(
@@ -199,6 +201,7 @@ def _ours_of(
     *,
     books: bool,
     cost: pd.DataFrame | None,
+    available: float = math.nan,
 ) -> Ours:
     """Our counterpart of an effect ``row`` from its aggregated g: the groups' sizes, a group
     under ``min_group_size`` marked failed, the notes, and what deciding it would cost."""
@@ -225,7 +228,29 @@ def _ours_of(
         unit=units,
         unit_tokens=unit_tokens(cost, models, result),
         original_units=ORIGINAL_UNITS.get(str(row["group"]), (math.nan, math.nan)),
+        available=math.nan if books else available,
     )
+
+
+def available_units(
+    counts: pd.DataFrame | None, contrasts: Sequence[Mapping[str, object]]
+) -> dict[str, float]:
+    """The stories a corpus holds in the smaller side of each contrast, by its name: the usable
+    stories (``n_in_corpus`` less ``n_excluded``) of the story types on each side, from its
+    :data:`storyflow.tables.SAMPLE_COUNTS`; only contrasts whose sides filter on the story type
+    alone (another filter's population is not counted: left out)."""
+    if counts is None:
+        return {}
+    kept = counts["n_in_corpus"] - counts["n_excluded"]
+    usable = dict(zip(counts["story_type"].astype(str), kept, strict=True))
+    found: dict[str, float] = {}
+    for contrast in contrasts:
+        sides = [stats.group_filters(contrast[s]) for s in ("a", "b")]  # type: ignore[arg-type]
+        if all(set(f) == {"story_type"} for f in sides):
+            found[str(contrast["name"])] = float(
+                min(sum(usable.get(str(t), 0) for t in f["story_type"]) for f in sides)
+            )
+    return found
 
 
 def _regression(row: Mapping[str, Any], coefficients: pd.DataFrame | None) -> Ours:
@@ -284,6 +309,7 @@ def ours(
     members: dict[str, dict[str, tuple[set[str], set[str]]]] = {}
     books: dict[str, dict[str, str]] = {}
     costs: dict[str, pd.DataFrame | None] = {}
+    available: dict[str, dict[str, float]] = {}
     for corpus, contrasts in settings["contrasts"].items():
         scores[corpus] = _scores(files, corpus, settings["min_sentences"])
         costs[corpus] = (
@@ -294,6 +320,8 @@ def ours(
         labels = pd.read_parquet(files[f"{corpus}_labels"][0])
         members[corpus] = stats.contrast_members(labels, contrasts)
         books[corpus] = books_of(labels)
+        counts = result_table(tables.SAMPLE_COUNTS, files, f"{corpus}_counts")
+        available[corpus] = available_units(counts, contrasts)
     coefficients = result_table(tables.COEFFICIENTS, files, "regression")
     found: dict[str, Ours] = {}
     for row in published.to_dict("records"):
@@ -306,6 +334,12 @@ def ours(
             found[row["id"]] = Ours.missing(f"{corpus} is not scored in this run")
         else:
             found[row["id"]] = _effect(
-                row, scores[corpus], members[corpus], settings, books[corpus], costs[corpus]
+                row,
+                scores[corpus],
+                members[corpus],
+                settings,
+                books[corpus],
+                costs[corpus],
+                available[corpus],
             )
     return found

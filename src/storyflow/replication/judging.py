@@ -46,8 +46,11 @@ FAILED = "failed"
 #: What a published row claims (:func:`claim_of`).
 EFFECT, NO_EFFECT, ORDER = "effect", "no effect", "order"
 SIGNIFICANT, NONE_SIGNIFICANT, VALUE = "significant", "none significant", "value"
-#: The reason's words for a claimed effect whose interval lies inside the equivalence band.
+#: The reason's words for a claimed effect in g whose interval lies wholly below the claimed
+#: value less the band (:func:`smaller_limit`).
 SMALLER_THAN_CLAIMED = "smaller than claimed"
+#: How ``to_decide`` starts when the sample that would decide a row exceeds what its corpus holds.
+NOT_DECIDABLE_HERE = "not decidable in this corpus"
 #: Quantities whose published value near 0 is read as a claim of no effect (the band's unit).
 BANDED_QUANTITIES = frozenset({"hedges_g"})
 
@@ -70,7 +73,8 @@ class Ours:
     'prompts', 'story versions'); unit_tokens: (model, NLL tokens one unit costs with it)
     for each of the row's models (empty: not an NLL measure, or no cost table);
     original_units: the original study's units per group (NaN, NaN: not known), for the
-    small-telescopes reading.
+    small-telescopes reading; available: the units the corpus holds in that smaller group
+    (NaN: not known to the run), the most any sample of it can reach.
     """
 
     value: float
@@ -86,6 +90,7 @@ class Ours:
     unit: str = "stories"
     unit_tokens: tuple[tuple[str, float], ...] = ()
     original_units: tuple[float, float] = (math.nan, math.nan)
+    available: float = math.nan
 
     @classmethod
     def missing(cls, note: str, *, models: str = "", validity: str = "") -> Ours:
@@ -115,15 +120,26 @@ def result_table(
 @dataclass(frozen=True)
 class Rule:
     """The settings of the verdict rule: ``band`` is the equivalence band of Hedges' g (a claim
-    of no effect agrees when our interval lies inside -band..band; a claimed effect disagrees
-    when it does); ``alpha`` the level at which a BH-adjusted p is significant (the papers state
+    of no effect agrees when our interval lies inside -band..band and disagrees when it lies
+    wholly beyond it; a claimed g is smaller than claimed wholly nearer 0 than the claimed g
+    less the band); ``alpha`` the level at which a BH-adjusted p is significant (the papers state
     none; ``regression.fdr_alpha``); ``tolerance`` the relative tolerance of a value the paper
     gives no other value to tell from (its interval must lie within ±tolerance × |value| of
-    it; ``replication.value_tolerance``)."""
+    it; ``replication.value_tolerance``); ``power`` the chance at which "to decide" is given
+    (``replication.power``) and ``confidence`` the level of our intervals
+    (``stats.confidence``)."""
 
     band: float
     alpha: float
     tolerance: float = 0.1
+    power: float = 0.8
+    confidence: float = 0.95
+
+    @property
+    def power_factor(self) -> float:
+        """How many times the units at which the *expected* interval just decides give a
+        :attr:`power` chance of deciding (:func:`storyflow.replication.intervals.power_factor`)."""
+        return intervals.power_factor(self.power, self.confidence)
 
 
 @dataclass(frozen=True)
@@ -131,8 +147,10 @@ class Claim:
     """What one published row claims: ``kind`` (:data:`EFFECT`, ...), ``sign`` ('+' or '-' of an
     effect or a significant coefficient), ``value`` (the published figure, NaN for none),
     ``threshold`` (the p-value of a none-significant claim), ``banded`` (whether the
-    equivalence band applies: Hedges' g) and, for a value, ``competitors``: (name, value) of
-    the other values in the same column of the paper's table."""
+    equivalence band applies: Hedges' g), ``precision`` (half a unit in the last digit the
+    paper prints of the value: :func:`storyflow.replication.published.half_unit`; NaN: not
+    known) and, for a value, ``competitors``: (name, value) of the other values in the same
+    column of the paper's table."""
 
     kind: str
     sign: str = ""
@@ -140,6 +158,7 @@ class Claim:
     threshold: float = math.nan
     banded: bool = False
     competitors: tuple[tuple[str, float], ...] = ()
+    precision: float = math.nan
 
 
 def sign(value: float) -> str:
@@ -161,6 +180,7 @@ def claim_of(
     value, told apart from ``competitors`` (name, value), the other values of its column.
     """
     value = float(published["value"])  # type: ignore[arg-type]
+    precision = float(published.get("precision", math.nan))  # type: ignore[arg-type]
     direction = str(published["direction"] or "").strip()
     banded = str(published["quantity"]) in BANDED_QUANTITIES
     if direction.startswith("p >"):
@@ -173,7 +193,9 @@ def claim_of(
         return Claim(NO_EFFECT, value=value, banded=banded)
     if direction in ("+", "-"):
         return Claim(EFFECT, sign=direction, value=value, banded=banded)
-    return Claim(VALUE, value=value, banded=banded, competitors=tuple(competitors))
+    return Claim(
+        VALUE, value=value, banded=banded, competitors=tuple(competitors), precision=precision
+    )
 
 
 def _span(low: float, high: float) -> str:
@@ -184,44 +206,75 @@ def _published(claim: Claim) -> str:
     return f"the published {number(claim.value)}" if math.isfinite(claim.value) else "the paper's"
 
 
+def smaller_limit(claim: Claim, band: float) -> float:
+    """The claimed g less the band, towards 0 (for a '+' claim of 0.58 and a band of 0.2: 0.38):
+    an interval wholly on the near side of it rules out an effect as large as claimed (NaN for
+    a claim without a published g, or not in g)."""
+    if not (claim.banded and math.isfinite(claim.value)):
+        return math.nan
+    return claim.value - band if claim.sign != "-" else claim.value + band
+
+
 def _effect(claim: Claim, low: float, high: float, band: float) -> tuple[str, str]:
-    """An effect agrees when our interval lies on the claimed side of 0 and, for a g, not
-    wholly inside the band; it disagrees when it lies on the other side, or inside the band
-    whatever its sign (:data:`SMALLER_THAN_CLAIMED`); it is inconclusive while it holds 0
-    (:func:`storyflow.replication.intervals.read`)."""
-    outcome, found = intervals.read(low, high, band), intervals.side(low, high)
+    """An effect disagrees when our interval lies on the other side of 0, or, for a g, wholly
+    nearer 0 than the claimed value less the band (:data:`SMALLER_THAN_CLAIMED`: a test of
+    inferiority against the claim, :func:`smaller_limit`); it agrees when it lies on the claimed
+    side of 0; it is inconclusive while it holds 0. A claim of a small g (below the band) is
+    not contradicted by reproducing it: its limit lies beyond 0."""
+    found, limit = intervals.side(low, high), smaller_limit(claim, band)
     side, other = ("above", "below") if claim.sign == "+" else ("below", "above")
-    if claim.banded and outcome in (intervals.Outcome.EQUIVALENT, intervals.Outcome.SMALLER):
+    if found and found != claim.sign:
+        return DISAGREES, f"{_span(low, high)} lies {other} 0, the opposite of {_published(claim)}"
+    if math.isfinite(limit) and (high < limit if claim.sign != "-" else low > limit):
         return DISAGREES, (
-            f"{SMALLER_THAN_CLAIMED}: {_span(low, high)} lies inside ±{number(band)}, "
-            f"an effect too small for {_published(claim)}"
+            f"{SMALLER_THAN_CLAIMED}: {_span(low, high)} lies {other} {number(limit)}, "
+            f"{_published(claim)} less the band ±{number(band)}: an effect as large as claimed is "
+            "ruled out"
         )
     if found == claim.sign:
         return AGREES, f"{_span(low, high)} lies {side} 0, as {_published(claim)} does"
-    if found:
-        return DISAGREES, f"{_span(low, high)} lies {other} 0, the opposite of {_published(claim)}"
     if math.isfinite(claim.value) and low <= claim.value <= high:
         return INCONCLUSIVE, f"{_span(low, high)} holds both 0 and {_published(claim)}"
     return INCONCLUSIVE, f"{_span(low, high)} holds 0"
 
 
+#: The reason's words of each outcome of a claim of no effect, with Lakens' (2017) reading.
+_NO_EFFECT_WORDS = {
+    intervals.Outcome.EQUIVALENT: (
+        AGREES,
+        "lies inside {band}, as the paper's no effect ({value}): equivalent to 0 and not "
+        "different from it",
+    ),
+    intervals.Outcome.SMALLER: (
+        AGREES,
+        "lies inside {band} and excludes 0: an effect smaller than the band, as the "
+        "paper's no effect ({value}) allows (different from 0 and equivalent)",
+    ),
+    intervals.Outcome.BEYOND: (
+        DISAGREES,
+        "lies wholly beyond {band}: an effect where the paper reads {value} as none "
+        "(different, not equivalent, and beyond the band)",
+    ),
+    intervals.Outcome.DIFFERENT: (
+        INCONCLUSIVE,
+        "excludes 0 but reaches into {band}: not shown equivalent, nor beyond the "
+        "band (different, not equivalent)",
+    ),
+    intervals.Outcome.UNDECIDED: (
+        INCONCLUSIVE,
+        "holds 0 but reaches beyond {band} (neither different nor equivalent)",
+    ),
+}
+
+
 def _no_effect(claim: Claim, low: float, high: float, band: float) -> tuple[str, str]:
-    """No effect agrees when our interval lies inside the band, disagrees when it excludes 0
-    and reaches beyond it, and is inconclusive while it holds 0 and reaches beyond it
-    (:func:`storyflow.replication.intervals.read`)."""
-    inside = f"±{number(band)}"
-    outcome = intervals.read(low, high, band)
-    if outcome in (intervals.Outcome.EQUIVALENT, intervals.Outcome.SMALLER):
-        return AGREES, (
-            f"{_span(low, high)} lies inside {inside}, as the paper's no effect "
-            f"({number(claim.value)})"
-        )
-    if outcome in (intervals.Outcome.DIFFERENT, intervals.Outcome.BEYOND):
-        return DISAGREES, (
-            f"{_span(low, high)} excludes 0 and reaches beyond {inside}, where the paper reads "
-            f"{number(claim.value)} as no effect"
-        )
-    return INCONCLUSIVE, f"{_span(low, high)} holds 0 but reaches beyond {inside}"
+    """No effect agrees when our interval lies inside the band (holding 0 or not), disagrees
+    only when it lies wholly beyond the band, and is inconclusive otherwise: an equivalence
+    test and a minimum-effect test read together (:func:`storyflow.replication.intervals.read`,
+    :data:`_NO_EFFECT_WORDS`)."""
+    verdict, words = _NO_EFFECT_WORDS[intervals.read(low, high, band)]
+    reason = words.format(band=f"±{number(band)}", value=number(claim.value))
+    return verdict, f"{_span(low, high)} {reason}"
 
 
 def _order(low: float, high: float) -> tuple[str, str]:
@@ -240,10 +293,9 @@ def _named(values: Sequence[tuple[str, float]]) -> str:
 @dataclass(frozen=True)
 class Margin:
     """Where a value claim's interval must lie to agree: ``low`` to ``high`` around the
-    published value, each side the rule's margin or, where a competing value of its column is
-    nearer, half the way to it (``words`` says which); ``ties`` names the competing values
-    equal to the published one (the paper's own statement that they cannot be told apart:
-    they narrow nothing)."""
+    published value (``words`` says how each side was set, :func:`value_margin`); ``ties``
+    names the competing values equal to the published one (the paper's own statement that they
+    cannot be told apart)."""
 
     low: float
     high: float
@@ -252,26 +304,43 @@ class Margin:
 
 
 def value_margin(claim: Claim, rule: Rule) -> Margin:
-    """The margin of a value claim (:class:`Margin`): the equivalence band for a Hedges' g,
-    ``rule.tolerance`` of the value otherwise, narrowed on a side to half the distance to the
-    nearest competing value there."""
+    """The margin of a value claim on each side of the published value ``v``, in its unit:
+
+    - the full margin ``m``: the equivalence band for a Hedges' g, else ``rule.tolerance`` of
+      ``|v|`` but never less than the figure's printed precision (half a unit of its last
+      digit: so a published 0.00 has ±0.005, a width a sample can reach);
+    - on a side where another value of the column lies at distance ``d < 2m``, narrowed to
+      ``d/2`` (half way: where our interval stops being nearer the published value than the
+      competitor), but never below ``m/2``, nor below the printed precision. The narrowing is
+      continuous in ``d``: a tie (``d = 0``) and a neighbour 0.001 away both give ``m/2``, and
+      a competitor nearer than ``m`` lies inside the margin: at this tolerance the two are not
+      told apart.
+    """
     v = claim.value
+    precision = claim.precision if math.isfinite(claim.precision) else 0.0
     if claim.banded:
         margin, unit = rule.band, number(rule.band)
-    else:
+    elif rule.tolerance * abs(v) >= precision:
         margin, unit = rule.tolerance * abs(v), f"{rule.tolerance:.0%}"
+    else:
+        margin, unit = precision, f"{number(precision)}, half a unit of its last printed digit"
     ties = [c for c in claim.competitors if c[1] == v]
     bounds, words = [], []
     for side in (-1.0, 1.0):
-        beyond = [c for c in claim.competitors if (c[1] - v) * side > 0]
-        nearest = min(beyond, key=lambda c: abs(c[1] - v)) if beyond else None
-        if nearest is not None and abs(nearest[1] - v) / 2 < margin:
-            bound = v + side * abs(nearest[1] - v) / 2
-            words.append(f"{number(bound)} (half way to {_named([nearest])})")
+        here = [c for c in claim.competitors if (c[1] - v) * side >= 0]
+        nearest = min(here, key=lambda c: abs(c[1] - v)) if here else None
+        half = abs(nearest[1] - v) / 2 if nearest is not None else math.inf
+        width = max(min(margin, max(half, margin / 2)), precision)
+        if width == margin or nearest is None:
+            why = f"the published value {'-' if side < 0 else '+'} {unit}"
+        elif half > margin / 2:
+            why = f"half way to {_named([nearest])}"
+        elif width == margin / 2:
+            why = f"half the margin, as {_named([nearest])} lies nearer than the whole"
         else:
-            bound = v + side * margin
-            words.append(f"{number(bound)} (the published value {'-' if side < 0 else '+'} {unit})")
-        bounds.append(bound)
+            why = f"half a unit of the printed value's last digit, as {_named([nearest])} is nearer"
+        bounds.append(v + side * width)
+        words.append(f"{number(v + side * width)} ({why})")
     return Margin(bounds[0], bounds[1], (words[0], words[1]), _named(ties))
 
 
@@ -374,16 +443,18 @@ def deciding(claim: Claim, rule: Rule, estimate: float) -> list[intervals.Target
     if claim.kind == NO_EFFECT:
         return [
             intervals.Target(f"our interval inside {band} (agrees)", inside=span),
-            intervals.Target(f"our interval excludes 0 beyond {band} (disagrees)", line=0.0),
+            intervals.Target(f"our interval wholly beyond {band} (disagrees)", outside=span),
         ]
     if claim.kind in (EFFECT, ORDER):
         claimed = sign(estimate) == (claim.sign or "+")
         on = "the claimed side (agrees)" if claimed else "the other side (disagrees)"
-        apart = intervals.Target(f"our interval excludes 0, on {on}", line=0.0)
-        if not claim.banded:
-            return [apart]
-        smaller = f"our interval inside {band} ({SMALLER_THAN_CLAIMED})"
-        return [apart, intervals.Target(smaller, inside=span)]
+        targets = [intervals.Target(f"our interval excludes 0, on {on}", line=0.0)]
+        limit = smaller_limit(claim, rule.band)
+        if math.isfinite(limit):
+            near = (limit, math.inf) if claim.sign != "-" else (-math.inf, limit)
+            words = f"our interval wholly nearer 0 than {number(limit)} ({SMALLER_THAN_CLAIMED})"
+            targets.append(intervals.Target(words, outside=near))
+        return targets
     if claim.kind == VALUE and math.isfinite(claim.value):
         margin = value_margin(claim, rule)
         between = f"{margin.words[0]} to {margin.words[1]}"
@@ -417,9 +488,10 @@ def _telescope(claim: Claim, ours: Ours) -> dict[str, object]:
 def decision(
     claim: Claim, ours: Ours, verdict: str, rule: Rule, rates: decide.Rates | None
 ) -> decide.Decision:
-    """What it would take to decide the row (an inconclusive one: units per group at our
-    estimate, in words, their range over the true values our interval holds, and the NLL cost
-    at each model's rate), and the small-telescopes reading of a judged effect claim."""
+    """What it would take to decide the row (an inconclusive one: units per group at
+    ``rule.power`` and our estimate, in words, their range over the true values our interval
+    holds, and the NLL cost at each model's rate; "not decidable in this corpus" past the units
+    it holds), and the small-telescopes reading of a judged effect claim."""
     if verdict not in (AGREES, DISAGREES, INCONCLUSIVE):
         return decide.Decision()
     telescope = _telescope(claim, ours)
@@ -433,13 +505,22 @@ def decision(
     else:
         factor, words = math.inf, "a p-value claim: storyflow scales intervals, not p-values"
         least = most = math.inf
-    n = decide.units_needed(ours.units, factor)
+    power = rule.power_factor
+    n = decide.units_needed(ours.units, factor * power)
+    beyond = math.isfinite(ours.available) and math.isfinite(n) and n > ours.available
+    if beyond:
+        words = (
+            f"{NOT_DECIDABLE_HERE} ({ours.available:,.0f} {ours.unit} available; {words} "
+            f"needs {n:,.0f} per group)"
+        )
+    elif math.isfinite(n):
+        words = f"{words}, at {rule.power:.0%} power"
     found = decide.cost(n, dict(ours.unit_tokens), rates)
     return decide.Decision(
         n, words, tokens=found.tokens, hours_cpu=found.hours_cpu, hours_gpu=found.hours_gpu,
-        n_to_decide_min=decide.units_needed(ours.units, least),
-        n_to_decide_max=decide.units_needed(ours.units, most, unbounded=math.inf),
-        rates=found.rates, **telescope,  # type: ignore[arg-type]
+        n_to_decide_min=decide.units_needed(ours.units, least * power),
+        n_to_decide_max=decide.units_needed(ours.units, most * power, unbounded=math.inf),
+        rates=found.rates, beyond_corpus=beyond, **telescope,  # type: ignore[arg-type]
     )  # fmt: skip
 
 
@@ -493,6 +574,8 @@ def row(
         "decide_hours_gpu": found.hours_gpu,
         "n_to_decide_min": found.n_to_decide_min,
         "n_to_decide_max": found.n_to_decide_max,
+        "available": ours.available,
+        "beyond_corpus": found.beyond_corpus,
         "decide_rates": found.rates,
         "note": ours.note,
     }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 
@@ -10,6 +12,9 @@ import pandas as pd
 from storyflow import tables
 from storyflow.errors import StoryflowError
 
+#: The columns of a published file as written (:data:`storyflow.tables.PUBLISHED` but the
+#: ``precision`` :func:`read` adds).
+PRINTED = [c for c in tables.PUBLISHED.names if c != "precision"]
 #: The folder of the papers' published-results files, ``<paper>.csv`` each.
 FOLDER = resources.files("storyflow") / "data" / "published"
 
@@ -29,6 +34,15 @@ def competitor_ids(listed: str) -> list[str]:
     return [c.strip() for c in str(listed or "").split(";") if c.strip()]
 
 
+def half_unit(printed: str) -> float:
+    """Half a unit in the last digit ``printed`` shows (0.0005 for '0.700', 0.005 for '-.06'):
+    how far a figure printed so may lie from the unrounded one; NaN for an empty cell."""
+    if not str(printed).strip():
+        return math.nan
+    exponent = Decimal(str(printed).strip()).as_tuple().exponent
+    return 0.5 * 10.0 ** int(exponent)
+
+
 def read(path: str | Path) -> pd.DataFrame:
     """The published figures at ``path`` (:data:`storyflow.tables.PUBLISHED`), checked: every id
     once, every row a value or a direction, every source naming a line of a paper, every
@@ -36,7 +50,7 @@ def read(path: str | Path) -> pd.DataFrame:
     value."""
     path = Path(path)
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    tables.PUBLISHED.check(frame, path)
+    tables.PUBLISHED.check(frame, path, needs=PRINTED)
     problems = []
     repeated = sorted(frame.loc[frame["id"].duplicated(), "id"])
     if repeated:
@@ -72,4 +86,5 @@ def read(path: str | Path) -> pd.DataFrame:
             )
     if problems:
         raise StoryflowError(f"{path}: " + "; ".join(problems))
-    return tables.PUBLISHED.frame(frame.assign(value=value))
+    precision = frame["value"].map(half_unit)
+    return tables.PUBLISHED.frame(frame.assign(value=value, precision=precision))

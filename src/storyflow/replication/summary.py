@@ -167,9 +167,10 @@ class Undecided:
     "What it would take to decide"): of its ``open`` inconclusive findings, ``sized`` are
     decided by more units of the same kind, ``low`` to ``high`` (``median``) ``units`` per group
     at our estimates and spread; the largest of them, ``largest``, costs ``tokens`` NLL tokens,
-    ``hours`` (here, on one GPU) at the run's rates (None when not priced); ``telescopes``:
-    of the judged effect findings with a d33, how many our interval excludes d33 for, and how
-    many there are (None without one)."""
+    ``hours`` (here, on one GPU) at the run's rates (None when not priced); ``beyond`` more
+    need more units than their corpus holds (``beyond_corpus``; at most ``available`` per
+    group); ``telescopes``: of the judged effect findings with a d33, how many our interval
+    excludes d33 for, and how many there are (None without one)."""
 
     open: int
     sized: int
@@ -181,6 +182,8 @@ class Undecided:
     tokens: float | None
     hours: tuple[float, float] | None
     telescopes: tuple[int, int] | None
+    beyond: int = 0
+    available: float = math.nan
 
     def _span(self) -> str:
         same = self.low == self.high
@@ -206,8 +209,16 @@ class Undecided:
             parts.append(
                 f"the largest, {self.largest}, is {self.tokens / 1e6:,.1f} million NLL tokens{cost}"
             )
-        if self.open > self.sized:
-            parts.append(f"{self.open - self.sized} that no larger sample of the same kind decides")
+        if self.beyond:
+            parts.append(
+                f"{self.beyond} not decidable in this corpus (more than the {self.available:,.0f} "
+                f"{self.units} per group it holds)"
+            )
+        if self.open > self.sized + self.beyond:
+            parts.append(
+                f"{self.open - self.sized - self.beyond} that no larger sample of the same kind "
+                "decides"
+            )
         if self.telescopes:
             parts.append(
                 f"small telescopes: {self.telescopes[0]} of {self.telescopes[1]} effect findings "
@@ -224,8 +235,10 @@ class Undecided:
             parts.append(f"{self.sized} of {self.open}, {self._span()} {self.units}")
             if self.hours:
                 parts[-1] += f" ({_hours(self.hours[0])}, {_hours(self.hours[1])})"
-        if self.open > self.sized:
-            parts.append(f"{self.open - self.sized} by no larger sample")
+        if self.beyond:
+            parts.append(f"{self.beyond} beyond the corpus")
+        if self.open > self.sized + self.beyond:
+            parts.append(f"{self.open - self.sized - self.beyond} by no larger sample")
         if self.telescopes:
             parts.append(f"d33 excluded by {self.telescopes[0]} of {self.telescopes[1]}")
         return ", ".join(parts)
@@ -240,7 +253,8 @@ def undecided(frame: pd.DataFrame, rates: Mapping[str, Any] | None = None) -> Un
     open_ = distinct[distinct["verdict"].eq(INCONCLUSIVE)]
     if open_.empty:
         return None
-    sized = open_[open_["n_to_decide"].notna()]
+    beyond = open_[open_["beyond_corpus"].astype(bool)]
+    sized = open_[open_["n_to_decide"].notna() & ~open_["beyond_corpus"].astype(bool)]
     n = sized["n_to_decide"]
     priced = sized[sized["decide_tokens"].notna()]
     largest = priced.loc[priced["n_to_decide"].idxmax()] if len(priced) else None
@@ -252,7 +266,7 @@ def undecided(frame: pd.DataFrame, rates: Mapping[str, Any] | None = None) -> Un
         low=float(n.min()) if len(n) else math.nan,
         high=float(n.max()) if len(n) else math.nan,
         median=float(n.median()) if len(n) else math.nan,
-        units="/".join(sorted(set(sized["unit"]))),
+        units="/".join(sorted(set(sized["unit"]) | set(beyond["unit"]))),
         largest=str(largest["id"]) if largest is not None else "",
         tokens=float(largest["decide_tokens"]) if largest is not None else None,
         hours=(
@@ -263,6 +277,8 @@ def undecided(frame: pd.DataFrame, rates: Mapping[str, Any] | None = None) -> Un
         telescopes=(
             (int(telescopes["excludes_d33"].sum()), len(telescopes)) if len(telescopes) else None
         ),
+        beyond=len(beyond),
+        available=float(beyond["available"].max()) if len(beyond) else math.nan,
     )
 
 

@@ -19,6 +19,7 @@ PUBLISHED = Table(
         "decided_by": "object",
         "competitors": "object",
         "claim": "object",
+        "precision": "float64",
     },
     key=("id",),
     doc="One headline figure of a paper per row, typed once from the paper's text "
@@ -32,7 +33,9 @@ PUBLISHED = Table(
     "decided_by (the line of the paper whose sentence decides the claim, or 'none: ...' for a "
     "printed value no sentence reads), competitors (the ids of the other values in the same "
     "column of the paper's table, ';'-separated: a value claim agrees only when our interval "
-    "excludes them), claim (in words).",
+    "excludes them), claim (in words); precision, added on reading: half a unit in the last digit "
+    "the paper prints of value (0.005 for '0.08'; NaN without a value), how far the printed figure "
+    "may lie from the paper's unrounded one.",
 )
 
 REPLICATION = Table(
@@ -76,6 +79,8 @@ REPLICATION = Table(
         "n_to_exclude_d33": "float64",
         "n_to_decide_min": "float64",
         "n_to_decide_max": "float64",
+        "available": "float64",
+        "beyond_corpus": "bool",
         "decide_tokens": "float64",
         "decide_hours_cpu": "float64",
         "decide_hours_gpu": "float64",
@@ -103,16 +108,19 @@ REPLICATION = Table(
     "take'): units (resampled units of our smaller group) and unit (what one is: stories, "
     "books, prompts or story versions), "
     "n_to_decide (units per group at which our interval, at our estimate and spread, would "
-    "decide an inconclusive row) and to_decide (what deciding means, or why it cannot), d33 "
+    "decide an inconclusive row with replication.power's chance, 80% by default) and "
+    "to_decide (what deciding means, or why it cannot), d33 "
     "(Hedges' g the original sample had 33% power to detect), small_telescopes (the reading "
     "of our interval against d33, in words), excludes_d33 (whether it lies wholly below d33 on "
     "the claimed side, or on the other side of 0) and n_to_exclude_d33 (units per group at "
     "which it would), "
     "n_to_decide_min, n_to_decide_max (the least and most units per group over the true values "
     "our interval holds, its spread kept; inf: at some of them no sample decides), "
-    "decide_tokens (NLL tokens of scoring n_to_decide units per group with the row's models) "
-    "and decide_hours_cpu, decide_hours_gpu (those tokens with each model at its own rate, "
-    "named in decide_rates: replication.rates); note: why a "
+    "available (the units the corpus holds in our smaller group; NaN: not known to the run) and "
+    "beyond_corpus (whether n_to_decide exceeds it: then no sample of this corpus decides the "
+    "row), decide_tokens (NLL tokens of scoring n_to_decide units per group with the row's "
+    "models) and decide_hours_cpu, decide_hours_gpu (those tokens with each model at its own "
+    "rate, named in decide_rates: replication.rates); note: why a "
     "figure was not computed, or what differs from the paper's setting.",
 )
 
@@ -185,9 +193,10 @@ CONTRAST_ANSWERS = Table(
     "interval, or fewer than stats.min_group_size units); direction: 'group a higher' or "
     "'group a lower' for a difference ('' otherwise); reason: the reading in words; for an "
     "inconclusive row, n_to_decide (units per group at which the interval, at this estimate "
-    "and spread, would lie inside the band or exclude 0, whichever needs fewer; NaN when none "
-    "does) and to_decide (which, in words), n_to_decide_min, n_to_decide_max (the least and "
-    "most units per group over the true values the interval holds, its spread kept; inf: at "
+    "and spread, would lie inside the band or exclude 0 with replication.power's chance, "
+    "whichever needs fewer; NaN when none does) and to_decide (which, in words), "
+    "n_to_decide_min, n_to_decide_max (the least and most units per group over the true "
+    "values the interval holds, its spread kept; inf: at "
     "some of them no sample decides), decide_tokens (NLL tokens of scoring n_to_decide units "
     "per group with the row's models) and decide_hours_cpu, decide_hours_gpu (those tokens "
     "with each model at its own rate, named in decide_rates: replication.rates).",
