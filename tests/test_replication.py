@@ -17,7 +17,16 @@ from conftest import REPO
 
 from storyflow import stats, tables, validity
 from storyflow.errors import StoryflowError
-from storyflow.replication import context, decide, judging, page, papers, published, summary
+from storyflow.replication import (
+    context,
+    decide,
+    intervals,
+    judging,
+    page,
+    papers,
+    published,
+    summary,
+)
 from storyflow.replication.effects import aggregated_g
 from storyflow.replication.fiction_flows import histories, parse_setting
 from storyflow.replication.judging import Ours
@@ -198,7 +207,9 @@ def test_a_claimed_null_disagrees_only_when_our_interval_lies_beyond_the_band() 
     found = judging.decision(null, wide, "inconclusive", RULE, None)
     assert found.to_decide.startswith("our interval wholly beyond ±0.2 (disagrees)")
     factor = ((0.66 - 0.18) / (0.66 - 0.2)) ** 2
-    assert found.n_to_decide == math.ceil(30 * (factor * RULE.power_factor))
+    assert found.n_to_decide == math.ceil(
+        30 * (factor * intervals.power_factor(RULE.power, RULE.confidence))
+    )
 
 
 def test_a_claimed_effect_is_read_against_its_own_size() -> None:
@@ -246,7 +257,9 @@ def test_a_claimed_effect_is_read_against_its_own_size() -> None:
         "our interval wholly nearer 0 than 0.38 (smaller than claimed)"
     )
     factor = ((0.5 - 0.1) / (0.38 - 0.1)) ** 2
-    assert found.n_to_decide == math.ceil(30 * (factor * RULE.power_factor))
+    assert found.n_to_decide == math.ceil(
+        30 * (factor * intervals.power_factor(RULE.power, RULE.confidence))
+    )
 
 
 def test_p_value_claims_compare_significance_at_the_level() -> None:
@@ -356,8 +369,10 @@ def test_the_narrowing_is_continuous_and_a_tie_is_named() -> None:
     assert "(agrees)" in found.to_decide and found.to_decide.endswith("at 80% power")
     # (0.12 / 0.005)^2 = 576 times 30 stories puts the upper side at 0.525 for the expected
     # interval; 80% power asks ((1.96 + 0.84) / 1.96)^2 = 2.04 times that
-    assert RULE.power_factor == pytest.approx(2.0432, abs=1e-4)
-    assert found.n_to_decide == pytest.approx(30 * 576 * RULE.power_factor, abs=1)
+    assert intervals.power_factor(RULE.power, RULE.confidence) == pytest.approx(2.0432, abs=1e-4)
+    assert found.n_to_decide == pytest.approx(
+        30 * 576 * intervals.power_factor(RULE.power, RULE.confidence), abs=1
+    )
 
 
 def test_a_published_zero_has_a_margin_a_sample_can_reach_up_to_its_corpus() -> None:
@@ -655,7 +670,7 @@ def test_narrative_sense_compares_the_human_share_and_the_order_on_hanna(tmp_pat
     )
     half_width, floor = human["ci_high"] - 0.5, 0.547 - 0.0547 / 2
     factor = (half_width / (floor - 0.5)) ** 2
-    assert human["n_to_decide"] == math.ceil(20 * (factor * judging.Rule(0.2, 0.05).power_factor))
+    assert human["n_to_decide"] == math.ceil(20 * (factor * intervals.power_factor(0.8, 0.95)))
     order = table.loc["T4.order.human-highest"]
     assert order["ours_direction"] == "Mistral-7b >= human" and order["ours"] == 0.0
     assert order["ci_low"] < 0 < order["ci_high"] and order["verdict"] == "inconclusive"
@@ -1171,7 +1186,9 @@ def test_the_sample_to_decide_matches_an_independent_power_calculation() -> None
     # an estimate of exactly 0 never excludes 0, but comes below 0.582 - 0.2: smaller than
     # claimed, at (0.5 / 0.382)^2 times the units for the expected interval
     zero = judging.decision(claim, _ours(0.0, -0.5, 0.5, units=30.0), "inconclusive", RULE, None)
-    assert zero.n_to_decide == math.ceil(30 * ((0.5 / (0.582 - 0.2)) ** 2 * RULE.power_factor))
+    assert zero.n_to_decide == math.ceil(
+        30 * ((0.5 / (0.582 - 0.2)) ** 2 * intervals.power_factor(RULE.power, RULE.confidence))
+    )
     assert zero.to_decide == (
         "our interval wholly nearer 0 than 0.382 (smaller than claimed), at 80% power"
     )
@@ -1203,12 +1220,14 @@ def test_the_first_page_says_what_deciding_the_inconclusive_findings_would_take(
     rates = decide.Rates(cpu=200, gpu=12595)
     table = judging.table("fiction_flows", FICTION_FLOWS.reset_index(drop=True), ours, RULE,
                             rates)  # fmt: skip
-    n = math.ceil(30 * (((0.31 + 0.49) / 0.31) ** 2 * RULE.power_factor))
+    n = math.ceil(
+        30 * (((0.31 + 0.49) / 0.31) ** 2 * intervals.power_factor(RULE.power, RULE.confidence))
+    )
     tokens = 2 * n * 9500.0
     assert table.set_index("id").loc["A1.topic.imagined_vs_recalled.mean", "n_to_decide"] == n
     # the retold 0.199 claims a small g: only excluding 0 decides it, at (0.5 / 0.2)^2 = 6.25
     # times 30 stories for the expected interval, 2.04 times that at 80% power
-    zero_n = math.ceil(30 * (6.25 * RULE.power_factor))
+    zero_n = math.ceil(30 * (6.25 * intervals.power_factor(RULE.power, RULE.confidence)))
     assert table.set_index("id").loc["A1.topic.retold_vs_recalled.mean", "n_to_decide"] == zero_n
     sentence = summary.undecided_sentence(table, {"cpu": 200, "gpu": 12595})
     hours = tokens / 200 / 3600

@@ -180,16 +180,7 @@ def decision(
     their least and most over the true values the interval holds
     (:func:`storyflow.replication.intervals.factor_range`; inf: some value is decided by no
     sample)."""
-    factor, words = to_decide(estimate, low, high, band)
-    least, most = intervals.factor_range(estimate, low, high, deciding(band))
-    scale = intervals.power_factor(power, confidence)
-    n = decide.units_needed(units, factor * scale)
-    return (
-        n,
-        f"{words}, at {power:.0%} power" if math.isfinite(n) else words,
-        decide.units_needed(units, least * scale),
-        decide.units_needed(units, most * scale, unbounded=math.inf),
-    )
+    return intervals.units_to_decide(estimate, low, high, deciding(band), units, power, confidence)
 
 
 @dataclass(frozen=True)

@@ -152,6 +152,33 @@ def _crossings(
     return [p for p in points if low <= p <= high]
 
 
+def units_to_decide(
+    estimate: float,
+    low: float,
+    high: float,
+    targets: Sequence[Target],
+    units: float,
+    power: float,
+    confidence: float,
+) -> tuple[float, str, float, float]:
+    """What would decide an interval resting on ``units`` per group: the units per group at
+    which it reaches one of ``targets`` with chance ``power`` (:func:`to_decide` scaled by
+    :func:`power_factor`), that target's words (", at P% power" added when a sample decides),
+    and the least and most units over the true values the interval holds (:func:`factor_range`;
+    inf: some value there is decided by no sample). The verdicts and the contrast answers both
+    give their "to decide" here."""
+    factor, words = to_decide(estimate, low, high, targets)
+    least, most = factor_range(estimate, low, high, targets)
+    scale = power_factor(power, confidence)
+    n = decide.units_needed(units, factor * scale)
+    return (
+        n,
+        f"{words}, at {power:.0%} power" if math.isfinite(n) else words,
+        decide.units_needed(units, least * scale),
+        decide.units_needed(units, most * scale, unbounded=math.inf),
+    )
+
+
 def factor_range(
     estimate: float, low: float, high: float, targets: Sequence[Target]
 ) -> tuple[float, float]:

@@ -135,12 +135,6 @@ class Rule:
     power: float = 0.8
     confidence: float = 0.95
 
-    @property
-    def power_factor(self) -> float:
-        """How many times the units at which the *expected* interval just decides give a
-        :attr:`power` chance of deciding (:func:`storyflow.replication.intervals.power_factor`)."""
-        return intervals.power_factor(self.power, self.confidence)
-
 
 @dataclass(frozen=True)
 class Claim:
@@ -500,26 +494,23 @@ def decision(
     targets = deciding(claim, rule, ours.value)
     low, high = ours.ci
     if targets:
-        factor, words = intervals.to_decide(ours.value, low, high, targets)
-        least, most = intervals.factor_range(ours.value, low, high, targets)
+        n, words, least, most = intervals.units_to_decide(
+            ours.value, low, high, targets, ours.units, rule.power, rule.confidence
+        )
     else:
-        factor, words = math.inf, "a p-value claim: storyflow scales intervals, not p-values"
-        least = most = math.inf
-    power = rule.power_factor
-    n = decide.units_needed(ours.units, factor * power)
+        words = "a p-value claim: storyflow scales intervals, not p-values"
+        n, least = math.nan, math.nan
+        most = decide.units_needed(ours.units, math.inf, unbounded=math.inf)
     beyond = math.isfinite(ours.available) and math.isfinite(n) and n > ours.available
     if beyond:
         words = (
-            f"{NOT_DECIDABLE_HERE} ({ours.available:,.0f} {ours.unit} available; {words} "
+            f"{NOT_DECIDABLE_HERE} ({ours.available:,.0f} {ours.unit} available; {words}, "
             f"needs {n:,.0f} per group)"
         )
-    elif math.isfinite(n):
-        words = f"{words}, at {rule.power:.0%} power"
     found = decide.cost(n, dict(ours.unit_tokens), rates)
     return decide.Decision(
         n, words, tokens=found.tokens, hours_cpu=found.hours_cpu, hours_gpu=found.hours_gpu,
-        n_to_decide_min=decide.units_needed(ours.units, least * power),
-        n_to_decide_max=decide.units_needed(ours.units, most * power, unbounded=math.inf),
+        n_to_decide_min=least, n_to_decide_max=most,
         rates=found.rates, beyond_corpus=beyond, **telescope,  # type: ignore[arg-type]
     )  # fmt: skip
 
