@@ -102,7 +102,10 @@ if ((DEV)); then
   if ! command -v chromium >/dev/null; then
     if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
       say "installing chromium (report rendering test)"
-      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+      # without its recommends (Mesa's GL drivers, printing, upower, avahi: the tests run it
+      # --headless --disable-gpu and never use them), with the fonts it renders text in
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends chromium fonts-liberation
     else
       say "chromium not found: the report rendering test will be skipped (apt-get install chromium)"
     fi

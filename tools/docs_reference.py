@@ -232,9 +232,9 @@ def tables_page() -> str:
         "preceding sentence), `1` to `H` and `full` in the sequentiality tables (`H` is "
         "`nll.max_history`).",
         "`sentence_idx` is a sentence's 0-based position in its story.",
-        "The per-sentence tables carry no group column: join them to the corpus's stories "
-        "table (`results/<corpus>/corpus/stories.parquet`) on `story_id` for the group "
-        "([reading the results](../howto/results.md)).",
+        "The per-sentence tables carry no group column: [reading the results]"
+        "(../howto/results.md#per-sentence-scores-with-their-group) gives the one join that "
+        "adds it.",
         "`story_type` is the corpus's grouping label; the CSV tables of a corpus of your own "
         "call it `group`, as its config does.",
         "",
