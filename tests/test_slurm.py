@@ -7,9 +7,9 @@ workflow/profiles/slurm``, every job an sbatch job, and the tables they write mu
 of the local run (``tiny_run``). The effect sizes are the chain of every stage that runs a model
 (sampling, splitting, planning, the NLL shards, gathering, sequentiality); the rules after it
 (fits, figures, pages) are scheduled the same way, and each SLURM round costs about 12 s of
-polling: the whole tiny run took 338 s here, the chain 283 s (docs/cluster.md). On the way,
-one NLL job is cancelled with scancel; it, and a job that fails, are reported with their SLURM
-log and submitted again per the profile's ``retries``.
+polling (docs/cluster.md gives the times). On the way, one NLL job is cancelled with scancel;
+it, and a job that fails, are reported with their SLURM log and submitted again per the
+profile's ``retries``.
 
 Run just these:  .venv/bin/pytest -m slurm -s   (docs/cluster.md gives the times)
 """
